@@ -1,0 +1,4 @@
+from catalogue_app.cli import main
+
+if __name__ == "__main__":
+    main()

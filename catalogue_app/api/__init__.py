@@ -1,0 +1,1 @@
+"""HTTP only: parse, authorise, shape JSON. No SQL here; the store does that."""

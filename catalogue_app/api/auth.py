@@ -1,0 +1,133 @@
+"""Who is calling: HTTP Basic or a Bearer token, resolved once per request into a ``Caller``.
+
+Passwords are checked with a slow KDF, so a verified Basic header is remembered in memory for a
+short time, keyed by a hash of the header together with the stored password hash it was checked
+against. Each request still reads the user's row (one indexed query): a changed password, from
+this process or another, no longer matches and the header is verified again.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import threading
+import time
+from dataclasses import dataclass
+
+import anyio.to_thread
+from litestar.middleware import ASGIMiddleware
+from litestar.types import ASGIApp, Receive, Scope, Send
+
+from catalogue_app.api.errors import authentication_failed
+from catalogue_app.passwords import hash_password, verify_password
+from catalogue_app.store import tokens, users
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    id: int | None
+    username: str
+    is_superuser: bool = False
+    is_staff: bool = False
+
+    @property
+    def is_anonymous(self) -> bool:
+        return self.id is None
+
+    @property
+    def is_admin(self) -> bool:
+        """Staff and superusers: may manage users and groups and see all of them."""
+        return self.is_superuser or self.is_staff
+
+    @classmethod
+    def from_row(cls, row) -> "Caller":
+        return cls(row["id"], row["username"], bool(row["is_superuser"]), bool(row["is_staff"]))
+
+
+ANONYMOUS = Caller(None, "AnonymousUser")
+_DUMMY_HASH = hash_password("not a real password")
+
+
+class CredentialCache:
+    """Verified Basic headers: digest of the header -> (user id, stored hash, expiry)."""
+
+    def __init__(self, ttl_seconds: float, max_entries: int = 10_000):
+        self.ttl = ttl_seconds
+        self.max_entries = max_entries
+        self._entries: dict[bytes, tuple[int, str, float]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, key: bytes) -> tuple[int, str] | None:
+        entry = self._entries.get(key)
+        if entry is None or entry[2] < time.monotonic():
+            return None
+        return entry[0], entry[1]
+
+    def put(self, key: bytes, user_id: int, stored_hash: str) -> None:
+        with self._lock:
+            if len(self._entries) >= self.max_entries:
+                now = time.monotonic()
+                self._entries = {k: v for k, v in self._entries.items() if v[2] >= now}
+                if len(self._entries) >= self.max_entries:
+                    self._entries.clear()
+            self._entries[key] = (user_id, stored_hash, time.monotonic() + self.ttl)
+
+    def forget_user(self, user_id: int) -> None:
+        with self._lock:
+            self._entries = {k: v for k, v in self._entries.items() if v[0] != user_id}
+
+
+def caller_of(request) -> Caller:
+    return request.scope.get("user") or ANONYMOUS
+
+
+class AuthMiddleware(ASGIMiddleware):
+    """Puts the Caller in ``scope["user"]``; refuses bad Basic credentials with 401."""
+
+    exclude_path_pattern = ("^/o/",)
+
+    async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
+        header = b""
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                header = value
+                break
+        caller = ANONYMOUS
+        if header:
+            state = scope["litestar_app"].state
+            scheme, _, credentials = header.partition(b" ")
+            scheme = scheme.lower()
+            if scheme == b"basic":
+                caller = await _basic(state, header, credentials.strip())
+            elif scheme == b"bearer":
+                row = tokens.user_for(state.db.reader(), credentials.strip().decode("latin-1"))
+                if row is not None:  # an unknown or expired token leaves the caller anonymous
+                    caller = Caller.from_row(row)
+        scope["user"] = caller
+        await next_app(scope, receive, send)
+
+
+async def _basic(state, header: bytes, credentials: bytes) -> Caller:
+    cache: CredentialCache = state.credentials
+    conn = state.db.reader()
+    key = hashlib.sha256(header).digest()
+    hit = cache.get(key)
+    if hit is not None:
+        row = users.get(conn, hit[0])
+        if row is not None and row["is_active"] and row["password"] == hit[1]:
+            return Caller.from_row(row)
+    try:
+        decoded = base64.b64decode(credentials, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        raise authentication_failed("Invalid basic header. Credentials not correctly base64 encoded.")
+    username, sep, password = decoded.partition(":")
+    if not sep:
+        raise authentication_failed("Invalid basic header. No credentials provided.")
+    row = users.by_username(conn, username)
+    stored = row["password"] if row is not None and row["is_active"] else ""
+    ok = await anyio.to_thread.run_sync(verify_password, password, stored or _DUMMY_HASH)
+    if not (ok and stored):
+        raise authentication_failed()
+    cache.put(key, row["id"], stored)
+    return Caller.from_row(row)

@@ -1,0 +1,87 @@
+"""Request bodies: JSON or form data in, typed Structs out, and the bulk shapes of the API."""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+import msgspec
+from litestar import Request
+
+from catalogue_app.api.errors import ApiError, invalid, not_found, parse_error
+
+T = TypeVar("T")
+FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+async def read_body(request: Request) -> Any:
+    """The decoded body: JSON value, a dict of form fields, or None when there is no body."""
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media in FORM_TYPES:
+        form = await request.form()
+        return {key: value for key, value in form.multi_items()} if form else None
+    raw = await request.body()
+    if not raw.strip():
+        return None
+    if media and media != "application/json" and not media.endswith("+json"):
+        raise ApiError(415, f'Unsupported media type "{media}" in request.', "unsupported_media_type")
+    try:
+        return msgspec.json.decode(raw)
+    except msgspec.DecodeError as exc:
+        raise parse_error(f"JSON parse error - {exc}") from None
+
+
+def convert(value: Any, cls: type[T]) -> T:
+    """A dict into ``cls``; a wrong type or value answers 400 with msgspec's explanation."""
+    if not isinstance(value, dict):
+        raise invalid("Expected a JSON object.")
+    try:
+        return msgspec.convert(value, cls, strict=False)
+    except msgspec.ValidationError as exc:
+        raise invalid(str(exc)) from None
+
+
+def records(body: Any, singular: str, plural: str) -> tuple[list[dict], bool]:
+    """The records of a bulk body and whether the answer should be a list.
+
+    Accepted: one object, ``{singular: object}``, ``{plural: [objects]}`` or a bare list.
+    """
+    if isinstance(body, list):
+        items, many = body, True
+    elif isinstance(body, dict) and isinstance(body.get(singular), dict) and len(body) == 1:
+        items, many = [body[singular]], False
+    elif isinstance(body, dict) and isinstance(body.get(plural), list) and len(body) == 1:
+        items, many = body[plural], True
+    elif isinstance(body, dict):
+        items, many = [body], False
+    else:
+        raise invalid("Expected a JSON object or a list of objects.")
+    if not items:
+        raise invalid("The list of records is empty.")
+    if not all(isinstance(item, dict) for item in items):
+        raise invalid("Every record must be a JSON object.")
+    return items, many
+
+
+def record_ids(body: Any, plural: str) -> list[int]:
+    """Ids of a bulk delete or update body: ``[{"id": n}, ...]`` or ``{plural: [...]}``."""
+    if isinstance(body, dict) and isinstance(body.get(plural), list):
+        body = body[plural]
+    if not isinstance(body, list) or not body:
+        raise invalid(f'Expected a list of objects with "id", or {{"{plural}": [...]}}.')
+    ids = []
+    for item in body:
+        raw = item.get("id", item.get("pk")) if isinstance(item, dict) else item
+        if isinstance(raw, bool) or not isinstance(raw, (int, str)):
+            raise invalid('Every record needs an integer "id".')
+        try:
+            ids.append(int(raw))
+        except ValueError:
+            raise invalid(f'"{raw}" is not a valid id.') from None
+    return ids
+
+
+def path_id(value: str, model: str) -> int:
+    """A numeric id from the URL; anything else is simply not found."""
+    if not value.isdigit() or len(value) > 18:
+        raise not_found(model)
+    return int(value)

@@ -1,0 +1,44 @@
+"""What every handler needs from a request, gathered in one place."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from litestar import Request
+
+from catalogue_app.api.auth import Caller, caller_of
+from catalogue_app.api.errors import not_authenticated
+from catalogue_app.api.pagination import base_url
+from catalogue_app.config import Settings
+from catalogue_app.store.db import Database
+
+
+@dataclass
+class Context:
+    request: Request
+
+    @cached_property
+    def caller(self) -> Caller:
+        return caller_of(self.request)
+
+    @property
+    def db(self) -> Database:
+        return self.request.app.state.db
+
+    @property
+    def settings(self) -> Settings:
+        return self.request.app.state.settings
+
+    @cached_property
+    def base(self) -> str:
+        return base_url(self.request)
+
+    @cached_property
+    def params(self) -> list[tuple[str, str]]:
+        return list(self.request.query_params.multi_items())
+
+    def require_login(self) -> Caller:
+        if self.caller.is_anonymous:
+            raise not_authenticated()
+        return self.caller

@@ -1,0 +1,123 @@
+"""Errors as answers: one envelope ``{"success": false, "errors": [message], "code": code}``.
+
+Handlers raise ``ApiError`` (or a helper below); every other exception, Litestar's own included,
+is turned into the same envelope here, so no input can produce a bare 500 page.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from litestar import MediaType, Request, Response
+from litestar.exceptions import (
+    HTTPException,
+    MethodNotAllowedException,
+    NotFoundException,
+    ValidationException,
+)
+from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
+
+log = logging.getLogger("catalogue")
+
+DEFAULT_CODES = {
+    400: "invalid",
+    401: "not_authenticated",
+    403: "permission_denied",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    409: "conflict",
+    413: "request_too_large",
+    415: "unsupported_media_type",
+    429: "throttled",
+    500: "error",
+}
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, message: str, code: str | None = None,
+                 headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code or DEFAULT_CODES.get(status, "error")
+        self.headers = headers or {}
+
+
+def invalid(message: str) -> ApiError:
+    return ApiError(400, message, "invalid")
+
+
+def parse_error(message: str) -> ApiError:
+    return ApiError(400, message, "parse_error")
+
+
+def not_authenticated() -> ApiError:
+    return ApiError(401, "Authentication credentials were not provided.", "not_authenticated",
+                    {"WWW-Authenticate": 'Basic realm="api"'})
+
+
+def authentication_failed(message: str = "Invalid username/password.") -> ApiError:
+    return ApiError(401, message, "authentication_failed", {"WWW-Authenticate": 'Basic realm="api"'})
+
+
+def permission_denied(message: str = "You do not have permission to perform this action.") -> ApiError:
+    return ApiError(403, message, "permission_denied")
+
+
+def not_found(model: str = "") -> ApiError:
+    message = f"No {model} matches the given query." if model else "Not found."
+    return ApiError(404, message, "not_found")
+
+
+def denied(caller) -> ApiError:
+    """401 for an anonymous caller, 403 for a known one."""
+    return not_authenticated() if caller.is_anonymous else permission_denied()
+
+
+def envelope(status: int, message: str, code: str, headers: dict[str, str] | None = None) -> Response:
+    body = {"success": False, "errors": [message], "code": code}
+    if status == 404:
+        body["detail"] = message  # what GeoNode's plain object lookups answer
+    return Response(body, status_code=status, headers=headers, media_type=MediaType.JSON)
+
+
+def handle_api_error(_: Request, exc: ApiError) -> Response:
+    return envelope(exc.status, exc.message, exc.code, exc.headers)
+
+
+def handle_http_exception(request: Request, exc: HTTPException) -> Response:
+    status = exc.status_code
+    if isinstance(exc, NotFoundException):
+        return envelope(404, "Not found.", "not_found")
+    if isinstance(exc, MethodNotAllowedException):
+        return envelope(405, f'Method "{request.method}" not allowed.', "method_not_allowed",
+                        dict(exc.headers or {}))
+    if isinstance(exc, ValidationException):
+        return envelope(400, _validation_message(exc), "invalid")
+    if status >= 500:
+        log.error("server error on %s %s: %s", request.method, request.url.path, exc.detail)
+        return envelope(500, "A server error occurred.", "error")
+    return envelope(status, str(exc.detail), DEFAULT_CODES.get(status, "error"), dict(exc.headers or {}))
+
+
+def _validation_message(exc: ValidationException) -> str:
+    extra = exc.extra
+    if isinstance(extra, list) and extra and isinstance(extra[0], dict):
+        first = extra[0]
+        key = first.get("key")
+        message = first.get("message", exc.detail)
+        return f"{key}: {message}" if key else str(message)
+    return str(exc.detail)
+
+
+def handle_unexpected(request: Request, exc: Exception) -> Response:
+    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return envelope(HTTP_500_INTERNAL_SERVER_ERROR, "A server error occurred.", "error")
+
+
+EXCEPTION_HANDLERS = {
+    ApiError: handle_api_error,
+    HTTPException: handle_http_exception,
+    Exception: handle_unexpected,
+}

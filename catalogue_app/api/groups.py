@@ -1,0 +1,305 @@
+"""/api/v2/groups: group profiles, their managers, members and resources."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import unicodedata
+from typing import Any, Literal
+
+import msgspec
+from litestar import Controller, Request, delete, get, patch, post, put
+from msgspec import UNSET, UnsetType
+
+from catalogue_app.api import pagination
+from catalogue_app.api.bodies import convert, path_id, read_body, record_ids, records
+from catalogue_app.api.context import Context
+from catalogue_app.api.errors import ApiError, denied, invalid, not_found, permission_denied
+from catalogue_app.api.query import list_spec
+from catalogue_app.api.resource_rows import ResourceRow, resource_rows
+from catalogue_app.api.shapes import GroupProfile, User, group_profiles, user
+from catalogue_app.store import groups, resources, users
+
+ACCESS = ("public", "public-invite", "private")
+
+GroupList = pagination.list_type("GroupList", "group_profiles", GroupProfile)
+GroupResources = pagination.list_type("GroupResources", "resources", ResourceRow)
+
+
+class GroupDetail(msgspec.Struct):
+    group_profile: GroupProfile
+
+
+class GroupBatch(msgspec.Struct):
+    group_profiles: list[GroupProfile]
+
+
+class GroupWrite(msgspec.Struct, kw_only=True):
+    """Fields accepted on create and edit. ``slug`` defaults to one made from the title."""
+
+    title: str | UnsetType = UNSET
+    slug: str | UnsetType = UNSET
+    description: str | UnsetType = UNSET
+    email: str | None | UnsetType = UNSET
+    logo: str | None | UnsetType = UNSET
+    access: str | UnsetType = UNSET
+    categories: list[str] | UnsetType = UNSET
+
+
+class GroupUpdate(GroupWrite, kw_only=True):
+    id: int
+
+
+class MembersBody(msgspec.Struct):
+    """Add users to a group (POST) or remove them (DELETE)."""
+
+    users: list[int]
+    role: Literal["member", "manager"] = "member"
+
+
+def slugify(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:255]
+
+
+def _values(data: GroupWrite, *, creating: bool) -> tuple[dict[str, Any], list[str] | None]:
+    values = {f: getattr(data, f) for f in GroupWrite.__struct_fields__
+              if f != "categories" and getattr(data, f) is not UNSET}
+    if creating:
+        if not (values.get("title") or "").strip():
+            raise invalid("title: This field is required.")
+        values.setdefault("slug", slugify(values["title"]))
+        values.setdefault("description", "")
+        values.setdefault("access", "public")
+    if "title" in values and not (values["title"] or "").strip():
+        raise invalid("title: This field may not be blank.")
+    if "slug" in values and (not values["slug"] or slugify(values["slug"]) != values["slug"]):
+        raise invalid("slug: Enter a valid slug of lower-case letters, numbers and hyphens.")
+    if "access" in values and values["access"] not in ACCESS:
+        raise invalid(f'access: "{values["access"]}" is not a valid choice ({", ".join(ACCESS)}).')
+    if values.get("description") is None and "description" in values:
+        values["description"] = ""
+    categories = None if data.categories is UNSET else list(dict.fromkeys(data.categories))
+    return values, categories
+
+
+def _categories(conn: sqlite3.Connection, slugs: list[str] | None) -> list[int] | None:
+    if slugs is None:
+        return None
+    ids, missing = groups.category_ids(conn, slugs)
+    if missing:
+        raise invalid(f"Object with slug={missing[0]} does not exist.")
+    return ids
+
+
+def _may_change(conn: sqlite3.Connection, caller, profile: sqlite3.Row) -> bool:
+    return caller.is_admin or groups.role(conn, profile["group_id"], caller.id) == "manager"
+
+
+def _render(ctx: Context, profile_ids: list[int]) -> list[GroupProfile]:
+    def load(conn: sqlite3.Connection) -> list[GroupProfile]:
+        rows = [groups.get(conn, pid) for pid in profile_ids]
+        return group_profiles(conn, [r for r in rows if r is not None], ctx.base)
+
+    return ctx.db.read(load)
+
+
+class GroupsController(Controller):
+    path = "/api/v2/groups"
+    tags = ["groups"]
+
+    @get("/", summary="List group profiles visible to the caller")
+    async def list_groups(self, request: Request) -> GroupList:  # type: ignore[valid-type]
+        ctx = Context(request)
+        caller = ctx.caller
+        spec = list_spec(ctx.params, groups.FIELDS, groups.SEARCH_FIELDS)
+
+        def fetch(limit: int, offset: int):
+            def load(conn: sqlite3.Connection):
+                total, rows = groups.page(conn, spec, caller.id, caller.is_admin, limit, offset)
+                return total, group_profiles(conn, rows, ctx.base)
+            return ctx.db.read(load)
+
+        page, total, items = pagination.paginate(request, ctx.params, fetch)
+        return pagination.build(request, ctx.params, GroupList, page, total, items)
+
+    @post("/", status_code=201, opt={"body": GroupWrite}, summary="Create one group or several (admins)")
+    async def create_groups(self, request: Request) -> GroupDetail | GroupBatch:
+        ctx = Context(request)
+        caller = ctx.caller
+        if not caller.is_admin:
+            raise denied(caller)
+        items, many = records(await read_body(request), "group_profile", "group_profiles")
+        batch = [_values(convert(item, GroupWrite), creating=True) for item in items]
+
+        def run(conn: sqlite3.Connection) -> list[int]:
+            ids = []
+            for values, slugs in batch:
+                if groups.slug_taken(conn, values["slug"]):
+                    raise invalid(f"A group with the slug \"{values['slug']}\" already exists.")
+                ids.append(groups.create(conn, values, _categories(conn, slugs) or [], caller.id))
+            return ids
+
+        rendered = _render(ctx, await ctx.db.write(run))
+        return GroupBatch(rendered) if many else GroupDetail(rendered[0])
+
+    @patch("/", opt={"body": list[GroupUpdate]}, summary="Update several groups (ENABLE_BULK_UPDATE)")
+    async def bulk_update(self, request: Request) -> GroupBatch:
+        ctx = Context(request)
+        caller = ctx.caller
+        if caller.is_anonymous:
+            raise denied(caller)
+        if not ctx.settings.enable_bulk_update:
+            raise ApiError(405, 'Method "PATCH" not allowed.', "method_not_allowed")
+        body = await read_body(request)
+        items = body.get("group_profiles") if isinstance(body, dict) else body
+        if not isinstance(items, list) or not items:
+            raise invalid('Bulk update expects a list of objects, each with its "id".')
+        batch = []
+        for item in items:
+            data = convert(item, GroupUpdate)
+            batch.append((data.id, *_values(data, creating=False)))
+
+        def run(conn: sqlite3.Connection) -> None:
+            for profile_id, values, slugs in batch:
+                self._apply(conn, caller, profile_id, values, slugs)
+
+        await ctx.db.write(run)
+        return GroupBatch(_render(ctx, [b[0] for b in batch]))
+
+    @delete("/", status_code=204, summary="Delete several groups (admins)")
+    async def bulk_delete(self, request: Request) -> None:
+        ctx = Context(request)
+        if not ctx.caller.is_admin:
+            raise denied(ctx.caller)
+        ids = record_ids(await read_body(request), "group_profiles")
+
+        def run(conn: sqlite3.Connection) -> None:
+            for profile_id in ids:
+                if groups.get(conn, profile_id) is None:
+                    raise not_found("GroupProfile")
+                groups.delete(conn, profile_id)
+
+        await ctx.db.write(run)
+
+    # -- one group ---------------------------------------------------------------------------
+    @staticmethod
+    def _apply(conn: sqlite3.Connection, caller, profile_id: int, values: dict[str, Any],
+               slugs: list[str] | None, admins_only: bool = False) -> None:
+        profile = groups.get_visible(conn, profile_id, caller.id, caller.is_admin)
+        if profile is None:
+            raise not_found("GroupProfile")
+        if not (caller.is_admin if admins_only else _may_change(conn, caller, profile)):
+            raise permission_denied()
+        if "slug" in values and groups.slug_taken(conn, values["slug"], except_profile=profile_id):
+            raise invalid(f"A group with the slug \"{values['slug']}\" already exists.")
+        groups.update(conn, profile_id, values, _categories(conn, slugs))
+
+    def _visible(self, ctx: Context, pk: str) -> sqlite3.Row:
+        row = ctx.db.read(groups.get_visible, path_id(pk, "GroupProfile"), ctx.caller.id, ctx.caller.is_admin)
+        if row is None:
+            raise not_found("GroupProfile")
+        return row
+
+    @get("/{pk:str}", summary="One group profile")
+    async def get_group(self, request: Request, pk: str) -> GroupDetail:
+        ctx = Context(request)
+        return GroupDetail(_render(ctx, [self._visible(ctx, pk)["id"]])[0])
+
+    @patch("/{pk:str}", opt={"body": GroupWrite}, summary="Change a group (its managers or admins)")
+    async def patch_group(self, request: Request, pk: str) -> GroupDetail:
+        return await self._update(request, pk, admins_only=False)
+
+    @put("/{pk:str}", opt={"body": GroupWrite}, summary="Change a group (admins)")
+    async def put_group(self, request: Request, pk: str) -> GroupDetail:
+        return await self._update(request, pk, admins_only=True)
+
+    async def _update(self, request: Request, pk: str, *, admins_only: bool) -> GroupDetail:
+        ctx = Context(request)
+        if ctx.caller.is_anonymous:
+            raise denied(ctx.caller)
+        profile_id = self._visible(ctx, pk)["id"]
+        body = await read_body(request)
+        if isinstance(body, dict) and isinstance(body.get("group_profile"), dict) and len(body) == 1:
+            body = body["group_profile"]
+        values, slugs = _values(convert(body if body is not None else {}, GroupWrite), creating=False)
+        await ctx.db.write(self._apply, ctx.caller, profile_id, values, slugs, admins_only)
+        return GroupDetail(_render(ctx, [profile_id])[0])
+
+    @delete("/{pk:str}", status_code=204, summary="Delete a group (admins)")
+    async def delete_group(self, request: Request, pk: str) -> None:
+        ctx = Context(request)
+        if ctx.caller.is_anonymous:
+            raise denied(ctx.caller)
+        profile = self._visible(ctx, pk)
+        if not ctx.caller.is_admin:
+            raise permission_denied()
+        await ctx.db.write(groups.delete, profile["id"])
+
+    def _people(self, ctx: Context, pk: str, managers_only: bool) -> list[User]:
+        profile = self._visible(ctx, pk)
+
+        def load(conn: sqlite3.Connection) -> list[User]:
+            ids = groups.member_ids(conn, profile["group_id"], managers_only)
+            return [user(r, ctx.caller, ctx.base) for r in users.by_ids(conn, ids)]
+
+        return ctx.db.read(load)
+
+    @get("/{pk:str}/managers", summary="Managers of the group")
+    async def managers(self, request: Request, pk: str) -> list[User]:
+        return self._people(Context(request), pk, managers_only=True)
+
+    @get("/{pk:str}/members", summary="Members of the group (managers included)")
+    async def members(self, request: Request, pk: str) -> list[User]:
+        return self._people(Context(request), pk, managers_only=False)
+
+    @post("/{pk:str}/members", status_code=200, opt={"body": MembersBody},
+          summary="Add users to the group, as members or managers")
+    async def add_members(self, request: Request, pk: str) -> list[User]:
+        return await self._change_members(request, pk, adding=True)
+
+    @delete("/{pk:str}/members", status_code=200, opt={"body": MembersBody},
+            summary="Remove users from the group")
+    async def remove_members(self, request: Request, pk: str) -> list[User]:
+        return await self._change_members(request, pk, adding=False)
+
+    async def _change_members(self, request: Request, pk: str, *, adding: bool) -> list[User]:
+        """Managers and admins add or remove anyone; a user may join a public group or leave any."""
+        ctx = Context(request)
+        caller = ctx.caller
+        if caller.is_anonymous:
+            raise denied(caller)
+        profile = self._visible(ctx, pk)
+        body = convert(await read_body(request) or {}, MembersBody)
+
+        def run(conn: sqlite3.Connection) -> None:
+            by_self = body.users == [caller.id] and body.role == "member"
+            allowed = _may_change(conn, caller, profile) or (
+                by_self and (not adding or profile["access"] == "public"))
+            if not allowed:
+                raise permission_denied()
+            for user_id in body.users:
+                row = users.get(conn, user_id)
+                if row is None or not row["is_active"]:
+                    raise invalid(f"User {user_id} does not exist.")
+                if adding:
+                    groups.set_role(conn, profile["group_id"], user_id, body.role)
+                else:
+                    groups.remove_member(conn, profile["group_id"], user_id)
+
+        await ctx.db.write(run)
+        return self._people(ctx, pk, managers_only=False)
+
+    @get("/{pk:str}/resources", summary="Resources on which the group holds a permission")
+    async def group_resources(self, request: Request, pk: str) -> GroupResources:  # type: ignore[valid-type]
+        ctx = Context(request)
+        profile = self._visible(ctx, pk)
+        caller = ctx.caller
+
+        def fetch(limit: int, offset: int):
+            return ctx.db.read(resources.page_of_group, profile["group_id"], caller.id,
+                               caller.is_superuser, limit, offset)
+
+        page, total, rows = pagination.paginate(request, ctx.params, fetch)
+        items = ctx.db.read(resource_rows, rows, caller, ctx.base)
+        return pagination.build(request, ctx.params, GroupResources, page, total, items)

@@ -1,0 +1,98 @@
+"""The pagination envelope: ``links``, ``total``, ``page``, ``page_size`` and the plural key."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlencode
+
+import msgspec
+from litestar import Request
+
+from catalogue_app.api.errors import ApiError
+from catalogue_app.api.query import positive_int
+
+
+class Links(msgspec.Struct):
+    next: str | None
+    previous: str | None
+
+
+def list_type(name: str, plural: str, item: type) -> type[msgspec.Struct]:
+    """A Struct for one list answer, so the schema shows its exact shape."""
+    return msgspec.defstruct(
+        name,
+        [("links", Links), ("total", int), ("page", int), ("page_size", int), (plural, list[item])],
+    )
+
+
+class Page(msgspec.Struct):
+    number: int
+    size: int
+
+    @property
+    def offset(self) -> int:
+        return (self.number - 1) * self.size
+
+
+def requested_page(request: Request, params: list[tuple[str, str]]) -> Page:
+    settings = request.app.state.settings
+    number = positive_int(params, "page", 1)
+    size = min(positive_int(params, "page_size", settings.default_page_size), settings.max_page_size)
+    return Page(number, size)
+
+
+def base_url(request: Request) -> str:
+    """Scheme, host and port that absolute links start with."""
+    configured = request.app.state.settings.public_url
+    if configured:
+        return configured.rstrip("/")
+    return f"{request.url.scheme}://{request.headers.get('host') or request.url.netloc}"
+
+
+def _page_link(request: Request, params: list[tuple[str, str]], number: int | None) -> str:
+    kept = [(k, v) for k, v in params if k != "page"]
+    if number is not None:
+        kept.append(("page", str(number)))
+    kept.sort(key=lambda kv: kv[0])
+    query = urlencode(kept, safe="{}[]-.,:")
+    return f"{base_url(request)}{request.url.path}" + (f"?{query}" if query else "")
+
+
+MAX_PAGE_NUMBER = 10**9  # no list is that long; larger numbers are past the end
+
+
+def paginate(request: Request, params: list[tuple[str, str]],
+             fetch: Callable[[int, int], tuple[int, list[Any]]]) -> tuple[Page, int, list[Any]]:
+    """Run ``fetch(limit, offset)`` for the requested page; 404 when the page is past the end."""
+    page = requested_page(request, params)
+    if page.number > MAX_PAGE_NUMBER:
+        raise ApiError(404, "Invalid page.", "not_found")
+    total, rows = fetch(page.size, page.offset)
+    if page.number > 1 and page.offset >= total:
+        raise ApiError(404, "Invalid page.", "not_found")
+    return page, total, rows
+
+
+def envelope_links(request: Request, params: list[tuple[str, str]], page: Page, total: int) -> Links:
+    has_next = page.number * page.size < total
+    nxt = _page_link(request, params, page.number + 1) if has_next else None
+    if page.number <= 1:
+        prev = None
+    elif page.number == 2:
+        prev = _page_link(request, params, None)
+    else:
+        prev = _page_link(request, params, page.number - 1)
+    return Links(nxt, prev)
+
+
+def build(request: Request, params: list[tuple[str, str]], cls: type, page: Page, total: int,
+          items: list[Any]) -> Any:
+    plural = cls.__struct_fields__[-1]
+    return cls(**{
+        "links": envelope_links(request, params, page, total),
+        "total": total,
+        "page": page.number,
+        "page_size": page.size,
+        plural: items,
+    })

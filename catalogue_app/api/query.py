@@ -1,0 +1,169 @@
+"""The list query language (dynamic-rest as GeoNode uses it), parsed and checked once.
+
+``filter{path[.op]}=value`` (``filter{-path}`` excludes), ``sort[]=[-]path`` (``ordering`` is an
+alias), ``search`` with repeated ``search_fields``, ``page`` and ``page_size``. Names are checked
+against the field map of the listed table; bad names and values answer 400.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+from catalogue_app.api.errors import ApiError, invalid, parse_error
+from catalogue_app.store.filters import Condition, Field, ListSpec, Ordering
+
+OPERATORS = {
+    "in", "any", "all", "icontains", "contains", "startswith", "istartswith", "endswith",
+    "iendswith", "year", "month", "day", "week_day", "regex", "range", "gt", "lt", "gte", "lte",
+    "isnull", "eq", "iexact", "exact",
+}
+FALSE_WORDS = {"0", "false", ""}
+FILTER_KEY = re.compile(r"^filter\{(?P<body>[^{}]*)\}(\[\])?$")
+SEARCH_SPLIT = re.compile(r'"([^"]*)"|[^\s,]+')
+
+
+def truthy(value: str) -> bool:
+    """dynamic-rest truthiness: only "0", "false" and "" are false."""
+    return value.strip().lower() not in FALSE_WORDS
+
+
+def parse_datetime(value: str) -> str:
+    """An ISO 8601 date or datetime, rendered the way the store keeps timestamps."""
+    text = value.strip().replace(" ", "T")
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError:
+        raise invalid(
+            f"'{value}' has wrong format. Use one of these formats instead: "
+            "YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]."
+        ) from None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _coerce(field: Field, op: str, value: str, key: str) -> Any:
+    if op == "isnull":
+        return truthy(value)
+    if op in ("year", "month", "day", "week_day"):
+        kind = "int"
+    elif op in ("icontains", "contains", "startswith", "istartswith", "endswith", "iendswith",
+                "iexact", "regex"):
+        kind = "text"
+    else:
+        kind = field.kind
+    try:
+        if kind == "int":
+            return int(value)
+        if kind == "float":
+            return float(value)
+        if kind == "bool":
+            return 1 if truthy(value) else 0
+        if kind == "datetime":
+            return parse_datetime(value)
+    except ValueError:
+        raise invalid(f"Invalid value for {key}: '{value}' is not a valid {kind}.") from None
+    if op == "regex":
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise invalid(f"Invalid value for {key}: not a valid regular expression ({exc}).") from None
+    return value
+
+
+def _split_path(body: str, fields: dict[str, Field], key: str) -> tuple[str, str]:
+    """'owner.username.icontains' -> ('owner.username', 'icontains')."""
+    segments = body.split(".")
+    if not body or any(not s for s in segments):
+        raise parse_error(f'"{key}" is not a well-formed filter key.')
+    op = "eq"
+    if len(segments) > 1 and segments[-1] in OPERATORS:
+        op = segments.pop()
+    path = ".".join(segments)
+    if path in fields:
+        return path, op
+    if segments[0] in fields or any(f.startswith(segments[0] + ".") for f in fields):
+        if len(segments) > 1:
+            raise invalid(f"Invalid nested filter field: {segments[1]}")
+    raise invalid(f"Invalid filter field: {segments[0]}")
+
+
+def parse_filters(params: list[tuple[str, str]], fields: dict[str, Field]) -> list[Condition]:
+    grouped: dict[str, list[str]] = {}
+    for key, value in params:
+        if not key.startswith("filter{"):
+            continue
+        if key == "filter{}":
+            raise invalid("The JSON filter{} form is not supported on this list.")
+        grouped.setdefault(key, []).append(value)
+    conditions = []
+    for key, values in grouped.items():
+        match = FILTER_KEY.match(key)
+        if not match:
+            raise parse_error(f'"{key}" is not a well-formed filter key.')
+        body = match.group("body")
+        negate = body.startswith("-")
+        path, op = _split_path(body.lstrip("-"), fields, key)
+        field = fields[path]
+        if op in ("in", "any", "all"):
+            chosen = values
+        elif op == "range":
+            if len(values) < 2:
+                raise invalid(f"{key} needs two values: repeat the parameter.")
+            chosen = values[:2]
+        else:
+            chosen = values[:1]
+        coerced = [_coerce(field, op, v, key) for v in chosen]
+        conditions.append(Condition(path, "in" if op == "all" else op, coerced, negate))
+    return conditions
+
+
+def parse_ordering(params: list[tuple[str, str]], fields: dict[str, Field]) -> list[Ordering]:
+    names = [v for k, v in params if k in ("sort[]", "sort", "ordering")]
+    wanted: list[str] = []
+    for value in names:
+        wanted.extend(part.strip() for part in value.split(",") if part.strip())
+    bad = [n for n in wanted if n.lstrip("-") not in fields or not fields[n.lstrip("-")].sortable]
+    if bad:
+        raise invalid(f"Invalid filter field: {bad}")
+    return [Ordering(n.lstrip("-"), n.startswith("-")) for n in wanted]
+
+
+def parse_search(params: list[tuple[str, str]], search_fields: dict[str, Field]) -> tuple[list[str], list[str]]:
+    text = next((v for k, v in params if k == "search"), "")
+    names = [v for k, v in params if k in ("search_fields", "search_fields[]")]
+    bad = [n for n in names if n not in search_fields]
+    if bad:
+        raise invalid(f"Invalid search field: {bad[0]}. Allowed: {', '.join(sorted(search_fields))}.")
+    if not text.strip() or not names:
+        return [], []
+    terms = [m.group(1) if m.group(1) is not None else m.group(0) for m in SEARCH_SPLIT.finditer(text)]
+    return [t for t in terms if t], list(dict.fromkeys(names))
+
+
+def list_spec(params: list[tuple[str, str]], fields: dict[str, Field],
+              search_fields: dict[str, Field]) -> ListSpec:
+    terms, names = parse_search(params, search_fields)
+    return ListSpec(
+        conditions=parse_filters(params, fields),
+        search_terms=terms,
+        search_fields=names,
+        ordering=parse_ordering(params, fields),
+    )
+
+
+def positive_int(params: list[tuple[str, str]], name: str, default: int) -> int:
+    raw = next((v for k, v in params if k == name), None)
+    if raw is None or raw == "":
+        return default
+    try:
+        number = int(raw)
+    except ValueError:
+        raise ApiError(400, f"Invalid {name}: '{raw}' is not a whole number.", "invalid") from None
+    if number < 1:
+        raise ApiError(400, f"Invalid {name}: {number} is less than 1.", "invalid")
+    return number

@@ -1,0 +1,206 @@
+"""/api/v2/schema/: the OpenAPI 3.0 document, and /api/v2/docs/: a browsable page that works offline.
+
+Litestar builds an OpenAPI 3.1 document from the handlers' msgspec types. Request bodies, which
+handlers read themselves to accept the API's several shapes, are declared with
+``opt={"body": Struct}`` and added here. The document is then lowered to OpenAPI 3.0.3.
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import swagger_ui_bundle
+import yaml
+from litestar import Litestar, Request, Response, get
+from litestar.static_files import create_static_files_router
+
+OPENAPI_YAML = "application/vnd.oai.openapi"
+OPENAPI_JSON = "application/vnd.oai.openapi+json"
+SCHEMA_KEYS_SINGLE = ("items", "additionalProperties", "not")
+SCHEMA_KEYS_LIST = ("allOf", "oneOf", "anyOf")
+DROPPED_SCHEMA_KEYS = ("$schema", "$id", "contentMediaType", "contentEncoding", "prefixItems",
+                       "unevaluatedProperties", "dependentRequired", "$comment")
+
+
+# -- OpenAPI 3.1 -> 3.0 ----------------------------------------------------------------------
+def _schema_30(node: Any) -> Any:
+    """Lower one JSON Schema (2020-12 flavour) object to the OpenAPI 3.0 schema dialect."""
+    if not isinstance(node, dict):
+        return node
+    node = {k: v for k, v in node.items() if k not in DROPPED_SCHEMA_KEYS}
+    nullable = False
+    kind = node.get("type")
+    if isinstance(kind, list):
+        kinds = [k for k in kind if k != "null"]
+        nullable = len(kinds) < len(kind)
+        if len(kinds) == 1:
+            node["type"] = kinds[0]
+        elif kinds:
+            del node["type"]
+            node["anyOf"] = [{"type": k} for k in kinds]
+        else:
+            del node["type"]
+    elif kind == "null":
+        del node["type"]
+        nullable = True
+    if "const" in node:
+        node["enum"] = [node.pop("const")]
+    if "examples" in node:
+        examples = node.pop("examples")
+        if isinstance(examples, list) and examples:
+            node["example"] = examples[0]
+    for bound, plain in (("exclusiveMinimum", "minimum"), ("exclusiveMaximum", "maximum")):
+        if isinstance(node.get(bound), (int, float)) and not isinstance(node.get(bound), bool):
+            node[plain] = node[bound]
+            node[bound] = True
+    for key in SCHEMA_KEYS_SINGLE:
+        if isinstance(node.get(key), dict):
+            node[key] = _schema_30(node[key])
+    if isinstance(node.get("properties"), dict):
+        node["properties"] = {k: _schema_30(v) for k, v in node["properties"].items()}
+    for key in SCHEMA_KEYS_LIST:
+        if isinstance(node.get(key), list):
+            parts = [p for p in node[key] if not (isinstance(p, dict) and p.get("type") == "null")]
+            if len(parts) < len(node[key]):
+                nullable = True
+            parts = [_schema_30(p) for p in parts]
+            if len(parts) == 1 and key != "allOf":
+                del node[key]
+                only = parts[0]
+                if "$ref" in only:
+                    node["allOf"] = [only]
+                else:
+                    node.update(only)
+            elif parts:
+                node[key] = parts
+            else:
+                del node[key]
+    if nullable:
+        if "$ref" in node:
+            node = {"allOf": [{"$ref": node.pop("$ref")}], **node}
+        node["nullable"] = True
+    return node
+
+
+def _walk_30(node: Any) -> Any:
+    """Lower every schema found under a ``schema`` key, anywhere in the document."""
+    if isinstance(node, dict):
+        return {k: (_schema_30(v) if k == "schema" else _walk_30(v)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_walk_30(v) for v in node]
+    return node
+
+
+def to_openapi_30(doc: dict[str, Any]) -> dict[str, Any]:
+    doc = copy.deepcopy(doc)
+    doc["openapi"] = "3.0.3"
+    for key in ("jsonSchemaDialect", "webhooks"):
+        doc.pop(key, None)
+    info = doc.setdefault("info", {})
+    info.pop("summary", None)
+    if isinstance(info.get("license"), dict):
+        info["license"].pop("identifier", None)
+    components = doc.get("components", {})
+    components.pop("pathItems", None)
+    if "schemas" in components:
+        components["schemas"] = {k: _schema_30(v) for k, v in components["schemas"].items()}
+    doc["paths"] = _walk_30(doc.get("paths", {}))
+    if "components" in doc:
+        doc["components"] = {k: (v if k == "schemas" else _walk_30(v)) for k, v in components.items()}
+    return doc
+
+
+# -- request bodies ----------------------------------------------------------------------------
+def _openapi_path(path: str) -> str:
+    """Litestar route path ('/api/v2/users/{pk:str}') -> OpenAPI path ('/api/v2/users/{pk}')."""
+    parts = []
+    for part in path.split("/"):
+        if part.startswith("{") and ":" in part:
+            part = part.split(":")[0] + "}"
+        parts.append(part)
+    return "/".join(parts) or "/"
+
+
+def add_request_bodies(app: Litestar, doc: dict[str, Any]) -> None:
+    declared: list[tuple[str, str, Any]] = []
+    for route in app.routes:
+        for handler in getattr(route, "route_handlers", []):
+            body = handler.opt.get("body")
+            if body is None:
+                continue
+            for method in handler.http_methods:
+                declared.append((_openapi_path(route.path), method.lower(), body))
+    if not declared:
+        return
+    refs, components = msgspec.json.schema_components(
+        [b for *_, b in declared], ref_template="#/components/schemas/{name}"
+    )
+    doc.setdefault("components", {}).setdefault("schemas", {}).update(components)
+    for (path, method, _), ref in zip(declared, refs):
+        operation = doc.get("paths", {}).get(path, {}).get(method)
+        if operation is None:
+            continue
+        media = {"schema": ref}
+        operation["requestBody"] = {
+            "required": method in ("post", "put", "patch"),
+            "content": {
+                "application/json": media,
+                "application/x-www-form-urlencoded": media,
+                "multipart/form-data": media,
+            },
+        }
+
+
+def build_document(app: Litestar) -> dict[str, Any]:
+    doc = app.openapi_schema.to_schema()
+    add_request_bodies(app, doc)
+    return to_openapi_30(doc)
+
+
+def document(app: Litestar) -> dict[str, Any]:
+    """The 3.0 document, built once per process (the routes do not change while it runs)."""
+    cached = getattr(app.state, "openapi_30", None)
+    if cached is None:
+        cached = build_document(app)
+        app.state.openapi_30 = cached
+    return cached
+
+
+@get("/api/v2/schema/", tags=["schema"], include_in_schema=True,
+     summary="OpenAPI 3.0 description of this API (YAML by default, JSON on request)")
+async def schema(request: Request, format: str | None = None, lang: str | None = None) -> Response[bytes]:
+    accept = request.headers.get("accept", "")
+    as_json = format == "json" or (format != "yaml" and (OPENAPI_JSON in accept or "application/json" in accept))
+    doc = document(request.app)
+    if as_json:
+        media = "application/json" if "application/json" in accept and format != "json" else OPENAPI_JSON
+        content, filename = msgspec.json.encode(doc), "schema.json"
+    else:
+        media = "application/yaml" if "application/yaml" in accept else OPENAPI_YAML
+        content = yaml.safe_dump(doc, sort_keys=False, allow_unicode=True).encode()
+        filename = "schema.yaml"
+    return Response(content, media_type=f"{media}; charset=utf-8",
+                    headers={"Content-Disposition": f'inline; filename="{filename}"'})
+
+
+DOCS_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Catalogue API v2</title>
+<link rel="stylesheet" href="/api/v2/docs/static/swagger-ui.css"></head>
+<body><div id="ui"></div>
+<script src="/api/v2/docs/static/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({url: "/api/v2/schema/?format=json", dom_id: "#ui"});</script>
+</body></html>"""
+
+
+@get("/api/v2/docs/", tags=["schema"], include_in_schema=False)
+async def docs_page() -> Response[str]:
+    return Response(DOCS_PAGE, media_type="text/html")
+
+
+docs_static = create_static_files_router(
+    path="/api/v2/docs/static", directories=[Path(swagger_ui_bundle.swagger_ui_path)],
+    include_in_schema=False,
+)

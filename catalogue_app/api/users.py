@@ -1,0 +1,368 @@
+"""/api/v2/users: accounts, their groups and resources, ownership transfer, deletion rules."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from typing import Any
+
+import anyio.to_thread
+import msgspec
+from litestar import Controller, Request, Response, delete, get, patch, post, put
+from msgspec import UNSET, UnsetType
+
+from catalogue_app.api import pagination
+from catalogue_app.api.bodies import convert, path_id, read_body, record_ids, records
+from catalogue_app.api.context import Context
+from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
+from catalogue_app.api.query import list_spec
+from catalogue_app.api.resource_rows import ResourceRow, resource_rows
+from catalogue_app.api.shapes import GroupProfile, User, group_profiles, user
+from catalogue_app.passwords import check_strength, hash_password
+from catalogue_app.store import groups, resources, users
+
+USERNAME = re.compile(r"^[\w.@+-]{1,150}$")
+EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
+
+UserList = pagination.list_type("UserList", "users", User)
+UserResources = pagination.list_type("UserResources", "resources", ResourceRow)
+
+
+class UserDetail(msgspec.Struct):
+    user: User
+
+
+class UserBatch(msgspec.Struct):
+    users: list[User]
+
+
+class UserWrite(msgspec.Struct, kw_only=True):
+    """Fields accepted on create and edit (JSON or form)."""
+
+    username: str | UnsetType = UNSET
+    password: str | UnsetType = UNSET
+    email: str | UnsetType = UNSET
+    first_name: str | UnsetType = UNSET
+    last_name: str | UnsetType = UNSET
+    avatar: str | UnsetType = UNSET
+    is_superuser: bool | UnsetType = UNSET
+    is_staff: bool | UnsetType = UNSET
+    is_active: bool | UnsetType = UNSET
+
+
+class UserUpdate(UserWrite, kw_only=True):
+    """One record of a bulk update: the fields plus the id of the user."""
+
+    id: int
+
+
+class TransferBody(msgspec.Struct, kw_only=True):
+    """Either ``{"owner": id | "DEFAULT"}`` or ``{"newOwner", "currentOwner", "resources"}``."""
+
+    owner: int | str | None = None
+    newOwner: int | None = None
+    currentOwner: int | None = None
+    resources: list[int] | None = None
+
+
+class GroupsBody(msgspec.Struct):
+    groups: list[int] | str | None = None
+
+
+class Message(msgspec.Struct, omit_defaults=True):
+    success: str | None = None
+    error: str | None = None
+
+
+def _values(data: UserWrite) -> dict[str, Any]:
+    return {f: getattr(data, f) for f in UserWrite.__struct_fields__ if getattr(data, f) is not UNSET}
+
+
+def _check_values(values: dict[str, Any], caller, *, creating: bool, settings, username: str = "") -> None:
+    """Validation that needs no database; raises 400 or 403."""
+    if creating:
+        if not values.get("username"):
+            raise invalid("username missing from payload")
+        if settings.account_email_required and not values.get("email"):
+            raise invalid("email missing from payload")
+    elif "username" in values:
+        raise invalid("username cannot be updated")
+    if "username" in values and not USERNAME.match(values["username"]):
+        raise invalid("Enter a valid username. This value may contain only letters, numbers, "
+                      "and @/./+/-/_ characters.")
+    if values.get("email") and not EMAIL.match(values["email"]):
+        raise invalid("Enter a valid email address.")
+    if values.get("password"):
+        problems = check_strength(values["password"], values.get("username") or username)
+        if problems:
+            raise invalid(",".join(problems))
+    for flag in ("is_superuser", "is_staff", "is_active"):
+        if flag in values and not caller.is_admin:
+            raise permission_denied(f"Only administrators may change {flag}.")
+    if values.get("is_superuser") and not caller.is_superuser:
+        raise permission_denied("Only a superuser may grant superuser status.")
+
+
+async def _hash(values: dict[str, Any]) -> dict[str, Any]:
+    """Replace a clear password by its hash (off the event loop: the KDF is slow on purpose)."""
+    if "password" in values:
+        values["password"] = (await anyio.to_thread.run_sync(hash_password, values["password"])
+                              if values["password"] else "")
+    return values
+
+
+def _create_rows(conn: sqlite3.Connection, batch: list[dict[str, Any]]) -> list[int]:
+    ids = []
+    for values in batch:
+        if users.by_username(conn, values["username"]):
+            raise invalid("A user with that username already exists.")
+        if values.get("email") and users.email_taken(conn, values["email"]):
+            raise invalid("A user is already registered with that email")
+        ids.append(users.create(conn, values))
+    return ids
+
+
+def _may_edit(caller, target: sqlite3.Row) -> bool:
+    if caller.is_superuser or caller.id == target["id"]:
+        return True
+    return caller.is_staff and not target["is_superuser"]
+
+
+def _update_rows(conn: sqlite3.Connection, caller, batch: list[tuple[int, dict[str, Any]]]) -> None:
+    for user_id, values in batch:
+        target = users.get(conn, user_id)
+        if target is None or not target["is_active"] and not caller.is_admin:
+            raise not_found("User")
+        if not _may_edit(caller, target):
+            raise permission_denied()
+        if values.get("email") and users.email_taken(conn, values["email"], except_id=user_id):
+            raise invalid("A user is already registered with that email")
+        demoting = values.get("is_superuser") is False or values.get("is_active") is False
+        if demoting and target["is_superuser"] and users.active_superuser_count(conn) <= 1:
+            raise invalid("The last active superuser cannot be demoted or deactivated.")
+        users.update(conn, user_id, values)
+
+
+def _deletion_check(conn: sqlite3.Connection, caller, user_id: int, rules: tuple[str, ...]) -> None:
+    target = users.get(conn, user_id)
+    if target is None:
+        raise not_found("User")
+    if not _may_edit(caller, target):
+        raise permission_denied()
+    if target["is_superuser"] and users.active_superuser_count(conn) <= 1:
+        raise invalid("The last active superuser cannot be deleted.")
+    violated = [
+        rule for rule, broken in (
+            ("user_has_resources", lambda: users.owned_resource_count(conn, user_id) > 0),
+            ("user_is_manager", lambda: users.managed_group_count(conn, user_id) > 0),
+        ) if rule in rules and broken()
+    ]
+    if violated:
+        raise invalid(f"One or more validation rules are violated: {', '.join(violated)}")
+
+
+def _delete_rows(conn: sqlite3.Connection, caller, ids: list[int], rules: tuple[str, ...]) -> None:
+    for user_id in ids:
+        _deletion_check(conn, caller, user_id, rules)
+        users.delete(conn, user_id)
+
+
+class UsersController(Controller):
+    path = "/api/v2/users"
+    tags = ["users"]
+
+    # -- list and create ---------------------------------------------------------------------
+    @get("/", summary="List users visible to the caller")
+    async def list_users(self, request: Request) -> UserList:  # type: ignore[valid-type]
+        ctx = Context(request)
+        caller = ctx.require_login()
+        spec = list_spec(ctx.params, users.FIELDS, users.SEARCH_FIELDS)
+        page, total, rows = pagination.paginate(request, ctx.params, lambda limit, offset: ctx.db.read(
+            users.page, spec, caller.id, caller.is_admin, limit, offset))
+        items = [user(r, caller, ctx.base) for r in rows]
+        return pagination.build(request, ctx.params, UserList, page, total, items)
+
+    @post("/", status_code=200, opt={"body": UserWrite}, summary="Create one user or several")
+    async def create_users(self, request: Request) -> UserDetail | UserBatch:
+        ctx = Context(request)
+        caller = ctx.require_login()
+        if not caller.is_admin:
+            raise permission_denied()
+        items, many = records(await read_body(request), "user", "users")
+        batch = []
+        for item in items:
+            values = _values(convert(item, UserWrite))
+            _check_values(values, caller, creating=True, settings=ctx.settings)
+            batch.append(await _hash(values))
+        ids = await ctx.db.write(_create_rows, batch)
+        rendered = [user(r, caller, ctx.base) for r in ctx.db.read(users.by_ids, ids)]
+        return UserBatch(rendered) if many else UserDetail(rendered[0])
+
+    @patch("/", opt={"body": list[UserUpdate]}, summary="Update several users (ENABLE_BULK_UPDATE)")
+    async def bulk_update(self, request: Request) -> UserBatch:
+        ctx = Context(request)
+        caller = ctx.require_login()
+        if not ctx.settings.enable_bulk_update:
+            raise ApiError(405, 'Method "PATCH" not allowed.', "method_not_allowed")
+        body = await read_body(request)
+        items = body.get("users") if isinstance(body, dict) else body
+        if not isinstance(items, list) or not items:
+            raise invalid('Bulk update expects a list of objects, each with its "id".')
+        batch = []
+        for item in items:
+            data = convert(item, UserUpdate)
+            values = _values(data)
+            _check_values(values, caller, creating=False, settings=ctx.settings)
+            batch.append((data.id, await _hash(values)))
+        await ctx.db.write(_update_rows, caller, batch)
+        _forget(request, [i for i, _ in batch])
+        rows = ctx.db.read(users.by_ids, [i for i, _ in batch])
+        return UserBatch([user(r, caller, ctx.base) for r in rows])
+
+    @delete("/", status_code=204, summary="Delete several users")
+    async def bulk_delete(self, request: Request) -> None:
+        ctx = Context(request)
+        caller = ctx.require_login()
+        ids = record_ids(await read_body(request), "users")
+        await ctx.db.write(_delete_rows, caller, ids, ctx.settings.user_deletion_rules)
+        _forget(request, ids)
+
+    # -- one user ----------------------------------------------------------------------------
+    def _visible(self, ctx: Context, pk: str) -> sqlite3.Row:
+        caller = ctx.require_login()
+        row = ctx.db.read(users.get_visible, path_id(pk, "User"), caller.id, caller.is_admin)
+        if row is None:
+            raise not_found("User")
+        return row
+
+    @get("/{pk:str}", summary="One user")
+    async def get_user(self, request: Request, pk: str) -> UserDetail:
+        ctx = Context(request)
+        return UserDetail(user(self._visible(ctx, pk), ctx.caller, ctx.base))
+
+    @patch("/{pk:str}", opt={"body": UserWrite}, summary="Change a user (self or admin)")
+    async def patch_user(self, request: Request, pk: str) -> UserDetail:
+        return await self._update(request, pk)
+
+    @put("/{pk:str}", opt={"body": UserWrite}, summary="Change a user (self or admin)")
+    async def put_user(self, request: Request, pk: str) -> UserDetail:
+        return await self._update(request, pk)
+
+    async def _update(self, request: Request, pk: str) -> UserDetail:
+        ctx = Context(request)
+        target = self._visible(ctx, pk)
+        body = await read_body(request)
+        if isinstance(body, dict) and isinstance(body.get("user"), dict) and len(body) == 1:
+            body = body["user"]
+        values = _values(convert(body if body is not None else {}, UserWrite))
+        _check_values(values, ctx.caller, creating=False, settings=ctx.settings, username=target["username"])
+        await ctx.db.write(_update_rows, ctx.caller, [(target["id"], await _hash(values))])
+        _forget(request, [target["id"]])
+        return UserDetail(user(ctx.db.read(users.get, target["id"]), ctx.caller, ctx.base))
+
+    @delete("/{pk:str}", status_code=200, summary="Delete a user after the USER_DELETION_RULES checks")
+    async def delete_user(self, request: Request, pk: str) -> str:
+        ctx = Context(request)
+        target = self._visible(ctx, pk)
+        await ctx.db.write(_delete_rows, ctx.caller, [target["id"]], ctx.settings.user_deletion_rules)
+        _forget(request, [target["id"]])
+        return "User deleted sucessfully"
+
+    @get("/{pk:str}/groups", summary="Groups the user belongs to")
+    async def user_groups(self, request: Request, pk: str) -> list[GroupProfile]:
+        ctx = Context(request)
+        target = self._visible(ctx, pk)
+
+        def load(conn: sqlite3.Connection) -> list[GroupProfile]:
+            rows = groups.of_user(conn, target["id"], ctx.caller.id, ctx.caller.is_admin)
+            return group_profiles(conn, rows, ctx.base)
+
+        return ctx.db.read(load)
+
+    @get("/{pk:str}/resources", summary="Resources the user can see (and so can the caller)")
+    async def user_resources(self, request: Request, pk: str) -> UserResources:  # type: ignore[valid-type]
+        ctx = Context(request)
+        target = self._visible(ctx, pk)
+        caller = ctx.caller
+
+        def fetch(limit: int, offset: int):
+            return ctx.db.read(resources.page_visible_to_user, target["id"], bool(target["is_superuser"]),
+                               caller.id, caller.is_superuser, limit, offset)
+
+        page, total, rows = pagination.paginate(request, ctx.params, fetch)
+        items = ctx.db.read(resource_rows, rows, caller, ctx.base)
+        return pagination.build(request, ctx.params, UserResources, page, total, items)
+
+    @post("/{pk:str}/transfer_resources", status_code=200, opt={"body": TransferBody},
+          summary="Give the user's resources to another user")
+    async def transfer(self, request: Request, pk: str) -> str:
+        ctx = Context(request)
+        target = self._visible(ctx, pk)
+        caller = ctx.caller
+        body = convert(await read_body(request) or {}, TransferBody)
+        if body.owner is not None:
+            current, new, subset = target["id"], body.owner, None
+        else:
+            if body.newOwner is None:
+                raise invalid("Payload not passed")
+            current = body.currentOwner if body.currentOwner is not None else target["id"]
+            new, subset = body.newOwner, body.resources
+        if not (caller.is_admin or caller.id == current == target["id"]):
+            raise permission_denied()
+
+        def run(conn: sqlite3.Connection) -> int:
+            new_id = int(new) if isinstance(new, str) and new.isdigit() else new
+            if new_id == "DEFAULT":
+                new_id = users.principal_superuser(conn)
+                if new_id is None:
+                    raise invalid("Principal User not found")
+            elif isinstance(new_id, str):
+                raise invalid('"owner" must be a user id or "DEFAULT"')
+            heir = users.get(conn, new_id)
+            if heir is None or not heir["is_active"]:
+                raise not_found("User")
+            if users.get(conn, current) is None:
+                raise not_found("User")
+            if new_id == current:
+                raise invalid("Cannot reassign to self")
+            if subset is not None:
+                missing = set(subset) - users.owned_resource_ids(conn, current)
+                if missing:
+                    raise permission_denied(
+                        "The user does not have any right to perform this action on this resource")
+            return users.transfer_resources(conn, current, new_id, subset)
+
+        await ctx.db.write(run)
+        return "Resources transfered successfully"
+
+    @post("/{pk:str}/remove_from_group_manager", status_code=200, opt={"body": GroupsBody},
+          summary='Demote the user from manager to member in the listed groups or "ALL"')
+    async def remove_from_group_manager(self, request: Request, pk: str) -> Response[Message]:
+        ctx = Context(request)
+        target = self._visible(ctx, pk)
+        if not (ctx.caller.is_admin or ctx.caller.id == target["id"]):
+            raise permission_denied()
+        body = convert(await read_body(request) or {}, GroupsBody)
+        if body.groups is None or body.groups == [] or body.groups == "":
+            raise invalid("No groups IDs were provided")
+        if isinstance(body.groups, str) and body.groups != "ALL":
+            raise invalid('"groups" must be a list of group ids or "ALL"')
+
+        def run(conn: sqlite3.Connection) -> tuple[list[str], list[int]]:
+            managed = {r["group_id"]: r["title"] for r in groups.managed_groups(conn, target["id"])}
+            wanted = list(managed) if body.groups == "ALL" else list(dict.fromkeys(body.groups))
+            done = [g for g in wanted if g in managed]
+            groups.demote(conn, target["id"], done)
+            return [managed[g] for g in done], [g for g in wanted if g not in managed]
+
+        titles, refused = await ctx.db.write(run)
+        message = Message(success=f"User removed as a group manager from : {', '.join(titles)}")
+        if refused:
+            message.error = f"User is not manager of the following groups: : {refused}"
+            return Response(message, status_code=400)
+        return Response(message, status_code=200)
+
+
+def _forget(request: Request, user_ids: list[int]) -> None:
+    for user_id in user_ids:
+        request.app.state.credentials.forget_user(user_id)

@@ -1,0 +1,70 @@
+"""create_app(settings): the Litestar application with its routes, auth, errors and lifespan."""
+
+from __future__ import annotations
+
+import logging
+
+from litestar import Litestar, Response, get
+from litestar.datastructures import State
+from litestar.openapi import OpenAPIConfig
+
+from catalogue_app import __version__
+from catalogue_app.api import groups, oauth, root, schema, users
+from catalogue_app.api.auth import AuthMiddleware, CredentialCache
+from catalogue_app.api.errors import EXCEPTION_HANDLERS
+from catalogue_app.config import Settings, load_settings
+from catalogue_app.store.db import Database
+
+AVATAR_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" fill="#d9dee4"/>'
+    '<circle cx="32" cy="24" r="12" fill="#8a96a3"/><path d="M10 60c2-14 12-20 22-20s20 6 22 20z" fill="#8a96a3"/></svg>'
+)
+
+
+@get("/static/img/avatar.svg", include_in_schema=False)
+async def default_avatar() -> Response[str]:
+    return Response(AVATAR_SVG, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
+
+def create_app(settings: Settings) -> Litestar:
+    state = State({"settings": settings, "credentials": CredentialCache(settings.basic_auth_cache_seconds)})
+
+    def open_database(app: Litestar) -> None:
+        app.state.db = Database(settings.database_path)
+
+    def close_database(app: Litestar) -> None:
+        db = getattr(app.state, "db", None)
+        if db is not None:
+            db.close()
+
+    return Litestar(
+        route_handlers=[
+            root.api_root,
+            users.UsersController,
+            groups.GroupsController,
+            oauth.token,
+            oauth.revoke,
+            schema.schema,
+            schema.docs_page,
+            schema.docs_static,
+            default_avatar,
+        ],
+        state=state,
+        middleware=[AuthMiddleware()],
+        exception_handlers=EXCEPTION_HANDLERS,
+        on_startup=[open_database],
+        on_shutdown=[close_database],
+        openapi_config=OpenAPIConfig(
+            title="Catalogue API", version=__version__, path="/api/v2/_litestar_schema",
+            render_plugins=[], description="A geospatial catalogue that speaks the GeoNode REST API v2.",
+        ),
+        request_max_body_size=10 * 1024 * 1024,
+        logging_config=None,
+        debug=False,
+    )
+
+
+def create_app_from_env() -> Litestar:
+    """Factory for server worker processes: settings come from the environment."""
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    return create_app(load_settings())

@@ -1,0 +1,39 @@
+"""First start: the data folder, the database schema and an admin account."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from catalogue_app.config import Settings
+from catalogue_app.passwords import generate_password, hash_password
+from catalogue_app.store import db as dbmod
+from catalogue_app.store import users
+
+
+@dataclass
+class Prepared:
+    created_admin: bool
+    admin_username: str | None = None
+    admin_password: str | None = None  # set only when it was generated here
+
+
+def prepare(settings: Settings) -> Prepared:
+    """Create what is missing; safe to run on every start and from several processes."""
+    for folder in (settings.data_dir, settings.data_dir / "files", settings.data_dir / "tmp"):
+        folder.mkdir(parents=True, exist_ok=True)
+    dbmod.migrate(settings.database_path)
+    with dbmod.transaction(settings.database_path) as conn:
+        if users.principal_superuser(conn) is not None:
+            return Prepared(False)
+        password = os.environ.get("CATALOGUE_ADMIN_PASSWORD") or ""
+        generated = not password
+        if generated:
+            password = generate_password()
+        username = os.environ.get("CATALOGUE_ADMIN_USERNAME") or "admin"
+        users.create(conn, {
+            "username": username, "password": hash_password(password),
+            "email": os.environ.get("CATALOGUE_ADMIN_EMAIL", ""),
+            "is_superuser": 1, "is_staff": 1,
+        })
+    return Prepared(True, username, password if generated else None)

@@ -1,0 +1,162 @@
+"""The ``catalogue`` command: serve | createsuperuser | changepassword | token."""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import multiprocessing
+import os
+import sys
+
+from catalogue_app.config import export_environment, load_settings
+
+
+def _settings(args: argparse.Namespace):
+    return load_settings(
+        data_dir=getattr(args, "data_dir", None), host=getattr(args, "host", None),
+        port=getattr(args, "port", None), workers=getattr(args, "workers", None),
+        public_url=getattr(args, "public_url", None),
+    )
+
+
+def serve(args: argparse.Namespace) -> int:
+    from granian import Granian
+    from granian.constants import Interfaces
+
+    from catalogue_app.bootstrap import prepare
+
+    settings = _settings(args)
+    prepared = prepare(settings)
+    os.environ.update(export_environment(settings))
+    print(f"Catalogue {settings.base_url}/  (API: {settings.base_url}/api/v2/, "
+          f"docs: {settings.base_url}/api/v2/docs/)", flush=True)
+    print(f"Data folder: {settings.data_dir}", flush=True)
+    if prepared.created_admin:
+        if prepared.admin_password:
+            print(f"Admin account created: {prepared.admin_username} / {prepared.admin_password}"
+                  "  (shown once; change it with `catalogue changepassword "
+                  f"{prepared.admin_username}`)", flush=True)
+        else:
+            print(f"Admin account created: {prepared.admin_username} "
+                  "(password from CATALOGUE_ADMIN_PASSWORD)", flush=True)
+    Granian(
+        "catalogue_app.app:create_app_from_env",
+        factory=True,
+        address=settings.host,
+        port=settings.port,
+        interface=Interfaces.ASGI,
+        workers=settings.workers,
+        log_access=args.access_log,
+    ).serve()
+    return 0
+
+
+def _read_password(args: argparse.Namespace, prompt: str = "Password: ") -> str:
+    if args.password:
+        return args.password
+    if os.environ.get("CATALOGUE_ADMIN_PASSWORD") and args.command == "createsuperuser":
+        return os.environ["CATALOGUE_ADMIN_PASSWORD"]
+    if sys.stdin.isatty():
+        first = getpass.getpass(prompt)
+        if first != getpass.getpass("Password (again): "):
+            raise SystemExit("The passwords do not match.")
+        return first
+    return sys.stdin.readline().rstrip("\n")
+
+
+def createsuperuser(args: argparse.Namespace) -> int:
+    from catalogue_app.bootstrap import prepare
+    from catalogue_app.passwords import check_strength, hash_password
+    from catalogue_app.store import db, users
+
+    settings = _settings(args)
+    prepare(settings)
+    password = _read_password(args)
+    problems = check_strength(password, args.username)
+    if problems:
+        raise SystemExit(" ".join(problems))
+    with db.transaction(settings.database_path) as conn:
+        if users.by_username(conn, args.username):
+            raise SystemExit(f"A user named {args.username!r} already exists.")
+        users.create(conn, {"username": args.username, "email": args.email or "",
+                            "password": hash_password(password), "is_superuser": 1, "is_staff": 1})
+    print(f"Superuser {args.username} created.")
+    return 0
+
+
+def changepassword(args: argparse.Namespace) -> int:
+    from catalogue_app.bootstrap import prepare
+    from catalogue_app.passwords import check_strength, hash_password
+    from catalogue_app.store import db, users
+
+    settings = _settings(args)
+    prepare(settings)
+    password = _read_password(args, f"New password for {args.username}: ")
+    problems = check_strength(password, args.username)
+    if problems:
+        raise SystemExit(" ".join(problems))
+    with db.transaction(settings.database_path) as conn:
+        row = users.by_username(conn, args.username)
+        if row is None:
+            raise SystemExit(f"No user named {args.username!r}.")
+        users.update(conn, row["id"], {"password": hash_password(password)})
+    print(f"Password changed for {args.username}.")
+    return 0
+
+
+def token(args: argparse.Namespace) -> int:
+    from catalogue_app.bootstrap import prepare
+    from catalogue_app.store import db, tokens, users
+
+    settings = _settings(args)
+    prepare(settings)
+    with db.transaction(settings.database_path) as conn:
+        row = users.by_username(conn, args.username)
+        if row is None or not row["is_active"]:
+            raise SystemExit(f"No active user named {args.username!r}.")
+        issued = tokens.issue(conn, row["id"], int(args.days * 86400))
+    print(issued)
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="catalogue", description=__doc__)
+    commands = top.add_subparsers(dest="command", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--data-dir", help="data folder (default: CATALOGUE_DATA_DIR or the user data folder)")
+
+    p = commands.add_parser("serve", help="run the HTTP server")
+    common(p)
+    p.add_argument("--host", help="address to bind (default 127.0.0.1)")
+    p.add_argument("--port", type=int, help="port (default 8000)")
+    p.add_argument("--workers", type=int, help="worker processes (default 1)")
+    p.add_argument("--public-url", help="base URL that absolute links use")
+    p.add_argument("--access-log", action="store_true", help="log every request")
+    p.set_defaults(run=serve)
+
+    p = commands.add_parser("createsuperuser", help="create an administrator")
+    common(p)
+    p.add_argument("--username", required=True)
+    p.add_argument("--email", default="")
+    p.add_argument("--password", help="(default: CATALOGUE_ADMIN_PASSWORD, a prompt, or stdin)")
+    p.set_defaults(run=createsuperuser)
+
+    p = commands.add_parser("changepassword", help="set a user's password")
+    common(p)
+    p.add_argument("username")
+    p.add_argument("--password", help="(default: a prompt, or stdin)")
+    p.set_defaults(run=changepassword)
+
+    p = commands.add_parser("token", help="print a new Bearer token for a user")
+    common(p)
+    p.add_argument("username")
+    p.add_argument("--days", type=float, default=365, help="lifetime in days (default 365)")
+    p.set_defaults(run=token)
+    return top
+
+
+def main(argv: list[str] | None = None) -> None:
+    multiprocessing.freeze_support()
+    args = parser().parse_args(argv)
+    raise SystemExit(args.run(args))

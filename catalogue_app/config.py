@@ -1,0 +1,109 @@
+"""The one Settings struct, filled from defaults, environment variables and command-line flags."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import msgspec
+import platformdirs
+
+TRUE_WORDS = {"1", "true", "yes", "on", "y", "t"}
+
+
+class Settings(msgspec.Struct, kw_only=True):
+    """Everything the server needs to know; one instance per process."""
+
+    data_dir: Path
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    # Base of every absolute link in answers ("http://example.org/catalogue"); when empty,
+    # links are built from the scheme and Host header of each request.
+    public_url: str = ""
+    enable_bulk_update: bool = False
+    enable_patch_all: bool = False
+    # Checks run before a user is deleted: "user_has_resources", "user_is_manager".
+    user_deletion_rules: tuple[str, ...] = ("user_has_resources",)
+    account_email_required: bool = True
+    default_page_size: int = 10
+    # Larger page_size values are clamped to this and the effective value is echoed.
+    max_page_size: int = 10_000
+    token_lifetime_seconds: int = 86_400
+    # How long a verified Basic credential is trusted without running the password KDF again.
+    basic_auth_cache_seconds: int = 300
+    max_request_body: int = 1024 * 1024 * 1024
+
+    @property
+    def database_path(self) -> Path:
+        return self.data_dir / "catalogue.sqlite3"
+
+    @property
+    def base_url(self) -> str:
+        """The public base URL, or the bound address when none is configured."""
+        if self.public_url:
+            return self.public_url.rstrip("/")
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::") else self.host
+        return f"http://{host}:{self.port}"
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("catalogue", appauthor=False))
+
+
+def _bool(value: str) -> bool:
+    return value.strip().lower() in TRUE_WORDS
+
+
+def _rules(value: str) -> tuple[str, ...]:
+    return tuple(part.strip() for part in value.replace(";", ",").split(",") if part.strip())
+
+
+# Environment variable -> (Settings field, parser).
+ENVIRONMENT = {
+    "CATALOGUE_DATA_DIR": ("data_dir", Path),
+    "CATALOGUE_HOST": ("host", str),
+    "CATALOGUE_PORT": ("port", int),
+    "CATALOGUE_WORKERS": ("workers", int),
+    "CATALOGUE_PUBLIC_URL": ("public_url", str),
+    "ENABLE_BULK_UPDATE": ("enable_bulk_update", _bool),
+    "ENABLE_PATCH_ALL": ("enable_patch_all", _bool),
+    "USER_DELETION_RULES": ("user_deletion_rules", _rules),
+    "ACCOUNT_EMAIL_REQUIRED": ("account_email_required", _bool),
+    "REST_API_DEFAULT_PAGE_SIZE": ("default_page_size", int),
+    "CATALOGUE_MAX_PAGE_SIZE": ("max_page_size", int),
+    "ACCESS_TOKEN_EXPIRE_SECONDS": ("token_lifetime_seconds", int),
+}
+
+
+def load_settings(environ: dict[str, str] | None = None, **overrides: object) -> Settings:
+    """Settings from the environment, then explicit overrides (command-line flags) on top."""
+    environ = dict(os.environ if environ is None else environ)
+    values: dict[str, object] = {}
+    for name, (field, parse) in ENVIRONMENT.items():
+        if environ.get(name, "") != "":
+            try:
+                values[field] = parse(environ[name])
+            except ValueError as exc:
+                raise SystemExit(f"{name}={environ[name]!r} is not valid: {exc}") from None
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    values.setdefault("data_dir", default_data_dir())
+    values["data_dir"] = Path(values["data_dir"]).expanduser().resolve()  # type: ignore[arg-type]
+    settings = Settings(**values)  # type: ignore[arg-type]
+    if settings.max_page_size < settings.default_page_size or settings.default_page_size < 1:
+        raise SystemExit("page sizes must satisfy 1 <= default <= maximum")
+    return settings
+
+
+def export_environment(settings: Settings) -> dict[str, str]:
+    """The environment that makes load_settings() in a worker process give back these settings."""
+    env: dict[str, str] = {}
+    for name, (field, _parse) in ENVIRONMENT.items():
+        value = getattr(settings, field)
+        if isinstance(value, bool):
+            env[name] = "true" if value else "false"
+        elif isinstance(value, tuple):
+            env[name] = ",".join(value) or ","
+        else:
+            env[name] = str(value)
+    return env

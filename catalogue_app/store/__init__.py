@@ -1,0 +1,1 @@
+"""Every line of SQL lives in this package; it knows nothing of HTTP."""

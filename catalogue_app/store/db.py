@@ -1,0 +1,212 @@
+"""The SQLite database: one writer thread, per-thread readers, numbered migrations.
+
+Every write is a function handed to the single writer thread, which runs it inside
+``BEGIN IMMEDIATE ... COMMIT``; callers await the result. Writes inside a process are therefore
+serialised by construction, and writes of other processes wait on SQLite's lock (busy timeout).
+Reads run on a connection owned by the calling thread, inside a read transaction so that a count
+and the page it belongs to come from the same snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import concurrent.futures
+import functools
+import queue
+import re
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+from catalogue_app.store.migrations import MIGRATIONS
+
+T = TypeVar("T")
+
+BUSY_TIMEOUT_MS = 30_000
+
+
+class WriteConflict(Exception):
+    """A write broke a uniqueness or reference rule; the message names it."""
+
+
+def _casefold(value: object) -> object:
+    return value.casefold() if isinstance(value, str) else value
+
+
+@functools.lru_cache(maxsize=256)
+def _pattern(expression: str) -> re.Pattern:
+    return re.compile(expression)
+
+
+def _regexp(expression: str, value: object) -> bool:
+    return isinstance(value, str) and _pattern(expression).search(value) is not None
+
+
+def connect(path: Path | str, *, readonly: bool = False) -> sqlite3.Connection:
+    """A connection with the pragmas and SQL functions (ci, REGEXP) every query may use."""
+    conn = sqlite3.connect(
+        str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+    )
+    conn.row_factory = sqlite3.Row
+    conn.create_function("ci", 1, _casefold, deterministic=True)
+    conn.create_function("regexp", 2, _regexp, deterministic=True)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA cache_size = -65536")
+    conn.execute("PRAGMA temp_store = MEMORY")
+    if readonly:
+        conn.execute("PRAGMA query_only = ON")
+    return conn
+
+
+@contextlib.contextmanager
+def transaction(path: Path | str) -> Iterator[sqlite3.Connection]:
+    """A short-lived connection in one write transaction (command line, start-up)."""
+    conn = connect(path)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.close()
+
+
+def migrate(path: Path | str) -> int:
+    """Bring the database file up to the newest schema; returns the schema version."""
+    conn = connect(path)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            for number, step in enumerate(MIGRATIONS, start=1):
+                if number <= version:
+                    continue
+                if callable(step):
+                    step(conn)
+                else:
+                    for statement in _statements(step):
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {number}")
+                version = number
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return version
+    finally:
+        conn.close()
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration script into complete statements (triggers contain semicolons)."""
+    out, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                out.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        out.append(buffer.strip())
+    return out
+
+
+class Database:
+    """Owns the database file: the writer thread and the reader connections."""
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+        self._local = threading.local()
+        self._readers: list[sqlite3.Connection] = []
+        self._readers_lock = threading.Lock()
+        self._jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self._writer = threading.Thread(target=self._write_loop, name="sqlite-writer", daemon=True)
+        self._closed = False
+        self._writer.start()
+
+    # -- reads -------------------------------------------------------------------------------
+    def reader(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = connect(self.path, readonly=True)
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    def read(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(conn, *args)`` in one read transaction on this thread's connection."""
+        conn = self.reader()
+        if conn.in_transaction:  # a nested read joins the outer snapshot
+            return fn(conn, *args)
+        conn.execute("BEGIN")
+        try:
+            return fn(conn, *args)
+        finally:
+            conn.execute("COMMIT")
+
+    # -- writes ------------------------------------------------------------------------------
+    def _write_loop(self) -> None:
+        conn = connect(self.path)
+        try:
+            while True:
+                job = self._jobs.get()
+                if job is None:
+                    return
+                fn, args, future = job
+                if not future.set_running_or_notify_cancel():
+                    continue
+                try:
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        result = fn(conn, *args)
+                        conn.execute("COMMIT")
+                    except BaseException:
+                        conn.execute("ROLLBACK")
+                        raise
+                except sqlite3.IntegrityError as exc:
+                    future.set_exception(WriteConflict(str(exc)))
+                except BaseException as exc:  # handed to the caller, never lost
+                    future.set_exception(exc)
+                else:
+                    future.set_result(result)
+        finally:
+            conn.close()
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> concurrent.futures.Future[T]:
+        if self._closed:
+            raise RuntimeError("the database is closed")
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._jobs.put((fn, args, future))
+        return future
+
+    async def write(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(conn, *args)`` in one write transaction on the writer thread."""
+        return await asyncio.wrap_future(self.submit(fn, *args))
+
+    def write_sync(self, fn: Callable[..., T], *args: Any) -> T:
+        """The blocking form of write(), for the command line and start-up."""
+        return self.submit(fn, *args).result()
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._jobs.put(None)
+        self._writer.join(timeout=10)
+        with self._readers_lock:
+            for conn in self._readers:
+                try:
+                    conn.close()
+                except sqlite3.ProgrammingError:
+                    pass
+            self._readers.clear()

@@ -1,0 +1,125 @@
+"""Turns a parsed list query (filters, search, sort) into SQL for one table's field set.
+
+Each listable table declares its fields as ``Field``s keyed by the dotted API path
+(``username``, ``group.name``). The API layer validates names and values against that map and
+hands over typed ``Condition``s; this module writes the SQL. Case-insensitive operators use the
+``ci()`` SQL function (Unicode case folding), so ``Zürich`` matches ``ZÜRICH``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Field:
+    """One filterable/sortable API field.
+
+    ``sql`` is a column expression of the listed row. For a to-many relation, ``exists`` is a
+    subquery template with ``{cond}`` where the condition on ``sql`` goes.
+    """
+
+    sql: str
+    kind: str = "text"  # text | int | float | bool | datetime
+    exists: str | None = None
+    sortable: bool = True
+
+
+@dataclass
+class Condition:
+    path: str
+    op: str
+    values: list[Any]
+    negate: bool = False
+
+
+@dataclass
+class Ordering:
+    path: str
+    descending: bool = False
+
+
+@dataclass
+class ListSpec:
+    """What a list request asks for, already validated against the field map."""
+
+    conditions: list[Condition] = field(default_factory=list)
+    search_terms: list[str] = field(default_factory=list)
+    search_fields: list[str] = field(default_factory=list)
+    ordering: list[Ordering] = field(default_factory=list)
+
+
+def _condition_sql(column: str, cond: Condition) -> tuple[str, list[Any]]:
+    op, values = cond.op, cond.values
+    v = values[0] if values else None
+    if op in ("eq", "exact"):
+        return f"{column} = ?", [v]
+    if op == "iexact":
+        return f"ci({column}) = ci(?)", [v]
+    if op == "contains":
+        return f"instr({column}, ?) > 0", [v]
+    if op == "icontains":
+        return f"instr(ci({column}), ci(?)) > 0", [v]
+    if op == "startswith":
+        return f"substr({column}, 1, ?) = ?", [len(v), v]
+    if op == "istartswith":
+        folded = v.casefold()
+        return f"substr(ci({column}), 1, ?) = ?", [len(folded), folded]
+    if op == "endswith":
+        return f"substr({column}, -?) = ?", [len(v), v]
+    if op == "iendswith":
+        folded = v.casefold()
+        return f"substr(ci({column}), -?) = ?", [len(folded), folded]
+    if op in ("gt", "gte", "lt", "lte"):
+        sign = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}[op]
+        return f"{column} {sign} ?", [v]
+    if op in ("in", "any"):
+        marks = ",".join("?" * len(values))
+        return f"{column} IN ({marks})", list(values)
+    if op == "range":
+        return f"{column} BETWEEN ? AND ?", [values[0], values[1]]
+    if op == "isnull":
+        return (f"{column} IS NULL" if v else f"{column} IS NOT NULL"), []
+    if op == "regex":
+        return f"{column} REGEXP ?", [v]
+    if op == "year":
+        return f"CAST(substr({column}, 1, 4) AS INTEGER) = ?", [v]
+    if op == "month":
+        return f"CAST(substr({column}, 6, 2) AS INTEGER) = ?", [v]
+    if op == "day":
+        return f"CAST(substr({column}, 9, 2) AS INTEGER) = ?", [v]
+    if op == "week_day":  # 1 = Sunday ... 7 = Saturday
+        return f"CAST(strftime('%w', substr({column}, 1, 19)) AS INTEGER) + 1 = ?", [v]
+    raise ValueError(f"unknown operator {op}")
+
+
+def where_clause(spec: ListSpec, fields: dict[str, Field], search: dict[str, Field]) -> tuple[str, list[Any]]:
+    """SQL (starting with ' AND ', or empty) and its parameters."""
+    parts: list[str] = []
+    params: list[Any] = []
+    for cond in spec.conditions:
+        f = fields[cond.path]
+        sql, args = _condition_sql(f.sql, cond)
+        if f.exists:
+            sql = f.exists.format(cond=sql)
+        if cond.negate:
+            sql = f"NOT coalesce(({sql}), 0)"
+        parts.append(sql)
+        params.extend(args)
+    for term in spec.search_terms:
+        alternatives = []
+        for name in spec.search_fields:
+            f = search[name]
+            sql = f"instr(ci({f.sql}), ?) > 0"
+            alternatives.append(f.exists.format(cond=sql) if f.exists else sql)
+            params.append(term.casefold())
+        parts.append("(" + " OR ".join(alternatives) + ")")
+    return "".join(f" AND ({p})" for p in parts), params
+
+
+def order_clause(spec: ListSpec, fields: dict[str, Field], default: str, tiebreak: str) -> str:
+    if not spec.ordering:
+        return f" ORDER BY {default}"
+    keys = [f"{fields[o.path].sql} {'DESC' if o.descending else 'ASC'}" for o in spec.ordering]
+    return " ORDER BY " + ", ".join(keys + [tiebreak])
