@@ -12,6 +12,7 @@ from litestar import Controller, Request, Response, delete, get, patch, post, pu
 from msgspec import UNSET, UnsetType
 
 from catalogue_app.api import pagination
+from catalogue_app.api.answers import json_string
 from catalogue_app.api.bodies import convert, path_id, read_body, record_ids, records
 from catalogue_app.api.context import Context
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
@@ -261,12 +262,12 @@ class UsersController(Controller):
         return UserDetail(user(ctx.db.read(users.get, target["id"]), ctx.caller, ctx.base))
 
     @delete("/{pk:str}", status_code=200, summary="Delete a user after the USER_DELETION_RULES checks")
-    async def delete_user(self, request: Request, pk: str) -> str:
+    async def delete_user(self, request: Request, pk: str) -> Response[bytes]:
         ctx = Context(request)
         target = self._visible(ctx, pk)
         await ctx.db.write(_delete_rows, ctx.caller, [target["id"]], ctx.settings.user_deletion_rules)
         _forget(request, [target["id"]])
-        return "User deleted sucessfully"
+        return json_string("User deleted sucessfully")
 
     @get("/{pk:str}/groups", summary="Groups the user belongs to")
     async def user_groups(self, request: Request, pk: str) -> list[GroupProfile]:
@@ -295,7 +296,7 @@ class UsersController(Controller):
 
     @post("/{pk:str}/transfer_resources", status_code=200, opt={"body": TransferBody},
           summary="Give the user's resources to another user")
-    async def transfer(self, request: Request, pk: str) -> str:
+    async def transfer(self, request: Request, pk: str) -> Response[bytes]:
         ctx = Context(request)
         target = self._visible(ctx, pk)
         caller = ctx.caller
@@ -333,7 +334,7 @@ class UsersController(Controller):
             return users.transfer_resources(conn, current, new_id, subset)
 
         await ctx.db.write(run)
-        return "Resources transfered successfully"
+        return json_string("Resources transfered successfully")
 
     @post("/{pk:str}/remove_from_group_manager", status_code=200, opt={"body": GroupsBody},
           summary='Demote the user from manager to member in the listed groups or "ALL"')

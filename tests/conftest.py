@@ -1,0 +1,159 @@
+"""Test fixtures: real servers in their own processes, each with its own data folder.
+
+Every test talks HTTP to a running ``catalogue serve``; nothing of the project is mocked.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+ADMIN_PASSWORD = "admin-secret-1"
+USER_PASSWORD = "user-secret-1"
+_names = itertools.count(1)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    """A ``catalogue serve`` process on a free port."""
+
+    def __init__(self, data_dir: Path, env: dict[str, str] | None = None, workers: int = 1):
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.env = {**os.environ, "CATALOGUE_ADMIN_PASSWORD": ADMIN_PASSWORD, **(env or {})}
+        self.log = data_dir.parent / f"server-{self.port}.log"
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "catalogue_app", "serve", "--data-dir", str(data_dir),
+             "--port", str(self.port), "--workers", str(workers)],
+            env=self.env, stdout=open(self.log, "wb"), stderr=subprocess.STDOUT,
+        )
+        self.wait_ready()
+
+    def wait_ready(self, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited:\n{self.log.read_text()}")
+            try:
+                if httpx.get(f"{self.url}/api/v2/", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.05)
+        raise RuntimeError(f"server did not start:\n{self.log.read_text()}")
+
+    def output(self) -> str:
+        return self.log.read_text()
+
+    def client(self, auth: tuple[str, str] | None = None, token: str | None = None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.url, auth=auth, headers=headers, timeout=30)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory) -> Server:
+    srv = Server(tmp_path_factory.mktemp("data") / "catalogue")
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="session")
+def admin(server) -> httpx.Client:
+    with server.client(auth=("admin", ADMIN_PASSWORD)) as c:
+        yield c
+
+
+@pytest.fixture
+def anon(server) -> httpx.Client:
+    with server.client() as c:
+        yield c
+
+
+def unique(prefix: str = "user") -> str:
+    return f"{prefix}{os.getpid()}x{next(_names)}"
+
+
+def make_user(admin: httpx.Client, **fields) -> dict:
+    """Create a user through the API and return its JSON with the clear password added."""
+    name = fields.pop("username", None) or unique()
+    body = {"username": name, "email": f"{name}@example.org", "password": USER_PASSWORD, **fields}
+    r = admin.post("/api/v2/users/", json=body)
+    assert r.status_code == 200, r.text
+    return {**r.json()["user"], "password": body["password"]}
+
+
+def make_group(admin: httpx.Client, **fields) -> dict:
+    title = fields.pop("title", None) or unique("Group ")
+    r = admin.post("/api/v2/groups/", json={"title": title, "description": "for tests", **fields})
+    assert r.status_code == 201, r.text
+    return r.json()["group_profile"]
+
+
+def login(server: Server, user: dict) -> httpx.Client:
+    return server.client(auth=(user["username"], user["password"]))
+
+
+def assert_envelope(response: httpx.Response, status: int, code: str, message: str | None = None) -> None:
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert body["success"] is False
+    assert isinstance(body["errors"], list) and len(body["errors"]) == 1
+    assert isinstance(body["errors"][0], str) and body["errors"][0]
+    assert body["code"] == code
+    if message is not None:
+        assert body["errors"][0] == message
+
+
+@pytest.fixture(scope="session")
+def flagged_server(tmp_path_factory) -> Server:
+    """A server with bulk update on and both user deletion rules."""
+    srv = Server(tmp_path_factory.mktemp("flagged") / "catalogue", env={
+        "ENABLE_BULK_UPDATE": "true", "USER_DELETION_RULES": "user_has_resources,user_is_manager"})
+    yield srv
+    srv.stop()
+
+
+def insert_resource(server: Server, owner_id: int, title: str,
+                    grants: list[tuple[int | None, int | None, str]] = ()) -> int:
+    """Put a resource row straight into the server's SQLite file.
+
+    Used only until resources can be created through the API; ``grants`` are
+    (user id, group id, permission name) rows.
+    """
+    import sqlite3
+    import uuid
+
+    conn = sqlite3.connect(server.data_dir / "catalogue.sqlite3", timeout=30)
+    try:
+        with conn:
+            rid = conn.execute(
+                "INSERT INTO resources (uuid, resource_type, owner_id, title, abstract, created, last_updated)"
+                " VALUES (?, 'document', ?, ?, '', '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')",
+                (str(uuid.uuid4()), owner_id, title)).lastrowid
+            conn.executemany(
+                "INSERT INTO resource_perms (resource_id, user_id, group_id, perm) VALUES (?, ?, ?, ?)",
+                [(rid, u, g, p) for u, g, p in grants])
+    finally:
+        conn.close()
+    return rid
