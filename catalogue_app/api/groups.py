@@ -236,9 +236,8 @@ class GroupsController(Controller):
             raise permission_denied()
         await ctx.db.write(groups.delete, profile["id"])
 
-    def _people(self, ctx: Context, pk: str, managers_only: bool) -> list[User]:
-        profile = self._visible(ctx, pk)
-
+    @staticmethod
+    def _people(ctx: Context, profile: sqlite3.Row, managers_only: bool) -> list[User]:
         def load(conn: sqlite3.Connection) -> list[User]:
             ids = groups.member_ids(conn, profile["group_id"], managers_only)
             return [user(r, ctx.caller, ctx.base) for r in users.by_ids(conn, ids)]
@@ -247,11 +246,13 @@ class GroupsController(Controller):
 
     @get("/{pk:str}/managers", summary="Managers of the group")
     async def managers(self, request: Request, pk: str) -> list[User]:
-        return self._people(Context(request), pk, managers_only=True)
+        ctx = Context(request)
+        return self._people(ctx, self._visible(ctx, pk), managers_only=True)
 
     @get("/{pk:str}/members", summary="Members of the group (managers included)")
     async def members(self, request: Request, pk: str) -> list[User]:
-        return self._people(Context(request), pk, managers_only=False)
+        ctx = Context(request)
+        return self._people(ctx, self._visible(ctx, pk), managers_only=False)
 
     @post("/{pk:str}/members", status_code=200, opt={"body": MembersBody},
           summary="Add users to the group, as members or managers")
@@ -288,7 +289,7 @@ class GroupsController(Controller):
                     groups.remove_member(conn, profile["group_id"], user_id)
 
         await ctx.db.write(run)
-        return self._people(ctx, pk, managers_only=False)
+        return self._people(ctx, profile, managers_only=False)
 
     @get("/{pk:str}/resources", summary="Resources on which the group holds a permission")
     async def group_resources(self, request: Request, pk: str) -> GroupResources:  # type: ignore[valid-type]

@@ -56,7 +56,9 @@ def _page_link(request: Request, params: list[tuple[str, str]], number: int | No
         kept.append(("page", str(number)))
     kept.sort(key=lambda kv: kv[0])
     query = urlencode(kept, safe="{}[]-.,:")
-    return f"{base_url(request)}{request.url.path}" + (f"?{query}" if query else "")
+    raw = request.scope.get("raw_path")
+    path = raw.decode("latin-1") if raw else request.url.path  # as the client wrote it
+    return f"{base_url(request)}{path}" + (f"?{query}" if query else "")
 
 
 MAX_PAGE_NUMBER = 10**9  # no list is that long; larger numbers are past the end

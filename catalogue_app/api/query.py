@@ -58,9 +58,15 @@ def _coerce(field: Field, op: str, value: str, key: str) -> Any:
         kind = field.kind
     try:
         if kind == "int":
-            return int(value)
+            number = int(value)
+            if not -(2**63) <= number < 2**63:
+                raise ValueError("out of range")
+            return number
         if kind == "float":
-            return float(value)
+            number = float(value)
+            if number != number or number in (float("inf"), float("-inf")):
+                raise ValueError("not finite")
+            return number
         if kind == "bool":
             return 1 if truthy(value) else 0
         if kind == "datetime":
