@@ -8,6 +8,7 @@ import unicodedata
 from typing import Any, Literal
 
 import msgspec
+from litestar.params import FromPath
 from litestar import Controller, Request, delete, get, patch, post, put
 from msgspec import UNSET, UnsetType
 
@@ -202,16 +203,16 @@ class GroupsController(Controller):
         return row
 
     @get("/{pk:str}", summary="One group profile")
-    async def get_group(self, request: Request, pk: str) -> GroupDetail:
+    async def get_group(self, request: Request, pk: FromPath[str]) -> GroupDetail:
         ctx = Context(request)
         return GroupDetail(_render(ctx, [self._visible(ctx, pk)["id"]])[0])
 
     @patch("/{pk:str}", opt={"body": GroupWrite}, summary="Change a group (its managers or admins)")
-    async def patch_group(self, request: Request, pk: str) -> GroupDetail:
+    async def patch_group(self, request: Request, pk: FromPath[str]) -> GroupDetail:
         return await self._update(request, pk, admins_only=False)
 
     @put("/{pk:str}", opt={"body": GroupWrite}, summary="Change a group (admins)")
-    async def put_group(self, request: Request, pk: str) -> GroupDetail:
+    async def put_group(self, request: Request, pk: FromPath[str]) -> GroupDetail:
         return await self._update(request, pk, admins_only=True)
 
     async def _update(self, request: Request, pk: str, *, admins_only: bool) -> GroupDetail:
@@ -227,7 +228,7 @@ class GroupsController(Controller):
         return GroupDetail(_render(ctx, [profile_id])[0])
 
     @delete("/{pk:str}", status_code=204, summary="Delete a group (admins)")
-    async def delete_group(self, request: Request, pk: str) -> None:
+    async def delete_group(self, request: Request, pk: FromPath[str]) -> None:
         ctx = Context(request)
         if ctx.caller.is_anonymous:
             raise denied(ctx.caller)
@@ -245,23 +246,23 @@ class GroupsController(Controller):
         return ctx.db.read(load)
 
     @get("/{pk:str}/managers", summary="Managers of the group")
-    async def managers(self, request: Request, pk: str) -> list[User]:
+    async def managers(self, request: Request, pk: FromPath[str]) -> list[User]:
         ctx = Context(request)
         return self._people(ctx, self._visible(ctx, pk), managers_only=True)
 
     @get("/{pk:str}/members", summary="Members of the group (managers included)")
-    async def members(self, request: Request, pk: str) -> list[User]:
+    async def members(self, request: Request, pk: FromPath[str]) -> list[User]:
         ctx = Context(request)
         return self._people(ctx, self._visible(ctx, pk), managers_only=False)
 
     @post("/{pk:str}/members", status_code=200, opt={"body": MembersBody},
           summary="Add users to the group, as members or managers")
-    async def add_members(self, request: Request, pk: str) -> list[User]:
+    async def add_members(self, request: Request, pk: FromPath[str]) -> list[User]:
         return await self._change_members(request, pk, adding=True)
 
     @delete("/{pk:str}/members", status_code=200, opt={"body": MembersBody},
             summary="Remove users from the group")
-    async def remove_members(self, request: Request, pk: str) -> list[User]:
+    async def remove_members(self, request: Request, pk: FromPath[str]) -> list[User]:
         return await self._change_members(request, pk, adding=False)
 
     async def _change_members(self, request: Request, pk: str, *, adding: bool) -> list[User]:
@@ -292,7 +293,7 @@ class GroupsController(Controller):
         return self._people(ctx, profile, managers_only=False)
 
     @get("/{pk:str}/resources", summary="Resources on which the group holds a permission")
-    async def group_resources(self, request: Request, pk: str) -> GroupResources:  # type: ignore[valid-type]
+    async def group_resources(self, request: Request, pk: FromPath[str]) -> GroupResources:  # type: ignore[valid-type]
         ctx = Context(request)
         profile = self._visible(ctx, pk)
         caller = ctx.caller

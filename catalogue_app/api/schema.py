@@ -15,6 +15,7 @@ import msgspec
 import swagger_ui_bundle
 import yaml
 from litestar import Litestar, Request, Response, get
+from litestar.params import FromQuery
 from litestar.static_files import create_static_files_router
 
 OPENAPI_YAML = "application/vnd.oai.openapi"
@@ -46,6 +47,8 @@ def _schema_30(node: Any) -> Any:
     elif kind == "null":
         del node["type"]
         nullable = True
+    if node.get("required") == []:
+        del node["required"]  # 3.0 wants at least one name
     if "const" in node:
         node["enum"] = [node.pop("const")]
     if "examples" in node:
@@ -107,7 +110,8 @@ def to_openapi_30(doc: dict[str, Any]) -> dict[str, Any]:
     components.pop("pathItems", None)
     if "schemas" in components:
         components["schemas"] = {k: _schema_30(v) for k, v in components["schemas"].items()}
-    doc["paths"] = _walk_30(doc.get("paths", {}))
+    # The API answers with and without a trailing slash; document the form GeoNode's schema uses.
+    doc["paths"] = {(p if p.endswith("/") else p + "/"): v for p, v in _walk_30(doc.get("paths", {})).items()}
     if "components" in doc:
         doc["components"] = {k: (v if k == "schemas" else _walk_30(v)) for k, v in components.items()}
     return doc
@@ -171,7 +175,8 @@ def document(app: Litestar) -> dict[str, Any]:
 
 @get("/api/v2/schema/", tags=["schema"], include_in_schema=True,
      summary="OpenAPI 3.0 description of this API (YAML by default, JSON on request)")
-async def schema(request: Request, format: str | None = None, lang: str | None = None) -> Response[bytes]:
+async def schema(request: Request, format: FromQuery[str | None] = None,
+                 lang: FromQuery[str | None] = None) -> Response[bytes]:
     accept = request.headers.get("accept", "")
     as_json = format == "json" or (format != "yaml" and (OPENAPI_JSON in accept or "application/json" in accept))
     doc = document(request.app)

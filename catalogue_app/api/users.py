@@ -8,6 +8,7 @@ from typing import Any
 
 import anyio.to_thread
 import msgspec
+from litestar.params import FromPath
 from litestar import Controller, Request, Response, delete, get, patch, post, put
 from msgspec import UNSET, UnsetType
 
@@ -237,19 +238,19 @@ class UsersController(Controller):
         return row
 
     @get("/{pk:str}", summary="One user")
-    async def get_user(self, request: Request, pk: str) -> UserDetail:
+    async def get_user(self, request: Request, pk: FromPath[str]) -> UserDetail:
         ctx = Context(request)
         return UserDetail(user(self._visible(ctx, pk), ctx.caller, ctx.base))
 
     @patch("/{pk:str}", opt={"body": UserWrite}, summary="Change a user (self or admin)")
-    async def patch_user(self, request: Request, pk: str) -> UserDetail:
+    async def patch_user(self, request: Request, pk: FromPath[str]) -> UserDetail:
         return await self._update(request, pk)
 
     @put("/{pk:str}", opt={"body": UserWrite}, summary="Change a user (self or admin)")
-    async def put_user(self, request: Request, pk: str) -> UserDetail:
+    async def put_user(self, request: Request, pk: FromPath[str]) -> UserDetail:
         return await self._update(request, pk)
 
-    async def _update(self, request: Request, pk: str) -> UserDetail:
+    async def _update(self, request: Request, pk: FromPath[str]) -> UserDetail:
         ctx = Context(request)
         target = self._visible(ctx, pk)
         body = await read_body(request)
@@ -262,7 +263,7 @@ class UsersController(Controller):
         return UserDetail(user(ctx.db.read(users.get, target["id"]), ctx.caller, ctx.base))
 
     @delete("/{pk:str}", status_code=200, summary="Delete a user after the USER_DELETION_RULES checks")
-    async def delete_user(self, request: Request, pk: str) -> Response[bytes]:
+    async def delete_user(self, request: Request, pk: FromPath[str]) -> Response[bytes]:
         ctx = Context(request)
         target = self._visible(ctx, pk)
         await ctx.db.write(_delete_rows, ctx.caller, [target["id"]], ctx.settings.user_deletion_rules)
@@ -270,7 +271,7 @@ class UsersController(Controller):
         return json_string("User deleted sucessfully")
 
     @get("/{pk:str}/groups", summary="Groups the user belongs to")
-    async def user_groups(self, request: Request, pk: str) -> list[GroupProfile]:
+    async def user_groups(self, request: Request, pk: FromPath[str]) -> list[GroupProfile]:
         ctx = Context(request)
         target = self._visible(ctx, pk)
 
@@ -281,7 +282,7 @@ class UsersController(Controller):
         return ctx.db.read(load)
 
     @get("/{pk:str}/resources", summary="Resources the user can see (and so can the caller)")
-    async def user_resources(self, request: Request, pk: str) -> UserResources:  # type: ignore[valid-type]
+    async def user_resources(self, request: Request, pk: FromPath[str]) -> UserResources:  # type: ignore[valid-type]
         ctx = Context(request)
         target = self._visible(ctx, pk)
         caller = ctx.caller
@@ -296,7 +297,7 @@ class UsersController(Controller):
 
     @post("/{pk:str}/transfer_resources", status_code=200, opt={"body": TransferBody},
           summary="Give the user's resources to another user")
-    async def transfer(self, request: Request, pk: str) -> Response[bytes]:
+    async def transfer(self, request: Request, pk: FromPath[str]) -> Response[bytes]:
         ctx = Context(request)
         target = self._visible(ctx, pk)
         caller = ctx.caller
@@ -338,7 +339,7 @@ class UsersController(Controller):
 
     @post("/{pk:str}/remove_from_group_manager", status_code=200, opt={"body": GroupsBody},
           summary='Demote the user from manager to member in the listed groups or "ALL"')
-    async def remove_from_group_manager(self, request: Request, pk: str) -> Response[Message]:
+    async def remove_from_group_manager(self, request: Request, pk: FromPath[str]) -> Response[Message]:
         ctx = Context(request)
         target = self._visible(ctx, pk)
         if not (ctx.caller.is_admin or ctx.caller.id == target["id"]):
