@@ -240,7 +240,7 @@ def test_user_resources_respect_both_users(server, admin, people):
         r = c.get(f"/api/v2/users/{alice['pk']}/resources/")  # alice's private one never shows to bob
         pks = {int(x["pk"]) for x in r.json()["resources"]}
         assert private not in pks and shared in pks
-        row = r.json()["resources"][0]
+        row = next(x for x in r.json()["resources"] if int(x["pk"]) == shared)
         assert isinstance(row["pk"], str) and row["owner"]["username"] == alice["username"]
     admin.post(f"/api/v2/users/{alice['pk']}/transfer_resources", json={"owner": "DEFAULT"})
 
