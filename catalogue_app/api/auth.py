@@ -8,12 +8,15 @@ this process or another, no longer matches and the header is verified again.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import binascii
 import hashlib
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import anyio.to_thread
 from litestar.middleware import ASGIMiddleware
@@ -46,6 +49,7 @@ class Caller:
 
 
 ANONYMOUS = Caller(None, "AnonymousUser")
+T = TypeVar("T")
 _DUMMY_HASH = hash_password("not a real password")
 
 
@@ -57,6 +61,26 @@ class CredentialCache:
         self.max_entries = max_entries
         self._entries: dict[bytes, tuple[int, str, float]] = {}
         self._lock = threading.Lock()
+        # Verifications under way: concurrent requests with the same header wait for one KDF run.
+        self._inflight: dict[bytes, asyncio.Future] = {}
+
+    async def verify_once(self, key: bytes, check: Callable[[], Awaitable[T]]) -> T:
+        pending = self._inflight.get(key)
+        if pending is not None:
+            return await asyncio.shield(pending)
+        future = asyncio.get_running_loop().create_future()
+        self._inflight[key] = future
+        try:
+            result = await check()
+        except BaseException as exc:
+            future.set_exception(exc)
+            future.exception()  # mark retrieved when nobody else waited
+            raise
+        else:
+            future.set_result(result)
+            return result
+        finally:
+            del self._inflight[key]
 
     def get(self, key: bytes) -> tuple[int, str] | None:
         entry = self._entries.get(key)
@@ -124,10 +148,14 @@ async def _basic(state, header: bytes, credentials: bytes) -> Caller:
     username, sep, password = decoded.partition(":")
     if not sep:
         raise authentication_failed("Invalid basic header. No credentials provided.")
-    row = users.by_username(conn, username)
-    stored = row["password"] if row is not None and row["is_active"] else ""
-    ok = await anyio.to_thread.run_sync(verify_password, password, stored or _DUMMY_HASH)
-    if not (ok and stored):
-        raise authentication_failed()
-    cache.put(key, row["id"], stored)
-    return Caller.from_row(row)
+
+    async def check() -> Caller:
+        row = users.by_username(conn, username)
+        stored = row["password"] if row is not None and row["is_active"] else ""
+        ok = await anyio.to_thread.run_sync(verify_password, password, stored or _DUMMY_HASH)
+        if not (ok and stored):
+            raise authentication_failed()
+        cache.put(key, row["id"], stored)
+        return Caller.from_row(row)
+
+    return await cache.verify_once(key, check)

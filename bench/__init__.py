@@ -1,0 +1,1 @@
+"""Benchmarks: `make bench` (python -m bench). Not part of the test suite."""
