@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import msgspec
 from litestar import Request
@@ -10,6 +10,9 @@ from litestar import Request
 from catalogue_app.api.errors import ApiError, invalid, not_found, parse_error
 
 T = TypeVar("T")
+
+# A database id: what a body may name as a user, group or resource.
+Id = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
 FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 
@@ -74,9 +77,12 @@ def record_ids(body: Any, plural: str) -> list[int]:
         if isinstance(raw, bool) or not isinstance(raw, (int, str)):
             raise invalid('Every record needs an integer "id".')
         try:
-            ids.append(int(raw))
+            number = int(raw)
         except ValueError:
-            raise invalid(f'"{raw}" is not a valid id.') from None
+            number = 0
+        if not 1 <= number < 2**63:
+            raise invalid(f'"{raw}" is not a valid id.')
+        ids.append(number)
     return ids
 
 

@@ -17,6 +17,8 @@ from litestar.exceptions import (
 )
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
+from catalogue_app.store.db import WriteConflict
+
 log = logging.getLogger("catalogue")
 
 DEFAULT_CODES = {
@@ -111,6 +113,15 @@ def _validation_message(exc: ValidationException) -> str:
     return str(exc.detail)
 
 
+def handle_conflict(_: Request, exc: Exception) -> Response:
+    """A write that broke a uniqueness or reference rule, e.g. two requests racing for one name."""
+    return envelope(409, f"The change conflicts with the stored data: {exc}", "conflict")
+
+
+def handle_overflow(_: Request, exc: OverflowError) -> Response:
+    return envelope(400, "A number in the request is out of range.", "invalid")
+
+
 def handle_unexpected(request: Request, exc: Exception) -> Response:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return envelope(HTTP_500_INTERNAL_SERVER_ERROR, "A server error occurred.", "error")
@@ -118,6 +129,8 @@ def handle_unexpected(request: Request, exc: Exception) -> Response:
 
 EXCEPTION_HANDLERS = {
     ApiError: handle_api_error,
+    WriteConflict: handle_conflict,
+    OverflowError: handle_overflow,
     HTTPException: handle_http_exception,
     Exception: handle_unexpected,
 }

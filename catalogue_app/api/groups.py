@@ -8,12 +8,12 @@ import unicodedata
 from typing import Any, Literal
 
 import msgspec
-from litestar.params import FromPath
 from litestar import Controller, Request, delete, get, patch, post, put
+from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
 
 from catalogue_app.api import pagination
-from catalogue_app.api.bodies import convert, path_id, read_body, record_ids, records
+from catalogue_app.api.bodies import Id, convert, path_id, read_body, record_ids, records
 from catalogue_app.api.context import Context
 from catalogue_app.api.errors import ApiError, denied, invalid, not_found, permission_denied
 from catalogue_app.api.query import list_spec
@@ -48,13 +48,13 @@ class GroupWrite(msgspec.Struct, kw_only=True):
 
 
 class GroupUpdate(GroupWrite, kw_only=True):
-    id: int
+    id: Id
 
 
 class MembersBody(msgspec.Struct):
     """Add users to a group (POST) or remove them (DELETE)."""
 
-    users: list[int]
+    users: list[Id]
     role: Literal["member", "manager"] = "member"
 
 

@@ -8,13 +8,13 @@ from typing import Any
 
 import anyio.to_thread
 import msgspec
-from litestar.params import FromPath
 from litestar import Controller, Request, Response, delete, get, patch, post, put
+from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
 
 from catalogue_app.api import pagination
 from catalogue_app.api.answers import json_string
-from catalogue_app.api.bodies import convert, path_id, read_body, record_ids, records
+from catalogue_app.api.bodies import Id, convert, path_id, read_body, record_ids, records
 from catalogue_app.api.context import Context
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.query import list_spec
@@ -55,20 +55,20 @@ class UserWrite(msgspec.Struct, kw_only=True):
 class UserUpdate(UserWrite, kw_only=True):
     """One record of a bulk update: the fields plus the id of the user."""
 
-    id: int
+    id: Id
 
 
 class TransferBody(msgspec.Struct, kw_only=True):
     """Either ``{"owner": id | "DEFAULT"}`` or ``{"newOwner", "currentOwner", "resources"}``."""
 
-    owner: int | str | None = None
-    newOwner: int | None = None
-    currentOwner: int | None = None
-    resources: list[int] | None = None
+    owner: Id | str | None = None
+    newOwner: Id | None = None
+    currentOwner: Id | None = None
+    resources: list[Id] | None = None
 
 
 class GroupsBody(msgspec.Struct):
-    groups: list[int] | str | None = None
+    groups: list[Id] | str | None = None
 
 
 class Message(msgspec.Struct, omit_defaults=True):
@@ -313,7 +313,7 @@ class UsersController(Controller):
             raise permission_denied()
 
         def run(conn: sqlite3.Connection) -> int:
-            new_id = int(new) if isinstance(new, str) and new.isdigit() else new
+            new_id = int(new) if isinstance(new, str) and new.isdigit() and len(new) < 19 else new
             if new_id == "DEFAULT":
                 new_id = users.principal_superuser(conn)
                 if new_id is None:

@@ -98,3 +98,20 @@ def test_deactivated_user_cannot_log_in(server, admin):
         assert c.get("/api/v2/users/").status_code == 200
         assert admin.patch(f"/api/v2/users/{user['pk']}", json={"is_active": False}).status_code == 200
         assert_envelope(c.get("/api/v2/users/"), 401, "authentication_failed")
+
+
+def test_bearer_and_basic_see_the_same(server, admin):
+    user = make_user(admin)
+    with server.client() as c:
+        token = c.post("/o/token/", data={"grant_type": "password", "username": user["username"],
+                                          "password": USER_PASSWORD}).json()["access_token"]
+    paths = ["/api/v2/users/", f"/api/v2/users/{user['pk']}/", f"/api/v2/users/{user['pk']}/groups/",
+             f"/api/v2/users/{user['pk']}/resources/", "/api/v2/groups/"]
+    with login(server, user) as basic, server.client(token=token) as bearer:
+        for path in paths:
+            a, b = basic.get(path), bearer.get(path)
+            assert a.status_code == b.status_code == 200, path
+            assert a.json() == b.json(), path
+        r = bearer.patch(f"/api/v2/users/{user['pk']}/", json={"first_name": "Token"})
+        assert r.status_code == 200 and r.json()["user"]["first_name"] == "Token"
+        assert_envelope(bearer.post("/api/v2/groups/", json={"title": "nope"}), 403, "permission_denied")

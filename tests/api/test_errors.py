@@ -82,7 +82,10 @@ def test_no_odd_path_or_body_gives_500(server, admin):
              "/api/v2/groups/{}/members", "/api/v2/groups/{}/managers", "/api/v2/groups/{}/resources"]
     ids = ["0", "-1", "abc", "9" * 30, "1.5", "%20", str(user["pk"])]
     bodies = [b"", b"{", b"[]", b"null", b'"x"', b'{"groups": {"a": 1}}', b'{"owner": [1]}',
-              b'{"newOwner": "x"}', b'{"users": ["a"]}', b'{"users": [1], "role": "god"}', b"\xff\xfe"]
+              b'{"newOwner": "x"}', b'{"users": ["a"]}', b'{"users": [1], "role": "god"}', b"\xff\xfe",
+              b'{"users": [99999999999999999999999]}', b'{"newOwner": 99999999999999999999}',
+              b'{"owner": "99999999999999999999"}', b'{"groups": [-1, 99999999999999999999]}',
+              b'[{"id": 99999999999999999999}]', b'{"user": {"username": "x", "is_staff": "maybe"}}']
     with httpx.Client(base_url=server.url, auth=("admin", "admin-secret-1"), timeout=30) as c:
         for template, pk in itertools.product(paths, ids):
             url = template.format(pk)
