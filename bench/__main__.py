@@ -20,8 +20,8 @@ from pathlib import Path
 
 import httpx
 
-from catalogue_app.config import load_settings
 from catalogue_app.bootstrap import prepare
+from catalogue_app.config import load_settings
 from catalogue_app.passwords import hash_password
 from catalogue_app.store import db, tokens, users
 

@@ -65,6 +65,21 @@ def records(body: Any, singular: str, plural: str) -> tuple[list[dict], bool]:
     return items, many
 
 
+def unwrap(body: Any, singular: str) -> Any:
+    """The fields of a detail update: the body itself, or what it holds under ``singular``."""
+    if isinstance(body, dict) and isinstance(body.get(singular), dict) and len(body) == 1:
+        return body[singular]
+    return {} if body is None else body
+
+
+def update_records(body: Any, plural: str) -> list[dict]:
+    """The records of a bulk update: a list of objects, or ``{plural: [...]}``, each with an id."""
+    items = body.get(plural) if isinstance(body, dict) else body
+    if not isinstance(items, list) or not items:
+        raise invalid('Bulk update expects a list of objects, each with its "id".')
+    return items
+
+
 def record_ids(body: Any, plural: str) -> list[int]:
     """Ids of a bulk delete or update body: ``[{"id": n}, ...]`` or ``{plural: [...]}``."""
     if isinstance(body, dict) and isinstance(body.get(plural), list):

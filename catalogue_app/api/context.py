@@ -8,7 +8,7 @@ from functools import cached_property
 from litestar import Request
 
 from catalogue_app.api.auth import Caller, caller_of
-from catalogue_app.api.errors import not_authenticated
+from catalogue_app.api.errors import ApiError, not_authenticated
 from catalogue_app.api.pagination import base_url
 from catalogue_app.config import Settings
 from catalogue_app.store.db import Database
@@ -37,6 +37,11 @@ class Context:
     @cached_property
     def params(self) -> list[tuple[str, str]]:
         return list(self.request.query_params.multi_items())
+
+    def require_bulk_update(self) -> None:
+        """Bulk update of list URLs exists only when ENABLE_BULK_UPDATE is on."""
+        if not self.settings.enable_bulk_update:
+            raise ApiError(405, f'Method "{self.request.method}" not allowed.', "method_not_allowed")
 
     def require_login(self) -> Caller:
         if self.caller.is_anonymous:

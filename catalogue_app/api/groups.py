@@ -13,9 +13,9 @@ from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
 
 from catalogue_app.api import pagination
-from catalogue_app.api.bodies import Id, convert, path_id, read_body, record_ids, records
+from catalogue_app.api.bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
 from catalogue_app.api.context import Context
-from catalogue_app.api.errors import ApiError, denied, invalid, not_found, permission_denied
+from catalogue_app.api.errors import denied, invalid, not_found, permission_denied
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.resource_rows import ResourceRow, resource_rows
 from catalogue_app.api.shapes import GroupProfile, User, group_profiles, user
@@ -150,14 +150,9 @@ class GroupsController(Controller):
         caller = ctx.caller
         if caller.is_anonymous:
             raise denied(caller)
-        if not ctx.settings.enable_bulk_update:
-            raise ApiError(405, 'Method "PATCH" not allowed.', "method_not_allowed")
-        body = await read_body(request)
-        items = body.get("group_profiles") if isinstance(body, dict) else body
-        if not isinstance(items, list) or not items:
-            raise invalid('Bulk update expects a list of objects, each with its "id".')
+        ctx.require_bulk_update()
         batch = []
-        for item in items:
+        for item in update_records(await read_body(request), "group_profiles"):
             data = convert(item, GroupUpdate)
             batch.append((data.id, *_values(data, creating=False)))
 
@@ -220,10 +215,8 @@ class GroupsController(Controller):
         if ctx.caller.is_anonymous:
             raise denied(ctx.caller)
         profile_id = self._visible(ctx, pk)["id"]
-        body = await read_body(request)
-        if isinstance(body, dict) and isinstance(body.get("group_profile"), dict) and len(body) == 1:
-            body = body["group_profile"]
-        values, slugs = _values(convert(body if body is not None else {}, GroupWrite), creating=False)
+        body = unwrap(await read_body(request), "group_profile")
+        values, slugs = _values(convert(body, GroupWrite), creating=False)
         await ctx.db.write(self._apply, ctx.caller, profile_id, values, slugs, admins_only)
         return GroupDetail(_render(ctx, [profile_id])[0])
 

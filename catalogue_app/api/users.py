@@ -14,9 +14,9 @@ from msgspec import UNSET, UnsetType
 
 from catalogue_app.api import pagination
 from catalogue_app.api.answers import json_string
-from catalogue_app.api.bodies import Id, convert, path_id, read_body, record_ids, records
+from catalogue_app.api.bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
 from catalogue_app.api.context import Context
-from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
+from catalogue_app.api.errors import invalid, not_found, permission_denied
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.resource_rows import ResourceRow, resource_rows
 from catalogue_app.api.shapes import GroupProfile, User, group_profiles, user
@@ -204,14 +204,9 @@ class UsersController(Controller):
     async def bulk_update(self, request: Request) -> UserBatch:
         ctx = Context(request)
         caller = ctx.require_login()
-        if not ctx.settings.enable_bulk_update:
-            raise ApiError(405, 'Method "PATCH" not allowed.', "method_not_allowed")
-        body = await read_body(request)
-        items = body.get("users") if isinstance(body, dict) else body
-        if not isinstance(items, list) or not items:
-            raise invalid('Bulk update expects a list of objects, each with its "id".')
+        ctx.require_bulk_update()
         batch = []
-        for item in items:
+        for item in update_records(await read_body(request), "users"):
             data = convert(item, UserUpdate)
             values = _values(data)
             _check_values(values, caller, creating=False, settings=ctx.settings)
@@ -250,13 +245,10 @@ class UsersController(Controller):
     async def put_user(self, request: Request, pk: FromPath[str]) -> UserDetail:
         return await self._update(request, pk)
 
-    async def _update(self, request: Request, pk: FromPath[str]) -> UserDetail:
+    async def _update(self, request: Request, pk: str) -> UserDetail:
         ctx = Context(request)
         target = self._visible(ctx, pk)
-        body = await read_body(request)
-        if isinstance(body, dict) and isinstance(body.get("user"), dict) and len(body) == 1:
-            body = body["user"]
-        values = _values(convert(body if body is not None else {}, UserWrite))
+        values = _values(convert(unwrap(await read_body(request), "user"), UserWrite))
         _check_values(values, ctx.caller, creating=False, settings=ctx.settings, username=target["username"])
         await ctx.db.write(_update_rows, ctx.caller, [(target["id"], await _hash(values))])
         _forget(request, [target["id"]])

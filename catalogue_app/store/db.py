@@ -10,8 +10,8 @@ and the page it belongs to come from the same snapshot.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import concurrent.futures
+import contextlib
 import functools
 import queue
 import re

@@ -118,6 +118,35 @@ def where_clause(spec: ListSpec, fields: dict[str, Field], search: dict[str, Fie
     return "".join(f" AND ({p})" for p in parts), params
 
 
+@dataclass(frozen=True)
+class Listing:
+    """How one table is listed: its columns, its FROM clause, its fields and default order."""
+
+    columns: str
+    source: str
+    fields: dict[str, Field]
+    search: dict[str, Field]
+    default_order: str
+    tiebreak: str
+
+
+def fetch_page(conn, listing: Listing, spec: ListSpec, visible: tuple[str, list[Any]],
+               limit: int, offset: int) -> tuple[int, list]:
+    """The exact total and one page of rows that the viewer may see and the query selects."""
+    cond, params = visible
+    where, where_params = where_clause(spec, listing.fields, listing.search)
+    params = params + where_params
+    total = conn.execute(f"SELECT count(*) FROM {listing.source} WHERE {cond}{where}", params).fetchone()[0]
+    if total <= offset or limit == 0:
+        return total, []
+    order = order_clause(spec, listing.fields, listing.default_order, listing.tiebreak)
+    rows = conn.execute(
+        f"SELECT {listing.columns} FROM {listing.source} WHERE {cond}{where}{order} LIMIT ? OFFSET ?",
+        [*params, limit, offset],
+    ).fetchall()
+    return total, rows
+
+
 def order_clause(spec: ListSpec, fields: dict[str, Field], default: str, tiebreak: str) -> str:
     if not spec.ordering:
         return f" ORDER BY {default}"

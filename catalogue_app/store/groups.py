@@ -6,7 +6,7 @@ import sqlite3
 from typing import Any
 
 from catalogue_app.clock import now
-from catalogue_app.store.filters import Field, ListSpec, order_clause, where_clause
+from catalogue_app.store.filters import Field, Listing, ListSpec, fetch_page
 
 PROFILE_COLUMNS = (
     "p.id, p.group_id, g.name AS group_name, p.title, p.slug, p.description, p.email, p.logo, "
@@ -47,18 +47,12 @@ def visibility(viewer_id: int | None, sees_all: bool) -> tuple[str, list[Any]]:
     )
 
 
+LISTING = Listing(PROFILE_COLUMNS, FROM, FIELDS, SEARCH_FIELDS, "p.title COLLATE NOCASE, p.id", "p.id")
+
+
 def page(conn: sqlite3.Connection, spec: ListSpec, viewer_id: int | None, sees_all: bool,
          limit: int, offset: int) -> tuple[int, list[sqlite3.Row]]:
-    cond, params = visibility(viewer_id, sees_all)
-    where, where_params = where_clause(spec, FIELDS, SEARCH_FIELDS)
-    params = params + where_params
-    total = conn.execute(f"SELECT count(*) FROM {FROM} WHERE {cond}{where}", params).fetchone()[0]
-    order = order_clause(spec, FIELDS, "p.title COLLATE NOCASE, p.id", "p.id")
-    rows = conn.execute(
-        f"SELECT {PROFILE_COLUMNS} FROM {FROM} WHERE {cond}{where}{order} LIMIT ? OFFSET ?",
-        [*params, limit, offset],
-    ).fetchall()
-    return total, rows
+    return fetch_page(conn, LISTING, spec, visibility(viewer_id, sees_all), limit, offset)
 
 
 def get(conn: sqlite3.Connection, profile_id: int) -> sqlite3.Row | None:

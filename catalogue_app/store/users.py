@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from catalogue_app.clock import now
-from catalogue_app.store.filters import Field, ListSpec, order_clause, where_clause
+from catalogue_app.store.filters import Field, Listing, ListSpec, fetch_page
 
 ANONYMOUS_GROUP_ID = 1
 REGISTERED_GROUP_ID = 2
@@ -74,18 +74,12 @@ def email_taken(conn: sqlite3.Connection, email: str, except_id: int | None = No
     return row is not None
 
 
+LISTING = Listing(COLUMNS, "users u", FIELDS, SEARCH_FIELDS, "u.username COLLATE NOCASE, u.id", "u.id")
+
+
 def page(conn: sqlite3.Connection, spec: ListSpec, viewer_id: int | None, sees_all: bool,
          limit: int, offset: int) -> tuple[int, list[sqlite3.Row]]:
-    cond, params = visibility(viewer_id, sees_all)
-    where, where_params = where_clause(spec, FIELDS, SEARCH_FIELDS)
-    params = params + where_params
-    total = conn.execute(f"SELECT count(*) FROM users u WHERE {cond}{where}", params).fetchone()[0]
-    order = order_clause(spec, FIELDS, "u.username COLLATE NOCASE, u.id", "u.id")
-    rows = conn.execute(
-        f"SELECT {COLUMNS} FROM users u WHERE {cond}{where}{order} LIMIT ? OFFSET ?",
-        [*params, limit, offset],
-    ).fetchall()
-    return total, rows
+    return fetch_page(conn, LISTING, spec, visibility(viewer_id, sees_all), limit, offset)
 
 
 def by_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> list[sqlite3.Row]:

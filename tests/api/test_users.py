@@ -2,8 +2,7 @@
 
 import pytest
 
-from tests.conftest import (USER_PASSWORD, assert_envelope, insert_resource, login, make_group,
-                            make_user, unique)
+from tests.conftest import USER_PASSWORD, assert_envelope, insert_resource, login, make_group, make_user, unique
 
 USER_KEYS = {"pk", "username", "first_name", "last_name", "avatar", "is_superuser", "is_staff", "email", "link"}
 
@@ -257,8 +256,11 @@ def test_transfer_resources(server, admin, people):
     assert_envelope(admin.post(url, json={"newOwner": giver["pk"]}), 400, "invalid", "Cannot reassign to self")
     r = admin.post(url, json={"newOwner": taker["pk"], "currentOwner": giver["pk"], "resources": [r1]})
     assert r.status_code == 200 and r.json() == "Resources transfered successfully"
-    owned = lambda u: {int(x["pk"]) for x in admin.get(f"/api/v2/users/{u['pk']}/resources").json()["resources"]
-                       if x["owner"]["pk"] == u["pk"]}
+
+    def owned(u):
+        rows = admin.get(f"/api/v2/users/{u['pk']}/resources").json()["resources"]
+        return {int(x["pk"]) for x in rows if x["owner"]["pk"] == u["pk"]}
+
     assert owned(taker) == {r1} and owned(giver) == {r2}
     assert_envelope(admin.post(url, json={"newOwner": taker["pk"], "resources": [r1]}), 403, "permission_denied")
     with login(server, giver) as c:  # a user may hand over their own resources
