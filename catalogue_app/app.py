@@ -12,6 +12,7 @@ from catalogue_app import __version__
 from catalogue_app.api import groups, oauth, root, schema, users
 from catalogue_app.api.auth import AuthMiddleware, CredentialCache
 from catalogue_app.api.errors import EXCEPTION_HANDLERS
+from catalogue_app.api.head import HeadAsGet
 from catalogue_app.config import Settings, load_settings
 from catalogue_app.store.db import Database
 
@@ -64,7 +65,7 @@ def create_app(settings: Settings) -> Litestar:
     )
 
 
-def create_app_from_env() -> Litestar:
+def create_app_from_env() -> HeadAsGet:
     """Factory for server worker processes: settings come from the environment."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    return create_app(load_settings())
+    return HeadAsGet(create_app(load_settings()))

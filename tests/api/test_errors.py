@@ -94,3 +94,9 @@ def test_no_odd_path_or_body_gives_500(server, admin):
                     r = c.request(method, url, content=body, headers={"Content-Type": "application/json"})
                     assert r.status_code < 500, (method, url, body, r.text)
     admin.delete(f"/api/v2/users/{user['pk']}")
+
+
+def test_head_answers_like_get_without_body(anon):
+    get, head = anon.get("/api/v2/groups/"), anon.head("/api/v2/groups/")
+    assert head.status_code == get.status_code == 200
+    assert head.content == b"" and head.headers["content-type"] == get.headers["content-type"]
