@@ -14,7 +14,7 @@ from catalogue_app.api.auth import AuthMiddleware, CredentialCache
 from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.head import HeadAsGet
 from catalogue_app.config import Settings, load_settings
-from catalogue_app.store.db import Database
+from catalogue_app.store.db import Database, migrate
 
 AVATAR_SVG = (
     '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><rect width="64" height="64" fill="#d9dee4"/>'
@@ -31,6 +31,8 @@ def create_app(settings: Settings) -> Litestar:
     state = State({"settings": settings, "credentials": CredentialCache(settings.basic_auth_cache_seconds)})
 
     def open_database(app: Litestar) -> None:
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        migrate(settings.database_path)  # a no-op when `catalogue serve` has already done it
         app.state.db = Database(settings.database_path)
 
     def close_database(app: Litestar) -> None:
