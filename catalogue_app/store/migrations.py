@@ -113,4 +113,246 @@ CREATE INDEX resource_perms_resource ON resource_perms(resource_id);
 INSERT INTO groups (id, name) VALUES (1, 'anonymous'), (2, 'registered-members');
 """
 
-MIGRATIONS: list = [ACCOUNTS]
+
+
+CATALOGUE = """
+CREATE TABLE categories (
+    id              INTEGER PRIMARY KEY,
+    identifier      TEXT NOT NULL UNIQUE,
+    gn_description  TEXT NOT NULL,
+    description     TEXT NOT NULL DEFAULT '',
+    fa_class        TEXT NOT NULL DEFAULT 'fa-times',
+    is_choice       INTEGER NOT NULL DEFAULT 1
+);
+
+CREATE TABLE licenses (
+    id            INTEGER PRIMARY KEY,
+    identifier    TEXT NOT NULL UNIQUE,
+    name          TEXT NOT NULL,
+    abbreviation  TEXT NOT NULL DEFAULT '',
+    url           TEXT NOT NULL DEFAULT ''
+);
+
+-- World, continents and countries as a tree (lft/rght: nested-set numbers, as GeoNode shows them).
+CREATE TABLE regions (
+    id         INTEGER PRIMARY KEY,
+    code       TEXT NOT NULL UNIQUE,
+    name       TEXT NOT NULL,
+    parent_id  INTEGER REFERENCES regions(id),
+    level      INTEGER NOT NULL DEFAULT 0,
+    lft        INTEGER NOT NULL DEFAULT 0,
+    rght       INTEGER NOT NULL DEFAULT 0,
+    bbox_x0    REAL, bbox_x1 REAL, bbox_y0 REAL, bbox_y1 REAL
+);
+
+-- Free keywords; path/depth keep room for GeoNode's hierarchy.
+CREATE TABLE keywords (
+    id     INTEGER PRIMARY KEY,
+    name   TEXT NOT NULL,
+    slug   TEXT NOT NULL UNIQUE,
+    path   TEXT NOT NULL DEFAULT '',
+    depth  INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX keywords_name ON keywords(name);
+
+CREATE TABLE thesauri (
+    id          INTEGER PRIMARY KEY,
+    identifier  TEXT NOT NULL UNIQUE,
+    title       TEXT NOT NULL,
+    uri         TEXT NOT NULL DEFAULT ''
+);
+
+CREATE TABLE thesaurus_keywords (
+    id            INTEGER PRIMARY KEY,
+    thesaurus_id  INTEGER NOT NULL REFERENCES thesauri(id) ON DELETE CASCADE,
+    alt_label     TEXT NOT NULL,
+    about         TEXT NOT NULL DEFAULT '',
+    labels        TEXT NOT NULL DEFAULT '{}'        -- JSON: language -> label
+);
+
+ALTER TABLE resources ADD COLUMN subtype TEXT;
+ALTER TABLE resources ADD COLUMN alternate TEXT;
+ALTER TABLE resources ADD COLUMN attribution TEXT;
+ALTER TABLE resources ADD COLUMN doi TEXT;
+ALTER TABLE resources ADD COLUMN edition TEXT;
+ALTER TABLE resources ADD COLUMN purpose TEXT;
+ALTER TABLE resources ADD COLUMN maintenance_frequency TEXT;
+ALTER TABLE resources ADD COLUMN constraints_other TEXT;
+ALTER TABLE resources ADD COLUMN supplemental_information TEXT;
+ALTER TABLE resources ADD COLUMN data_quality_statement TEXT;
+ALTER TABLE resources ADD COLUMN restriction_code_type TEXT;
+ALTER TABLE resources ADD COLUMN spatial_representation_type TEXT;
+ALTER TABLE resources ADD COLUMN language TEXT NOT NULL DEFAULT 'eng';
+ALTER TABLE resources ADD COLUMN srid TEXT NOT NULL DEFAULT 'EPSG:4326';
+-- the box in the resource's own CRS (srid) and in WGS84
+ALTER TABLE resources ADD COLUMN bbox_x0 REAL;
+ALTER TABLE resources ADD COLUMN bbox_y0 REAL;
+ALTER TABLE resources ADD COLUMN bbox_x1 REAL;
+ALTER TABLE resources ADD COLUMN bbox_y1 REAL;
+ALTER TABLE resources ADD COLUMN ll_x0 REAL;
+ALTER TABLE resources ADD COLUMN ll_y0 REAL;
+ALTER TABLE resources ADD COLUMN ll_x1 REAL;
+ALTER TABLE resources ADD COLUMN ll_y1 REAL;
+ALTER TABLE resources ADD COLUMN date TEXT;
+ALTER TABLE resources ADD COLUMN date_type TEXT NOT NULL DEFAULT 'publication';
+ALTER TABLE resources ADD COLUMN temporal_extent_start TEXT;
+ALTER TABLE resources ADD COLUMN temporal_extent_end TEXT;
+ALTER TABLE resources ADD COLUMN category_id INTEGER REFERENCES categories(id) ON DELETE SET NULL;
+ALTER TABLE resources ADD COLUMN license_id INTEGER REFERENCES licenses(id) ON DELETE SET NULL;
+ALTER TABLE resources ADD COLUMN popular_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE resources ADD COLUMN share_count INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE resources ADD COLUMN featured INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE resources ADD COLUMN advertised INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE resources ADD COLUMN is_published INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE resources ADD COLUMN is_approved INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE resources ADD COLUMN metadata_only INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE resources ADD COLUMN metadata_uploaded_preserve INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE resources ADD COLUMN state TEXT NOT NULL DEFAULT 'PROCESSED';
+ALTER TABLE resources ADD COLUMN dirty INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE resources ADD COLUMN sourcetype TEXT NOT NULL DEFAULT 'LOCAL';
+ALTER TABLE resources ADD COLUMN thumbnail_url TEXT;
+ALTER TABLE resources ADD COLUMN blob TEXT;                    -- JSON document (maps, geoapps)
+-- 1 when the anonymous group may view: kept by the permission writes, so the public
+-- listing and its count are served by one index.
+ALTER TABLE resources ADD COLUMN public_view INTEGER NOT NULL DEFAULT 0;
+
+CREATE INDEX resources_created ON resources(created DESC, id DESC);
+CREATE INDEX resources_public ON resources(public_view, advertised, dirty, created DESC);
+CREATE INDEX resources_type ON resources(resource_type, created DESC);
+CREATE INDEX resources_title ON resources(title);
+CREATE INDEX resources_category ON resources(category_id);
+CREATE INDEX resources_uuid_alt ON resources(alternate);
+
+CREATE TABLE resource_keywords (
+    resource_id  INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    keyword_id   INTEGER NOT NULL REFERENCES keywords(id) ON DELETE CASCADE,
+    PRIMARY KEY (resource_id, keyword_id)
+) WITHOUT ROWID;
+CREATE INDEX resource_keywords_keyword ON resource_keywords(keyword_id, resource_id);
+
+CREATE TABLE resource_tkeywords (
+    resource_id  INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    tkeyword_id  INTEGER NOT NULL REFERENCES thesaurus_keywords(id) ON DELETE CASCADE,
+    PRIMARY KEY (resource_id, tkeyword_id)
+) WITHOUT ROWID;
+CREATE INDEX resource_tkeywords_tkeyword ON resource_tkeywords(tkeyword_id, resource_id);
+
+CREATE TABLE resource_regions (
+    resource_id  INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    region_id    INTEGER NOT NULL REFERENCES regions(id) ON DELETE CASCADE,
+    PRIMARY KEY (resource_id, region_id)
+) WITHOUT ROWID;
+CREATE INDEX resource_regions_region ON resource_regions(region_id, resource_id);
+
+-- Contact roles (poc, metadata_author, ...): users attached to a resource in a role.
+CREATE TABLE resource_contacts (
+    resource_id  INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    role         TEXT NOT NULL,
+    user_id      INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    position     INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (resource_id, role, user_id)
+) WITHOUT ROWID;
+
+CREATE TABLE favorites (
+    user_id      INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    resource_id  INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    created      TEXT NOT NULL,
+    PRIMARY KEY (user_id, resource_id)
+) WITHOUT ROWID;
+
+CREATE TABLE ratings (
+    user_id      INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    resource_id  INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    rating       INTEGER NOT NULL CHECK (rating BETWEEN 1 AND 5),
+    created      TEXT NOT NULL,
+    PRIMARY KEY (user_id, resource_id)
+) WITHOUT ROWID;
+CREATE INDEX ratings_resource ON ratings(resource_id);
+
+CREATE TABLE extra_metadata (
+    id           INTEGER PRIMARY KEY,
+    resource_id  INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    metadata     TEXT NOT NULL                       -- JSON object
+);
+CREATE INDEX extra_metadata_resource ON extra_metadata(resource_id);
+
+CREATE TABLE linked_resources (
+    source_id  INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    target_id  INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    internal   INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (source_id, target_id),
+    CHECK (source_id <> target_id)
+) WITHOUT ROWID;
+CREATE INDEX linked_resources_target ON linked_resources(target_id, source_id);
+
+-- WGS84 extents; resources without a box are stored as the whole world (GeoNode's rule).
+CREATE VIRTUAL TABLE resource_extents USING rtree(id, minx, maxx, miny, maxy);
+CREATE TRIGGER resources_extent_insert AFTER INSERT ON resources BEGIN
+    INSERT INTO resource_extents (id, minx, maxx, miny, maxy) VALUES (
+        NEW.id, coalesce(NEW.ll_x0, -180), coalesce(NEW.ll_x1, 180),
+        coalesce(NEW.ll_y0, -90), coalesce(NEW.ll_y1, 90));
+END;
+CREATE TRIGGER resources_extent_update AFTER UPDATE OF ll_x0, ll_y0, ll_x1, ll_y1 ON resources BEGIN
+    UPDATE resource_extents SET minx = coalesce(NEW.ll_x0, -180), maxx = coalesce(NEW.ll_x1, 180),
+        miny = coalesce(NEW.ll_y0, -90), maxy = coalesce(NEW.ll_y1, 90) WHERE id = NEW.id;
+END;
+CREATE TRIGGER resources_extent_delete AFTER DELETE ON resources BEGIN
+    DELETE FROM resource_extents WHERE id = OLD.id;
+END;
+
+-- Substring search on title and abstract (trigram: case-insensitive, any language).
+CREATE VIRTUAL TABLE resource_text USING fts5(
+    title, abstract, content='resources', content_rowid='id', tokenize='trigram');
+CREATE TRIGGER resources_text_insert AFTER INSERT ON resources BEGIN
+    INSERT INTO resource_text (rowid, title, abstract) VALUES (NEW.id, NEW.title, NEW.abstract);
+END;
+CREATE TRIGGER resources_text_update AFTER UPDATE OF title, abstract ON resources BEGIN
+    INSERT INTO resource_text (resource_text, rowid, title, abstract) VALUES ('delete', OLD.id, OLD.title, OLD.abstract);
+    INSERT INTO resource_text (rowid, title, abstract) VALUES (NEW.id, NEW.title, NEW.abstract);
+END;
+CREATE TRIGGER resources_text_delete AFTER DELETE ON resources BEGIN
+    INSERT INTO resource_text (resource_text, rowid, title, abstract) VALUES ('delete', OLD.id, OLD.title, OLD.abstract);
+END;
+"""
+
+
+def seed_reference_data(conn) -> None:
+    """Categories, licences and the region tree (Global > continents > countries)."""
+    from catalogue_app.store import seeds
+
+    conn.executemany(
+        "INSERT INTO categories (identifier, gn_description, fa_class, description) VALUES (?, ?, ?, ?)",
+        seeds.CATEGORIES)
+    conn.executemany("INSERT INTO licenses (identifier, name, abbreviation, url) VALUES (?, ?, ?, ?)",
+                     seeds.LICENSES)
+    data = seeds.regions()
+    by_continent: dict[str, list[dict]] = {}
+    for country in data["countries"]:
+        by_continent.setdefault(country["continent"], []).append(country)
+    counter = iter(range(1, 10**6))
+    world_left = next(counter)
+    world = conn.execute(
+        "INSERT INTO regions (code, name, level, lft, bbox_x0, bbox_x1, bbox_y0, bbox_y1)"
+        " VALUES ('GLO', 'Global', 0, ?, -180, 180, -90, 90)", (world_left,)).lastrowid
+    for continent in sorted(by_continent):
+        members = by_continent[continent]
+        left = next(counter)
+        x0 = min(c["bbox"][0] for c in members)
+        y0 = min(c["bbox"][1] for c in members)
+        x1 = max(c["bbox"][2] for c in members)
+        y1 = max(c["bbox"][3] for c in members)
+        cid = conn.execute(
+            "INSERT INTO regions (code, name, parent_id, level, lft, bbox_x0, bbox_x1, bbox_y0, bbox_y1)"
+            " VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?)",
+            (data["continents"][continent], continent, world, left, x0, x1, y0, y1)).lastrowid
+        for c in members:
+            pos = next(counter)
+            conn.execute(
+                "INSERT INTO regions (code, name, parent_id, level, lft, rght, bbox_x0, bbox_x1, bbox_y0, bbox_y1)"
+                " VALUES (?, ?, ?, 2, ?, ?, ?, ?, ?, ?)",
+                (c["code"], c["name"], cid, pos, next(counter), c["bbox"][0], c["bbox"][2], c["bbox"][1], c["bbox"][3]))
+        conn.execute("UPDATE regions SET rght = ? WHERE id = ?", (next(counter), cid))
+    conn.execute("UPDATE regions SET rght = ? WHERE id = ?", (next(counter), world))
+
+
+MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data]
