@@ -9,7 +9,7 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 
 from catalogue_app import __version__
-from catalogue_app.api import groups, oauth, root, schema, users
+from catalogue_app.api import groups, oauth, resources, root, schema, users
 from catalogue_app.api.auth import AuthMiddleware, CredentialCache
 from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.head import HeadAsGet
@@ -45,6 +45,8 @@ def create_app(settings: Settings) -> Litestar:
             root.api_root,
             users.UsersController,
             groups.GroupsController,
+            resources.ResourceListsController,
+            *resources.FAMILY_CONTROLLERS,
             oauth.token,
             oauth.revoke,
             schema.schema,

@@ -154,6 +154,8 @@ def insert_resource(server: Server, owner_id: int, title: str,
             conn.executemany(
                 "INSERT INTO resource_perms (resource_id, user_id, group_id, perm) VALUES (?, ?, ?, ?)",
                 [(rid, u, g, p) for u, g, p in grants])
+            public = any(g == 1 and p == "view_resourcebase" for _, g, p in grants)
+            conn.execute("UPDATE resources SET public_view = ? WHERE id = ?", (int(public), rid))
     finally:
         conn.close()
     return rid

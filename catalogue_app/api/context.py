@@ -11,7 +11,9 @@ from catalogue_app.api.auth import Caller, caller_of
 from catalogue_app.api.errors import ApiError, not_authenticated
 from catalogue_app.api.pagination import base_url
 from catalogue_app.config import Settings
+from catalogue_app.store import resources
 from catalogue_app.store.db import Database
+from catalogue_app.store.resources import Viewer
 
 
 @dataclass
@@ -21,6 +23,13 @@ class Context:
     @cached_property
     def caller(self) -> Caller:
         return caller_of(self.request)
+
+    @cached_property
+    def viewer(self) -> Viewer:
+        """The caller as the resource store needs it (with the groups they belong to)."""
+        caller = self.caller
+        groups = self.db.read(resources.viewer_groups, caller.id)
+        return Viewer(caller.id, caller.is_superuser, groups)
 
     @property
     def db(self) -> Database:

@@ -17,14 +17,14 @@ from catalogue_app.api.bodies import Id, convert, path_id, read_body, record_ids
 from catalogue_app.api.context import Context
 from catalogue_app.api.errors import denied, invalid, not_found, permission_denied
 from catalogue_app.api.query import list_spec
-from catalogue_app.api.resource_rows import ResourceRow, resource_rows
+from catalogue_app.api.resource_view import Resource, render
 from catalogue_app.api.shapes import GroupProfile, User, group_profiles, user
 from catalogue_app.store import groups, resources, users
 
 ACCESS = ("public", "public-invite", "private")
 
 GroupList = pagination.list_type("GroupList", "group_profiles", GroupProfile)
-GroupResources = pagination.list_type("GroupResources", "resources", ResourceRow)
+GroupResources = pagination.list_type("GroupResources", "resources", Resource)
 
 
 class GroupDetail(msgspec.Struct):
@@ -292,9 +292,8 @@ class GroupsController(Controller):
         caller = ctx.caller
 
         def fetch(limit: int, offset: int):
-            return ctx.db.read(resources.page_of_group, profile["group_id"], caller.id,
-                               caller.is_superuser, limit, offset)
+            return ctx.db.read(resources.page_of_group, profile["group_id"], ctx.viewer, limit, offset)
 
         page, total, rows = pagination.paginate(request, ctx.params, fetch)
-        items = ctx.db.read(resource_rows, rows, caller, ctx.base)
+        items = ctx.db.read(render, rows, caller, ctx.viewer, ctx.base)
         return pagination.build(request, ctx.params, GroupResources, page, total, items)

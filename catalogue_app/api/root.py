@@ -7,7 +7,7 @@ from litestar import Request, get
 from catalogue_app.api.pagination import base_url
 
 # Families served by this build; later endpoints add their names here.
-ENDPOINTS = ["groups", "users"]
+ENDPOINTS = ["datasets", "documents", "geoapps", "groups", "maps", "resources", "users"]
 
 
 @get("/api/v2/", tags=["root"], summary="Names and URLs of the endpoint families")

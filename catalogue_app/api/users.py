@@ -18,7 +18,7 @@ from catalogue_app.api.bodies import Id, convert, path_id, read_body, record_ids
 from catalogue_app.api.context import Context
 from catalogue_app.api.errors import invalid, not_found, permission_denied
 from catalogue_app.api.query import list_spec
-from catalogue_app.api.resource_rows import ResourceRow, resource_rows
+from catalogue_app.api.resource_view import Resource, render
 from catalogue_app.api.shapes import GroupProfile, User, group_profiles, user
 from catalogue_app.passwords import check_strength, hash_password
 from catalogue_app.store import groups, resources, users
@@ -27,7 +27,7 @@ USERNAME = re.compile(r"^[\w.@+-]{1,150}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
 
 UserList = pagination.list_type("UserList", "users", User)
-UserResources = pagination.list_type("UserResources", "resources", ResourceRow)
+UserResources = pagination.list_type("UserResources", "resources", Resource)
 
 
 class UserDetail(msgspec.Struct):
@@ -280,11 +280,14 @@ class UsersController(Controller):
         caller = ctx.caller
 
         def fetch(limit: int, offset: int):
-            return ctx.db.read(resources.page_visible_to_user, target["id"], bool(target["is_superuser"]),
-                               caller.id, caller.is_superuser, limit, offset)
+            def load(conn: sqlite3.Connection):
+                seer = resources.Viewer(target["id"], bool(target["is_superuser"]),
+                                        resources.viewer_groups(conn, target["id"]))
+                return resources.page_visible_to_user(conn, seer, ctx.viewer, limit, offset)
+            return ctx.db.read(load)
 
         page, total, rows = pagination.paginate(request, ctx.params, fetch)
-        items = ctx.db.read(resource_rows, rows, caller, ctx.base)
+        items = ctx.db.read(render, rows, caller, ctx.viewer, ctx.base)
         return pagination.build(request, ctx.params, UserResources, page, total, items)
 
     @post("/{pk:str}/transfer_resources", status_code=200, opt={"body": TransferBody},

@@ -136,7 +136,7 @@ def fetch_page(conn, listing: Listing, spec: ListSpec, visible: tuple[str, list[
     cond, params = visible
     where, where_params = where_clause(spec, listing.fields, listing.search)
     params = params + where_params
-    total = conn.execute(f"SELECT count(*) FROM {listing.source} WHERE {cond}{where}", params).fetchone()[0]
+    total = cached_count(conn, f"SELECT count(*) FROM {listing.source} WHERE {cond}{where}", params)
     if total <= offset or limit == 0:
         return total, []
     order = order_clause(spec, listing.fields, listing.default_order, listing.tiebreak)
@@ -145,6 +145,28 @@ def fetch_page(conn, listing: Listing, spec: ListSpec, visible: tuple[str, list[
         [*params, limit, offset],
     ).fetchall()
     return total, rows
+
+
+_counts: dict[int, tuple[int, dict[tuple, int]]] = {}
+COUNT_CACHE_ENTRIES = 4096
+
+
+def cached_count(conn, sql: str, params: list[Any]) -> int:
+    """An exact count, remembered per connection until any connection commits a change.
+
+    ``PRAGMA data_version`` changes on a connection when another one has committed, so a
+    cached total is never stale; reader connections never write themselves.
+    """
+    version = conn.execute("PRAGMA data_version").fetchone()[0]
+    known_version, cache = _counts.get(id(conn), (None, {}))
+    if known_version != version or len(cache) > COUNT_CACHE_ENTRIES:
+        cache = {}
+        _counts[id(conn)] = (version, cache)
+    key = (sql, tuple(params))
+    total = cache.get(key)
+    if total is None:
+        total = cache[key] = conn.execute(sql, params).fetchone()[0]
+    return total
 
 
 def order_clause(spec: ListSpec, fields: dict[str, Field], default: str, tiebreak: str) -> str:

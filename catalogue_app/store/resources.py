@@ -1,63 +1,373 @@
-"""Resources as far as accounts need them: who sees what, and lists by user or group.
+"""Catalogue resources: who sees what, the list query (filters, search, extent), and the rows.
 
-The full catalogue (fields, filters, search, extents) builds on the visibility rule here.
+Visibility is a SQL condition joined into every query, so totals, pages and counts agree.
+A caller sees a resource they own, or one on which they, a group of theirs, or the anonymous or
+registered-members group holds view (or change) permission; superusers see everything. The
+anonymous case is the column ``public_view``, kept by ``grant``/``revoke`` in the same
+transaction as the permission rows, so the public listing is served by one index.
 """
 
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass, field
 from typing import Any
 
+from catalogue_app.store.filters import Field, Listing, ListSpec, fetch_page
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 VIEW_PERMS = ("view_resourcebase", "change_resourcebase")
-COLUMNS = "r.id, r.uuid, r.resource_type, r.owner_id, r.title, r.abstract, r.created, r.last_updated"
+RESOURCE_TYPES = ("dataset", "map", "document", "service", "geostory", "dashboard")
+GEOAPP_TYPES = ("geostory", "dashboard")
+DOWNLOADABLE = ("dataset", "document")
+
+COLUMNS = (
+    "r.id, r.uuid, r.resource_type, r.owner_id, r.group_id, r.title, r.abstract, r.created, r.last_updated, "
+    "r.subtype, r.alternate, r.attribution, r.doi, r.edition, r.purpose, r.maintenance_frequency, "
+    "r.constraints_other, r.supplemental_information, r.data_quality_statement, r.restriction_code_type, "
+    "r.spatial_representation_type, r.language, r.srid, r.bbox_x0, r.bbox_y0, r.bbox_x1, r.bbox_y1, "
+    "r.ll_x0, r.ll_y0, r.ll_x1, r.ll_y1, r.date, r.date_type, r.temporal_extent_start, r.temporal_extent_end, "
+    "r.category_id, r.license_id, r.popular_count, r.share_count, r.featured, r.advertised, r.is_published, "
+    "r.is_approved, r.metadata_only, r.metadata_uploaded_preserve, r.state, r.dirty, r.sourcetype, "
+    "r.thumbnail_url, r.blob"
+)
 
 
-def visibility(viewer_id: int | None, sees_all: bool, alias: str = "r") -> tuple[str, list[Any]]:
-    """A caller sees a resource they own, or one on which they, a group of theirs, or the
-    anonymous or registered-members group holds a view permission. Superusers see everything."""
-    if sees_all:
-        return "1", []
+def _rel(table_sql: str) -> str:
+    return "EXISTS (SELECT 1 FROM " + table_sql + " AND {cond})"
+
+
+KEYWORDS = _rel("resource_keywords rk JOIN keywords k ON k.id = rk.keyword_id WHERE rk.resource_id = r.id")
+REGIONS = _rel("resource_regions rr JOIN regions g ON g.id = rr.region_id WHERE rr.resource_id = r.id")
+TKEYWORDS = _rel("resource_tkeywords rt JOIN thesaurus_keywords t ON t.id = rt.tkeyword_id WHERE rt.resource_id = r.id")
+
+FIELDS: dict[str, Field] = {
+    "pk": Field("r.id", "int"),
+    "uuid": Field("r.uuid"),
+    "resource_type": Field("r.resource_type"),
+    "polymorphic_ctype_id": Field("r.resource_type", sortable=False),
+    "subtype": Field("r.subtype"),
+    "title": Field("r.title"),
+    "abstract": Field("r.abstract"),
+    "alternate": Field("r.alternate"),
+    "attribution": Field("r.attribution"),
+    "doi": Field("r.doi"),
+    "edition": Field("r.edition"),
+    "purpose": Field("r.purpose"),
+    "maintenance_frequency": Field("r.maintenance_frequency"),
+    "constraints_other": Field("r.constraints_other"),
+    "supplemental_information": Field("r.supplemental_information"),
+    "data_quality_statement": Field("r.data_quality_statement"),
+    "language": Field("r.language"),
+    "srid": Field("r.srid"),
+    "date": Field("r.date", "datetime"),
+    "date_type": Field("r.date_type"),
+    "temporal_extent_start": Field("r.temporal_extent_start", "datetime"),
+    "temporal_extent_end": Field("r.temporal_extent_end", "datetime"),
+    "created": Field("r.created", "datetime"),
+    "last_updated": Field("r.last_updated", "datetime"),
+    "popular_count": Field("r.popular_count", "int"),
+    "share_count": Field("r.share_count", "int"),
+    "featured": Field("r.featured", "bool"),
+    "advertised": Field("r.advertised", "bool"),
+    "is_published": Field("r.is_published", "bool"),
+    "is_approved": Field("r.is_approved", "bool"),
+    "metadata_only": Field("r.metadata_only", "bool"),
+    "metadata_uploaded_preserve": Field("r.metadata_uploaded_preserve", "bool"),
+    "state": Field("r.state"),
+    "sourcetype": Field("r.sourcetype"),
+    "thumbnail_url": Field("r.thumbnail_url"),
+    "owner": Field("r.owner_id", "int"),
+    "owner.pk": Field("r.owner_id", "int"),
+    "owner.username": Field("(SELECT username FROM users WHERE id = r.owner_id)"),
+    "owner.first_name": Field("(SELECT first_name FROM users WHERE id = r.owner_id)"),
+    "owner.last_name": Field("(SELECT last_name FROM users WHERE id = r.owner_id)"),
+    "category": Field("r.category_id", "int"),
+    "category.identifier": Field("(SELECT identifier FROM categories WHERE id = r.category_id)"),
+    "category.gn_description": Field("(SELECT gn_description FROM categories WHERE id = r.category_id)"),
+    "license": Field("r.license_id", "int"),
+    "license.identifier": Field("(SELECT identifier FROM licenses WHERE id = r.license_id)"),
+    "group": Field("r.group_id", "int"),
+    "group.pk": Field("r.group_id", "int"),
+    "group.name": Field("(SELECT name FROM groups WHERE id = r.group_id)"),
+    "keywords": Field("k.id", "int", exists=KEYWORDS, sortable=False),
+    "keywords.name": Field("k.name", exists=KEYWORDS, sortable=False),
+    "keywords.slug": Field("k.slug", exists=KEYWORDS, sortable=False),
+    "regions": Field("g.id", "int", exists=REGIONS, sortable=False),
+    "regions.name": Field("g.name", exists=REGIONS, sortable=False),
+    "regions.code": Field("g.code", exists=REGIONS, sortable=False),
+    "tkeywords.name": Field("t.alt_label", exists=TKEYWORDS, sortable=False),
+}
+# Serializer fields that exist but are computed, not stored: named in a clear 400.
+COMPUTED = {"raw_abstract", "raw_purpose", "raw_constraints_other", "raw_supplemental_information",
+            "raw_data_quality_statement", "detail_url", "embed_url", "perms", "favorite", "links", "link",
+            "extent", "bbox_polygon", "ll_bbox_polygon", "download_url", "download_urls", "processed",
+            "is_copyable", "rating", "poc", "metadata_author", "processor", "publisher", "custodian",
+            "distributor", "resource_user", "resource_provider", "originator", "principal_investigator",
+            "restriction_code_type", "spatial_representation_type"}
+SEARCH_FIELDS = {"title": FIELDS["title"], "abstract": FIELDS["abstract"], "owner__username": FIELDS["owner.username"],
+                 "purpose": FIELDS["purpose"], "supplemental_information": FIELDS["supplemental_information"],
+                 "keywords__name": FIELDS["keywords.name"], "category__identifier": FIELDS["category.identifier"],
+                 "uuid": FIELDS["uuid"], "alternate": FIELDS["alternate"]}
+TEXT_INDEXED = {"title", "abstract"}
+
+LISTING = Listing(COLUMNS, "resources r", FIELDS, SEARCH_FIELDS, "r.created DESC, r.id DESC", "r.id DESC")
+
+
+@dataclass
+class Viewer:
+    """Who asks, as the store needs it."""
+
+    id: int | None = None
+    is_superuser: bool = False
+    group_ids: tuple[int, ...] = ()
+
+
+@dataclass
+class ResourceQuery:
+    """What a resource list asks for beyond the generic filters."""
+
+    spec: ListSpec = field(default_factory=ListSpec)
+    resource_types: tuple[str, ...] = ()
+    extents: list[tuple[float, float, float, float]] = field(default_factory=list)
+    advertised: bool | None = None         # None: the default rule; True/False: that value
+    advertised_all: bool = False
+    favorites_of: int | None = None
+    tkeyword_groups: list[list[int]] = field(default_factory=list)  # OR inside, AND across
+
+
+def viewer_groups(conn: sqlite3.Connection, user_id: int | None) -> tuple[int, ...]:
+    if user_id is None:
+        return (ANONYMOUS_GROUP_ID,)
+    ids = {r[0] for r in conn.execute("SELECT group_id FROM group_members WHERE user_id = ?", (user_id,))}
+    return tuple(sorted(ids | {ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID}))
+
+
+def visibility(viewer: Viewer, alias: str = "r") -> tuple[str, list[Any]]:
+    """SQL condition: the viewer may see the resource (dirty ones are hidden from everyone)."""
+    if viewer.is_superuser:
+        return f"{alias}.dirty = 0", []
+    if viewer.id is None:
+        return f"{alias}.public_view = 1 AND {alias}.dirty = 0", []
     perms = ",".join(f"'{p}'" for p in VIEW_PERMS)
-    if viewer_id is None:
-        return (
-            f"EXISTS (SELECT 1 FROM resource_perms p WHERE p.resource_id = {alias}.id"
-            f" AND p.group_id = {ANONYMOUS_GROUP_ID} AND p.perm IN ({perms}))",
-            [],
-        )
+    groups = ",".join(str(int(g)) for g in viewer.group_ids) or "0"
     return (
-        f"({alias}.owner_id = ? OR EXISTS (SELECT 1 FROM resource_perms p WHERE p.resource_id = {alias}.id"
-        f" AND p.perm IN ({perms}) AND (p.user_id = ? OR p.group_id IN ({ANONYMOUS_GROUP_ID}, {REGISTERED_GROUP_ID})"
-        " OR p.group_id IN (SELECT group_id FROM group_members WHERE user_id = ?))))",
-        [viewer_id, viewer_id, viewer_id],
+        f"{alias}.dirty = 0 AND ({alias}.public_view = 1 OR {alias}.owner_id = ? OR EXISTS ("
+        f"SELECT 1 FROM resource_perms p WHERE p.resource_id = {alias}.id AND p.perm IN ({perms})"
+        f" AND (p.user_id = ? OR p.group_id IN ({groups}))))",
+        [viewer.id, viewer.id],
     )
 
 
-def _page(conn: sqlite3.Connection, conds: list[tuple[str, list[Any]]], limit: int,
-          offset: int) -> tuple[int, list[sqlite3.Row]]:
-    where = " AND ".join(c for c, _ in conds) or "1"
-    params = [p for _, ps in conds for p in ps]
-    total = conn.execute(f"SELECT count(*) FROM resources r WHERE {where}", params).fetchone()[0]
-    rows = conn.execute(
-        f"SELECT {COLUMNS} FROM resources r WHERE {where} ORDER BY r.title, r.id LIMIT ? OFFSET ?",
-        [*params, limit, offset],
-    ).fetchall()
-    return total, rows
+def _advertised(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any]]:
+    if query.advertised_all:
+        return "", []
+    if query.advertised is not None:
+        return " AND r.advertised = ?", [int(query.advertised)]
+    if viewer.is_superuser:
+        return "", []
+    if viewer.id is None:
+        return " AND r.advertised = 1", []
+    return " AND (r.advertised = 1 OR r.owner_id = ?)", [viewer.id]
 
 
-def page_visible_to_user(conn: sqlite3.Connection, user_id: int, user_is_superuser: bool,
-                         viewer_id: int | None, viewer_sees_all: bool, limit: int,
+def _fts_phrase(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def _conditions(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any], ListSpec]:
+    """The visibility, type, extent, search and favorite conditions; generic filters stay in the spec."""
+    cond, params = visibility(viewer)
+    extra, extra_params = _advertised(viewer, query)
+    cond += extra
+    params += extra_params
+    if query.resource_types:
+        cond += f" AND r.resource_type IN ({','.join('?' * len(query.resource_types))})"
+        params += list(query.resource_types)
+    if query.extents:
+        boxes = []
+        for x0, y0, x1, y1 in query.extents:
+            boxes.append("(minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?)")
+            params += [x1, x0, y1, y0]
+        cond += f" AND r.id IN (SELECT id FROM resource_extents WHERE {' OR '.join(boxes)})"
+    if query.favorites_of is not None:
+        cond += " AND r.id IN (SELECT resource_id FROM favorites WHERE user_id = ?)"
+        params.append(query.favorites_of)
+    for ids in query.tkeyword_groups:
+        cond += (f" AND r.id IN (SELECT resource_id FROM resource_tkeywords WHERE tkeyword_id IN"
+                 f" ({','.join('?' * len(ids))}))")
+        params += ids
+    spec = query.spec
+    indexed = [f for f in spec.search_fields if f in TEXT_INDEXED]
+    if spec.search_terms and indexed and len(indexed) == len(spec.search_fields):
+        # every field is in the trigram index: one MATCH serves terms of three characters or more
+        long_terms = [t for t in spec.search_terms if len(t) >= 3]
+        if long_terms:
+            columns = "{" + " ".join(indexed) + "}"
+            match = " AND ".join(f"{columns} : {_fts_phrase(t)}" for t in long_terms)
+            cond += " AND r.id IN (SELECT rowid FROM resource_text WHERE resource_text MATCH ?)"
+            params.append(match)
+            spec = ListSpec(spec.conditions, [t for t in spec.search_terms if len(t) < 3],
+                            spec.search_fields, spec.ordering)
+    return cond, params, spec
+
+
+def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: int,
+         offset: int) -> tuple[int, list[sqlite3.Row]]:
+    cond, params, spec = _conditions(viewer, query)
+    return fetch_page(conn, LISTING, spec, (cond, params), limit, offset)
+
+
+def get_visible(conn: sqlite3.Connection, viewer: Viewer, resource_id: int,
+                resource_types: tuple[str, ...] = ()) -> sqlite3.Row | None:
+    cond, params = visibility(viewer)
+    sql = f"SELECT {COLUMNS} FROM resources r WHERE r.id = ? AND {cond}"
+    if resource_types:
+        sql += f" AND r.resource_type IN ({','.join('?' * len(resource_types))})"
+        params = params + list(resource_types)
+    return conn.execute(sql, [resource_id, *params]).fetchone()
+
+
+def exists(conn: sqlite3.Connection, resource_id: int) -> bool:
+    return conn.execute("SELECT 1 FROM resources WHERE id = ?", (resource_id,)).fetchone() is not None
+
+
+# -- what goes with each row of a page ----------------------------------------------------------
+def _by_resource(conn: sqlite3.Connection, sql: str, ids: list[int]) -> dict[int, list[sqlite3.Row]]:
+    out: dict[int, list[sqlite3.Row]] = {i: [] for i in ids}
+    if ids:
+        for row in conn.execute(sql.format(marks=",".join("?" * len(ids))), ids):
+            out[row[0]].append(row)
+    return out
+
+
+@dataclass
+class Related:
+    keywords: dict[int, list[sqlite3.Row]]
+    regions: dict[int, list[sqlite3.Row]]
+    tkeywords: dict[int, list[sqlite3.Row]]
+    contacts: dict[int, list[sqlite3.Row]]
+    perms: dict[int, set[str]]
+    favorites: set[int]
+    ratings: dict[int, float]
+    categories: dict[int, sqlite3.Row]
+    licenses: dict[int, sqlite3.Row]
+    groups: dict[int, str]
+    user_ids: set[int]
+
+
+def related(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer) -> Related:
+    """Everything the rows of one page refer to, in a fixed number of queries."""
+    ids = [r["id"] for r in rows]
+    keywords = _by_resource(conn, "SELECT rk.resource_id, k.name, k.slug FROM resource_keywords rk JOIN keywords k"
+                                  " ON k.id = rk.keyword_id WHERE rk.resource_id IN ({marks}) ORDER BY k.name", ids)
+    regions = _by_resource(conn, "SELECT rr.resource_id, g.code, g.name FROM resource_regions rr JOIN regions g"
+                                 " ON g.id = rr.region_id WHERE rr.resource_id IN ({marks}) ORDER BY g.name", ids)
+    tkeywords = _by_resource(conn, "SELECT rt.resource_id, t.alt_label, t.about, t.labels, h.identifier, h.title, h.uri"
+                                   " FROM resource_tkeywords rt JOIN thesaurus_keywords t ON t.id = rt.tkeyword_id"
+                                   " JOIN thesauri h ON h.id = t.thesaurus_id WHERE rt.resource_id IN ({marks})"
+                                   " ORDER BY t.alt_label", ids)
+    contacts = _by_resource(conn, "SELECT resource_id, role, user_id FROM resource_contacts"
+                                  " WHERE resource_id IN ({marks}) ORDER BY position, user_id", ids)
+    perms: dict[int, set[str]] = {i: set() for i in ids}
+    if ids and not viewer.is_superuser:
+        groups = ",".join(str(int(g)) for g in (viewer.group_ids or (ANONYMOUS_GROUP_ID,)))
+        who = f"(p.user_id = ? OR p.group_id IN ({groups}))" if viewer.id is not None else f"p.group_id IN ({groups})"
+        marks = ",".join("?" * len(ids))
+        args = [*ids, viewer.id] if viewer.id is not None else ids
+        for rid, perm in conn.execute(
+                f"SELECT p.resource_id, p.perm FROM resource_perms p WHERE p.resource_id IN ({marks}) AND {who}", args):
+            perms[rid].add(perm)
+    favorites: set[int] = set()
+    if ids and viewer.id is not None:
+        marks = ",".join("?" * len(ids))
+        favorites = {r[0] for r in conn.execute(
+            f"SELECT resource_id FROM favorites WHERE user_id = ? AND resource_id IN ({marks})", [viewer.id, *ids])}
+    ratings = {r[0]: r[1] for r in conn.execute(
+        f"SELECT resource_id, avg(rating) FROM ratings WHERE resource_id IN ({','.join('?' * len(ids))})"
+        " GROUP BY resource_id", ids)} if ids else {}
+    cat_ids = {r["category_id"] for r in rows if r["category_id"]}
+    lic_ids = {r["license_id"] for r in rows if r["license_id"]}
+    grp_ids = {r["group_id"] for r in rows if r["group_id"]}
+    categories = {r["id"]: r for r in _in(conn, "SELECT id, identifier, gn_description FROM categories", cat_ids)}
+    licenses = {r["id"]: r for r in _in(conn, "SELECT id, identifier FROM licenses", lic_ids)}
+    groups_ = {r["id"]: r["name"] for r in _in(conn, "SELECT id, name FROM groups", grp_ids)}
+    user_ids = {r["owner_id"] for r in rows} | {c["user_id"] for cs in contacts.values() for c in cs}
+    return Related(keywords, regions, tkeywords, contacts, perms, favorites, ratings, categories, licenses,
+                   groups_, user_ids)
+
+
+def _in(conn: sqlite3.Connection, sql: str, ids: set[int]) -> list[sqlite3.Row]:
+    if not ids:
+        return []
+    ids_ = list(ids)
+    return conn.execute(f"{sql} WHERE id IN ({','.join('?' * len(ids_))})", ids_).fetchall()
+
+
+# -- lists of accounts' resources ------------------------------------------------------------------
+def page_visible_to_user(conn: sqlite3.Connection, user: Viewer, viewer: Viewer, limit: int,
                          offset: int) -> tuple[int, list[sqlite3.Row]]:
-    """What ``user_id`` can see, limited to what the viewer can see too."""
-    return _page(conn, [visibility(user_id, user_is_superuser), visibility(viewer_id, viewer_sees_all)],
-                 limit, offset)
+    """What ``user`` can see, limited to what the viewer can see too, by title."""
+    a, pa = visibility(user)
+    b, pb = visibility(viewer)
+    listing = Listing(COLUMNS, "resources r", FIELDS, SEARCH_FIELDS, "r.title, r.id", "r.id")
+    return fetch_page(conn, listing, ListSpec(), (f"{a} AND {b}", pa + pb), limit, offset)
 
 
-def page_of_group(conn: sqlite3.Connection, group_id: int, viewer_id: int | None,
-                  viewer_sees_all: bool, limit: int, offset: int) -> tuple[int, list[sqlite3.Row]]:
+def page_of_group(conn: sqlite3.Connection, group_id: int, viewer: Viewer, limit: int,
+                  offset: int) -> tuple[int, list[sqlite3.Row]]:
     """Resources on which the group holds a view or change permission, as the viewer sees them."""
     perms = ",".join(f"'{p}'" for p in VIEW_PERMS)
-    held = (f"EXISTS (SELECT 1 FROM resource_perms g WHERE g.resource_id = r.id AND g.group_id = ?"
-            f" AND g.perm IN ({perms}))", [group_id])
-    return _page(conn, [held, visibility(viewer_id, viewer_sees_all)], limit, offset)
+    held = (f"EXISTS (SELECT 1 FROM resource_perms gp WHERE gp.resource_id = r.id AND gp.group_id = ?"
+            f" AND gp.perm IN ({perms}))")
+    cond, params = visibility(viewer)
+    listing = Listing(COLUMNS, "resources r", FIELDS, SEARCH_FIELDS, "r.title, r.id", "r.id")
+    return fetch_page(conn, listing, ListSpec(), (f"{held} AND {cond}", [group_id, *params]), limit, offset)
+
+
+# -- permission rows --------------------------------------------------------------------------------
+def grant(conn: sqlite3.Connection, resource_id: int, perms: list[str], *, user_id: int | None = None,
+          group_id: int | None = None) -> None:
+    conn.executemany(
+        "INSERT OR IGNORE INTO resource_perms (resource_id, user_id, group_id, perm) VALUES (?, ?, ?, ?)",
+        [(resource_id, user_id, group_id, p) for p in perms])
+    if group_id == ANONYMOUS_GROUP_ID:
+        refresh_public_view(conn, resource_id)
+
+
+def revoke(conn: sqlite3.Connection, resource_id: int, *, user_id: int | None = None,
+           group_id: int | None = None) -> None:
+    if user_id is not None:
+        conn.execute("DELETE FROM resource_perms WHERE resource_id = ? AND user_id = ?", (resource_id, user_id))
+    else:
+        conn.execute("DELETE FROM resource_perms WHERE resource_id = ? AND group_id = ?", (resource_id, group_id))
+    if group_id == ANONYMOUS_GROUP_ID:
+        refresh_public_view(conn, resource_id)
+
+
+def refresh_public_view(conn: sqlite3.Connection, resource_id: int) -> None:
+    perms = ",".join(f"'{p}'" for p in VIEW_PERMS)
+    conn.execute(
+        f"UPDATE resources SET public_view = EXISTS (SELECT 1 FROM resource_perms WHERE resource_id = ?"
+        f" AND group_id = {ANONYMOUS_GROUP_ID} AND perm IN ({perms})) WHERE id = ?", (resource_id, resource_id))
+
+
+def type_counts(conn: sqlite3.Connection, viewer: Viewer) -> dict[str, int]:
+    cond, params = visibility(viewer)
+    adv, adv_params = _advertised(viewer, ResourceQuery())
+    return {r[0]: r[1] for r in conn.execute(
+        f"SELECT r.resource_type, count(*) FROM resources r WHERE {cond}{adv} GROUP BY r.resource_type",
+        params + adv_params)}
+
+
+def tkeyword_groups(conn: sqlite3.Connection, ids: list[int], force_and: bool) -> list[list[int]]:
+    """Thesaurus keyword ids grouped by thesaurus (OR inside a group, AND across groups)."""
+    if force_and:
+        return [[i] for i in ids]
+    marks = ",".join("?" * len(ids))
+    found = {r[0]: r[1] for r in conn.execute(
+        f"SELECT id, thesaurus_id FROM thesaurus_keywords WHERE id IN ({marks})", ids)}
+    groups: dict[int | None, list[int]] = {}
+    for i in ids:
+        groups.setdefault(found.get(i), []).append(i)
+    return list(groups.values())
