@@ -1,4 +1,4 @@
-"""The ``catalogue`` command: serve | createsuperuser | changepassword | token."""
+"""The ``catalogue`` command: serve | createsuperuser | changepassword | token | seed."""
 
 from __future__ import annotations
 
@@ -119,6 +119,23 @@ def token(args: argparse.Namespace) -> int:
     return 0
 
 
+def seed(args: argparse.Namespace) -> int:
+    import time
+
+    from catalogue_app.bootstrap import prepare
+    from catalogue_app.store import db
+    from catalogue_app.store.seed import seed_resources
+
+    settings = _settings(args)
+    prepare(settings)
+    started = time.perf_counter()
+    with db.transaction(settings.database_path) as conn:
+        seed_resources(conn, args.resources, seed=args.seed)
+    took = time.perf_counter() - started
+    print(f"{args.resources} resources added in {took:.1f} s ({args.resources / max(took, 1e-9):,.0f}/s)")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="catalogue", description=__doc__)
     commands = top.add_subparsers(dest="command", required=True)
@@ -153,6 +170,12 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("username")
     p.add_argument("--days", type=float, default=365, help="lifetime in days (default 365)")
     p.set_defaults(run=token)
+
+    p = commands.add_parser("seed", help="add made-up resources (tests, demos, benchmarks)")
+    common(p)
+    p.add_argument("--resources", type=int, required=True, help="how many")
+    p.add_argument("--seed", type=int, default=1, help="random seed")
+    p.set_defaults(run=seed)
     return top
 
 

@@ -135,27 +135,34 @@ def flagged_server(tmp_path_factory) -> Server:
 
 
 def insert_resource(server: Server, owner_id: int, title: str,
-                    grants: list[tuple[int | None, int | None, str]] = ()) -> int:
+                    grants: list[tuple[int | None, int | None, str]] = (), *, keywords: list[str] = (),
+                    **columns) -> int:
     """Put a resource row straight into the server's SQLite file.
 
     Used only until resources can be created through the API; ``grants`` are
-    (user id, group id, permission name) rows.
+    (user id, group id, permission name) rows, ``columns`` any other column of ``resources``.
     """
     import sqlite3
     import uuid
 
+    values = {"uuid": str(uuid.uuid4()), "resource_type": "document", "owner_id": owner_id, "title": title,
+              "abstract": "", "created": "2026-01-01T00:00:00.000000Z", "last_updated": "2026-01-01T00:00:00.000000Z",
+              **columns}
     conn = sqlite3.connect(server.data_dir / "catalogue.sqlite3", timeout=30)
     try:
         with conn:
-            rid = conn.execute(
-                "INSERT INTO resources (uuid, resource_type, owner_id, title, abstract, created, last_updated)"
-                " VALUES (?, 'document', ?, ?, '', '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')",
-                (str(uuid.uuid4()), owner_id, title)).lastrowid
+            names = ", ".join(values)
+            rid = conn.execute(f"INSERT INTO resources ({names}) VALUES ({', '.join('?' * len(values))})",
+                               list(values.values())).lastrowid
             conn.executemany(
                 "INSERT INTO resource_perms (resource_id, user_id, group_id, perm) VALUES (?, ?, ?, ?)",
                 [(rid, u, g, p) for u, g, p in grants])
             public = any(g == 1 and p == "view_resourcebase" for _, g, p in grants)
             conn.execute("UPDATE resources SET public_view = ? WHERE id = ?", (int(public), rid))
+            for name in keywords:
+                conn.execute("INSERT OR IGNORE INTO keywords (name, slug) VALUES (?, ?)", (name, name.lower()))
+                conn.execute("INSERT INTO resource_keywords SELECT ?, id FROM keywords WHERE slug = ?",
+                             (rid, name.lower()))
     finally:
         conn.close()
     return rid

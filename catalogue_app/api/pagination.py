@@ -55,7 +55,7 @@ def _page_link(request: Request, params: list[tuple[str, str]], number: int | No
     if number is not None:
         kept.append(("page", str(number)))
     kept.sort(key=lambda kv: kv[0])
-    query = urlencode(kept, safe="{}[]-.,:")
+    query = urlencode(kept, safe="{}[]-.,:*")
     raw = request.scope.get("raw_path")
     path = raw.decode("latin-1") if raw else request.url.path  # as the client wrote it
     return f"{base_url(request)}{path}" + (f"?{query}" if query else "")

@@ -147,26 +147,31 @@ def fetch_page(conn, listing: Listing, spec: ListSpec, visible: tuple[str, list[
     return total, rows
 
 
-_counts: dict[int, tuple[int, dict[tuple, int]]] = {}
-COUNT_CACHE_ENTRIES = 4096
+_cache: dict[int, tuple[int, dict[tuple, list]]] = {}
+CACHE_ENTRIES = 4096
+
+
+def cached_rows(conn, sql: str, params: list[Any]) -> list:
+    """Rows of an aggregate query (a count, counts by type), remembered per connection until
+    any connection commits a change.
+
+    ``PRAGMA data_version`` changes on a connection when another one has committed, so a
+    cached answer is never stale; reader connections never write themselves.
+    """
+    version = conn.execute("PRAGMA data_version").fetchone()[0]
+    known_version, cache = _cache.get(id(conn), (None, {}))
+    if known_version != version or len(cache) > CACHE_ENTRIES:
+        cache = {}
+        _cache[id(conn)] = (version, cache)
+    key = (sql, tuple(params))
+    rows = cache.get(key)
+    if rows is None:
+        rows = cache[key] = [tuple(r) for r in conn.execute(sql, params)]
+    return rows
 
 
 def cached_count(conn, sql: str, params: list[Any]) -> int:
-    """An exact count, remembered per connection until any connection commits a change.
-
-    ``PRAGMA data_version`` changes on a connection when another one has committed, so a
-    cached total is never stale; reader connections never write themselves.
-    """
-    version = conn.execute("PRAGMA data_version").fetchone()[0]
-    known_version, cache = _counts.get(id(conn), (None, {}))
-    if known_version != version or len(cache) > COUNT_CACHE_ENTRIES:
-        cache = {}
-        _counts[id(conn)] = (version, cache)
-    key = (sql, tuple(params))
-    total = cache.get(key)
-    if total is None:
-        total = cache[key] = conn.execute(sql, params).fetchone()[0]
-    return total
+    return cached_rows(conn, sql, params)[0][0]
 
 
 def order_clause(spec: ListSpec, fields: dict[str, Field], default: str, tiebreak: str) -> str:

@@ -13,7 +13,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from catalogue_app.store.filters import Field, Listing, ListSpec, fetch_page
+from catalogue_app.store.filters import Field, Listing, ListSpec, cached_rows, fetch_page
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 VIEW_PERMS = ("view_resourcebase", "change_resourcebase")
@@ -33,13 +33,14 @@ COLUMNS = (
 )
 
 
-def _rel(table_sql: str) -> str:
-    return "EXISTS (SELECT 1 FROM " + table_sql + " AND {cond})"
+def _rel(link: str, key: str, join: str) -> str:
+    """A to-many condition, evaluated on the small related table first, then joined by id."""
+    return f"r.id IN (SELECT {key} FROM {link} JOIN {join} WHERE {{cond}})"
 
 
-KEYWORDS = _rel("resource_keywords rk JOIN keywords k ON k.id = rk.keyword_id WHERE rk.resource_id = r.id")
-REGIONS = _rel("resource_regions rr JOIN regions g ON g.id = rr.region_id WHERE rr.resource_id = r.id")
-TKEYWORDS = _rel("resource_tkeywords rt JOIN thesaurus_keywords t ON t.id = rt.tkeyword_id WHERE rt.resource_id = r.id")
+KEYWORDS = _rel("resource_keywords rk", "rk.resource_id", "keywords k ON k.id = rk.keyword_id")
+REGIONS = _rel("resource_regions rr", "rr.resource_id", "regions g ON g.id = rr.region_id")
+TKEYWORDS = _rel("resource_tkeywords rt", "rt.resource_id", "thesaurus_keywords t ON t.id = rt.tkeyword_id")
 
 FIELDS: dict[str, Field] = {
     "pk": Field("r.id", "int"),
@@ -355,9 +356,9 @@ def refresh_public_view(conn: sqlite3.Connection, resource_id: int) -> None:
 def type_counts(conn: sqlite3.Connection, viewer: Viewer) -> dict[str, int]:
     cond, params = visibility(viewer)
     adv, adv_params = _advertised(viewer, ResourceQuery())
-    return {r[0]: r[1] for r in conn.execute(
-        f"SELECT r.resource_type, count(*) FROM resources r WHERE {cond}{adv} GROUP BY r.resource_type",
-        params + adv_params)}
+    return dict(cached_rows(
+        conn, f"SELECT r.resource_type, count(*) FROM resources r WHERE {cond}{adv} GROUP BY r.resource_type",
+        params + adv_params))
 
 
 def tkeyword_groups(conn: sqlite3.Connection, ids: list[int], force_and: bool) -> list[list[int]]:
