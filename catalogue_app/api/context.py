@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from urllib.parse import parse_qsl
 
 from litestar import Request
 
@@ -45,7 +46,9 @@ class Context:
 
     @cached_property
     def params(self) -> list[tuple[str, str]]:
-        return list(self.request.query_params.multi_items())
+        """Query parameters in the order the client sent them (sort keys depend on it)."""
+        raw = self.request.scope.get("query_string", b"").decode("utf-8", "replace")
+        return parse_qsl(raw, keep_blank_values=True, encoding="utf-8", errors="replace")
 
     def require_bulk_update(self) -> None:
         """Bulk update of list URLs exists only when ENABLE_BULK_UPDATE is on."""

@@ -285,19 +285,28 @@ CREATE TABLE linked_resources (
 ) WITHOUT ROWID;
 CREATE INDEX linked_resources_target ON linked_resources(target_id, source_id);
 
--- WGS84 extents; resources without a box are stored as the whole world (GeoNode's rule).
+-- WGS84 extents: entry 2*id holds the box (the whole world when the resource has none, as in
+-- GeoNode); a box crossing the antimeridian (west > east) is split, its eastern part in 2*id+1.
 CREATE VIRTUAL TABLE resource_extents USING rtree(id, minx, maxx, miny, maxy);
 CREATE TRIGGER resources_extent_insert AFTER INSERT ON resources BEGIN
     INSERT INTO resource_extents (id, minx, maxx, miny, maxy) VALUES (
-        NEW.id, coalesce(NEW.ll_x0, -180), coalesce(NEW.ll_x1, 180),
+        NEW.id * 2, coalesce(NEW.ll_x0, -180),
+        CASE WHEN NEW.ll_x0 > NEW.ll_x1 THEN 180 ELSE coalesce(NEW.ll_x1, 180) END,
         coalesce(NEW.ll_y0, -90), coalesce(NEW.ll_y1, 90));
+    INSERT INTO resource_extents (id, minx, maxx, miny, maxy)
+        SELECT NEW.id * 2 + 1, -180, NEW.ll_x1, NEW.ll_y0, NEW.ll_y1 WHERE NEW.ll_x0 > NEW.ll_x1;
 END;
 CREATE TRIGGER resources_extent_update AFTER UPDATE OF ll_x0, ll_y0, ll_x1, ll_y1 ON resources BEGIN
-    UPDATE resource_extents SET minx = coalesce(NEW.ll_x0, -180), maxx = coalesce(NEW.ll_x1, 180),
-        miny = coalesce(NEW.ll_y0, -90), maxy = coalesce(NEW.ll_y1, 90) WHERE id = NEW.id;
+    DELETE FROM resource_extents WHERE id IN (OLD.id * 2, OLD.id * 2 + 1);
+    INSERT INTO resource_extents (id, minx, maxx, miny, maxy) VALUES (
+        NEW.id * 2, coalesce(NEW.ll_x0, -180),
+        CASE WHEN NEW.ll_x0 > NEW.ll_x1 THEN 180 ELSE coalesce(NEW.ll_x1, 180) END,
+        coalesce(NEW.ll_y0, -90), coalesce(NEW.ll_y1, 90));
+    INSERT INTO resource_extents (id, minx, maxx, miny, maxy)
+        SELECT NEW.id * 2 + 1, -180, NEW.ll_x1, NEW.ll_y0, NEW.ll_y1 WHERE NEW.ll_x0 > NEW.ll_x1;
 END;
 CREATE TRIGGER resources_extent_delete AFTER DELETE ON resources BEGIN
-    DELETE FROM resource_extents WHERE id = OLD.id;
+    DELETE FROM resource_extents WHERE id IN (OLD.id * 2, OLD.id * 2 + 1);
 END;
 
 -- Substring search on title and abstract (trigram: case-insensitive, any language).

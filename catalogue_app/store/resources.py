@@ -190,7 +190,7 @@ def _conditions(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any], L
         for x0, y0, x1, y1 in query.extents:
             boxes.append("(minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?)")
             params += [x1, x0, y1, y0]
-        cond += f" AND r.id IN (SELECT id FROM resource_extents WHERE {' OR '.join(boxes)})"
+        cond += f" AND r.id IN (SELECT id / 2 FROM resource_extents WHERE {' OR '.join(boxes)})"
     if query.favorites_of is not None:
         cond += " AND r.id IN (SELECT resource_id FROM favorites WHERE user_id = ?)"
         params.append(query.favorites_of)

@@ -100,8 +100,8 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
         conn.executemany("INSERT INTO resource_perms (resource_id, user_id, group_id, perm) VALUES (?, ?, ?, ?)", perms)
         conn.executemany("INSERT INTO resource_keywords (resource_id, keyword_id) VALUES (?, ?)", kw_rows)
         conn.executemany("INSERT INTO resource_regions (resource_id, region_id) VALUES (?, ?)", region_rows)
-        conn.execute("INSERT INTO resource_extents (id, minx, maxx, miny, maxy) SELECT id, ll_x0, ll_x1, ll_y0, ll_y1"
-                     " FROM resources WHERE id >= ?", (first,))
+        conn.execute("INSERT INTO resource_extents (id, minx, maxx, miny, maxy)"
+                     " SELECT id * 2, ll_x0, ll_x1, ll_y0, ll_y1 FROM resources WHERE id >= ?", (first,))
         conn.execute("INSERT INTO resource_text (rowid, title, abstract) SELECT id, title, abstract FROM resources"
                      " WHERE id >= ?", (first,))
     finally:
