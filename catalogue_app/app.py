@@ -9,7 +9,7 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 
 from catalogue_app import __version__
-from catalogue_app.api import groups, oauth, resources, root, schema, users
+from catalogue_app.api import groups, lookups, oauth, resources, root, schema, users
 from catalogue_app.api.auth import AuthMiddleware, CredentialCache
 from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.head import HeadAsGet
@@ -47,6 +47,7 @@ def create_app(settings: Settings) -> Litestar:
             groups.GroupsController,
             resources.ResourceListsController,
             *resources.FAMILY_CONTROLLERS,
+            *lookups.LOOKUP_CONTROLLERS,
             oauth.token,
             oauth.revoke,
             schema.schema,

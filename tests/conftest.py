@@ -136,7 +136,7 @@ def flagged_server(tmp_path_factory) -> Server:
 
 def insert_resource(server: Server, owner_id: int, title: str,
                     grants: list[tuple[int | None, int | None, str]] = (), *, keywords: list[str] = (),
-                    **columns) -> int:
+                    regions: list[str] = (), **columns) -> int:
     """Put a resource row straight into the server's SQLite file.
 
     Used only until resources can be created through the API; ``grants`` are
@@ -163,6 +163,8 @@ def insert_resource(server: Server, owner_id: int, title: str,
                 conn.execute("INSERT OR IGNORE INTO keywords (name, slug) VALUES (?, ?)", (name, name.lower()))
                 conn.execute("INSERT INTO resource_keywords SELECT ?, id FROM keywords WHERE slug = ?",
                              (rid, name.lower()))
+            for code in regions:
+                conn.execute("INSERT INTO resource_regions SELECT ?, id FROM regions WHERE code = ?", (rid, code))
     finally:
         conn.close()
     return rid

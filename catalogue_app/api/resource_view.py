@@ -250,7 +250,7 @@ def render(conn: sqlite3.Connection, rows: list[sqlite3.Row], caller: Caller, vi
             perms=caller_perms(row, rel.perms[rid], viewer),
             owner=people[row["owner_id"]], **roles,
             keywords=[Keyword(k["name"], k["slug"]) for k in rel.keywords[rid]],
-            tkeywords=[_tkeyword(t) for t in rel.tkeywords[rid]],
+            tkeywords=[tkeyword(t) for t in rel.tkeywords[rid]],
             regions=[Region(g["code"], g["name"]) for g in rel.regions[rid]],
             category=Category(category["identifier"], category["gn_description"]) if category else None,
             title=row["title"], abstract=row["abstract"], attribution=row["attribution"],
@@ -287,7 +287,7 @@ def render(conn: sqlite3.Connection, rows: list[sqlite3.Row], caller: Caller, vi
     return out
 
 
-def _tkeyword(t: sqlite3.Row) -> TKeyword:
+def tkeyword(t: sqlite3.Row) -> TKeyword:
     slug = re.sub(r"[^a-z0-9]+", "-", (t["about"] or t["alt_label"]).lower()).strip("-")
     return TKeyword(name=t["alt_label"], slug=slug, uri=t["about"],
                     thesaurus=Thesaurus(t["title"], t["identifier"], t["uri"]),

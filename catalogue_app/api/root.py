@@ -7,7 +7,8 @@ from litestar import Request, get
 from catalogue_app.api.pagination import base_url
 
 # Families served by this build; later endpoints add their names here.
-ENDPOINTS = ["datasets", "documents", "geoapps", "groups", "maps", "resources", "users"]
+ENDPOINTS = ["categories", "datasets", "documents", "geoapps", "groups", "keywords", "maps", "owners", "regions",
+             "resources", "tkeywords", "users"]
 
 
 @get("/api/v2/", tags=["root"], summary="Names and URLs of the endpoint families")

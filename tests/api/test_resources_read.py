@@ -23,7 +23,7 @@ def cat(tmp_path_factory):
                                   subtype="vector", alternate="catalogue:zurich", abstract="<p>Flood <b>lines</b></p>",
                                   ll_x0=8.4, ll_y0=47.3, ll_x1=8.6, ll_y1=47.4, bbox_x0=8.4, bbox_y0=47.3, bbox_x1=8.6,
                                   bbox_y1=47.4, date="2020-05-01T00:00:00.000000Z", featured=1,
-                                  keywords=["Hydrology", "Rivers"]),
+                                  keywords=["Hydrology", "Rivers"], regions=["CHE"], category_id=1),
         "fiji": insert_resource(srv, owner["pk"], "Fiji reef map", PUBLIC, resource_type="map",
                                 ll_x0=177.0, ll_y0=-19.0, ll_x1=-179.5, ll_y1=-16.0, abstract="Coral and river mouths",
                                 date="2021-01-01T00:00:00.000000Z", keywords=["Oceans"]),
@@ -31,7 +31,8 @@ def cat(tmp_path_factory):
                                  date="2019-01-01T00:00:00.000000Z", is_published=0),
         "private": insert_resource(srv, owner["pk"], "Private river notes", [(reader["pk"], None, "view_resourcebase")],
                                    abstract="Only for reader"),
-        "team": insert_resource(srv, owner["pk"], "Team budget", [(None, team["group"]["pk"], "view_resourcebase")]),
+        "team": insert_resource(srv, owner["pk"], "Team budget", [(None, team["group"]["pk"], "view_resourcebase")],
+                                keywords=["Secret"], regions=["CHE"], category_id=1),
         "hidden": insert_resource(srv, owner["pk"], "Unadvertised river", PUBLIC, advertised=0),
     }
     yield {"srv": srv, "admin": admin, "owner": owner, "reader": reader, "member": member, "stranger": stranger,
@@ -160,7 +161,8 @@ def test_relation_paths(cat):
         assert pks(c.get("/api/v2/resources/", params={"filter{owner.username}": owner})) == set(ids.values())
         assert pks(c.get("/api/v2/resources/", params={"filter{owner.username}": "nobody"})) == set()
         assert pks(c.get("/api/v2/resources/", params={"filter{pk.in}": [ids["fiji"], ids["team"]]})) == {ids["fiji"], ids["team"]}
-        assert pks(c.get("/api/v2/resources/", params={"filter{category.identifier}": "biota"})) == set()
+        assert pks(c.get("/api/v2/resources/", params={"filter{category.identifier}": "biota"})) == {ids["zurich"], ids["team"]}
+        assert pks(c.get("/api/v2/resources/", params={"filter{regions.code}": "CHE"})) == {ids["zurich"], ids["team"]}
         assert pks(c.get("/api/v2/resources/", params={"filter{license.identifier}": "cc-by"})) == set()
 
 
@@ -259,3 +261,31 @@ def test_accounts_lists_use_the_full_representation(cat):
         rows = c.get(f"/api/v2/users/{cat['owner']['pk']}/resources/").json()["resources"]
     assert {int(r["pk"]) for r in rows} == {cat["ids"][k] for k in ("zurich", "fiji", "paulo", "team", "hidden")}
     assert all("bbox_polygon" in r and isinstance(r["pk"], str) for r in rows)
+
+
+def test_lookups_count_what_the_caller_sees(cat):
+    srv = cat["srv"]
+    with srv.client() as c:
+        body = c.get("/api/v2/categories/", params={"page_size": 100}).json()
+        assert body["total"] == 20 and list(body) == ["links", "total", "page", "page_size", "categories"]
+        biota = next(x for x in body["categories"] if x["identifier"] == "biota")
+        assert set(biota) == {"id", "identifier", "description", "gn_description", "is_choice", "fa_class", "link", "count"}
+        assert biota["count"] == 1  # the team's private one is not counted for anonymous
+        assert c.get(f"/api/v2/categories/{biota['id']}/").json()["categories"]["count"] == 1
+        assert c.get(f"/api/v2/categories/{biota['id']}/", params={"type": "map"}).json()["categories"]["count"] == 0
+        assert_envelope(c.get("/api/v2/categories/999/"), 404, "not_found", "No TopicCategory matches the given query.")
+        names = {k["name"] for k in c.get("/api/v2/keywords/").json()["keywords"]}
+        assert names == {"Hydrology", "Rivers", "Oceans"}  # "Secret" is only on a private resource
+        che = c.get("/api/v2/regions/", params={"filter{code}": "CHE"}).json()["regions"][0]
+        assert che["name"] == "Switzerland" and che["count"] == 1 and isinstance(che["bbox_x0"], str)
+        assert c.get("/api/v2/regions/", params={"with_resources": "true"}).json()["total"] == 1
+        owners = c.get("/api/v2/owners/").json()["owners"]
+        # counted like GeoNode: every visible resource, advertised or not
+        assert [(o["username"], o["count"]) for o in owners] == [(cat["owner"]["username"], 4)]
+        assert_envelope(c.get("/api/v2/regions/", params={"with_resources": "perhaps"}), 400, "invalid")
+        assert c.get("/api/v2/tkeywords/").json()["tkeywords"] == []
+    with login(srv, cat["member"]) as c:
+        names = {k["name"] for k in c.get("/api/v2/keywords/").json()["keywords"]}
+        assert "Secret" in names
+        biota = c.get("/api/v2/categories/", params={"filter{identifier}": "biota"}).json()["categories"][0]
+        assert biota["count"] == 2
