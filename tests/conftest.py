@@ -127,9 +127,9 @@ def assert_envelope(response: httpx.Response, status: int, code: str, message: s
 
 @pytest.fixture(scope="session")
 def flagged_server(tmp_path_factory) -> Server:
-    """A server with bulk update on and both user deletion rules."""
+    """A server with bulk update and patch-all on, and both user deletion rules."""
     srv = Server(tmp_path_factory.mktemp("flagged") / "catalogue", env={
-        "ENABLE_BULK_UPDATE": "true", "USER_DELETION_RULES": "user_has_resources,user_is_manager"})
+        "ENABLE_BULK_UPDATE": "true", "ENABLE_PATCH_ALL": "true", "USER_DELETION_RULES": "user_has_resources,user_is_manager"})
     yield srv
     srv.stop()
 

@@ -6,17 +6,21 @@ import sqlite3
 from typing import Any
 
 import msgspec
-from litestar import Controller, Request, Response, get
+from litestar import Controller, Request, Response, delete, get, patch, post, put
 from litestar.params import FromPath
 
-from catalogue_app.api import pagination
-from catalogue_app.api.bodies import path_id
+from catalogue_app.api import pagination, resource_writes
+from catalogue_app.api.bodies import path_id, read_body, record_ids, records, unwrap, update_records
 from catalogue_app.api.context import Context
-from catalogue_app.api.errors import not_found
+from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.resource_query import apply_selection, resource_query, selection
 from catalogue_app.api.resource_view import FIELD_NAMES, Resource, render
+from catalogue_app.store import resource_writes as store_writes
 from catalogue_app.store import resources
-from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery
+from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery, Viewer
+
+# Created through this API; datasets come from uploads.
+CREATABLE = ("document", "map", *GEOAPP_TYPES)
 
 ResourceList = pagination.list_type("ResourceList", "resources", Resource)
 
@@ -92,6 +96,157 @@ def detail_answer(request: Request, family: Family, pk: str) -> Response[Any]:
     return Response({family.singular: apply_selection(item, sel) if sel.active else item})
 
 
+class ResourceWrite(msgspec.Struct, kw_only=True):
+    """Writable fields (all optional on update). Relations take a pk, an object such as
+    {"identifier": "biota"}, or that object as a JSON string."""
+
+    title: str | None = None
+    abstract: str | None = None
+    resource_type: str | None = None
+    category: Any = None
+    license: Any = None
+    keywords: list[Any] | None = None
+    tkeywords: list[Any] | None = None
+    group: Any = None
+    date: str | None = None
+    date_type: str | None = None
+    temporal_extent_start: str | None = None
+    temporal_extent_end: str | None = None
+    featured: bool | None = None
+    is_published: bool | None = None
+    is_approved: bool | None = None
+    advertised: bool | None = None
+    metadata_only: bool | None = None
+    extent: dict[str, Any] | None = None
+    blob: Any = None
+
+
+class UpdateRecord(ResourceWrite, kw_only=True):
+    id: int
+
+
+class PatchAllAnswer(msgspec.Struct):
+    meta: dict[str, int]
+
+
+async def update_answer(request: Request, family: Family, pk: str) -> Response[Any]:
+    """PUT/PATCH of one resource by its owner or a holder of change permissions."""
+    ctx = Context(request)
+    caller = ctx.require_login()
+    body = unwrap(await read_body(request), family.singular)
+    if not isinstance(body, dict):
+        raise invalid("Expected a JSON object.")
+    viewer, rid = ctx.viewer, path_id(pk, family.model)
+
+    def run(conn: sqlite3.Connection) -> None:
+        _update_one(conn, viewer, caller.is_admin, rid, body, family)
+
+    await ctx.db.write(run)
+    return detail_answer(request, family, pk)
+
+
+def _update_one(conn: sqlite3.Connection, viewer: Viewer, is_admin: bool, rid: int, body: dict[str, Any],
+                family: Family) -> None:
+    row = resources.get_visible(conn, viewer, rid, family.types)
+    if row is None:
+        raise not_found(family.model)
+    if not resource_writes.may(conn, viewer, row, resource_writes.CHANGE):
+        raise permission_denied()
+    resource_writes.apply(conn, rid, resource_writes.clean(conn, body, viewer, is_admin, row, row["resource_type"]))
+
+
+def _delete_one(conn: sqlite3.Connection, viewer: Viewer, rid: int, family: Family) -> None:
+    row = resources.get_visible(conn, viewer, rid, family.types)
+    if row is None:
+        raise not_found(family.model)
+    if not resource_writes.may(conn, viewer, row, resource_writes.DELETE):
+        raise permission_denied()
+    store_writes.delete(conn, rid)
+
+
+async def create_answer(request: Request, family: Family) -> Response[Any]:
+    """POST of one resource or several (one object, {singular: obj}, {plural: [...]} or a list)."""
+    ctx = Context(request)
+    caller = ctx.require_login()
+    items, many = records(await read_body(request), family.singular, family.plural)
+    viewer = ctx.viewer
+    for item in items:
+        kind = item.get("resource_type") or (family.types[0] if len(family.types) == 1 else None)
+        if kind not in CREATABLE or (family.types and kind not in family.types):
+            allowed = [t for t in CREATABLE if not family.types or t in family.types]
+            raise invalid(f"resource_type: expected one of {', '.join(allowed)} (datasets come from uploads).")
+        item["resource_type"] = kind
+
+    def run(conn: sqlite3.Connection) -> list[int]:
+        ids = []
+        for item in items:
+            cleaned = resource_writes.clean(conn, item, viewer, caller.is_admin, None, item["resource_type"])
+            rid = store_writes.create(conn, item["resource_type"], caller.id, {})
+            resource_writes.apply(conn, rid, cleaned)
+            ids.append(rid)
+        return ids
+
+    ids = await ctx.db.write(run)
+
+    def load(conn: sqlite3.Connection):
+        rows = [resources.get_visible(conn, viewer, rid) for rid in ids]
+        return render(conn, rows, ctx.caller, viewer, ctx.base)
+
+    rendered = ctx.db.read(load)
+    body = {family.plural: rendered} if many else {family.singular: rendered[0]}
+    return Response(body, status_code=201)
+
+
+async def bulk_update_answer(request: Request, family: Family) -> Response[Any]:
+    """PATCH of the list URL: a list of records (ENABLE_BULK_UPDATE), or ?patch-all= with the
+    list's filters and one partial object (ENABLE_PATCH_ALL). Every record's rights are checked."""
+    ctx = Context(request)
+    caller = ctx.require_login()
+    viewer = ctx.viewer
+    patch_all = next((v for k, v in ctx.params if k == "patch-all"), None)
+    body = await read_body(request)
+    if patch_all is not None:
+        if not ctx.settings.enable_patch_all:
+            raise ApiError(405, 'Method "PATCH" not allowed.', "method_not_allowed")
+        if patch_all.lower() not in ("true", "1", "query"):
+            raise invalid('patch-all must be "true", "1" or "query".')
+        body = unwrap(body, family.singular)
+        if not isinstance(body, dict) or not body:
+            raise invalid("patch-all expects one object with the fields to change.")
+        query, tkeyword_ids, force_and = resource_query(ctx.params, viewer.id, family.types)
+        if tkeyword_ids:
+            query.tkeyword_groups = ctx.db.read(resources.tkeyword_groups, tkeyword_ids, force_and)
+
+        def run_all(conn: sqlite3.Connection) -> int:
+            ids = resources.ids_matching(conn, viewer, query)
+            for rid in ids:
+                _update_one(conn, viewer, caller.is_admin, rid, dict(body), family)
+            return len(ids)
+
+        return Response(PatchAllAnswer({"updated": await ctx.db.write(run_all)}))
+    ctx.require_bulk_update()
+    items = update_records(body, family.plural)
+    batch = []
+    for item in items:
+        rid = item.get("id", item.get("pk")) if isinstance(item, dict) else None
+        if isinstance(rid, str) and rid.isdigit():
+            rid = int(rid)
+        if not isinstance(rid, int) or isinstance(rid, bool) or not 0 < rid < 2**63:
+            raise invalid('Bulk update expects a list of objects, each with its "id".')
+        batch.append((rid, {k: v for k, v in item.items() if k not in ("id", "pk")}))
+
+    def run(conn: sqlite3.Connection) -> None:
+        for rid, fields in batch:
+            _update_one(conn, viewer, caller.is_admin, rid, fields, family)
+
+    await ctx.db.write(run)
+
+    def load(conn: sqlite3.Connection):
+        return render(conn, [resources.get_visible(conn, viewer, rid) for rid, _ in batch], ctx.caller, viewer, ctx.base)
+
+    return Response({family.plural: ctx.db.read(load)})
+
+
 def _controller(family: Family) -> type[Controller]:
     class FamilyController(Controller):
         path = f"/api/v2/{family.path}"
@@ -104,6 +259,44 @@ def _controller(family: Family) -> type[Controller]:
         @get("/{pk:str}", summary=f"One {family.singular}")
         async def get_item(self, request: Request, pk: FromPath[str]) -> ResourceDetail:
             return detail_answer(request, family, pk)  # type: ignore[return-value]
+
+        @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=f"Change a {family.singular}")
+        async def patch_item(self, request: Request, pk: FromPath[str]) -> ResourceDetail:
+            return await update_answer(request, family, pk)  # type: ignore[return-value]
+
+        @put("/{pk:str}", opt={"body": ResourceWrite}, summary=f"Change a {family.singular}")
+        async def put_item(self, request: Request, pk: FromPath[str]) -> ResourceDetail:
+            return await update_answer(request, family, pk)  # type: ignore[return-value]
+
+        @patch("/", opt={"body": list[UpdateRecord]},
+               summary=f"Change several {family.plural} (ENABLE_BULK_UPDATE) or all that match (ENABLE_PATCH_ALL)")
+        async def patch_list(self, request: Request) -> ResourceList:  # type: ignore[valid-type]
+            return await bulk_update_answer(request, family)  # type: ignore[return-value]
+
+        if family is not DATASETS:
+            @post("/", status_code=201, opt={"body": ResourceWrite},
+                  summary=f"Create one {family.singular} or several")
+            async def create_items(self, request: Request) -> ResourceDetail:
+                return await create_answer(request, family)  # type: ignore[return-value]
+
+        if family is RESOURCES:
+            @delete("/{pk:str}", status_code=204, summary="Delete a resource")
+            async def delete_item(self, request: Request, pk: FromPath[str]) -> None:
+                ctx = Context(request)
+                ctx.require_login()
+                await ctx.db.write(_delete_one, ctx.viewer, path_id(pk, family.model), family)
+
+            @delete("/", status_code=204, summary="Delete several resources")
+            async def delete_list(self, request: Request) -> None:
+                ctx = Context(request)
+                ctx.require_login()
+                ids = record_ids(await read_body(request), family.plural)
+
+                def run(conn: sqlite3.Connection) -> None:
+                    for rid in ids:
+                        _delete_one(conn, ctx.viewer, rid, family)
+
+                await ctx.db.write(run)
 
     FamilyController.__name__ = f"{family.singular.title()}Controller"
     return FamilyController

@@ -372,3 +372,23 @@ def tkeyword_groups(conn: sqlite3.Connection, ids: list[int], force_and: bool) -
     for i in ids:
         groups.setdefault(found.get(i), []).append(i)
     return list(groups.values())
+
+
+def held_perms(conn: sqlite3.Connection, viewer: Viewer, resource_id: int) -> set[str]:
+    """Permission names the viewer holds explicitly (as a user or through groups) on one resource."""
+    if viewer.id is None:
+        sql = f"SELECT perm FROM resource_perms WHERE resource_id = ? AND group_id = {ANONYMOUS_GROUP_ID}"
+        return {r[0] for r in conn.execute(sql, (resource_id,))}
+    groups = ",".join(str(int(g)) for g in viewer.group_ids) or "0"
+    return {r[0] for r in conn.execute(
+        f"SELECT perm FROM resource_perms WHERE resource_id = ? AND (user_id = ? OR group_id IN ({groups}))",
+        (resource_id, viewer.id))}
+
+
+def ids_matching(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery) -> list[int]:
+    """Ids of every resource the query selects for the viewer (patch-all)."""
+    from catalogue_app.store.filters import where_clause
+
+    cond, params, spec = _conditions(viewer, query)
+    where, where_params = where_clause(spec, FIELDS, SEARCH_FIELDS)
+    return [r[0] for r in conn.execute(f"SELECT r.id FROM resources r WHERE {cond}{where}", params + where_params)]

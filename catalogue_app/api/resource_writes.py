@@ -1,0 +1,281 @@
+"""Checking and applying resource writes: which fields, which values, who may.
+
+``clean`` turns a JSON body into column values and relation lists, or answers 400 naming the
+field; it runs inside the write transaction so lookups and the write see the same data.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from catalogue_app.api.errors import invalid
+from catalogue_app.api.query import parse_datetime, truthy
+from catalogue_app.store import groups, resource_writes, resources
+from catalogue_app.store.resources import Viewer
+
+TEXT = ("title", "abstract", "attribution", "doi", "edition", "purpose", "maintenance_frequency",
+        "constraints_other", "supplemental_information", "data_quality_statement")
+NOT_NULL_TEXT = ("title", "abstract", "language", "date_type")
+DATES = ("date", "temporal_extent_start", "temporal_extent_end")
+FLAGS = ("metadata_only", "metadata_uploaded_preserve")
+ROLE_FLAGS = ("featured", "is_published", "is_approved", "advertised")
+CONTACT_ROLES = ("poc", "metadata_author", "processor", "publisher", "custodian", "distributor",
+                 "resource_user", "resource_provider", "originator", "principal_investigator")
+EXTENT_TYPES = ("document", "geostory", "dashboard")
+CHANGE = {"change_resourcebase", "change_resourcebase_metadata"}
+DELETE = {"delete_resourcebase", "change_resourcebase_permissions"}
+
+
+@dataclass
+class Cleaned:
+    values: dict[str, Any] = field(default_factory=dict)
+    keywords: list[str] | None = None
+    tkeywords: list[int] | None = None
+    contacts: dict[str, list[int]] = field(default_factory=dict)
+    regions_from_extent: bool = False
+
+
+def _error(name: str, value: Any, model: str) -> Exception:
+    return invalid(f"Invalid value for '{name}': {model} object with ID={value} not found")
+
+
+def _relation(conn: sqlite3.Connection, name: str, value: Any, table: str, key: str, model: str) -> int | None:
+    """A pk, an object used as an exact lookup, or that object as a JSON string -> row id."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("{"):
+            try:
+                value = json.loads(text)
+            except ValueError:
+                raise _error(name, value, model) from None
+        elif text.isdigit():
+            value = int(text)
+        else:
+            value = {key: text}
+    if isinstance(value, bool):
+        raise _error(name, value, model)
+    if isinstance(value, int):
+        found = resource_writes.lookup_id(conn, table, "id", value)
+    elif isinstance(value, dict):
+        if "pk" in value or "id" in value:
+            found = resource_writes.lookup_id(conn, table, "id", value.get("pk", value.get("id")))
+        elif key in value:
+            found = resource_writes.lookup_id(conn, table, key, value[key])
+        else:
+            raise _error(name, value, model)
+    else:
+        raise _error(name, value, model)
+    if found is None:
+        raise _error(name, value if not isinstance(value, dict) else next(iter(value.values()), value), model)
+    return found
+
+
+def _identifier(name: str, value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, dict) and isinstance(value.get("identifier"), str):
+        return value["identifier"]
+    if isinstance(value, str):
+        return value
+    raise invalid(f"Invalid value for '{name}': expected an identifier.")
+
+
+def _bool(name: str, value: Any) -> int:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, (int, str)):
+        return int(truthy(str(value)))
+    raise invalid(f"{name}: Must be a valid boolean.")
+
+
+def _user_ids(conn: sqlite3.Connection, role: str, value: Any) -> list[int]:
+    if value is None:
+        return []
+    if isinstance(value, dict):
+        value = [value]
+    if not isinstance(value, list):
+        raise invalid(f"{role}: expected a list of users.")
+    ids = []
+    for item in value:
+        pk = item.get("pk", item.get("id")) if isinstance(item, dict) else item
+        name = item.get("username") if isinstance(item, dict) else None
+        if pk is not None:
+            found = resource_writes.lookup_id(conn, "users", "id", pk) if isinstance(pk, int) and not isinstance(pk, bool) else None
+            if found is None:
+                raise invalid(f"Invalid value for '{role}': user {pk} not found")
+            if name is not None and resource_writes.lookup_id(conn, "users", "username", name) != found:
+                raise invalid(f"Invalid value for '{role}': pk {pk} and username {name!r} are different users")
+        elif isinstance(name, str) or isinstance(item, str):
+            found = resource_writes.lookup_id(conn, "users", "username", name or item)
+            if found is None:
+                raise invalid(f"Invalid value for '{role}': user {name or item!r} not found")
+        else:
+            raise invalid(f"Invalid value for '{role}': each user needs a pk or a username.")
+        ids.append(found)
+    return list(dict.fromkeys(ids))
+
+
+def _keywords(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        value = [part for part in value.split(",")]
+    if not isinstance(value, list):
+        raise invalid("keywords: expected a list of keywords.")
+    names = []
+    for item in value:
+        name = item.get("name") if isinstance(item, dict) else item
+        if not isinstance(name, str):
+            raise invalid("keywords: each keyword needs a name.")
+        names.append(name[:255])
+    return names
+
+
+def _tkeywords(conn: sqlite3.Connection, value: Any) -> list[int]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise invalid("tkeywords: expected a list of thesaurus keyword ids.")
+    ids = []
+    for item in value:
+        pk = item.get("id", item.get("pk")) if isinstance(item, dict) else item
+        found = resource_writes.lookup_id(conn, "thesaurus_keywords", "id", pk) if isinstance(pk, int) else None
+        if found is None:
+            raise _error("tkeywords", pk, "ThesaurusKeyword")
+        ids.append(found)
+    return ids
+
+
+def _extent(value: Any) -> dict[str, float]:
+    """{"coords": [minx, miny, maxx, maxy], "srid": "EPSG:n"} -> native and WGS84 box columns."""
+    from catalogue_app.geo.crs import to_wgs84_bounds
+
+    if not isinstance(value, dict) or "coords" not in value:
+        return {}
+    coords, srid = value.get("coords"), value.get("srid") or "EPSG:4326"
+    if (not isinstance(coords, list) or len(coords) != 4
+            or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in coords)):
+        raise invalid("The standard bbox provided is invalid")
+    x0, y0, x1, y1 = (float(c) for c in coords)
+    if x0 > x1 or y0 > y1:
+        raise invalid("The standard bbox provided is invalid")
+    try:
+        lx0, ly0, lx1, ly1 = to_wgs84_bounds(str(srid), (x0, y0, x1, y1))
+    except ValueError as exc:
+        raise invalid(f"extent: {exc}") from None
+    return {"srid": str(srid).upper(), "bbox_x0": x0, "bbox_y0": y0, "bbox_x1": x1, "bbox_y1": y1,
+            "ll_x0": lx0, "ll_y0": ly0, "ll_x1": lx1, "ll_y1": ly1}
+
+
+def may(conn: sqlite3.Connection, viewer: Viewer, row: sqlite3.Row, wanted: set[str]) -> bool:
+    """Whether the viewer holds one of the ``wanted`` permissions (owners and superusers hold all)."""
+    if viewer.is_superuser or (viewer.id is not None and row["owner_id"] == viewer.id):
+        return True
+    return bool(wanted & resources.held_perms(conn, viewer, row["id"]))
+
+
+def _role_flag_allowed(conn: sqlite3.Connection, viewer: Viewer, row: sqlite3.Row | None, flag: str) -> bool:
+    if viewer.is_superuser:
+        return True
+    owner = row is None or row["owner_id"] == viewer.id
+    manager = bool(row is not None and row["group_id"] and groups.role(conn, row["group_id"], viewer.id) == "manager")
+    if flag == "featured":
+        return manager
+    if flag in ("is_published", "advertised"):
+        return owner or manager
+    # is_approved
+    return owner or manager or (row is not None and "change_resourcebase_metadata" in
+                                resources.held_perms(conn, viewer, row["id"]))
+
+
+def clean(conn: sqlite3.Connection, body: dict[str, Any], viewer: Viewer, caller_is_admin: bool,
+          row: sqlite3.Row | None, resource_type: str) -> Cleaned:
+    """Validated values for a create (row None) or an update of ``row``."""
+    out = Cleaned()
+    v = out.values
+    for name, value in body.items():
+        if name in TEXT or name in ("language", "date_type"):
+            if value is None and name not in NOT_NULL_TEXT:
+                v[name] = None
+            elif isinstance(value, str):
+                v[name] = value.lower() if name == "date_type" else value
+            elif value is not None:
+                raise invalid(f"{name}: Not a valid string.")
+        elif name in DATES:
+            if value is None and name != "date":
+                v[name] = None
+            elif isinstance(value, str):
+                v[name] = parse_datetime(value)
+            elif value is not None:
+                raise invalid("Datetime has wrong format. Use one of these formats instead: "
+                              "YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].")
+        elif name == "category":
+            v["category_id"] = _relation(conn, name, value, "categories", "identifier", "TopicCategory")
+        elif name == "license":
+            v["license_id"] = _relation(conn, name, value, "licenses", "identifier", "License")
+        elif name in ("restriction_code_type", "spatial_representation_type"):
+            v[name] = _identifier(name, value)
+        elif name == "group":
+            v["group_id"] = _group(conn, value, viewer, caller_is_admin)
+        elif name == "keywords":
+            out.keywords = _keywords(value)
+        elif name == "tkeywords":
+            out.tkeywords = _tkeywords(conn, value)
+        elif name in CONTACT_ROLES:
+            out.contacts[name] = _user_ids(conn, name, value)
+        elif name in FLAGS:
+            if value is not None:
+                v[name] = _bool(name, value)
+        elif name in ROLE_FLAGS:
+            if value is not None and _role_flag_allowed(conn, viewer, row, name):
+                v[name] = _bool(name, value)  # not allowed: ignored, as GeoNode does
+        elif name == "extent" and resource_type in EXTENT_TYPES:
+            box = _extent(value)
+            v.update(box)
+            out.regions_from_extent = bool(box)
+        elif name in ("blob", "data"):
+            v["blob"] = resource_writes.blob(value) if value is not None else None
+        elif name == "subtype" and (value is None or isinstance(value, str)):
+            v["subtype"] = value
+    if row is None and not (v.get("title") or "").strip():
+        raise invalid("title: This field is required.")
+    if "title" in v and not v["title"].strip():
+        raise invalid("title: This field may not be blank.")
+    return out
+
+
+def _group(conn: sqlite3.Connection, value: Any, viewer: Viewer, caller_is_admin: bool) -> int | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, dict):
+        value = value.get("pk", value.get("id", value.get("name")))
+    group_id = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        group_id = resource_writes.lookup_id(conn, "groups", "id", value)
+    elif isinstance(value, str):
+        group_id = resource_writes.lookup_id(conn, "groups", "id", int(value)) if value.isdigit() else \
+            resource_writes.lookup_id(conn, "groups", "name", value)
+    if group_id is None:
+        raise _error("group", value, "Group")
+    if conn.execute("SELECT 1 FROM group_profiles WHERE group_id = ?", (group_id,)).fetchone() is None:
+        raise invalid("The selected group does not have a valid group profile.")
+    if not caller_is_admin and groups.role(conn, group_id, viewer.id) is None:
+        raise invalid("You do not have permission to use this group.")
+    return group_id
+
+
+def apply(conn: sqlite3.Connection, resource_id: int, cleaned: Cleaned) -> None:
+    resource_writes.update(conn, resource_id, cleaned.values)
+    if cleaned.keywords is not None:
+        resource_writes.set_keywords(conn, resource_id, cleaned.keywords)
+    if cleaned.tkeywords is not None:
+        resource_writes.set_tkeywords(conn, resource_id, cleaned.tkeywords)
+    for role, ids in cleaned.contacts.items():
+        resource_writes.set_contacts(conn, resource_id, role, ids)
+    if cleaned.regions_from_extent:
+        resource_writes.set_regions_from_extent(conn, resource_id)

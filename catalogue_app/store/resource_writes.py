@@ -1,0 +1,98 @@
+"""Writing resources: create, update fields and relations, delete. Called inside write transactions."""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import unicodedata
+import uuid
+from typing import Any
+
+from catalogue_app.clock import now
+from catalogue_app.store import resources
+
+# Columns a client may set directly (after validation by the API layer).
+COLUMNS = ("title", "abstract", "attribution", "doi", "edition", "purpose", "maintenance_frequency",
+           "constraints_other", "supplemental_information", "data_quality_statement", "language", "srid",
+           "date", "date_type", "temporal_extent_start", "temporal_extent_end", "category_id", "license_id",
+           "restriction_code_type", "spatial_representation_type", "group_id", "featured", "advertised",
+           "is_published", "is_approved", "metadata_only", "metadata_uploaded_preserve", "subtype", "blob",
+           "bbox_x0", "bbox_y0", "bbox_x1", "bbox_y1", "ll_x0", "ll_y0", "ll_x1", "ll_y1")
+
+
+def slugify(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-") or "keyword"
+
+
+def create(conn: sqlite3.Connection, resource_type: str, owner_id: int, values: dict[str, Any],
+           public: bool = True) -> int:
+    stamp = now()
+    row = {k: values[k] for k in COLUMNS if k in values}
+    row.update({"uuid": values.get("uuid") or str(uuid.uuid4()), "resource_type": resource_type,
+                "owner_id": owner_id, "created": stamp, "last_updated": stamp})
+    row.setdefault("date", stamp)
+    row.setdefault("title", "")
+    names = ", ".join(row)
+    rid = conn.execute(f"INSERT INTO resources ({names}) VALUES ({', '.join('?' * len(row))})",
+                       list(row.values())).lastrowid
+    if public:
+        perms = ["view_resourcebase"] + (["download_resourcebase"] if resource_type in resources.DOWNLOADABLE else [])
+        resources.grant(conn, rid, perms, group_id=resources.ANONYMOUS_GROUP_ID)
+    return rid
+
+
+def update(conn: sqlite3.Connection, resource_id: int, values: dict[str, Any]) -> None:
+    row = {k: values[k] for k in COLUMNS if k in values}
+    row["last_updated"] = now()
+    assignments = ", ".join(f"{k} = ?" for k in row)
+    conn.execute(f"UPDATE resources SET {assignments} WHERE id = ?", [*row.values(), resource_id])
+
+
+def set_keywords(conn: sqlite3.Connection, resource_id: int, names: list[str]) -> None:
+    conn.execute("DELETE FROM resource_keywords WHERE resource_id = ?", (resource_id,))
+    for name in dict.fromkeys(n.strip() for n in names if n.strip()):
+        slug = slugify(name)
+        conn.execute("INSERT OR IGNORE INTO keywords (name, slug) VALUES (?, ?)", (name, slug))
+        conn.execute("INSERT OR IGNORE INTO resource_keywords (resource_id, keyword_id)"
+                     " SELECT ?, id FROM keywords WHERE slug = ?", (resource_id, slug))
+
+
+def set_tkeywords(conn: sqlite3.Connection, resource_id: int, ids: list[int]) -> None:
+    conn.execute("DELETE FROM resource_tkeywords WHERE resource_id = ?", (resource_id,))
+    conn.executemany("INSERT OR IGNORE INTO resource_tkeywords (resource_id, tkeyword_id) VALUES (?, ?)",
+                     [(resource_id, i) for i in ids])
+
+
+def set_contacts(conn: sqlite3.Connection, resource_id: int, role: str, user_ids: list[int]) -> None:
+    conn.execute("DELETE FROM resource_contacts WHERE resource_id = ? AND role = ?", (resource_id, role))
+    conn.executemany("INSERT OR IGNORE INTO resource_contacts (resource_id, role, user_id, position) VALUES (?, ?, ?, ?)",
+                     [(resource_id, role, uid, pos) for pos, uid in enumerate(user_ids)])
+
+
+def set_regions_from_extent(conn: sqlite3.Connection, resource_id: int) -> None:
+    """Attach the countries whose boxes intersect the resource's WGS84 box (as GeoNode does)."""
+    conn.execute("DELETE FROM resource_regions WHERE resource_id = ?", (resource_id,))
+    conn.execute(
+        "INSERT INTO resource_regions (resource_id, region_id) SELECT r.id, g.id FROM resources r JOIN regions g"
+        " ON g.level = 2 AND g.bbox_x0 <= r.ll_x1 AND g.bbox_x1 >= r.ll_x0 AND g.bbox_y0 <= r.ll_y1"
+        " AND g.bbox_y1 >= r.ll_y0 WHERE r.id = ? AND r.ll_x0 IS NOT NULL AND r.ll_x0 <= r.ll_x1"
+        " AND (r.ll_x1 - r.ll_x0) < 180", (resource_id,))
+
+
+def delete(conn: sqlite3.Connection, resource_id: int) -> None:
+    conn.execute("DELETE FROM resources WHERE id = ?", (resource_id,))
+
+
+def lookup_id(conn: sqlite3.Connection, table: str, column: str, value: Any) -> int | None:
+    """The id of a category, licence or similar row named by ``column``."""
+    if table not in ("categories", "licenses", "users", "groups", "thesaurus_keywords") or \
+            column not in ("id", "identifier", "username", "name"):
+        raise ValueError(f"{table}.{column}")
+    row = conn.execute(f"SELECT id FROM {table} WHERE {column} = ?", (value,)).fetchone()
+    return row[0] if row else None
+
+
+def blob(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
