@@ -9,7 +9,7 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 
 from catalogue_app import __version__
-from catalogue_app.api import groups, lookups, oauth, resources, root, schema, users
+from catalogue_app.api import groups, lookups, oauth, resource_actions, resources, root, schema, users
 from catalogue_app.api.auth import AuthMiddleware, CredentialCache
 from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.head import HeadAsGet
@@ -48,6 +48,8 @@ def create_app(settings: Settings) -> Litestar:
             resources.ResourceListsController,
             *resources.FAMILY_CONTROLLERS,
             *lookups.LOOKUP_CONTROLLERS,
+            resource_actions.ResourceActionsController,
+            resource_actions.document_links,
             oauth.token,
             oauth.revoke,
             schema.schema,

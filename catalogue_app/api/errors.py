@@ -37,13 +37,17 @@ DEFAULT_CODES = {
 
 
 class ApiError(Exception):
+    """An answer with the error envelope; ``extra`` adds keys some GeoNode actions also send
+    (``{"message": ...}``), so clients reading either shape understand it."""
+
     def __init__(self, status: int, message: str, code: str | None = None,
-                 headers: dict[str, str] | None = None):
+                 headers: dict[str, str] | None = None, extra: dict | None = None):
         super().__init__(message)
         self.status = status
         self.message = message
         self.code = code or DEFAULT_CODES.get(status, "error")
         self.headers = headers or {}
+        self.extra = extra or {}
 
 
 def invalid(message: str) -> ApiError:
@@ -77,15 +81,16 @@ def denied(caller) -> ApiError:
     return not_authenticated() if caller.is_anonymous else permission_denied()
 
 
-def envelope(status: int, message: str, code: str, headers: dict[str, str] | None = None) -> Response:
-    body = {"success": False, "errors": [message], "code": code}
+def envelope(status: int, message: str, code: str, headers: dict[str, str] | None = None,
+             extra: dict | None = None) -> Response:
+    body = {"success": False, "errors": [message], "code": code, **(extra or {})}
     if status == 404:
         body["detail"] = message  # what GeoNode's plain object lookups answer
     return Response(body, status_code=status, headers=headers, media_type=MediaType.JSON)
 
 
 def handle_api_error(_: Request, exc: ApiError) -> Response:
-    return envelope(exc.status, exc.message, exc.code, exc.headers)
+    return envelope(exc.status, exc.message, exc.code, exc.headers, exc.extra)
 
 
 def handle_http_exception(request: Request, exc: HTTPException) -> Response:

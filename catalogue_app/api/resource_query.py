@@ -100,6 +100,8 @@ class Selection(msgspec.Struct):
         return "data" in self.include
 
 
+
+
 def selection(params: list[tuple[str, str]], serializer: str, names: set[str]) -> Selection:
     include: list[str] = []
     exclude: list[str] = []

@@ -75,7 +75,8 @@ def list_answer(request: Request, family: Family, query: ResourceQuery | None = 
 
     page, total, items = pagination.paginate(request, params, fetch)
     if sel.active:
-        items = [apply_selection(item, sel) for item in items]
+        extras = ctx.db.read(deferred_fields, [int(i.pk) for i in items], sel, viewer, ctx.base)
+        items = [apply_selection(item, sel) | extra for item, extra in zip(items, extras)]
     body = {"links": pagination.envelope_links(request, params, page, total), "total": total,
             "page": page.number, "page_size": page.size, family.plural: items}
     return Response(body)
@@ -93,7 +94,29 @@ def detail_answer(request: Request, family: Family, pk: str) -> Response[Any]:
         return render(conn, [row], ctx.caller, viewer, ctx.base, with_data=sel.wants_data)[0]
 
     item = ctx.db.read(load)
-    return Response({family.singular: apply_selection(item, sel) if sel.active else item})
+    if sel.active:
+        extra = ctx.db.read(deferred_fields, [int(item.pk)], sel, viewer, ctx.base)[0]
+        item = apply_selection(item, sel) | extra
+    return Response({family.singular: item})
+
+
+def deferred_fields(conn: sqlite3.Connection, ids: list[int], sel, viewer: Viewer, base: str) -> list[dict[str, Any]]:
+    """The fields GeoNode sends only when asked with include[]: metadata, linked_resources, executions."""
+    from catalogue_app.api.resource_actions import linked_payload
+    from catalogue_app.store import resource_extras
+
+    out: list[dict[str, Any]] = []
+    for rid in ids:
+        extra: dict[str, Any] = {}
+        if "metadata" in sel.include:
+            extra["metadata"] = resource_extras.extra_metadata(conn, rid)
+        if "linked_resources" in sel.include:
+            row = resources.get_visible(conn, viewer, rid)
+            extra["linked_resources"] = msgspec.to_builtins(linked_payload(conn, row, viewer, base, []))
+        if "executions" in sel.include:
+            extra["executions"] = []
+        out.append(extra)
+    return out
 
 
 class ResourceWrite(msgspec.Struct, kw_only=True):
