@@ -7,12 +7,13 @@ against the field map of the listed table; bad names and values answer 400.
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import datetime, timezone
 from typing import Any
 
 from catalogue_app.api.errors import ApiError, invalid, parse_error
-from catalogue_app.store.filters import Condition, Field, ListSpec, Ordering
+from catalogue_app.store.filters import Combined, Condition, Field, ListSpec, Ordering
 
 OPERATORS = {
     "in", "any", "all", "icontains", "contains", "startswith", "istartswith", "endswith",
@@ -98,15 +99,17 @@ def _split_path(body: str, fields: dict[str, Field], key: str) -> tuple[str, str
     raise invalid(f"Invalid filter field: {segments[0]}")
 
 
-def parse_filters(params: list[tuple[str, str]], fields: dict[str, Field]) -> list[Condition]:
+def parse_filters(params: list[tuple[str, str]], fields: dict[str, Field]) -> list[Condition | Combined]:
     grouped: dict[str, list[str]] = {}
+    json_forms: list[str] = []
     for key, value in params:
         if not key.startswith("filter{"):
             continue
         if key == "filter{}":
-            raise invalid("The JSON filter{} form is not supported on this list.")
+            json_forms.append(value)
+            continue
         grouped.setdefault(key, []).append(value)
-    conditions = []
+    conditions: list[Condition | Combined] = [_json_filter(v, fields) for v in json_forms[:1]]
     for key, values in grouped.items():
         match = FILTER_KEY.match(key)
         if not match:
@@ -126,6 +129,42 @@ def parse_filters(params: list[tuple[str, str]], fields: dict[str, Field]) -> li
         coerced = [_coerce(field, op, v, key) for v in chosen]
         conditions.append(Condition(path, "in" if op == "all" else op, coerced, negate))
     return conditions
+
+
+MAX_JSON_FILTER_DEPTH = 8
+
+
+def _json_filter(text: str, fields: dict[str, Field]) -> Combined:
+    """``filter{}={"$or": [{"title.icontains": "x"}, {"-abstract.icontains": "y"}]}`` (``.or``/``.and``
+    may stand for ``$or``/``$and``; clauses nest)."""
+    try:
+        tree = json.loads(text)
+    except ValueError:
+        raise parse_error('"filter{}" must hold a JSON object.') from None
+    return _json_clause(tree, fields, 0)
+
+
+def _json_clause(node: Any, fields: dict[str, Field], depth: int) -> Combined:
+    if depth > MAX_JSON_FILTER_DEPTH:
+        raise invalid("The filter{} expression nests too deeply.")
+    if not isinstance(node, dict):
+        raise parse_error('Each clause of "filter{}" must be a JSON object.')
+    parts: list[Condition | Combined] = []
+    for key, value in node.items():
+        if key in ("$or", ".or", "$and", ".and"):
+            if not isinstance(value, list):
+                raise parse_error(f'"{key}" in filter{{}} takes a list of clauses.')
+            parts.append(Combined([_json_clause(v, fields, depth + 1) for v in value], any_of=key.endswith("or")))
+            continue
+        negate = key.startswith("-")
+        path, op = _split_path(key.lstrip("-"), fields, f"filter{{{key}}}")
+        values = value if isinstance(value, list) and op in ("in", "any", "all", "range") else [value]
+        if op == "range" and len(values) < 2:
+            raise invalid(f"{key} needs two values.")
+        coerced = [_coerce(fields[path], op, "" if v is None else str(v).lower() if isinstance(v, bool) else str(v), key)
+                   for v in values]
+        parts.append(Condition(path, "in" if op == "all" else op, coerced, negate))
+    return Combined(parts)
 
 
 def parse_ordering(params: list[tuple[str, str]], fields: dict[str, Field]) -> list[Ordering]:

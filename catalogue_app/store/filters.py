@@ -35,6 +35,15 @@ class Condition:
 
 
 @dataclass
+class Combined:
+    """Conditions joined by OR (``any_of``) or AND, from the JSON ``filter{}`` form."""
+
+    parts: list["Condition | Combined"]
+    any_of: bool = False
+    negate: bool = False
+
+
+@dataclass
 class Ordering:
     path: str
     descending: bool = False
@@ -44,7 +53,7 @@ class Ordering:
 class ListSpec:
     """What a list request asks for, already validated against the field map."""
 
-    conditions: list[Condition] = field(default_factory=list)
+    conditions: list[Condition | Combined] = field(default_factory=list)
     search_terms: list[str] = field(default_factory=list)
     search_fields: list[str] = field(default_factory=list)
     ordering: list[Ordering] = field(default_factory=list)
@@ -94,17 +103,28 @@ def _condition_sql(column: str, cond: Condition) -> tuple[str, list[Any]]:
     raise ValueError(f"unknown operator {op}")
 
 
+def _predicate(cond: Condition | Combined, fields: dict[str, Field]) -> tuple[str, list[Any]]:
+    if isinstance(cond, Combined):
+        pieces = [_predicate(part, fields) for part in cond.parts]
+        joiner = " OR " if cond.any_of else " AND "
+        sql = "(" + joiner.join(f"({p})" for p, _ in pieces) + ")" if pieces else ("0" if cond.any_of else "1")
+        args = [a for _, ps in pieces for a in ps]
+    else:
+        f = fields[cond.path]
+        sql, args = _condition_sql(f.sql, cond)
+        if f.exists:
+            sql = f.exists.format(cond=sql)
+    if cond.negate:
+        sql = f"NOT coalesce(({sql}), 0)"
+    return sql, args
+
+
 def where_clause(spec: ListSpec, fields: dict[str, Field], search: dict[str, Field]) -> tuple[str, list[Any]]:
     """SQL (starting with ' AND ', or empty) and its parameters."""
     parts: list[str] = []
     params: list[Any] = []
     for cond in spec.conditions:
-        f = fields[cond.path]
-        sql, args = _condition_sql(f.sql, cond)
-        if f.exists:
-            sql = f.exists.format(cond=sql)
-        if cond.negate:
-            sql = f"NOT coalesce(({sql}), 0)"
+        sql, args = _predicate(cond, fields)
         parts.append(sql)
         params.extend(args)
     for term in spec.search_terms:

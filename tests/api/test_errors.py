@@ -64,13 +64,25 @@ ODD_VALUES = ["", "'", '"', "%00", "\u0000", "😀", "-1", "1e9", "[]", "{}", "n
 ODD_KEYS = ["filter{}", "filter{", "filter{pk.in}", "filter{-username}", "filter{username.regex}",
             "filter{date_joined.year}", "filter{date_joined.gte}", "filter{is_staff}", "sort[]",
             "ordering", "page", "page_size", "search", "filter{username.range}", "filter{group.name.nope}",
-            "filter{categories}", "include[]"]
+            "filter{categories}", "include[]", "exclude[]", "api_preset", "extent", "favorite", "advertised",
+            "filter{tkeywords}", "filter{keywords.name.icontains}", "filter{owner.username.in}", "type",
+            "with_resources", "title__icontains", "filter{date.week_day}", "filter{extent}", "force_and"]
 
 
-@pytest.mark.parametrize("path", ["/api/v2/users/", "/api/v2/groups/"])
+ODD_VALUES += ["1,2,3,4", "10,0,-10,5", "-180,-90,180,90,1", "1e400,0,1,1", "nan,0,1,1", "all", '{"$or": []}',
+               '{"title": {"a": 1}}', '{"-pk.in": [1, "x"]}']
+SEARCH_FIELD = {"users": "username", "groups": "title", "resources": "title", "datasets": "abstract",
+                "categories": "identifier", "keywords": "name", "regions": "name", "owners": "username",
+                "tkeywords": "name"}
+
+
+@pytest.mark.parametrize("path", ["/api/v2/users/", "/api/v2/groups/", "/api/v2/resources/", "/api/v2/datasets/",
+                                  "/api/v2/categories/", "/api/v2/keywords/", "/api/v2/regions/", "/api/v2/owners/",
+                                  "/api/v2/tkeywords/", "/api/v2/resources/favorites/", "/api/v2/resources/resource_types/"])
 def test_no_odd_query_gives_500(admin, path):
     for key, value in itertools.product(ODD_KEYS, ODD_VALUES):
-        r = admin.get(path, params={key: value, "search_fields": "username" if "users" in path else "title"})
+        field = SEARCH_FIELD.get(path.split("/")[3], "title")
+        r = admin.get(path, params={key: value, "search_fields": field})
         assert r.status_code < 500, (key, value, r.text)
         r.json()
 
@@ -79,13 +91,22 @@ def test_no_odd_path_or_body_gives_500(server, admin):
     user = make_user(admin)
     paths = ["/api/v2/users/{}", "/api/v2/groups/{}", "/api/v2/users/{}/groups", "/api/v2/users/{}/resources",
              "/api/v2/users/{}/transfer_resources", "/api/v2/users/{}/remove_from_group_manager",
-             "/api/v2/groups/{}/members", "/api/v2/groups/{}/managers", "/api/v2/groups/{}/resources"]
+             "/api/v2/groups/{}/members", "/api/v2/groups/{}/managers", "/api/v2/groups/{}/resources",
+             "/api/v2/resources/{}", "/api/v2/documents/{}", "/api/v2/resources/{}/favorite",
+             "/api/v2/resources/{}/ratings", "/api/v2/resources/{}/extra_metadata",
+             "/api/v2/resources/{}/linked_resources", "/api/v2/resources/{}/keywords",
+             "/api/v2/categories/{}", "/api/v2/regions/{}", "/api/v2/owners/{}"]
     ids = ["0", "-1", "abc", "9" * 30, "1.5", "%20", str(user["pk"])]
     bodies = [b"", b"{", b"[]", b"null", b'"x"', b'{"groups": {"a": 1}}', b'{"owner": [1]}',
               b'{"newOwner": "x"}', b'{"users": ["a"]}', b'{"users": [1], "role": "god"}', b"\xff\xfe",
               b'{"users": [99999999999999999999999]}', b'{"newOwner": 99999999999999999999}',
               b'{"owner": "99999999999999999999"}', b'{"groups": [-1, 99999999999999999999]}',
-              b'[{"id": 99999999999999999999}]', b'{"user": {"username": "x", "is_staff": "maybe"}}']
+              b'[{"id": 99999999999999999999}]', b'{"user": {"username": "x", "is_staff": "maybe"}}',
+              b'{"title": 5}', b'{"category": [1]}', b'{"keywords": {"a": 1}}', b'{"extent": {"coords": "x"}}',
+              b'{"extent": {"coords": [1, 2, 3, 1e400]}}', b'{"poc": [{"pk": 99999999999999999999}]}',
+              b'{"group": "99999999999999999999"}', b'{"target": [1, "a", null, 99999999999999999999]}',
+              b'[{"filter_header": 1}]', b'{"rating": 99999999999999999999}', b'{"date": 5}',
+              b'{"resource_type": "map", "title": "fuzz", "license": {"x": 1}}']
     with httpx.Client(base_url=server.url, auth=("admin", "admin-secret-1"), timeout=30) as c:
         for template, pk in itertools.product(paths, ids):
             url = template.format(pk)

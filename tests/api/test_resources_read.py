@@ -289,3 +289,56 @@ def test_lookups_count_what_the_caller_sees(cat):
         assert "Secret" in names
         biota = c.get("/api/v2/categories/", params={"filter{identifier}": "biota"}).json()["categories"][0]
         assert biota["count"] == 2
+
+
+@pytest.mark.parametrize("expression, expected", [
+    ('{"$or": [{"title.icontains": "fiji"}, {"abstract.icontains": "schools"}]}', {"fiji", "paulo"}),
+    ('{".or": [{"title.icontains": "fiji"}, {"title.icontains": "zürich"}], "-resource_type": "map"}', {"zurich"}),
+    ('{"$and": [{"featured": false}, {"$or": [{"date.year": 2019}, {"date.year": 2021}]}]}', {"fiji", "paulo"}),
+    ('{"resource_type.in": ["map", "document"]}', {"fiji", "paulo"}),
+])
+def test_json_filter_form(cat, expression, expected):
+    with cat["srv"].client() as c:
+        got = pks(c.get("/api/v2/resources/", params={"filter{}": expression}))
+    assert got == {cat["ids"][name] for name in expected}
+
+
+@pytest.mark.parametrize("expression", ['{"title.icontains": ', '[1]', '{"nosuch": 1}', '{"$or": "x"}',
+                                        '{"$or": [[]]}', '{"date.gte": "yesterday"}'])
+def test_json_filter_errors(cat, expression):
+    with cat["srv"].client() as c:
+        r = c.get("/api/v2/resources/", params={"filter{}": expression})
+    assert r.status_code == 400 and r.json()["code"] in ("invalid", "parse_error")
+
+
+def test_thesaurus_keywords(cat):
+    import sqlite3
+
+    ids = cat["ids"]
+    conn = sqlite3.connect(cat["srv"].data_dir / "catalogue.sqlite3")
+    with conn:
+        themes = conn.execute("INSERT INTO thesauri (identifier, title, uri) VALUES ('themes', 'Themes', 'http://t/themes')").lastrowid
+        places = conn.execute("INSERT INTO thesauri (identifier, title, uri) VALUES ('places', 'Places', 'http://t/places')").lastrowid
+        water, coast, alps = (conn.execute(
+            "INSERT INTO thesaurus_keywords (thesaurus_id, alt_label, about, labels) VALUES (?, ?, ?, ?)",
+            (t, label, f"http://t/{label}", '{"en": "%s"}' % label)).lastrowid
+            for t, label in ((themes, "water"), (themes, "coast"), (places, "alps")))
+        conn.executemany("INSERT INTO resource_tkeywords VALUES (?, ?)",
+                         [(ids["zurich"], water), (ids["zurich"], alps), (ids["fiji"], coast)])
+    conn.close()
+    with cat["srv"].client() as c:
+        get = lambda *pairs: pks(c.get("/api/v2/resources/", params=[("filter{tkeywords}", str(p)) for p in pairs]))  # noqa: E731
+        assert get(water) == {ids["zurich"]}
+        assert get(water, coast) == {ids["zurich"], ids["fiji"]}            # same thesaurus: OR
+        assert get(coast, alps) == set()                                     # across thesauri: AND
+        assert get(water, alps) == {ids["zurich"]}
+        both = c.get("/api/v2/resources/", params=[("filter{tkeywords}", water), ("filter{tkeywords}", coast),
+                                                   ("force_and", "1")])
+        assert pks(both) == set()
+        row = c.get(f"/api/v2/resources/{ids['zurich']}").json()["resource"]
+        assert {t["name"] for t in row["tkeywords"]} == {"water", "alps"}
+        tk = next(t for t in row["tkeywords"] if t["name"] == "water")
+        assert tk["thesaurus"] == {"name": "Themes", "slug": "themes", "uri": "http://t/themes"} and tk["i18n"] == {"en": "water"}
+        listed = c.get("/api/v2/tkeywords/").json()["tkeywords"]
+        assert {t["name"] for t in listed} == {"water", "coast", "alps"}
+        assert_envelope(c.get("/api/v2/resources/", params={"filter{tkeywords}": "x"}), 400, "invalid")
