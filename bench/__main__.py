@@ -80,20 +80,118 @@ def wrk(url: str, header: str, connections: int, seconds: int) -> dict[str, floa
     return result
 
 
+def seed_resources(data_dir: Path, count: int) -> float:
+    """Add ``count`` made-up resources with the `catalogue seed` code; returns resources per second."""
+    from catalogue_app.store.seed import seed_resources as seed
+
+    settings = load_settings(environ={}, data_dir=data_dir)
+    started = time.perf_counter()
+    with db.transaction(settings.database_path) as conn:
+        seed(conn, count)
+    return count / (time.perf_counter() - started)
+
+
+def latency(url: str, paths: list[str], header: str) -> dict[str, float]:
+    """p50/p99 of sequential requests over distinct queries (no answer is repeated, so no cache helps)."""
+    times = []
+    with httpx.Client(base_url=url, headers={"Authorization": header} if header else {}, timeout=60) as c:
+        for path in paths:
+            started = time.perf_counter()
+            r = c.get(path)
+            times.append((time.perf_counter() - started) * 1000)
+            if r.status_code != 200:
+                raise SystemExit(f"{path}: {r.status_code} {r.text[:200]}")
+    times.sort()
+    return {"p50": times[len(times) // 2], "p99": times[min(len(times) - 1, int(len(times) * 0.99))]}
+
+
+TERMS = ["river", "flood", "forest", "soil", "road", "railway", "wetland", "glacier", "airport", "harbour",
+         "school", "bridge", "landslide", "wildfire", "cadastre", "vineyard", "hospital", "population"]
+
+
+def distinct_queries(n: int) -> tuple[list[str], list[str]]:
+    """n different searches and n different one-country-sized extents."""
+    import random
+
+    rng = random.Random(7)
+    searches = [f"/api/v2/resources/?search={TERMS[i % len(TERMS)]}%20{chr(97 + i % 26)}{chr(97 + (i // 26) % 26)}"
+                f"&search_fields=title&search_fields=abstract&page_size=10" if i % 2 else
+                f"/api/v2/resources/?search={TERMS[i % len(TERMS)]}&search_fields=title&search_fields=abstract"
+                f"&page={1 + i // len(TERMS)}" for i in range(n)]
+    extents = []
+    for _ in range(n):
+        x, y = rng.uniform(-170, 160), rng.uniform(-60, 60)
+        extents.append(f"/api/v2/resources/?extent={x:.3f},{y:.3f},{x + 8:.3f},{y + 6:.3f}")
+    return searches, extents
+
+
+def resource_benchmarks(args, basic: str) -> list[tuple[str, int, dict[str, float]]]:
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        data = Path(tmp) / "data"
+        seed_users(data, 100)
+        rate = seed_resources(data, args.resources)
+        print(f"seeded {args.resources:,} resources at {rate:,.0f}/s", flush=True)
+        proc, url = start_server(data, args.resource_workers)
+        try:
+            targets = [
+                ("page of 10, anonymous", "/api/v2/resources/?page_size=10", ""),
+                ("page of 10, Basic auth", "/api/v2/resources/?page_size=10", basic),
+                ("detail", "/api/v2/resources/1234/", ""),
+                ("search=river, title+abstract", "/api/v2/resources/?search=river&search_fields=title"
+                                                 "&search_fields=abstract", ""),
+                ("filter{resource_type}=document", "/api/v2/resources/?filter%7Bresource_type%7D=document", ""),
+                ("extent of one country (Switzerland)", "/api/v2/resources/?extent=5.96,45.82,10.49,47.81", ""),
+                ("filter{keywords.name.icontains}=olog", "/api/v2/resources/?filter%7Bkeywords.name.icontains%7D=olog", ""),
+            ]
+            for name, path, header in targets:
+                r = wrk(url + path, f"Authorization: {header}" if header else "X-Bench: 1", args.connections, args.seconds)
+                rows.append((f"{name} [{args.resources:,}]", args.resource_workers, r))
+            searches, extents = distinct_queries(200)
+            for name, paths in (("search, distinct terms, sequential", searches), ("extent, distinct boxes, sequential", extents)):
+                r = latency(url, paths, "")
+                rows.append((f"{name} [{args.resources:,}]", args.resource_workers, {"rps": 0, **r, "errors": 0}))
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
+        if args.million:
+            seed_resources(data, 1_000_000 - args.resources)
+            proc, url = start_server(data, args.resource_workers)
+            try:
+                searches, extents = distinct_queries(200)
+                for name, paths in (("search, distinct terms, sequential", searches),
+                                    ("extent, distinct boxes, sequential", extents)):
+                    r = latency(url, paths, "")
+                    rows.append((f"{name} [1,000,000]", args.resource_workers, {"rps": 0, **r, "errors": 0}))
+            finally:
+                proc.terminate()
+                proc.wait(timeout=20)
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench")
     parser.add_argument("--users", type=int, default=1000)
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--resources", type=int, default=100_000)
+    parser.add_argument("--resource-workers", type=int, default=2)
+    parser.add_argument("--million", action="store_true", help="also search and extent at 1,000,000 resources")
+    parser.add_argument("--only", choices=["users", "resources"], help="run one group")
     args = parser.parse_args()
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is needed: apt-get install wrk (make bench does it)")
+    basic = "Basic " + base64.b64encode(f"admin:{PASSWORD}".encode()).decode()
     rows = []
+    if args.only != "users":
+        rows += resource_benchmarks(args, basic)
+    if args.only == "resources":
+        print_table(rows, [])
+        return
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         token = seed_users(data, args.users)
-        basic = "Basic " + base64.b64encode(f"admin:{PASSWORD}".encode()).decode()
         for workers in args.workers:
             proc, url = start_server(data, workers)
             try:
@@ -104,12 +202,18 @@ def main() -> None:
             finally:
                 proc.terminate()
                 proc.wait(timeout=20)
-    print(f"\n{'benchmark':<48} {'workers':>7} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8}")
+    print_table(rows, args.workers)
+
+
+def print_table(rows, user_workers) -> None:
+    print(f"\n{'benchmark':<58} {'workers':>7} {'req/s':>9} {'p50 ms':>8} {'p99 ms':>8} {'non-2xx':>8}")
     for name, workers, r in rows:
-        print(f"{name:<48} {workers:>7} {r['rps']:>9.0f} {r['p50']:>8.2f} {r['p99']:>8.2f} {r['errors']:>8.0f}")
-    for workers in args.workers:
-        pair = [r["rps"] for _, w, r in rows if w == workers]
-        print(f"Basic / Bearer with {workers} worker(s): {pair[0] / pair[1]:.0%}")
+        rps = f"{r['rps']:>9.0f}" if r["rps"] else f"{'-':>9}"
+        print(f"{name:<58} {workers:>7} {rps} {r['p50']:>8.2f} {r['p99']:>8.2f} {r['errors']:>8.0f}")
+    for workers in user_workers:
+        pair = [r["rps"] for name, w, r in rows if w == workers and name.startswith("GET /api/v2/users/")]
+        if len(pair) == 2:
+            print(f"Basic / Bearer with {workers} worker(s): {pair[0] / pair[1]:.0%}")
 
 
 if __name__ == "__main__":

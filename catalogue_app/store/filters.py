@@ -151,12 +151,22 @@ class Listing:
 
 
 def fetch_page(conn, listing: Listing, spec: ListSpec, visible: tuple[str, list[Any]],
-               limit: int, offset: int) -> tuple[int, list]:
-    """The exact total and one page of rows that the viewer may see and the query selects."""
+               limit: int, offset: int,
+               count: tuple[str, list[Any], tuple[str, list[Any]]] | None = None) -> tuple[int, list]:
+    """The exact total and one page of rows that the viewer may see and the query selects.
+
+    ``count`` may name a cheaper way to count: a FROM clause with its parameters and the
+    condition to use with it.
+    """
     cond, params = visible
     where, where_params = where_clause(spec, listing.fields, listing.search)
     params = params + where_params
-    total = cached_count(conn, f"SELECT count(*) FROM {listing.source} WHERE {cond}{where}", params)
+    if count is None:
+        total = cached_count(conn, f"SELECT count(*) FROM {listing.source} WHERE {cond}{where}", params)
+    else:
+        source, source_params, (count_cond, count_params) = count
+        total = cached_count(conn, f"SELECT count(*) FROM {source} WHERE {count_cond}{where}",
+                             source_params + count_params + where_params)
     if total <= offset or limit == 0:
         return total, []
     order = order_clause(spec, listing.fields, listing.default_order, listing.tiebreak)
@@ -169,6 +179,7 @@ def fetch_page(conn, listing: Listing, spec: ListSpec, visible: tuple[str, list[
 
 _cache: dict[int, tuple[int, dict[tuple, list]]] = {}
 CACHE_ENTRIES = 4096
+CACHE_ROWS = 2_000_000  # rows kept per connection, all entries together
 
 
 def cached_rows(conn, sql: str, params: list[Any]) -> list:
@@ -180,13 +191,14 @@ def cached_rows(conn, sql: str, params: list[Any]) -> list:
     """
     version = conn.execute("PRAGMA data_version").fetchone()[0]
     known_version, cache = _cache.get(id(conn), (None, {}))
-    if known_version != version or len(cache) > CACHE_ENTRIES:
-        cache = {}
+    if known_version != version or len(cache) > CACHE_ENTRIES or cache.get("rows", 0) > CACHE_ROWS:
+        cache = {"rows": 0}
         _cache[id(conn)] = (version, cache)
     key = (sql, tuple(params))
     rows = cache.get(key)
     if rows is None:
         rows = cache[key] = [tuple(r) for r in conn.execute(sql, params)]
+        cache["rows"] += len(rows)
     return rows
 
 

@@ -33,14 +33,16 @@ COLUMNS = (
 )
 
 
-def _rel(link: str, key: str, join: str) -> str:
-    """A to-many condition, evaluated on the small related table first, then joined by id."""
-    return f"r.id IN (SELECT {key} FROM {link} JOIN {join} WHERE {{cond}})"
+def _rel(table: str, link: str, on: str) -> str:
+    """A to-many condition: evaluated on the small related table first (CROSS JOIN fixes that
+    order), then its resources are found through the link table's index."""
+    key = link.split()[1] + ".resource_id"
+    return f"r.id IN (SELECT {key} FROM {table} CROSS JOIN {link} ON {on} WHERE {{cond}})"
 
 
-KEYWORDS = _rel("resource_keywords rk", "rk.resource_id", "keywords k ON k.id = rk.keyword_id")
-REGIONS = _rel("resource_regions rr", "rr.resource_id", "regions g ON g.id = rr.region_id")
-TKEYWORDS = _rel("resource_tkeywords rt", "rt.resource_id", "thesaurus_keywords t ON t.id = rt.tkeyword_id")
+KEYWORDS = _rel("keywords k", "resource_keywords rk", "rk.keyword_id = k.id")
+REGIONS = _rel("regions g", "resource_regions rr", "rr.region_id = g.id")
+TKEYWORDS = _rel("thesaurus_keywords t", "resource_tkeywords rt", "rt.tkeyword_id = t.id")
 
 FIELDS: dict[str, Field] = {
     "pk": Field("r.id", "int"),
@@ -176,8 +178,34 @@ def _fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _conditions(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any], ListSpec]:
-    """The visibility, type, extent, search and favorite conditions; generic filters stay in the spec."""
+def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[int] | None, ListSpec]:
+    """Ids that the text search and the extent allow, from their indexes (each set cached until
+    the database changes), or None when neither is asked; and the spec with what is left."""
+    found: set[int] | None = None
+    spec = query.spec
+    if query.extents:
+        boxes, params = [], []
+        for x0, y0, x1, y1 in query.extents:
+            boxes.append("(minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?)")
+            params += [x1, x0, y1, y0]
+        found = {r[0] for r in cached_rows(
+            conn, f"SELECT DISTINCT id / 2 FROM resource_extents WHERE {' OR '.join(boxes)}", params)}
+    indexed = [f for f in spec.search_fields if f in TEXT_INDEXED]
+    long_terms = [t for t in spec.search_terms if len(t) >= 3]
+    if long_terms and indexed and len(indexed) == len(spec.search_fields):
+        # every field is in the trigram index: one MATCH serves terms of three characters or more
+        columns = "{" + " ".join(indexed) + "}"
+        match = " AND ".join(f"{columns} : {_fts_phrase(t)}" for t in long_terms)
+        ids = {r[0] for r in cached_rows(conn, "SELECT rowid FROM resource_text WHERE resource_text MATCH ?", [match])}
+        found = ids if found is None else found & ids
+        spec = ListSpec(spec.conditions, [t for t in spec.search_terms if len(t) < 3], spec.search_fields, spec.ordering)
+    return (None if found is None else sorted(found)), spec
+
+
+def _conditions(conn: sqlite3.Connection, viewer: Viewer,
+                query: ResourceQuery) -> tuple[str, list[Any], ListSpec, str | None]:
+    """Visibility, type, favorite and thesaurus conditions; the generic filters stay in the spec;
+    the candidate ids from the search and extent indexes come as a JSON list (or None)."""
     cond, params = visibility(viewer)
     extra, extra_params = _advertised(viewer, query)
     cond += extra
@@ -185,12 +213,6 @@ def _conditions(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any], L
     if query.resource_types:
         cond += f" AND r.resource_type IN ({','.join('?' * len(query.resource_types))})"
         params += list(query.resource_types)
-    if query.extents:
-        boxes = []
-        for x0, y0, x1, y1 in query.extents:
-            boxes.append("(minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?)")
-            params += [x1, x0, y1, y0]
-        cond += f" AND r.id IN (SELECT id / 2 FROM resource_extents WHERE {' OR '.join(boxes)})"
     if query.favorites_of is not None:
         cond += " AND r.id IN (SELECT resource_id FROM favorites WHERE user_id = ?)"
         params.append(query.favorites_of)
@@ -198,25 +220,21 @@ def _conditions(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any], L
         cond += (f" AND r.id IN (SELECT resource_id FROM resource_tkeywords WHERE tkeyword_id IN"
                  f" ({','.join('?' * len(ids))}))")
         params += ids
-    spec = query.spec
-    indexed = [f for f in spec.search_fields if f in TEXT_INDEXED]
-    if spec.search_terms and indexed and len(indexed) == len(spec.search_fields):
-        # every field is in the trigram index: one MATCH serves terms of three characters or more
-        long_terms = [t for t in spec.search_terms if len(t) >= 3]
-        if long_terms:
-            columns = "{" + " ".join(indexed) + "}"
-            match = " AND ".join(f"{columns} : {_fts_phrase(t)}" for t in long_terms)
-            cond += " AND r.id IN (SELECT rowid FROM resource_text WHERE resource_text MATCH ?)"
-            params.append(match)
-            spec = ListSpec(spec.conditions, [t for t in spec.search_terms if len(t) < 3],
-                            spec.search_fields, spec.ordering)
-    return cond, params, spec
+    candidates, spec = _candidates(conn, query)
+    if candidates is None:
+        return cond, params, spec, None
+    return cond, params, spec, "[" + ",".join(map(str, candidates)) + "]"
 
 
 def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: int,
          offset: int) -> tuple[int, list[sqlite3.Row]]:
-    cond, params, spec = _conditions(viewer, query)
-    return fetch_page(conn, LISTING, spec, (cond, params), limit, offset)
+    cond, params, spec, candidates = _conditions(conn, viewer, query)
+    if candidates is None:
+        return fetch_page(conn, LISTING, spec, (cond, params), limit, offset)
+    # counted from the candidates (few lookups by id), paged through the created-date index
+    return fetch_page(conn, LISTING, spec, (cond + " AND r.id IN (SELECT value FROM json_each(?))",
+                                            params + [candidates]), limit, offset,
+                      count=("json_each(?) j CROSS JOIN resources r ON r.id = j.value", [candidates], (cond, params)))
 
 
 def get_visible(conn: sqlite3.Connection, viewer: Viewer, resource_id: int,
@@ -389,6 +407,9 @@ def ids_matching(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery)
     """Ids of every resource the query selects for the viewer (patch-all)."""
     from catalogue_app.store.filters import where_clause
 
-    cond, params, spec = _conditions(viewer, query)
+    cond, params, spec, candidates = _conditions(conn, viewer, query)
+    if candidates is not None:
+        cond += " AND r.id IN (SELECT value FROM json_each(?))"
+        params = params + [candidates]
     where, where_params = where_clause(spec, FIELDS, SEARCH_FIELDS)
     return [r[0] for r in conn.execute(f"SELECT r.id FROM resources r WHERE {cond}{where}", params + where_params)]
