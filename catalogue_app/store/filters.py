@@ -59,27 +59,40 @@ class ListSpec:
     ordering: list[Ordering] = field(default_factory=list)
 
 
+def fold(column: str, value: str) -> tuple[str, str]:
+    """SQL folding ``column`` and the folded value for a case-insensitive comparison.
+
+    SQLite's own lower() is fast but knows only ASCII; for an ASCII value it is exact enough
+    (only ASCII letters can match it). Other values use ci(), Python's Unicode case folding.
+    """
+    if value.isascii():
+        return f"lower({column})", value.lower()
+    return f"ci({column})", value.casefold()
+
+
 def _condition_sql(column: str, cond: Condition) -> tuple[str, list[Any]]:
     op, values = cond.op, cond.values
     v = values[0] if values else None
     if op in ("eq", "exact"):
         return f"{column} = ?", [v]
     if op == "iexact":
-        return f"ci({column}) = ci(?)", [v]
+        sql, folded = fold(column, v)
+        return f"{sql} = ?", [folded]
     if op == "contains":
         return f"instr({column}, ?) > 0", [v]
     if op == "icontains":
-        return f"instr(ci({column}), ci(?)) > 0", [v]
+        sql, folded = fold(column, v)
+        return f"instr({sql}, ?) > 0", [folded]
     if op == "startswith":
         return f"substr({column}, 1, ?) = ?", [len(v), v]
     if op == "istartswith":
-        folded = v.casefold()
-        return f"substr(ci({column}), 1, ?) = ?", [len(folded), folded]
+        sql, folded = fold(column, v)
+        return f"substr({sql}, 1, ?) = ?", [len(folded), folded]
     if op == "endswith":
         return f"substr({column}, -?) = ?", [len(v), v]
     if op == "iendswith":
-        folded = v.casefold()
-        return f"substr(ci({column}), -?) = ?", [len(folded), folded]
+        sql, folded = fold(column, v)
+        return f"substr({sql}, -?) = ?", [len(folded), folded]
     if op in ("gt", "gte", "lt", "lte"):
         sign = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}[op]
         return f"{column} {sign} ?", [v]
@@ -131,9 +144,10 @@ def where_clause(spec: ListSpec, fields: dict[str, Field], search: dict[str, Fie
         alternatives = []
         for name in spec.search_fields:
             f = search[name]
-            sql = f"instr(ci({f.sql}), ?) > 0"
+            column, folded = fold(f.sql, term)
+            sql = f"instr({column}, ?) > 0"
             alternatives.append(f.exists.format(cond=sql) if f.exists else sql)
-            params.append(term.casefold())
+            params.append(folded)
         parts.append("(" + " OR ".join(alternatives) + ")")
     return "".join(f" AND ({p})" for p in parts), params
 
