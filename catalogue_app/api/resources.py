@@ -17,6 +17,7 @@ from catalogue_app.api.resource_query import apply_selection, resource_query, se
 from catalogue_app.api.resource_view import FIELD_NAMES, Resource, render
 from catalogue_app.store import resource_writes as store_writes
 from catalogue_app.store import resources
+from catalogue_app.store.filters import Condition, ListSpec
 from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery, Viewer
 
 # Created through this API; datasets come from uploads.
@@ -362,8 +363,7 @@ class ResourceListsController(Controller):
 
 
 def _fixed(request: Request, flag: str) -> ResourceQuery:
-    from catalogue_app.store.filters import Condition, ListSpec
-
+    """The query of the fixed lists (featured, approved, published): one flag set."""
     return ResourceQuery(spec=ListSpec(conditions=[Condition(flag, "eq", [1])]))
 
 

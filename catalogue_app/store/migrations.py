@@ -221,7 +221,7 @@ CREATE INDEX resources_public ON resources(public_view, advertised, dirty, creat
 CREATE INDEX resources_type ON resources(resource_type, created DESC);
 CREATE INDEX resources_title ON resources(title);
 CREATE INDEX resources_category ON resources(category_id);
-CREATE INDEX resources_uuid_alt ON resources(alternate);
+CREATE INDEX resources_alternate ON resources(alternate);
 
 CREATE TABLE resource_keywords (
     resource_id  INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
