@@ -134,3 +134,22 @@ def test_single_fields(a):
         assert anon.get(f"/api/v2/resources/{a['doc']['pk']}/owner").json()["owner"]["username"] == a["owner"]["username"]
         assert_envelope(anon.get(f"/api/v2/resources/{a['doc']['pk']}/nosuchfield"), 404, "not_found")
         assert_envelope(anon.get(f"/api/v2/resources/{a['secret']['pk']}/keywords"), 404, "not_found")
+
+
+def test_favorites_never_show_what_became_private(a):
+    srv = a["srv"]
+    with login(srv, a["owner"]) as c:
+        doc = c.post("/api/v2/resources/", json={"resource_type": "document", "title": "Soon private"}).json()["resource"]
+    with login(srv, a["fan"]) as c:
+        assert c.post(f"/api/v2/resources/{doc['pk']}/favorite").status_code == 201
+        assert doc["pk"] in [f["pk"] for f in c.get("/api/v2/resources/favorites").json()["favorites"]]
+    import sqlite3
+    conn = sqlite3.connect(srv.data_dir / "catalogue.sqlite3")
+    with conn:
+        conn.execute("DELETE FROM resource_perms WHERE resource_id = ?", (int(doc["pk"]),))
+        conn.execute("UPDATE resources SET public_view = 0 WHERE id = ?", (int(doc["pk"]),))
+    conn.close()
+    with login(srv, a["fan"]) as c:
+        body = c.get("/api/v2/resources/favorites").json()
+        assert doc["pk"] not in [f["pk"] for f in body["favorites"]]
+        assert c.get("/api/v2/resources/", params={"favorite": "true", "filter{pk}": doc["pk"]}).json()["total"] == 0
