@@ -310,10 +310,11 @@ def _controller(family: Family) -> type[Controller]:
                 ctx.require_login()
                 await ctx.db.write(_delete_one, ctx.viewer, path_id(pk, family.model), family)
 
-            @delete("/", status_code=204, summary="Delete several resources")
+            @delete("/", status_code=204, summary="Delete several resources (ENABLE_BULK_UPDATE)")
             async def delete_list(self, request: Request) -> None:
                 ctx = Context(request)
                 ctx.require_login()
+                ctx.require_bulk_update()  # the list URL takes DELETE only with bulk updates on
                 ids = record_ids(await read_body(request), family.plural)
 
                 def run(conn: sqlite3.Connection) -> None:
