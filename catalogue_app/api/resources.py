@@ -106,6 +106,8 @@ def deferred_fields(conn: sqlite3.Connection, ids: list[int], sel, viewer: Viewe
     from catalogue_app.api.resource_actions import linked_payload
     from catalogue_app.store import resource_extras
 
+    if not {"metadata", "linked_resources", "executions"} & set(sel.include):
+        return [{} for _ in ids]
     out: list[dict[str, Any]] = []
     for rid in ids:
         extra: dict[str, Any] = {}
