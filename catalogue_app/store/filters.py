@@ -2,12 +2,14 @@
 
 Each listable table declares its fields as ``Field``s keyed by the dotted API path
 (``username``, ``group.name``). The API layer validates names and values against that map and
-hands over typed ``Condition``s; this module writes the SQL. Case-insensitive operators use the
-``ci()`` SQL function (Unicode case folding), so ``Zürich`` matches ``ZÜRICH``.
+hands over typed ``Condition``s; this module writes the SQL. Case-insensitive operators use LIKE
+for ASCII values and the ``ci()`` SQL function (Unicode case folding) for others, so ``Zürich``
+matches ``ZÜRICH``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,15 +61,25 @@ class ListSpec:
     ordering: list[Ordering] = field(default_factory=list)
 
 
-def fold(column: str, value: str) -> tuple[str, str]:
-    """SQL folding ``column`` and the folded value for a case-insensitive comparison.
+def match_ci(column: str, value: str, *, anchored_start: bool = False,
+             anchored_end: bool = False) -> tuple[str, list[Any]]:
+    """A case-insensitive containment (or prefix, suffix, equality) test of ``column``.
 
-    SQLite's own lower() is fast but knows only ASCII; for an ASCII value it is exact enough
-    (only ASCII letters can match it). Other values use ci(), Python's Unicode case folding.
+    An ASCII value uses SQLite's LIKE, which folds ASCII letters as lower() does but needs no
+    folded copy of the column (about twice as fast); other values fold with ci().
     """
     if value.isascii():
-        return f"lower({column})", value.lower()
-    return f"ci({column})", value.casefold()
+        escaped = value.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        pattern = ("" if anchored_start else "%") + escaped + ("" if anchored_end else "%")
+        return f"{column} LIKE ? ESCAPE '\\'", [pattern]
+    folded = value.casefold()
+    if anchored_start and anchored_end:
+        return f"ci({column}) = ?", [folded]
+    if anchored_start:
+        return f"substr(ci({column}), 1, ?) = ?", [len(folded), folded]
+    if anchored_end:
+        return f"substr(ci({column}), -?) = ?", [len(folded), folded]
+    return f"instr(ci({column}), ?) > 0", [folded]
 
 
 def _condition_sql(column: str, cond: Condition) -> tuple[str, list[Any]]:
@@ -76,23 +88,19 @@ def _condition_sql(column: str, cond: Condition) -> tuple[str, list[Any]]:
     if op in ("eq", "exact"):
         return f"{column} = ?", [v]
     if op == "iexact":
-        sql, folded = fold(column, v)
-        return f"{sql} = ?", [folded]
+        return match_ci(column, v, anchored_start=True, anchored_end=True)
     if op == "contains":
         return f"instr({column}, ?) > 0", [v]
     if op == "icontains":
-        sql, folded = fold(column, v)
-        return f"instr({sql}, ?) > 0", [folded]
+        return match_ci(column, v)
     if op == "startswith":
         return f"substr({column}, 1, ?) = ?", [len(v), v]
     if op == "istartswith":
-        sql, folded = fold(column, v)
-        return f"substr({sql}, 1, ?) = ?", [len(folded), folded]
+        return match_ci(column, v, anchored_start=True)
     if op == "endswith":
         return f"substr({column}, -?) = ?", [len(v), v]
     if op == "iendswith":
-        sql, folded = fold(column, v)
-        return f"substr({sql}, -?) = ?", [len(folded), folded]
+        return match_ci(column, v, anchored_end=True)
     if op in ("gt", "gte", "lt", "lte"):
         sign = {"gt": ">", "gte": ">=", "lt": "<", "lte": "<="}[op]
         return f"{column} {sign} ?", [v]
@@ -144,10 +152,9 @@ def where_clause(spec: ListSpec, fields: dict[str, Field], search: dict[str, Fie
         alternatives = []
         for name in spec.search_fields:
             f = search[name]
-            column, folded = fold(f.sql, term)
-            sql = f"instr({column}, ?) > 0"
+            sql, args = match_ci(f.sql, term)
             alternatives.append(f.exists.format(cond=sql) if f.exists else sql)
-            params.append(folded)
+            params.extend(args)
         parts.append("(" + " OR ".join(alternatives) + ")")
     return "".join(f" AND ({p})" for p in parts), params
 
@@ -164,29 +171,36 @@ class Listing:
     tiebreak: str
 
 
+@dataclass
+class Source:
+    """A FROM clause (``r`` being the listed table) with its parameters."""
+
+    sql: str
+    params: list[Any] = field(default_factory=list)
+    cond: str = ""  # more conditions (starting with ' AND ') that go with this FROM clause
+    cond_params: list[Any] = field(default_factory=list)
+
+
 def fetch_page(conn, listing: Listing, spec: ListSpec, visible: tuple[str, list[Any]],
-               limit: int, offset: int,
-               count: tuple[str, list[Any], tuple[str, list[Any]]] | None = None) -> tuple[int, list]:
+               limit: int, offset: int, *, count_from: Source | None = None,
+               page_from: Callable[[int], Source] | None = None) -> tuple[int, list]:
     """The exact total and one page of rows that the viewer may see and the query selects.
 
-    ``count`` may name a cheaper way to count: a FROM clause with its parameters and the
-    condition to use with it.
+    ``count_from`` may name a cheaper FROM clause for the count; ``page_from`` chooses the FROM
+    clause of the page once the total is known (how many rows match decides the cheaper plan).
     """
     cond, params = visible
     where, where_params = where_clause(spec, listing.fields, listing.search)
-    params = params + where_params
-    if count is None:
-        total = cached_count(conn, f"SELECT count(*) FROM {listing.source} WHERE {cond}{where}", params)
-    else:
-        source, source_params, (count_cond, count_params) = count
-        total = cached_count(conn, f"SELECT count(*) FROM {source} WHERE {count_cond}{where}",
-                             source_params + count_params + where_params)
+    source = count_from or Source(listing.source)
+    total = cached_count(conn, f"SELECT count(*) FROM {source.sql} WHERE {cond}{source.cond}{where}",
+                         source.params + params + source.cond_params + where_params)
     if total <= offset or limit == 0:
         return total, []
+    source = page_from(total) if page_from else Source(listing.source)
     order = order_clause(spec, listing.fields, listing.default_order, listing.tiebreak)
     rows = conn.execute(
-        f"SELECT {listing.columns} FROM {listing.source} WHERE {cond}{where}{order} LIMIT ? OFFSET ?",
-        [*params, limit, offset],
+        f"SELECT {listing.columns} FROM {source.sql} WHERE {cond}{source.cond}{where}{order} LIMIT ? OFFSET ?",
+        [*source.params, *params, *source.cond_params, *where_params, limit, offset],
     ).fetchall()
     return total, rows
 

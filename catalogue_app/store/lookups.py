@@ -7,7 +7,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from catalogue_app.store.filters import Field, Listing, ListSpec, cached_rows, fetch_page, fold
+from catalogue_app.store.filters import Field, Listing, ListSpec, cached_rows, fetch_page, match_ci
 from catalogue_app.store.resources import Viewer, visibility
 
 
@@ -83,9 +83,9 @@ def _scope_sql(viewer: Viewer, scope: CountScope) -> tuple[str, list[Any]]:
         cond += f" AND r.resource_type IN ({','.join('?' * len(scope.types))})"
         params = params + list(scope.types)
     if scope.title_contains:
-        column, folded = fold("r.title", scope.title_contains)
-        cond += f" AND instr({column}, ?) > 0"
-        params = params + [folded]
+        sql, args = match_ci("r.title", scope.title_contains)
+        cond += f" AND {sql}"
+        params = params + args
     return cond, params
 
 

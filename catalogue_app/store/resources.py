@@ -13,13 +13,14 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from catalogue_app.store.filters import Field, Listing, ListSpec, cached_rows, fetch_page
+from catalogue_app.store.filters import Field, Listing, ListSpec, Source, cached_rows, fetch_page, where_clause
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 VIEW_PERMS = ("view_resourcebase", "change_resourcebase")
 RESOURCE_TYPES = ("dataset", "map", "document", "service", "geostory", "dashboard")
 GEOAPP_TYPES = ("geostory", "dashboard")
 DOWNLOADABLE = ("dataset", "document")
+WORLD_AREA = 360.0 * 180.0
 
 COLUMNS = (
     "r.id, r.uuid, r.resource_type, r.owner_id, r.group_id, r.title, r.abstract, r.created, r.last_updated, "
@@ -178,34 +179,35 @@ def _fts_phrase(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[int] | None, ListSpec]:
-    """Ids that the text search and the extent allow, from their indexes (each set cached until
-    the database changes), or None when neither is asked; and the spec with what is left."""
-    found: set[int] | None = None
+def _candidates(query: ResourceQuery) -> tuple[list[Source], ListSpec]:
+    """Subqueries of the ids that the extent and the text search allow, answered by their
+    indexes (the one expected to be smaller first), and the spec with what is left."""
+    found: list[Source] = []
     spec = query.spec
+    area = 0.0
     if query.extents:
         boxes, params = [], []
         for x0, y0, x1, y1 in query.extents:
             boxes.append("(minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?)")
             params += [x1, x0, y1, y0]
-        found = {r[0] for r in cached_rows(
-            conn, f"SELECT DISTINCT id / 2 FROM resource_extents WHERE {' OR '.join(boxes)}", params)}
+            area += (x1 - x0) * (y1 - y0)
+        found.append(Source(f"SELECT DISTINCT id / 2 AS id FROM resource_extents WHERE {' OR '.join(boxes)}", params))
     indexed = [f for f in spec.search_fields if f in TEXT_INDEXED]
     long_terms = [t for t in spec.search_terms if len(t) >= 3]
     if long_terms and indexed and len(indexed) == len(spec.search_fields):
         # every field is in the trigram index: one MATCH serves terms of three characters or more
         columns = "{" + " ".join(indexed) + "}"
         match = " AND ".join(f"{columns} : {_fts_phrase(t)}" for t in long_terms)
-        ids = {r[0] for r in cached_rows(conn, "SELECT rowid FROM resource_text WHERE resource_text MATCH ?", [match])}
-        found = ids if found is None else found & ids
+        text = Source("SELECT rowid AS id FROM resource_text WHERE resource_text MATCH ?", [match])
+        # a box larger than an eighth of the world is likely to hold more than the words match
+        found.insert(len(found) if found and area < WORLD_AREA / 8 else 0, text)
         spec = ListSpec(spec.conditions, [t for t in spec.search_terms if len(t) < 3], spec.search_fields, spec.ordering)
-    return (None if found is None else sorted(found)), spec
+    return found, spec
 
 
-def _conditions(conn: sqlite3.Connection, viewer: Viewer,
-                query: ResourceQuery) -> tuple[str, list[Any], ListSpec, str | None]:
+def _conditions(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any], ListSpec, list[Source]]:
     """Visibility, type, favorite and thesaurus conditions; the generic filters stay in the spec;
-    the candidate ids from the search and extent indexes come as a JSON list (or None)."""
+    the candidate id sets of the search and extent indexes come as subqueries."""
     cond, params = visibility(viewer)
     extra, extra_params = _advertised(viewer, query)
     cond += extra
@@ -220,21 +222,37 @@ def _conditions(conn: sqlite3.Connection, viewer: Viewer,
         cond += (f" AND r.id IN (SELECT resource_id FROM resource_tkeywords WHERE tkeyword_id IN"
                  f" ({','.join('?' * len(ids))}))")
         params += ids
-    candidates, spec = _candidates(conn, query)
-    if candidates is None:
-        return cond, params, spec, None
-    return cond, params, spec, "[" + ",".join(map(str, candidates)) + "]"
+    candidates, spec = _candidates(query)
+    for other in candidates[1:]:
+        cond += f" AND r.id IN ({other.sql})"
+        params += other.params
+    return cond, params, spec, candidates[:1]
+
+
+def _driven(driver: Source, spec: ListSpec) -> Source:
+    """The candidates joined to their rows. When nothing but the visibility columns is tested,
+    the narrow index ``resources_visible`` answers without reading the (wide) rows."""
+    narrow = "" if spec.conditions or spec.search_terms else " INDEXED BY resources_visible"
+    return Source(f"({driver.sql}) c CROSS JOIN resources r{narrow} ON r.id = c.id", driver.params)
 
 
 def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: int,
          offset: int) -> tuple[int, list[sqlite3.Row]]:
-    cond, params, spec, candidates = _conditions(conn, viewer, query)
-    if candidates is None:
+    cond, params, spec, driver = _conditions(viewer, query)
+    if not driver:
         return fetch_page(conn, LISTING, spec, (cond, params), limit, offset)
-    # counted from the candidates (few lookups by id), paged through the created-date index
-    return fetch_page(conn, LISTING, spec, (cond + " AND r.id IN (SELECT value FROM json_each(?))",
-                                            params + [candidates]), limit, offset,
-                      count=("json_each(?) j CROSS JOIN resources r ON r.id = j.value", [candidates], (cond, params)))
+    size = conn.execute("SELECT coalesce(max(id), 0) FROM resources").fetchone()[0]
+
+    def page_from(total: int) -> Source:
+        # Walking the rows in the default order meets (offset + limit) * size / total rows before
+        # the page is full; going through the candidates costs one lookup each, plus a sort.
+        if not spec.ordering and (offset + limit) * size < total * total:
+            return Source("resources r INDEXED BY resources_created", cond=f" AND r.id IN ({driver[0].sql})",
+                          cond_params=driver[0].params)
+        return Source(f"({driver[0].sql}) c CROSS JOIN resources r ON r.id = c.id", driver[0].params)
+
+    return fetch_page(conn, LISTING, spec, (cond, params), limit, offset,
+                      count_from=_driven(driver[0], spec), page_from=page_from)
 
 
 def get_visible(conn: sqlite3.Connection, viewer: Viewer, resource_id: int,
@@ -405,11 +423,8 @@ def held_perms(conn: sqlite3.Connection, viewer: Viewer, resource_id: int) -> se
 
 def ids_matching(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery) -> list[int]:
     """Ids of every resource the query selects for the viewer (patch-all)."""
-    from catalogue_app.store.filters import where_clause
-
-    cond, params, spec, candidates = _conditions(conn, viewer, query)
-    if candidates is not None:
-        cond += " AND r.id IN (SELECT value FROM json_each(?))"
-        params = params + [candidates]
+    cond, params, spec, driver = _conditions(viewer, query)
+    source = Source("resources r") if not driver else _driven(driver[0], spec)
     where, where_params = where_clause(spec, FIELDS, SEARCH_FIELDS)
-    return [r[0] for r in conn.execute(f"SELECT r.id FROM resources r WHERE {cond}{where}", params + where_params)]
+    return [r[0] for r in conn.execute(f"SELECT r.id FROM {source.sql} WHERE {cond}{where}",
+                                       source.params + params + where_params)]
