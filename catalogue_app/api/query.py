@@ -127,8 +127,19 @@ def parse_filters(params: list[tuple[str, str]], fields: dict[str, Field]) -> li
         else:
             chosen = values[:1]
         coerced = [_coerce(field, op, v, key) for v in chosen]
-        conditions.append(Condition(path, "in" if op == "all" else op, coerced, negate))
+        conditions.append(_condition(field, path, op, coerced, negate))
     return conditions
+
+
+def _condition(field: Field, path: str, op: str, values: list[Any], negate: bool) -> Condition | Combined:
+    if op == "all":
+        # every value must match: for a to-many path, a related row for each value
+        return Combined([Condition(path, "eq", [v]) for v in values], negate=negate)
+    if op == "isnull" and field.exists:
+        # on a to-many path, "is null" means no related row has a value: the negation of "one
+        # has", not a related row with a null value (which the join never yields)
+        return Condition(path, "isnull", [False], negate != bool(values[0]))
+    return Condition(path, op, values, negate)
 
 
 MAX_JSON_FILTER_DEPTH = 8
@@ -163,7 +174,7 @@ def _json_clause(node: Any, fields: dict[str, Field], depth: int) -> Combined:
             raise invalid(f"{key} needs two values.")
         coerced = [_coerce(fields[path], op, "" if v is None else str(v).lower() if isinstance(v, bool) else str(v), key)
                    for v in values]
-        parts.append(Condition(path, "in" if op == "all" else op, coerced, negate))
+        parts.append(_condition(fields[path], path, op, coerced, negate))
     return Combined(parts)
 
 
