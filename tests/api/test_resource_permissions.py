@@ -8,6 +8,7 @@ favorite.
 """
 
 import sqlite3
+from contextlib import nullcontext
 
 import pytest
 
@@ -101,18 +102,27 @@ def m(tmp_path_factory):
             assert admin.post(f"/api/v2/resources/{ids[name]}/linked_resources", json={"target": [hub]}).status_code == 200
     r = admin.post(f"/api/v2/resources/{ids['user']}/linked_resources", json={"target": [ids["team"], ids["own"]]})
     assert r.status_code == 200, r.text
+    clients = {}
     yield {"srv": srv, "admin": admin, "people": people, "team": team, "ids": ids, "uuids": uuids,
-           "tkeywords": tkeywords}
+           "tkeywords": tkeywords, "clients": clients}
+    for c in clients.values():
+        c.close()
     admin.close()
     srv.stop()
 
 
 def client(m, caller: str):
-    if caller == "anon":
-        return m["srv"].client()
-    if caller == "admin":
-        return m["srv"].client(auth=("admin", ADMIN_PASSWORD))
-    return login(m["srv"], m["people"][caller])
+    """The caller's client, made once per module (making one costs more than a request); used
+    in `with` blocks, it stays open for the next test."""
+    clients = m["clients"]
+    if caller not in clients:
+        if caller == "anon":
+            clients[caller] = m["srv"].client()
+        elif caller == "admin":
+            clients[caller] = m["srv"].client(auth=("admin", ADMIN_PASSWORD))
+        else:
+            clients[caller] = login(m["srv"], m["people"][caller])
+    return nullcontext(clients[caller])
 
 
 def names_of(m, rows) -> set[str]:
