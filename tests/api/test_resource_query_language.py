@@ -359,3 +359,29 @@ def test_every_row_of_every_list_has_the_client_keys(q):
     finally:
         for c in callers:
             c.close()
+
+
+def test_dirty_resources_never_show_and_metadata_only_ones_are_not_counted(q):
+    """Facts §3.1 and §14: a dirty resource is hidden from every list and detail, even its owner's
+    and the admin's; a metadata-only one is listed but left out of the lookup counts."""
+    srv, alice = q["srv"], q["alice"]
+    dirty = insert_resource(srv, alice["pk"], "Half written zzdirtymark", PUBLIC, keywords=["kwdirty"], regions=["NZL"],
+                            dirty=1)
+    meta = insert_resource(srv, alice["pk"], "Metadata only zzmetamark", PUBLIC, keywords=["kwmeta"], regions=["NZL"],
+                           metadata_only=1)
+    for c in (srv.client(), login(srv, alice), srv.client(auth=("admin", ADMIN_PASSWORD))):
+        with c:
+            assert_envelope(c.get(f"/api/v2/resources/{dirty}"), 404, "not_found")
+            assert_envelope(c.get(f"/api/v2/resources/{dirty}/linked_resources"), 404, "not_found")
+            for url in ("/api/v2/resources/?page_size=100&advertised=all", "/api/v2/documents/?page_size=100",
+                        "/api/v2/resources/?search=zzdirtymark&search_fields=title", "/api/v2/keywords/?page_size=100",
+                        f"/api/v2/users/{alice['pk']}/resources?page_size=100"):
+                r = c.get(url)
+                assert r.status_code in (200, 401) and "zzdirtymark" not in r.text and "kwdirty" not in r.text, url
+            assert c.get(f"/api/v2/resources/{meta}").status_code == 200
+            assert c.get("/api/v2/resources/", params={"filter{metadata_only}": "true"}).json()["total"] == 1
+            nzl = c.get("/api/v2/regions/", params={"filter{code}": "NZL"}).json()["regions"][0]
+            assert nzl["count"] == 0
+            assert "kwmeta" not in {k["name"] for k in c.get("/api/v2/keywords/", params={"page_size": 100}).json()["keywords"]}
+            counts = {t["name"]: t["count"] for t in c.get("/api/v2/resources/resource_types").json()["resource_types"]}
+            assert sum(counts.values()) == c.get("/api/v2/resources/").json()["total"]
