@@ -19,26 +19,33 @@ def _settings(args: argparse.Namespace):
     )
 
 
-def serve(args: argparse.Namespace) -> int:
-    from granian import Granian
-    from granian.constants import Interfaces
-
+def _prepare(settings, out=sys.stderr) -> None:
+    """Create what a first start needs; say so when that made the admin account (whichever
+    command ran first), since a generated password is shown this once only. Commands other
+    than serve say it on stderr, so that their own output (a token) stays clean for scripts."""
     from catalogue_app.bootstrap import prepare
 
-    settings = _settings(args)
     prepared = prepare(settings)
-    os.environ.update(export_environment(settings))
-    print(f"Catalogue {settings.base_url}/  (API: {settings.base_url}/api/v2/, "
-          f"docs: {settings.base_url}/api/v2/docs/)", flush=True)
-    print(f"Data folder: {settings.data_dir}", flush=True)
     if prepared.created_admin:
         if prepared.admin_password:
             print(f"Admin account created: {prepared.admin_username} / {prepared.admin_password}"
                   "  (shown once; change it with `catalogue changepassword "
-                  f"{prepared.admin_username}`)", flush=True)
+                  f"{prepared.admin_username}`)", file=out, flush=True)
         else:
             print(f"Admin account created: {prepared.admin_username} "
-                  "(password from CATALOGUE_ADMIN_PASSWORD)", flush=True)
+                  "(password from CATALOGUE_ADMIN_PASSWORD)", file=out, flush=True)
+
+
+def serve(args: argparse.Namespace) -> int:
+    from granian import Granian
+    from granian.constants import Interfaces
+
+    settings = _settings(args)
+    _prepare(settings, sys.stdout)
+    os.environ.update(export_environment(settings))
+    print(f"Catalogue {settings.base_url}/  (API: {settings.base_url}/api/v2/, "
+          f"docs: {settings.base_url}/api/v2/docs/)", flush=True)
+    print(f"Data folder: {settings.data_dir}", flush=True)
     Granian(
         "catalogue_app.app:create_app_from_env",
         factory=True,
@@ -65,12 +72,11 @@ def _read_password(args: argparse.Namespace, prompt: str = "Password: ") -> str:
 
 
 def createsuperuser(args: argparse.Namespace) -> int:
-    from catalogue_app.bootstrap import prepare
     from catalogue_app.passwords import check_strength, hash_password
     from catalogue_app.store import db, users
 
     settings = _settings(args)
-    prepare(settings)
+    _prepare(settings)
     password = _read_password(args)
     problems = check_strength(password, args.username)
     if problems:
@@ -85,12 +91,11 @@ def createsuperuser(args: argparse.Namespace) -> int:
 
 
 def changepassword(args: argparse.Namespace) -> int:
-    from catalogue_app.bootstrap import prepare
     from catalogue_app.passwords import check_strength, hash_password
     from catalogue_app.store import db, users
 
     settings = _settings(args)
-    prepare(settings)
+    _prepare(settings)
     password = _read_password(args, f"New password for {args.username}: ")
     problems = check_strength(password, args.username)
     if problems:
@@ -105,11 +110,10 @@ def changepassword(args: argparse.Namespace) -> int:
 
 
 def token(args: argparse.Namespace) -> int:
-    from catalogue_app.bootstrap import prepare
     from catalogue_app.store import db, tokens, users
 
     settings = _settings(args)
-    prepare(settings)
+    _prepare(settings)
     with db.transaction(settings.database_path) as conn:
         row = users.by_username(conn, args.username)
         if row is None or not row["is_active"]:
@@ -122,18 +126,27 @@ def token(args: argparse.Namespace) -> int:
 def seed(args: argparse.Namespace) -> int:
     import time
 
-    from catalogue_app.bootstrap import prepare
     from catalogue_app.store import db
     from catalogue_app.store.seed import seed_resources
 
     settings = _settings(args)
-    prepare(settings)
+    _prepare(settings)
     started = time.perf_counter()
     with db.transaction(settings.database_path) as conn:
         seed_resources(conn, args.resources, seed=args.seed)
     took = time.perf_counter() - started
     print(f"{args.resources} resources added in {took:.1f} s ({args.resources / max(took, 1e-9):,.0f}/s)")
     return 0
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative")
+    return value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -173,7 +186,7 @@ def parser() -> argparse.ArgumentParser:
 
     p = commands.add_parser("seed", help="add made-up resources (tests, demos, benchmarks)")
     common(p)
-    p.add_argument("--resources", type=int, required=True, help="how many")
+    p.add_argument("--resources", type=_count, required=True, help="how many")
     p.add_argument("--seed", type=int, default=1, help="random seed")
     p.set_defaults(run=seed)
     return top

@@ -245,8 +245,6 @@ def test_extent_agrees_with_the_rows(s, rows):
                 assert found, box
 
 
-@pytest.mark.xfail(strict=True, reason="store/seed.py seed_resources: an empty run list leaves `pending` None "
-                                       "(AttributeError); cli.py accepts a negative --resources")
 @pytest.mark.parametrize("count, ok", [("0", True), ("-5", False)])
 def test_seed_with_nothing_to_add_fails_cleanly(tmp_path, count, ok):
     r = run_seed(tmp_path / "data", "--resources", count)
@@ -260,15 +258,13 @@ def test_seed_rejects_bad_arguments(tmp_path):
         assert r.returncode == 2 and "--resources" in r.stderr and "Traceback" not in r.stderr
 
 
-@pytest.mark.xfail(strict=True, reason="cli.py seed on a fresh data folder creates the admin through prepare() with a "
-                                       "generated password that is printed nowhere (nor by the first serve)")
 def test_seed_on_a_fresh_folder_does_not_lose_the_admin_password(tmp_path):
     data = tmp_path / "fresh"
     r = run_seed(data, "--resources", "5", env={"CATALOGUE_ADMIN_PASSWORD": ""})
     assert r.returncode == 0, r.stderr
     srv = Server(data, env={"CATALOGUE_ADMIN_PASSWORD": ""})
     try:
-        shown = r.stdout + srv.output()
+        shown = r.stdout + r.stderr + srv.output()
         assert "admin / " in shown, shown
         password = shown.split("admin / ", 1)[1].split()[0]
         with srv.client(auth=("admin", password)) as c:

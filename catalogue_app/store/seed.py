@@ -135,6 +135,8 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
     instead of by the per-row triggers.
     """
     first = (conn.execute("SELECT max(id) FROM resources").fetchone()[0] or 0) + 1
+    if count <= 0:
+        return first
     generator = Generator(conn, random.Random(f"{seed}:{first}"), public_share)  # another batch, other rows
     triggers = {name: sql for name, sql in conn.execute(
         f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN {INDEX_TRIGGERS}")}
@@ -149,7 +151,7 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
     try:
         runs = [range(start, min(start + BATCH, first + count)) for start in range(first, first + count, BATCH)]
         with ThreadPoolExecutor(max_workers=1) as pool:
-            pending = pool.submit(generator.batch, runs[0]) if runs else None
+            pending = pool.submit(generator.batch, runs[0])
             for following in [*runs[1:], None]:
                 batch = pending.result()
                 pending = pool.submit(generator.batch, following) if following else None
