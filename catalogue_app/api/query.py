@@ -93,10 +93,14 @@ def _split_path(body: str, fields: dict[str, Field], key: str) -> tuple[str, str
     path = ".".join(segments)
     if path in fields:
         return path, op
-    if segments[0] in fields or any(f.startswith(segments[0] + ".") for f in fields):
-        if len(segments) > 1:
-            raise invalid(f"Invalid nested filter field: {segments[1]}")
-    raise invalid(f"Invalid filter field: {segments[0]}")
+    # walk the path as dynamic-rest does: through relations, naming the segment that fails
+    for i, name in enumerate(segments[:-1]):
+        here = ".".join(segments[:i + 1])
+        if not any(f.startswith(here + ".") for f in fields):
+            if here in fields:  # a plain field has nothing inside
+                raise invalid(f"Invalid nested filter field: {name}")
+            raise invalid(f"Invalid filter field: {name}")
+    raise invalid(f"Invalid filter field: {segments[-1]}")
 
 
 def parse_filters(params: list[tuple[str, str]], fields: dict[str, Field]) -> list[Condition | Combined]:

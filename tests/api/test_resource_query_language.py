@@ -244,8 +244,6 @@ def test_bad_queries_answer_400_with_their_message(q, path, params, code, messag
     assert_envelope(q["anon"].get(f"/api/v2/{path}/", params=params), 400, code, message)
 
 
-@pytest.mark.xfail(strict=True, reason="api/query.py _split_path names the wrong segment (facts §3.1, dynamic-rest);"
-                                       " test_resources_read pins the current message for owner.nosuch")
 @pytest.mark.parametrize("key, message", [
     ("filter{title.nosuch}", "Invalid nested filter field: title"),     # nested through a non-relation
     ("filter{title.iregex}", "Invalid nested filter field: title"),     # not an operator: a nested name

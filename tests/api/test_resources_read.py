@@ -169,7 +169,8 @@ def test_relation_paths(cat):
 @pytest.mark.parametrize("params, code, message", [
     ({"filter{nosuch}": "1"}, "invalid", "Invalid filter field: nosuch"),
     ({"filter{id}": "1"}, "invalid", "Invalid filter field: id"),
-    ({"filter{owner.nosuch}": "x"}, "invalid", "Invalid nested filter field: nosuch"),
+    ({"filter{owner.nosuch}": "x"}, "invalid", "Invalid filter field: nosuch"),
+    ({"filter{title.nosuch}": "x"}, "invalid", "Invalid nested filter field: title"),
     ({"filter{title=x": "1"}, "parse_error", None),
     ({"filter{detail_url}": "x"}, "invalid", None),
     ({"filter{pk}": "abc"}, "invalid", None),
