@@ -107,17 +107,42 @@ def latency(url: str, paths: list[str], header: str) -> dict[str, float]:
 
 TERMS = ["river", "flood", "forest", "soil", "road", "railway", "wetland", "glacier", "airport", "harbour",
          "school", "bridge", "landslide", "wildfire", "cadastre", "vineyard", "hospital", "population"]
+PLACES = ["zürich", "são paulo", "kraków", "nairobi", "québec", "tromsø", "kyoto", "lima", "accra", "oaxaca"]
+SECOND = ["map", "survey", "inventory", "plan", "atlas", "model", "census", "monitoring"]
 
 
 def distinct_queries(n: int) -> tuple[list[str], list[str]]:
-    """n different searches and n different one-country-sized extents."""
+    """n different searches (no two alike, so no cached answer helps) and n different extents
+    the size of one country.
+
+    The searches mix what people type: one word (pages 1 to 5), a word and a place, a word and
+    a kind of product, a place alone, and one in ten with a two-letter second word (the text
+    index needs three letters, so those are checked row by row).
+    """
     import random
+    from urllib.parse import quote
 
     rng = random.Random(7)
-    searches = [f"/api/v2/resources/?search={TERMS[i % len(TERMS)]}%20{chr(97 + i % 26)}{chr(97 + (i // 26) % 26)}"
-                f"&search_fields=title&search_fields=abstract&page_size=10" if i % 2 else
-                f"/api/v2/resources/?search={TERMS[i % len(TERMS)]}&search_fields=title&search_fields=abstract"
-                f"&page={1 + i // len(TERMS)}" for i in range(n)]
+    seen: set[tuple[str, int]] = set()
+    searches = []
+    while len(searches) < n:
+        term, page, shape = rng.choice(TERMS), 1, len(searches) % 10
+        if shape in (0, 1, 2):
+            page = 1 + rng.randrange(5)
+        elif shape in (3, 4, 5):
+            term += " " + rng.choice(PLACES)
+        elif shape in (6, 7):
+            term += " " + rng.choice(SECOND)
+        elif shape == 8:
+            term = rng.choice(PLACES)
+            page = 1 + rng.randrange(3)
+        else:
+            term += " " + chr(97 + rng.randrange(26)) + chr(97 + rng.randrange(26))
+        if (term, page) in seen:
+            continue
+        seen.add((term, page))
+        searches.append(f"/api/v2/resources/?search={quote(term)}&search_fields=title&search_fields=abstract"
+                        f"&page={page}")
     extents = []
     for _ in range(n):
         x, y = rng.uniform(-170, 160), rng.uniform(-60, 60)
