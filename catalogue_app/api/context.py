@@ -29,8 +29,7 @@ class Context:
     def viewer(self) -> Viewer:
         """The caller as the resource store needs it (with the groups they belong to)."""
         caller = self.caller
-        groups = self.db.read(resources.viewer_groups, caller.id)
-        return Viewer(caller.id, caller.is_superuser, groups)
+        return self.db.read(resources.viewer_of, caller.id, caller.is_superuser)
 
     @property
     def db(self) -> Database:

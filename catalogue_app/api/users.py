@@ -281,8 +281,7 @@ class UsersController(Controller):
 
         def fetch(limit: int, offset: int):
             def load(conn: sqlite3.Connection):
-                seer = resources.Viewer(target["id"], bool(target["is_superuser"]),
-                                        resources.viewer_groups(conn, target["id"]))
+                seer = resources.viewer_of(conn, target["id"], bool(target["is_superuser"]))
                 return resources.page_visible_to_user(conn, seer, ctx.viewer, limit, offset)
             return ctx.db.read(load)
 

@@ -13,10 +13,12 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
-from catalogue_app.store.filters import Field, Listing, ListSpec, Source, cached_rows, fetch_page, where_clause
+from catalogue_app.store.filters import Combined, Field, Listing, ListSpec, Source, cached_rows, fetch_page, where_clause
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 VIEW_PERMS = ("view_resourcebase", "change_resourcebase")
+MANAGER_PERMS = ("change_resourcebase", "change_resourcebase_metadata", "change_dataset_data", "change_dataset_style",
+                 "change_resourcebase_permissions")
 RESOURCE_TYPES = ("dataset", "map", "document", "service", "geostory", "dashboard")
 GEOAPP_TYPES = ("geostory", "dashboard")
 DOWNLOADABLE = ("dataset", "document")
@@ -125,6 +127,7 @@ class Viewer:
     id: int | None = None
     is_superuser: bool = False
     group_ids: tuple[int, ...] = ()
+    managed_group_ids: tuple[int, ...] = ()  # groups in which they are a manager
 
 
 @dataclass
@@ -140,11 +143,13 @@ class ResourceQuery:
     tkeyword_groups: list[list[int]] = field(default_factory=list)  # OR inside, AND across
 
 
-def viewer_groups(conn: sqlite3.Connection, user_id: int | None) -> tuple[int, ...]:
+def viewer_of(conn: sqlite3.Connection, user_id: int | None, is_superuser: bool = False) -> Viewer:
+    """A user (None: anonymous) with the groups they belong to and those they manage."""
     if user_id is None:
-        return (ANONYMOUS_GROUP_ID,)
-    ids = {r[0] for r in conn.execute("SELECT group_id FROM group_members WHERE user_id = ?", (user_id,))}
-    return tuple(sorted(ids | {ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID}))
+        return Viewer(None, False, (ANONYMOUS_GROUP_ID,))
+    roles = conn.execute("SELECT group_id, role FROM group_members WHERE user_id = ?", (user_id,)).fetchall()
+    groups = tuple(sorted({g for g, _ in roles} | {ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID}))
+    return Viewer(user_id, is_superuser, groups, tuple(sorted(g for g, role in roles if role == "manager")))
 
 
 def visibility(viewer: Viewer, alias: str = "r") -> tuple[str, list[Any]]:
@@ -229,30 +234,46 @@ def _conditions(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any], L
     return cond, params, spec, candidates[:1]
 
 
-def _driven(driver: Source, spec: ListSpec) -> Source:
-    """The candidates joined to their rows. When nothing but the visibility columns is tested,
-    the narrow index ``resources_visible`` answers without reading the (wide) rows."""
-    narrow = "" if spec.conditions or spec.search_terms else " INDEXED BY resources_visible"
-    return Source(f"({driver.sql}) c CROSS JOIN resources r{narrow} ON r.id = c.id", driver.params)
+def _tests_ids_only(spec: ListSpec) -> bool:
+    """Whether the generic filters test nothing of a row but its id (relations like keywords
+    are tested through their own tables), so that the narrow index can stand for the rows."""
+    def through_id(cond) -> bool:
+        if isinstance(cond, Combined):
+            return all(through_id(part) for part in cond.parts)
+        return FIELDS[cond.path].exists is not None
+
+    return not spec.search_terms and all(through_id(c) for c in spec.conditions)
 
 
 def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: int,
          offset: int) -> tuple[int, list[sqlite3.Row]]:
+    """One page and the exact total. Counting thousands of candidates reads the narrow index
+    ``resources_visible`` where it holds all that is tested; the page is read in the default
+    order when matches are dense, and from the candidates (then sorted) when they are sparse."""
     cond, params, spec, driver = _conditions(viewer, query)
-    if not driver:
+    if not driver and not spec.conditions and not spec.search_terms:
         return fetch_page(conn, LISTING, spec, (cond, params), limit, offset)
+    narrow = " INDEXED BY resources_visible" if _tests_ids_only(spec) else ""
+    if driver:
+        count_from = Source(f"({driver[0].sql}) c CROSS JOIN resources r{narrow} ON r.id = c.id", driver[0].params)
+    else:
+        count_from = Source(f"resources r{narrow}")
     size = conn.execute("SELECT coalesce(max(id), 0) FROM resources").fetchone()[0]
 
     def page_from(total: int) -> Source:
         # Walking the rows in the default order meets (offset + limit) * size / total rows before
         # the page is full; going through the candidates costs one lookup each, plus a sort.
-        if not spec.ordering and (offset + limit) * size < total * total:
+        dense = not spec.ordering and (offset + limit) * size < total * total
+        if dense and driver:
             return Source("resources r INDEXED BY resources_created", cond=f" AND r.id IN ({driver[0].sql})",
                           cond_params=driver[0].params)
-        return Source(f"({driver[0].sql}) c CROSS JOIN resources r ON r.id = c.id", driver[0].params)
+        if dense:
+            return Source("resources r INDEXED BY resources_created")
+        if driver:
+            return Source(f"({driver[0].sql}) c CROSS JOIN resources r ON r.id = c.id", driver[0].params)
+        return Source("resources r")
 
-    return fetch_page(conn, LISTING, spec, (cond, params), limit, offset,
-                      count_from=_driven(driver[0], spec), page_from=page_from)
+    return fetch_page(conn, LISTING, spec, (cond, params), limit, offset, count_from=count_from, page_from=page_from)
 
 
 def get_visible(conn: sqlite3.Connection, viewer: Viewer, resource_id: int,
@@ -315,6 +336,8 @@ def related(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer) -
         for rid, perm in conn.execute(
                 f"SELECT p.resource_id, p.perm FROM resource_perms p WHERE p.resource_id IN ({marks}) AND {who}", args):
             perms[rid].add(perm)
+        for row in rows:
+            _add_manager_perms(perms[row["id"]], row["group_id"], viewer)
     favorites: set[int] = set()
     if ids and viewer.id is not None:
         marks = ",".join("?" * len(ids))
@@ -411,20 +434,33 @@ def tkeyword_groups(conn: sqlite3.Connection, ids: list[int], force_and: bool) -
 
 
 def held_perms(conn: sqlite3.Connection, viewer: Viewer, resource_id: int) -> set[str]:
-    """Permission names the viewer holds explicitly (as a user or through groups) on one resource."""
+    """Permission names the viewer holds on one resource: explicitly (as a user or through
+    groups), and those that managers of the resource's group are given."""
     if viewer.id is None:
         sql = f"SELECT perm FROM resource_perms WHERE resource_id = ? AND group_id = {ANONYMOUS_GROUP_ID}"
         return {r[0] for r in conn.execute(sql, (resource_id,))}
     groups = ",".join(str(int(g)) for g in viewer.group_ids) or "0"
-    return {r[0] for r in conn.execute(
+    held = {r[0] for r in conn.execute(
         f"SELECT perm FROM resource_perms WHERE resource_id = ? AND (user_id = ? OR group_id IN ({groups}))",
         (resource_id, viewer.id))}
+    if held and viewer.managed_group_ids:
+        group = conn.execute("SELECT group_id FROM resources WHERE id = ?", (resource_id,)).fetchone()
+        _add_manager_perms(held, group[0] if group else None, viewer)
+    return held
+
+
+def _add_manager_perms(held: set[str], group_id: int | None, viewer: Viewer) -> None:
+    """A manager of the resource's group who holds some permission on it may also edit it and
+    its permissions (as GeoNode 5 does)."""
+    if held and group_id is not None and group_id in viewer.managed_group_ids:
+        held.update(MANAGER_PERMS)
 
 
 def ids_matching(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery) -> list[int]:
     """Ids of every resource the query selects for the viewer (patch-all)."""
     cond, params, spec, driver = _conditions(viewer, query)
-    source = Source("resources r") if not driver else _driven(driver[0], spec)
+    source = Source(f"({driver[0].sql}) c CROSS JOIN resources r ON r.id = c.id", driver[0].params) if driver \
+        else Source("resources r")
     where, where_params = where_clause(spec, FIELDS, SEARCH_FIELDS)
     return [r[0] for r in conn.execute(f"SELECT r.id FROM {source.sql} WHERE {cond}{where}",
                                        source.params + params + where_params)]

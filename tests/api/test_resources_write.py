@@ -189,3 +189,52 @@ def test_bulk_update_and_patch_all_check_every_record(flagged_server):
         assert c.get(f"/api/v2/resources/{mine[1]['pk']}").status_code == 200  # nothing of the batch happened
         r = c.request("DELETE", "/api/v2/resources/", json={"resources": [{"id": int(mine[1]["pk"])}, {"id": int(mine[2]["pk"])}]})
         assert r.status_code == 204 and c.get(f"/api/v2/resources/{mine[2]['pk']}").status_code == 404
+
+
+def test_managers_of_the_resource_group_may_edit_what_they_see(w):
+    """GeoNode 5: a manager of the resource's group who holds some permission on it may also
+    change it and its permissions; a plain member, or a manager of another group, may not."""
+    import sqlite3
+
+    from tests.conftest import make_group
+
+    srv, admin = w["srv"], w["admin"]
+    manager, member, other_manager = (make_user(admin) for _ in range(3))
+    team, other = make_group(admin), make_group(admin)
+    for group, users_, role in ((team, [manager["pk"]], "manager"), (team, [member["pk"], w["owner"]["pk"]], "member"),
+                                (other, [other_manager["pk"]], "manager")):
+        assert admin.post(f"/api/v2/groups/{team['pk'] if group is team else other['pk']}/members",
+                          json={"users": users_, "role": role}).status_code == 200
+    with login(srv, w["owner"]) as c:
+        shared, unshared = create(c, title="Team map"), create(c, title="Team draft")
+        for doc in (shared, unshared):
+            r = c.patch(f"/api/v2/resources/{doc['pk']}/", json={"group": team["group"]["pk"]})
+            assert r.status_code == 200 and r.json()["resource"]["group"]["pk"] == team["group"]["pk"], r.text
+    conn = sqlite3.connect(srv.data_dir / "catalogue.sqlite3", timeout=30)
+    with conn:  # both private to the owner, then the team may view one
+        for doc in (shared, unshared):
+            conn.execute("DELETE FROM resource_perms WHERE resource_id = ? AND group_id IS NOT NULL", (int(doc["pk"]),))
+            conn.execute("UPDATE resources SET public_view = 0 WHERE id = ?", (int(doc["pk"]),))
+        conn.execute("INSERT INTO resource_perms (resource_id, group_id, perm) VALUES (?, ?, 'view_resourcebase')",
+                     (int(shared["pk"]), team["group"]["pk"]))
+    conn.close()
+    url = f"/api/v2/resources/{shared['pk']}/"
+    with login(srv, manager) as c:
+        perms = c.get(url).json()["resource"]["perms"]
+        assert {"view_resourcebase", "change_resourcebase", "change_resourcebase_metadata",
+                "change_resourcebase_permissions"} <= set(perms)
+        listed = c.get("/api/v2/resources/", params={"filter{pk}": shared["pk"]}).json()["resources"]
+        assert set(listed[0]["perms"]) == set(perms)
+        r = c.patch(url, json={"title": "Team map, checked"})
+        assert r.status_code == 200 and r.json()["resource"]["title"] == "Team map, checked"
+        # holding no permission on the other one, the manager does not even see it
+        assert_envelope(c.get(f"/api/v2/resources/{unshared['pk']}/"), 404, "not_found")
+        assert_envelope(c.patch(f"/api/v2/resources/{unshared['pk']}/", json={"title": "x"}), 404, "not_found")
+    with login(srv, member) as c:
+        assert c.get(url).json()["resource"]["perms"] == ["view_resourcebase"]
+        assert_envelope(c.patch(url, json={"title": "x"}), 403, "permission_denied")
+    with login(srv, other_manager) as c:
+        assert_envelope(c.get(url), 404, "not_found")
+    with srv.client() as anon:
+        assert_envelope(anon.get(url), 404, "not_found")
+    assert admin.get(url).json()["resource"]["title"] == "Team map, checked"
