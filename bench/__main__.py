@@ -180,7 +180,8 @@ def resource_benchmarks(args, basic: str) -> list[tuple[str, int, dict[str, floa
             proc.terminate()
             proc.wait(timeout=20)
         if args.million:
-            seed_resources(data, 1_000_000 - args.resources)
+            rate = seed_resources(data, 1_000_000 - args.resources)
+            print(f"seeded {1_000_000 - args.resources:,} more resources at {rate:,.0f}/s", flush=True)
             proc, url = start_server(data, args.resource_workers)
             try:
                 searches, extents = distinct_queries(200)

@@ -180,6 +180,10 @@ def test_bulk_update_and_patch_all_check_every_record(flagged_server):
         assert r.status_code == 200 and r.json()["resources"][0]["abstract"] == "bulk"
         r = c.patch("/api/v2/resources/?patch-all=true&filter{title.startswith}=Mine", json={"abstract": "all mine"})
         assert r.status_code == 200 and r.json() == {"meta": {"updated": 3}}
+        r = c.patch(f"/api/v2/resources/?patch-all=true&search=mine&search_fields=title&filter{{owner.username}}="
+                    f"{me['username']}", json={"abstract": "found mine"})  # through the text index
+        assert r.status_code == 200 and r.json() == {"meta": {"updated": 3}}
+        assert c.get(f"/api/v2/resources/{mine[2]['pk']}").json()["resource"]["abstract"] == "found mine"
         r = c.patch("/api/v2/resources/?patch-all=query", json={"abstract": "everything"})
         assert_envelope(r, 403, "permission_denied")  # "Theirs" is visible to me but not mine to change
         assert o.get(f"/api/v2/resources/{theirs['pk']}").json()["resource"]["abstract"] == ""
