@@ -230,6 +230,9 @@ def urls(row: sqlite3.Row, base: str) -> tuple[str, str, str | None, list[dict[s
 def render(conn: sqlite3.Connection, rows: list[sqlite3.Row], caller: Caller, viewer: Viewer, base: str,
            with_data: bool = False) -> list[Resource]:
     """The representation of a page of rows, loaded in a fixed number of queries."""
+    # plain dicts: sqlite3.Row finds a column by name with a linear search, and each row is read
+    # by some seventy names here
+    rows = [dict(zip(row.keys(), row)) for row in rows]
     rel: Related = resources.related(conn, rows, viewer)
     people = {r["id"]: user(r, caller, base) for r in users.by_ids(conn, rel.user_ids)}
     out = []
