@@ -9,11 +9,12 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 
 from catalogue_app import __version__
-from catalogue_app.api import groups, lookups, oauth, resource_actions, resources, root, schema, users
+from catalogue_app.api import executions, groups, lookups, oauth, resource_actions, resources, root, schema, users
 from catalogue_app.api.auth import AuthMiddleware, CredentialCache
 from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.head import HeadAsGet
 from catalogue_app.config import Settings, load_settings
+from catalogue_app.jobs.runner import Runner
 from catalogue_app.store.db import Database, migrate
 
 AVATAR_SVG = (
@@ -34,8 +35,13 @@ def create_app(settings: Settings) -> Litestar:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         migrate(settings.database_path)  # a no-op when `catalogue serve` has already done it
         app.state.db = Database(settings.database_path)
+        app.state.runner = Runner(app.state.db, settings.job_workers)
+        app.state.runner.start()
 
     def close_database(app: Litestar) -> None:
+        runner = getattr(app.state, "runner", None)
+        if runner is not None:
+            runner.close()
         db = getattr(app.state, "db", None)
         if db is not None:
             db.close()
@@ -50,6 +56,8 @@ def create_app(settings: Settings) -> Litestar:
             *lookups.LOOKUP_CONTROLLERS,
             resource_actions.ResourceActionsController,
             resource_actions.document_links,
+            executions.ExecutionsController,
+            executions.execution_status,
             oauth.token,
             oauth.revoke,
             schema.schema,

@@ -33,6 +33,8 @@ class Settings(msgspec.Struct, kw_only=True):
     # How long a verified Basic credential is trusted without running the password KDF again.
     basic_auth_cache_seconds: int = 300
     max_request_body: int = 1024 * 1024 * 1024
+    # Threads running jobs (permission changes, copies, deletes, uploads) in each server process.
+    job_workers: int = 4
 
     @property
     def database_path(self) -> Path:
@@ -73,6 +75,7 @@ ENVIRONMENT = {
     "REST_API_DEFAULT_PAGE_SIZE": ("default_page_size", int),
     "CATALOGUE_MAX_PAGE_SIZE": ("max_page_size", int),
     "ACCESS_TOKEN_EXPIRE_SECONDS": ("token_lifetime_seconds", int),
+    "CATALOGUE_JOB_WORKERS": ("job_workers", int),
 }
 
 
@@ -92,6 +95,8 @@ def load_settings(environ: dict[str, str] | None = None, **overrides: object) ->
     settings = Settings(**values)  # type: ignore[arg-type]
     if settings.max_page_size < settings.default_page_size or settings.default_page_size < 1:
         raise SystemExit("page sizes must satisfy 1 <= default <= maximum")
+    if settings.job_workers < 1:
+        raise SystemExit("CATALOGUE_JOB_WORKERS must be at least 1")
     return settings
 
 

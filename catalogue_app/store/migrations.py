@@ -370,4 +370,34 @@ VISIBILITY_INDEX = """
 CREATE INDEX resources_visible ON resources(id, dirty, public_view, advertised, owner_id, resource_type);
 """
 
-MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX]
+# Execution requests: slow work (permission changes, copies, deletes, uploads) as stored jobs.
+# A request is written 'ready' before its work is queued; the runner that claims it writes its
+# process id, so that a runner starting later can tell a crash's leftovers from live work.
+EXECUTIONS = """
+CREATE TABLE execution_requests (
+    id             INTEGER PRIMARY KEY,
+    exec_id        TEXT NOT NULL UNIQUE,
+    user_id        INTEGER REFERENCES users(id) ON DELETE SET NULL,
+    func_name      TEXT NOT NULL,
+    action         TEXT NOT NULL DEFAULT 'unknown',
+    source         TEXT,
+    name           TEXT NOT NULL DEFAULT '',
+    status         TEXT NOT NULL DEFAULT 'ready'
+                   CHECK (status IN ('ready', 'running', 'finished', 'failed')),
+    progress       INTEGER NOT NULL DEFAULT 0 CHECK (progress BETWEEN 0 AND 100),
+    step           TEXT,
+    log            TEXT,
+    input_params   TEXT NOT NULL DEFAULT '{}',               -- JSON object
+    output_params  TEXT NOT NULL DEFAULT '{}',               -- JSON object
+    resource_id    INTEGER REFERENCES resources(id) ON DELETE SET NULL,
+    runner_pid     INTEGER,
+    created        TEXT NOT NULL,
+    last_updated   TEXT NOT NULL,
+    finished       TEXT
+);
+CREATE INDEX execution_requests_user ON execution_requests(user_id, id);
+CREATE INDEX execution_requests_open ON execution_requests(status, resource_id)
+    WHERE status IN ('ready', 'running');
+"""
+
+MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS]

@@ -1,0 +1,167 @@
+"""Execution requests: /api/v2/executionrequest, /api/v2/resource-service/execution-status, and
+start_job(), with which asynchronous endpoints store a request and hand it to the runner."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid
+from typing import Any
+
+import msgspec
+from litestar import Controller, Request, Response, delete, get
+from litestar.params import FromPath
+
+from catalogue_app.api import pagination
+from catalogue_app.api.context import Context
+from catalogue_app.api.errors import ApiError, denied, invalid
+from catalogue_app.api.query import list_spec
+from catalogue_app.store import executions
+
+
+class ExecutionRequest(msgspec.Struct):
+    exec_id: str
+    user: int | None
+    status: str
+    progress: int
+    func_name: str
+    created: str
+    finished: str | None
+    last_updated: str
+    input_params: dict[str, Any]
+    output_params: dict[str, Any]
+    geonode_resource: int | None
+    step: str | None
+    log: str | None
+    name: str
+    action: str
+    source: str | None
+    tasks: dict[str, Any]
+    link: str
+    status_url: str
+
+
+class ExecutionStatus(msgspec.Struct):
+    user: str | None
+    status: str
+    progress: int
+    func_name: str
+    created: str
+    finished: str | None
+    last_updated: str
+    input_params: dict[str, Any]
+    output_params: dict[str, Any]
+    step: str | None
+    log: str | None
+    exec_id: str
+    status_url: str
+
+
+class Receipt(msgspec.Struct):
+    status: str
+    execution_id: str
+    status_url: str
+
+
+class RequestDetail(msgspec.Struct):
+    request: ExecutionRequest
+
+
+RequestList = pagination.list_type("RequestList", "requests", ExecutionRequest)
+
+
+def status_url(base: str, exec_id: str) -> str:
+    return f"{base}/api/v2/resource-service/execution-status/{exec_id}"
+
+
+def shape(row: sqlite3.Row, base: str) -> ExecutionRequest:
+    return ExecutionRequest(
+        exec_id=row["exec_id"], user=row["user_id"], status=row["status"], progress=row["progress"],
+        func_name=row["func_name"], created=row["created"], finished=row["finished"],
+        last_updated=row["last_updated"], input_params=json.loads(row["input_params"]),
+        output_params=json.loads(row["output_params"]), geonode_resource=row["resource_id"], step=row["step"],
+        log=row["log"], name=row["name"], action=row["action"], source=row["source"], tasks={},
+        link=f"{base}/api/v2/executionrequest/{row['exec_id']}", status_url=status_url(base, row["exec_id"]))
+
+
+async def start_job(ctx: Context, func_name: str, action: str, input_params: dict[str, Any],
+                    resource_id: int | None, *, name: str = "", source: str | None = None) -> Response[Receipt]:
+    """Store a 'ready' request, queue it, and answer GeoNode's receipt. A resource whose
+    previous job is still ready or running is refused with 409: the client waits for it."""
+    caller = ctx.caller
+    try:
+        exec_id = await ctx.db.write(lambda conn: executions.create(
+            conn, user_id=caller.id, func_name=func_name, action=action, input_params=input_params,
+            resource_id=resource_id, name=name, source=source, exclusive=resource_id is not None))
+    except executions.Busy:
+        raise ApiError(409, "A previous change of this resource is still being applied; "
+                            "wait until its execution request is finished, then send this one again.") from None
+    ctx.request.app.state.runner.submit(exec_id)
+    return Response(Receipt("ready", exec_id, status_url(ctx.base, exec_id)))
+
+
+def _own(ctx: Context, exec_id: str) -> sqlite3.Row:
+    """The caller's request (any request for admins); 404 for others, as if it did not exist."""
+    try:
+        uuid.UUID(exec_id)
+    except ValueError:
+        raise invalid(f"'{exec_id}' is not a valid UUID.") from None
+    caller = ctx.require_login()
+    row = ctx.db.read(executions.get, exec_id)
+    if row is None or not (caller.is_admin or row["user_id"] == caller.id):
+        raise ApiError(404, f"uuid provided does not exists: {exec_id}", "not_found")
+    return row
+
+
+class ExecutionsController(Controller):
+    path = "/api/v2/executionrequest"
+    tags = ["executionrequest"]
+
+    @get("/", summary="The caller's execution requests (everyone's for admins), oldest first")
+    async def list_requests(self, request: Request) -> RequestList:  # type: ignore[valid-type]
+        ctx = Context(request)
+        caller = ctx.require_login()
+        spec = list_spec(ctx.params, executions.FIELDS, executions.SEARCH_FIELDS)
+
+        def fetch(limit: int, offset: int):
+            return ctx.db.read(executions.page, spec, caller.id, caller.is_admin, limit, offset)
+
+        page, total, rows = pagination.paginate(request, ctx.params, fetch)
+        items = [shape(r, ctx.base) for r in rows]
+        return pagination.build(request, ctx.params, RequestList, page, total, items)
+
+    @get("/{exec_id:str}", summary="One execution request")
+    async def get_request(self, request: Request, exec_id: FromPath[str]) -> RequestDetail:
+        ctx = Context(request)
+        return RequestDetail(shape(_own(ctx, exec_id), ctx.base))
+
+    @delete("/{exec_id:str}", status_code=200, summary="Forget a finished or failed execution request")
+    async def delete_request(self, request: Request, exec_id: FromPath[str]) -> Response[None]:
+        ctx = Context(request)
+        row = _own(ctx, exec_id)
+        if row["status"] in executions.OPEN:
+            raise ApiError(409, "This execution request is still ready or running; it can be removed once it ends.")
+        await ctx.db.write(executions.delete, exec_id)
+        return Response(None, status_code=200)
+
+
+@get("/api/v2/resource-service/execution-status/{execution_id:str}", tags=["resource-service"],
+     summary="The state of an asynchronous operation (poll until status is finished or failed)")
+async def execution_status(request: Request, execution_id: FromPath[str]) -> ExecutionStatus:
+    ctx = Context(request)
+    try:
+        uuid.UUID(execution_id)
+    except ValueError:
+        raise invalid(f"'{execution_id}' is not a valid UUID.") from None
+    row = ctx.db.read(executions.get, execution_id)
+    if row is None:
+        raise ApiError(404, f"uuid provided does not exists: {execution_id}", "not_found")
+    caller = ctx.caller
+    if not (caller.is_admin or (caller.id is not None and row["user_id"] == caller.id)):
+        raise denied(caller)
+    return ExecutionStatus(
+        user=row["username"], status=row["status"], progress=row["progress"], func_name=row["func_name"],
+        created=row["created"], finished=row["finished"], last_updated=row["last_updated"],
+        input_params=json.loads(row["input_params"]), output_params=json.loads(row["output_params"]),
+        step=row["step"], log=row["log"], exec_id=row["exec_id"], status_url=status_url(ctx.base, row["exec_id"]))
+
