@@ -9,7 +9,18 @@ from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 
 from catalogue_app import __version__
-from catalogue_app.api import executions, groups, lookups, oauth, resource_actions, resources, root, schema, users
+from catalogue_app.api import (
+    executions,
+    groups,
+    lookups,
+    oauth,
+    resource_actions,
+    resource_service,
+    resources,
+    root,
+    schema,
+    users,
+)
 from catalogue_app.api.auth import AuthMiddleware, CredentialCache
 from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.head import HeadAsGet
@@ -58,6 +69,8 @@ def create_app(settings: Settings) -> Litestar:
             resource_actions.document_links,
             executions.ExecutionsController,
             executions.execution_status,
+            resource_service.delete_resource,
+            resource_service.copy_resource,
             oauth.token,
             oauth.revoke,
             schema.schema,

@@ -85,19 +85,29 @@ def shape(row: sqlite3.Row, base: str) -> ExecutionRequest:
 
 
 async def start_job(ctx: Context, func_name: str, action: str, input_params: dict[str, Any],
-                    resource_id: int | None, *, name: str = "", source: str | None = None) -> Response[Receipt]:
-    """Store a 'ready' request, queue it, and answer GeoNode's receipt. A resource whose
-    previous job is still ready or running is refused with 409: the client waits for it."""
+                    resource_id: int | None, *, name: str = "", source: str | None = None,
+                    exclusive: bool = True) -> Response[Receipt]:
+    """Store a 'ready' request, queue it, and answer GeoNode's receipt. With ``exclusive`` (a
+    change of the resource), a resource whose previous change is still ready or running is
+    refused with 409: the client waits for that one to finish, then sends this again."""
+    receipt = await queue_job(ctx, func_name, action, input_params, resource_id, name=name, source=source,
+                              exclusive=exclusive)
+    return Response(receipt)
+
+
+async def queue_job(ctx: Context, func_name: str, action: str, input_params: dict[str, Any],
+                    resource_id: int | None, *, name: str = "", source: str | None = None,
+                    exclusive: bool = True) -> Receipt:
     caller = ctx.caller
     try:
         exec_id = await ctx.db.write(lambda conn: executions.create(
             conn, user_id=caller.id, func_name=func_name, action=action, input_params=input_params,
-            resource_id=resource_id, name=name, source=source, exclusive=resource_id is not None))
+            resource_id=resource_id, name=name, source=source, exclusive=exclusive and resource_id is not None))
     except executions.Busy:
         raise ApiError(409, "A previous change of this resource is still being applied; "
                             "wait until its execution request is finished, then send this one again.") from None
     ctx.request.app.state.runner.submit(exec_id)
-    return Response(Receipt("ready", exec_id, status_url(ctx.base, exec_id)))
+    return Receipt("ready", exec_id, status_url(ctx.base, exec_id))
 
 
 def _own(ctx: Context, exec_id: str) -> sqlite3.Row:

@@ -19,6 +19,8 @@ from typing import Any
 JOBS = {
     "set_permissions": "catalogue_app.jobs.permissions:set_permissions",
     "remove_permissions": "catalogue_app.jobs.permissions:remove_permissions",
+    "delete": "catalogue_app.jobs.resources:delete_resource",
+    "copy": "catalogue_app.jobs.resources:copy_resource",
 }
 
 

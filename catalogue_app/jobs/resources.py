@@ -1,0 +1,36 @@
+"""Jobs of the asynchronous resource service: delete and copy.
+
+Both are records only for now: resources get files with the datasets and documents issue,
+and these jobs then stage and move them too.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from catalogue_app.store import resource_writes, users
+
+
+def delete_resource(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
+    """Remove the resource with its relations, index rows, links and permissions (they follow
+    the row by foreign keys and triggers). Output 1, or 0 when it was already gone."""
+    row = conn.execute("SELECT id FROM resources WHERE uuid = ?", (params["uuid"],)).fetchone()
+    if row is None:
+        return {"output": 0}
+    resource_writes.delete(conn, row[0])
+    return {"output": 1}
+
+
+def copy_resource(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
+    """A copy owned by the user who asked; output: its uuid, pk and catalogue page path."""
+    owner = users.by_username(conn, params["owner"])
+    if owner is None:
+        raise ValueError(f"The user {params['owner']!r} no longer exists.")
+    if conn.execute("SELECT 1 FROM resources WHERE id = ?", (params["instance"],)).fetchone() is None:
+        raise ValueError("The resource to copy no longer exists.")
+    defaults = json.loads(params.get("defaults") or "{}")
+    new_id = resource_writes.copy(conn, params["instance"], owner["id"], defaults.get("title"))
+    new_uuid, kind = conn.execute("SELECT uuid, resource_type FROM resources WHERE id = ?", (new_id,)).fetchone()
+    return {"output": {"uuid": new_uuid, "pk": new_id, "detail_url": f"/catalogue/#/{kind}/{new_id}"}}
