@@ -105,6 +105,30 @@ def latency(url: str, paths: list[str], header: str) -> dict[str, float]:
     return {"p50": times[len(times) // 2], "p99": times[min(len(times) - 1, int(len(times) * 0.99))]}
 
 
+def permission_changes(url: str, header: str, count: int) -> dict[str, float]:
+    """p50/p99 of the time from a PUT of permissions to its request read back as finished
+    (the status URL polled every 2 ms), one change after another on one resource."""
+    times = []
+    with httpx.Client(base_url=url, headers={"Authorization": header}, timeout=60) as c:
+        pk = c.post("/api/v2/resources/", json={"resource_type": "document", "title": "Bench"}).json()["resource"]["pk"]
+        users = [u["pk"] for u in c.get("/api/v2/users/", params={"page_size": 50}).json()["users"]]
+        for i in range(count):
+            level = ("view", "edit", "none")[i % 3]
+            started = time.perf_counter()
+            r = c.put(f"/api/v2/resources/{pk}/permissions",
+                      json={"users": [{"id": users[i % len(users)], "permissions": level}]})
+            if r.status_code != 200:
+                raise SystemExit(f"permissions: {r.status_code} {r.text[:200]}")
+            status_url = r.json()["status_url"]
+            while (status := c.get(status_url).json()["status"]) in ("ready", "running"):
+                time.sleep(0.002)
+            if status != "finished":
+                raise SystemExit(f"permissions: the request ended {status}")
+            times.append((time.perf_counter() - started) * 1000)
+    times.sort()
+    return {"p50": times[len(times) // 2], "p99": times[min(len(times) - 1, int(len(times) * 0.99))]}
+
+
 TERMS = ["river", "flood", "forest", "soil", "road", "railway", "wetland", "glacier", "airport", "harbour",
          "school", "bridge", "landslide", "wildfire", "cadastre", "vineyard", "hospital", "population"]
 PLACES = ["zürich", "são paulo", "kraków", "nairobi", "québec", "tromsø", "kyoto", "lima", "accra", "oaxaca"]
@@ -176,6 +200,9 @@ def resource_benchmarks(args, basic: str) -> list[tuple[str, int, dict[str, floa
             for name, paths in (("search, distinct terms, sequential", searches), ("extent, distinct boxes, sequential", extents)):
                 r = latency(url, paths, "")
                 rows.append((f"{name} [{args.resources:,}]", args.resource_workers, {"rps": 0, **r, "errors": 0}))
+            r = permission_changes(url, basic, 200)
+            rows.append((f"PUT permissions until finished [{args.resources:,}]", args.resource_workers,
+                         {"rps": 0, **r, "errors": 0}))
         finally:
             proc.terminate()
             proc.wait(timeout=20)
