@@ -1,8 +1,9 @@
 """The job runner: a thread pool fed from the execution_requests table.
 
 A request is stored 'ready' before it is handed here. A worker thread claims it with one
-conditional UPDATE (so of several server processes exactly one runs it), runs the job and marks
-it 'finished' in one transaction, or marks it 'failed' with the message when the job raises.
+conditional UPDATE (so of several server processes exactly one runs it, and no user runs more
+jobs at once than the parallelism limit allows), runs the job and marks it 'finished' in one
+transaction, or marks it 'failed' with the message when the job raises.
 At start-up the runner fails what processes that are gone left 'running', and takes up what
 is still 'ready'.
 """
@@ -54,6 +55,9 @@ class Runner:
             except Exception as exc:  # the job's own failure: stored for the client to read
                 log.info("job %s (%s) failed: %s", exec_id, row["func_name"], exc)
                 self.db.write_sync(executions.fail, exec_id, row["func_name"], str(exc) or type(exc).__name__)
+            # what the user's parallelism limit held back may run now
+            for waiting in self.db.read(executions.waiting, row["user_id"]):
+                self.submit(waiting)
         except Exception:  # the database itself failed; the request stays as it was stored
             log.exception("job %s could not be run", exec_id)
 

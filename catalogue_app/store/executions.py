@@ -57,13 +57,29 @@ def create(conn: sqlite3.Connection, *, user_id: int | None, func_name: str, act
     return exec_id
 
 
+def parallel_limit(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT max_number FROM upload_parallelism_limits"
+                       " WHERE slug = 'default_max_parallel_uploads'").fetchone()
+    return row[0] if row else 5
+
+
 def claim(conn: sqlite3.Connection, exec_id: str, pid: int) -> sqlite3.Row | None:
-    """ready -> running for this process; None when another runner has it already."""
+    """ready -> running for this process. None when another runner has it already, or when
+    its user already has as many jobs running as the parallelism limit allows (it then waits
+    'ready' until one of them ends)."""
     stamp = now()
     taken = conn.execute(
         "UPDATE execution_requests SET status = 'running', runner_pid = ?, last_updated = ?, step = 'running'"
-        " WHERE exec_id = ? AND status = 'ready'", (pid, stamp, exec_id)).rowcount
+        " WHERE exec_id = ? AND status = 'ready' AND (user_id IS NULL OR (SELECT count(*) FROM execution_requests"
+        " AS busy WHERE busy.user_id = execution_requests.user_id AND busy.status = 'running') < ?)",
+        (pid, stamp, exec_id, parallel_limit(conn))).rowcount
     return get(conn, exec_id) if taken else None
+
+
+def waiting(conn: sqlite3.Connection, user_id: int | None) -> list[str]:
+    """The user's requests still 'ready', oldest first."""
+    return [r[0] for r in conn.execute(
+        "SELECT exec_id FROM execution_requests WHERE status = 'ready' AND user_id IS ? ORDER BY id", (user_id,))]
 
 
 def finish(conn: sqlite3.Connection, exec_id: str, output: dict[str, Any]) -> None:

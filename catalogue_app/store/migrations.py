@@ -400,4 +400,17 @@ CREATE INDEX execution_requests_open ON execution_requests(status, resource_id)
     WHERE status IN ('ready', 'running');
 """
 
-MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS]
+# How many jobs of one user may run at once (GeoNode's upload parallelism limit; its API comes
+# with uploads).
+PARALLELISM = """
+CREATE TABLE upload_parallelism_limits (
+    slug         TEXT PRIMARY KEY,
+    description  TEXT NOT NULL DEFAULT '',
+    max_number   INTEGER NOT NULL CHECK (max_number >= 1)
+);
+INSERT INTO upload_parallelism_limits (slug, description, max_number) VALUES
+    ('default_max_parallel_uploads', 'The default maximum number of parallel uploads and jobs of one user.', 5);
+CREATE INDEX execution_requests_running ON execution_requests(user_id) WHERE status = 'running';
+"""
+
+MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM]

@@ -131,3 +131,39 @@ def test_a_restart_fails_abandoned_work_and_runs_what_was_waiting(tmp_path):
             assert c.get(f"/api/v2/executionrequest/{live}").json()["request"]["status"] == "running"
     finally:
         srv.stop()
+
+
+def test_a_users_jobs_wait_for_the_parallelism_limit(ex):
+    srv, alice = ex["srv"], ex["alice"]
+    conn = sqlite3.connect(srv.data_dir / "catalogue.sqlite3", timeout=30)
+    with conn:
+        conn.execute("UPDATE upload_parallelism_limits SET max_number = 1")
+    busy = put_request(srv, alice["pk"], status="running", func_name="copy", action="copy", pid=os.getpid())
+    try:
+        with login(srv, alice) as c:
+            doc = c.post("/api/v2/resources/", json={"resource_type": "document", "title": "Limited"}).json()["resource"]
+            held = c.put(f"/api/v2/resources/{doc['pk']}/copy").json()
+            time.sleep(0.5)  # time enough to run, were it allowed to
+            assert c.get(held["status_url"]).json()["status"] == "ready"
+            with ex["srv"].client(auth=("admin", ADMIN_PASSWORD)) as admin:  # others are not held back
+                other = admin.put(f"/api/v2/resources/{doc['pk']}/copy").json()
+                assert wait_for(admin, other["status_url"]) == "finished"
+            with conn:  # alice's running job ends; her next one runs, and then the one held back
+                conn.execute("UPDATE execution_requests SET status = 'finished' WHERE exec_id = ?", (busy,))
+            follow = c.put(f"/api/v2/resources/{doc['pk']}/copy").json()
+            assert wait_for(c, follow["status_url"]) == "finished"
+            assert wait_for(c, held["status_url"]) == "finished"
+    finally:
+        with conn:
+            conn.execute("UPDATE upload_parallelism_limits SET max_number = 5")
+            conn.execute("UPDATE execution_requests SET status = 'finished' WHERE exec_id = ?", (busy,))
+        conn.close()
+
+
+def wait_for(client, status_url: str) -> str:
+    for _ in range(200):
+        status = client.get(status_url).json()["status"]
+        if status in ("finished", "failed"):
+            return status
+        time.sleep(0.05)
+    return status
