@@ -73,6 +73,8 @@ def create_app(settings: Settings) -> Litestar:
             permissions.PermissionsController,
             resource_service.delete_resource,
             resource_service.copy_resource,
+            resource_service.create_resource,
+            resource_service.update_resource,
             oauth.token,
             oauth.revoke,
             schema.schema,

@@ -1,16 +1,22 @@
-"""The asynchronous resource service: /api/v2/resources/{pk}/delete and /copy, run as jobs."""
+"""The asynchronous resource service: /api/v2/resources/create/{type}, {pk}/update, {pk}/delete
+and {pk}/copy, run as jobs. Bodies are checked when they arrive (400 at once); the job applies
+what was checked."""
 
 from __future__ import annotations
 
 import json
 import sqlite3
+import uuid
+from dataclasses import asdict
 from collections.abc import Callable
 from typing import Any
 
-from litestar import Request, Response, delete, put
+from litestar import Request, Response, delete, post, put
 from litestar.params import FromPath
 
 from catalogue_app.api import resource_writes
+from catalogue_app.api.resource_writes import clean
+from catalogue_app.api.resources import CREATABLE
 from catalogue_app.api.bodies import path_id, read_body
 from catalogue_app.api.context import Context
 from catalogue_app.api.errors import invalid, not_found, permission_denied
@@ -65,22 +71,55 @@ def _copy_perms(row: sqlite3.Row) -> set[str]:
     return {"download_resourcebase"} if row["resource_type"] in DOWNLOADABLE else {"view_resourcebase"}
 
 
-def _defaults(body: Any) -> dict[str, Any]:
-    """GeoNode's ``defaults``: a JSON object, sent as a JSON string in a form field or in a JSON
-    body (a plain object works too). Only ``title`` is used."""
+def _object_field(body: Any, key: str) -> dict[str, Any]:
+    """GeoNode's ``defaults`` or ``vals``: a JSON object, sent as a JSON string in a form field
+    or in a JSON body (a plain object works too); missing means {}."""
     if body is None:
         return {}
     if not isinstance(body, dict):
-        raise invalid("Expected a form or a JSON object with an optional 'defaults'.")
-    value = body.get("defaults", {})
+        raise invalid(f"Expected a form or a JSON object with an optional '{key}'.")
+    value = body.get(key, {})
     if isinstance(value, str):
         try:
             value = json.loads(value or "{}")
         except json.JSONDecodeError as exc:
-            raise invalid(f"defaults: not valid JSON ({exc.msg}).") from None
+            raise invalid(f"{key}: not valid JSON ({exc.msg}).") from None
     if not isinstance(value, dict):
-        raise invalid("defaults: expected a JSON object.")
+        raise invalid(f"{key}: expected a JSON object.")
+    return value
+
+
+def _defaults(body: Any) -> dict[str, Any]:
+    """The copy's ``defaults``: only ``title`` is used."""
+    value = _object_field(body, "defaults")
     title = value.get("title")
     if title is not None and (not isinstance(title, str) or not title.strip() or len(title) > 255):
         raise invalid("defaults.title: expected a text of 1 to 255 characters.")
     return {"title": title.strip()} if title else {}
+
+
+@post("/api/v2/resources/create/{resource_type:str}", status_code=200, tags=["resources"],
+      summary="Create a resource in the background from 'defaults' (its fields)")
+async def create_resource(request: Request, resource_type: FromPath[str]) -> Receipt:
+    ctx = Context(request)
+    caller = ctx.require_login()
+    if resource_type not in CREATABLE:
+        raise invalid(f"resource_type: expected one of {', '.join(CREATABLE)} (datasets come from uploads).")
+    fields = {k: v for k, v in _object_field(await read_body(request), "defaults").items() if k != "owner"}
+    fields.setdefault("title", f"New {resource_type}")
+    viewer = ctx.viewer
+    cleaned = ctx.db.read(lambda conn: clean(conn, fields, viewer, caller.is_admin, None, resource_type))
+    params = {"resource_type": resource_type, "owner_id": caller.id, "uuid": str(uuid.uuid4()),
+              "changes": asdict(cleaned)}
+    return await queue_job(ctx, "create", "create", params, None)
+
+
+@put("/api/v2/resources/{pk:str}/update", tags=["resources"],
+     summary="Change a resource in the background from 'vals' (fields, as a PATCH takes them)")
+async def update_resource(request: Request, pk: FromPath[str]) -> Receipt:
+    ctx = Context(request)
+    row = _resource(ctx, pk, lambda _: resource_writes.CHANGE)
+    vals = _object_field(await read_body(request), "vals")
+    viewer, caller = ctx.viewer, ctx.caller
+    cleaned = ctx.db.read(lambda conn: clean(conn, vals, viewer, caller.is_admin, row, row["resource_type"]))
+    return await queue_job(ctx, "update", "update", {"uuid": row["uuid"], "changes": asdict(cleaned)}, row["id"])

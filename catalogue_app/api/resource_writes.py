@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from catalogue_app.api.errors import invalid
@@ -270,12 +270,4 @@ def _group(conn: sqlite3.Connection, value: Any, viewer: Viewer, caller_is_admin
 
 
 def apply(conn: sqlite3.Connection, resource_id: int, cleaned: Cleaned) -> None:
-    resource_writes.update(conn, resource_id, cleaned.values)
-    if cleaned.keywords is not None:
-        resource_writes.set_keywords(conn, resource_id, cleaned.keywords)
-    if cleaned.tkeywords is not None:
-        resource_writes.set_tkeywords(conn, resource_id, cleaned.tkeywords)
-    for role, ids in cleaned.contacts.items():
-        resource_writes.set_contacts(conn, resource_id, role, ids)
-    if cleaned.regions_from_extent:
-        resource_writes.set_regions_from_extent(conn, resource_id)
+    resource_writes.apply_changes(conn, resource_id, asdict(cleaned))

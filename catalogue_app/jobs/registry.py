@@ -21,6 +21,8 @@ JOBS = {
     "remove_permissions": "catalogue_app.jobs.permissions:remove_permissions",
     "delete": "catalogue_app.jobs.resources:delete_resource",
     "copy": "catalogue_app.jobs.resources:copy_resource",
+    "create": "catalogue_app.jobs.resources:create_resource",
+    "update": "catalogue_app.jobs.resources:update_resource",
 }
 
 

@@ -1,4 +1,4 @@
-"""Jobs of the asynchronous resource service: delete and copy.
+"""Jobs of the asynchronous resource service: create, update, delete and copy.
 
 Both are records only for now: resources get files with the datasets and documents issue,
 and these jobs then stage and move them too.
@@ -34,3 +34,20 @@ def copy_resource(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str,
     new_id = resource_writes.copy(conn, params["instance"], owner["id"], defaults.get("title"))
     new_uuid, kind = conn.execute("SELECT uuid, resource_type FROM resources WHERE id = ?", (new_id,)).fetchone()
     return {"output": {"uuid": new_uuid, "pk": new_id, "detail_url": f"/catalogue/#/{kind}/{new_id}"}}
+
+
+def create_resource(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
+    """A new resource of the type with the validated ``changes`` (its defaults); output its uuid."""
+    rid = resource_writes.create(conn, params["resource_type"], params["owner_id"], {"uuid": params["uuid"]})
+    resource_writes.apply_changes(conn, rid, params["changes"])
+    return {"output": {"uuid": params["uuid"], "pk": rid,
+                       "detail_url": f"/catalogue/#/{params['resource_type']}/{rid}"}}
+
+
+def update_resource(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
+    """The validated ``changes`` applied to the resource; output its uuid."""
+    row = conn.execute("SELECT id FROM resources WHERE uuid = ?", (params["uuid"],)).fetchone()
+    if row is None:
+        raise ValueError("The resource to update no longer exists.")
+    resource_writes.apply_changes(conn, row[0], params["changes"])
+    return {"output": {"uuid": params["uuid"]}}

@@ -81,6 +81,20 @@ def set_regions_from_extent(conn: sqlite3.Connection, resource_id: int) -> None:
         " AND (r.ll_x1 - r.ll_x0) < 180", (resource_id,))
 
 
+def apply_changes(conn: sqlite3.Connection, resource_id: int, changes: dict[str, Any]) -> None:
+    """Validated changes (the API layer's ``Cleaned`` as a plain dict): column values,
+    keywords, thesaurus keywords, contacts, and whether regions follow the extent."""
+    update(conn, resource_id, changes.get("values") or {})
+    if changes.get("keywords") is not None:
+        set_keywords(conn, resource_id, changes["keywords"])
+    if changes.get("tkeywords") is not None:
+        set_tkeywords(conn, resource_id, changes["tkeywords"])
+    for role, ids in (changes.get("contacts") or {}).items():
+        set_contacts(conn, resource_id, role, ids)
+    if changes.get("regions_from_extent"):
+        set_regions_from_extent(conn, resource_id)
+
+
 def delete(conn: sqlite3.Connection, resource_id: int) -> None:
     conn.execute("DELETE FROM resources WHERE id = ?", (resource_id,))
 

@@ -133,3 +133,38 @@ def test_copy_needs_sight_and_datasets_wait_for_their_data(rs):
     with login(srv, rs["other"]) as c:
         assert_envelope(c.put(f"/api/v2/resources/{private}/copy"), 404, "not_found")
         assert_envelope(c.put(f"/api/v2/resources/{dataset}/copy"), 400, "invalid")
+
+
+def test_create_and_update_run_as_jobs_with_bodies_checked_first(rs):
+    srv = rs["srv"]
+    with srv.client() as anon:
+        assert_envelope(anon.post("/api/v2/resources/create/document"), 401, "not_authenticated")
+    with login(srv, rs["owner"]) as c:
+        r = c.post("/api/v2/resources/create/document",
+                   data={"defaults": '{"title": "Made later", "abstract": "Queued", "keywords": ["later-kw"]}'})
+        assert r.status_code == 200, r.text
+        status = wait(c, r.json()["status_url"])
+        assert status["status"] == "finished" and status["func_name"] == "create"
+        out = status["output_params"]["output"]
+        made = c.get(f"/api/v2/resources/{out['pk']}/").json()["resource"]
+        assert made["uuid"] == out["uuid"] and made["title"] == "Made later" and made["abstract"] == "Queued"
+        assert made["owner"]["pk"] == rs["owner"]["pk"] and [k["slug"] for k in made["keywords"]] == ["later-kw"]
+        r = c.post("/api/v2/resources/create/map", json={"defaults": {"owner": "somebody else"}})
+        out = wait(c, r.json()["status_url"])["output_params"]["output"]
+        made_map = c.get(f"/api/v2/resources/{out['pk']}/").json()["resource"]
+        assert made_map["resource_type"] == "map" and made_map["owner"]["pk"] == rs["owner"]["pk"]
+        assert_envelope(c.post("/api/v2/resources/create/dataset"), 400, "invalid")
+        assert_envelope(c.post("/api/v2/resources/create/document", json={"defaults": {"category": "nosuch"}}),
+                        400, "invalid")
+
+        url = f"/api/v2/resources/{made['pk']}/update"
+        r = c.put(url, data={"vals": '{"title": "Changed later", "abstract": "Again"}'})
+        status = wait(c, r.json()["status_url"])
+        assert status["status"] == "finished" and status["output_params"] == {"output": {"uuid": made["uuid"]}}
+        again = c.get(f"/api/v2/resources/{made['pk']}/").json()["resource"]
+        assert again["title"] == "Changed later" and again["abstract"] == "Again"
+        assert_envelope(c.put(url, json={"vals": {"date": "not a date"}}), 400, "invalid")
+        assert_envelope(c.put(url, data={"vals": "[1]"}), 400, "invalid")
+    with login(srv, rs["other"]) as c:
+        assert_envelope(c.put(f"/api/v2/resources/{made['pk']}/update", json={"vals": {"title": "x"}}),
+                        403, "permission_denied")
