@@ -26,7 +26,7 @@ from catalogue_app.api.auth import AuthMiddleware, CredentialCache
 from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.head import HeadAsGet
 from catalogue_app.config import Settings, load_settings
-from catalogue_app.jobs.runner import Runner
+from catalogue_app.jobs.runner import Folders, Runner
 from catalogue_app.store.db import Database, migrate
 
 AVATAR_SVG = (
@@ -47,7 +47,8 @@ def create_app(settings: Settings) -> Litestar:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         migrate(settings.database_path)  # a no-op when `catalogue serve` has already done it
         app.state.db = Database(settings.database_path)
-        app.state.runner = Runner(app.state.db, settings.job_workers)
+        folders = Folders(settings.files_dir, settings.tmp_dir, settings.import_folder)
+        app.state.runner = Runner(app.state.db, settings.job_workers, folders)
         app.state.runner.start()
 
     def close_database(app: Litestar) -> None:
@@ -75,6 +76,7 @@ def create_app(settings: Settings) -> Litestar:
             resource_service.copy_resource,
             resource_service.create_resource,
             resource_service.update_resource,
+            resource_service.ingest_resource,
             oauth.token,
             oauth.revoke,
             schema.schema,

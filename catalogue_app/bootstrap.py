@@ -20,7 +20,7 @@ class Prepared:
 
 def prepare(settings: Settings) -> Prepared:
     """Create what is missing; safe to run on every start and from several processes."""
-    for folder in (settings.data_dir, settings.data_dir / "files", settings.data_dir / "tmp"):
+    for folder in (settings.data_dir, settings.files_dir, settings.tmp_dir, settings.import_folder):
         folder.mkdir(parents=True, exist_ok=True)
     dbmod.migrate(settings.database_path)
     with dbmod.transaction(settings.database_path) as conn:

@@ -36,9 +36,27 @@ class Settings(msgspec.Struct, kw_only=True):
     # Threads running jobs (permission changes, copies, deletes, uploads) in each server process.
     job_workers: int = 4
 
+    # Files an administrator puts here may be registered as resources (resources/ingest/...);
+    # nothing outside it can be. Empty: the "import" folder of the data folder.
+    import_dir: Path | None = None
+
     @property
     def database_path(self) -> Path:
         return self.data_dir / "catalogue.sqlite3"
+
+    @property
+    def files_dir(self) -> Path:
+        """Resource files, one folder per resource uuid."""
+        return self.data_dir / "files"
+
+    @property
+    def tmp_dir(self) -> Path:
+        """Where jobs stage files before they move them into files/."""
+        return self.data_dir / "tmp"
+
+    @property
+    def import_folder(self) -> Path:
+        return Path(self.import_dir) if self.import_dir else self.data_dir / "import"
 
     @property
     def base_url(self) -> str:
@@ -76,6 +94,7 @@ ENVIRONMENT = {
     "CATALOGUE_MAX_PAGE_SIZE": ("max_page_size", int),
     "ACCESS_TOKEN_EXPIRE_SECONDS": ("token_lifetime_seconds", int),
     "CATALOGUE_JOB_WORKERS": ("job_workers", int),
+    "CATALOGUE_IMPORT_DIR": ("import_dir", Path),
 }
 
 
@@ -109,6 +128,8 @@ def export_environment(settings: Settings) -> dict[str, str]:
             env[name] = "true" if value else "false"
         elif isinstance(value, tuple):
             env[name] = ",".join(value) or ","
+        elif value is None:
+            env[name] = ""
         else:
             env[name] = str(value)
     return env

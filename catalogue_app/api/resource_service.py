@@ -1,5 +1,5 @@
-"""The asynchronous resource service: /api/v2/resources/create/{type}, {pk}/update, {pk}/delete
-and {pk}/copy, run as jobs. Bodies are checked when they arrive (400 at once); the job applies
+"""The asynchronous resource service: /api/v2/resources/create/{type}, ingest/{type},
+{pk}/update, {pk}/delete and {pk}/copy, run as jobs. Bodies are checked when they arrive (400 at once); the job applies
 what was checked."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 from litestar import Request, Response, delete, post, put
 from litestar.params import FromPath
 
+from catalogue_app import files
 from catalogue_app.api import resource_writes
 from catalogue_app.api.resource_writes import clean
 from catalogue_app.api.resources import CREATABLE
@@ -123,3 +124,28 @@ async def update_resource(request: Request, pk: FromPath[str]) -> Receipt:
     viewer, caller = ctx.viewer, ctx.caller
     cleaned = ctx.db.read(lambda conn: clean(conn, vals, viewer, caller.is_admin, row, row["resource_type"]))
     return await queue_job(ctx, "update", "update", {"uuid": row["uuid"], "changes": asdict(cleaned)}, row["id"])
+
+
+@post("/api/v2/resources/ingest/{resource_type:str}", status_code=200, tags=["resources"],
+      summary="Register a file from the server's import folder as a resource (administrators)")
+async def ingest_resource(request: Request, resource_type: FromPath[str]) -> Receipt:
+    ctx = Context(request)
+    caller = ctx.require_login()
+    if not caller.is_admin:
+        raise permission_denied("Only administrators may register files from the server's import folder.")
+    if resource_type != "document":
+        raise invalid("Only documents can be ingested so far; datasets come with uploads.")
+    body = await read_body(request)
+    path = body.get("path") if isinstance(body, dict) else None
+    if not isinstance(path, str):
+        raise invalid("path: the file's path inside the import folder is required.")
+    try:
+        source = files.inside(ctx.settings.import_folder, path)
+    except ValueError as exc:
+        raise invalid(f"path: {exc}.") from None
+    fields = {k: v for k, v in _object_field(body, "defaults").items() if k != "owner"}
+    fields.setdefault("title", source.stem or source.name)
+    viewer = ctx.viewer
+    cleaned = ctx.db.read(lambda conn: clean(conn, fields, viewer, caller.is_admin, None, "document"))
+    params = {"path": path, "uuid": str(uuid.uuid4()), "owner_id": caller.id, "changes": asdict(cleaned)}
+    return await queue_job(ctx, "ingest", "ingest", params, None, name=source.name, source="ingest")

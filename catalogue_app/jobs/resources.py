@@ -1,7 +1,7 @@
 """Jobs of the asynchronous resource service: create, update, delete and copy.
 
-Both are records only for now: resources get files with the datasets and documents issue,
-and these jobs then stage and move them too.
+A copy takes the record only for now (files of copies come with uploads); a delete removes
+the resource's files folder once the record is gone.
 """
 
 from __future__ import annotations
@@ -10,17 +10,24 @@ import json
 import sqlite3
 from typing import Any
 
+from catalogue_app import files
 from catalogue_app.store import resource_writes, users
 
 
-def delete_resource(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
+class DeleteResource:
     """Remove the resource with its relations, index rows, links and permissions (they follow
-    the row by foreign keys and triggers). Output 1, or 0 when it was already gone."""
-    row = conn.execute("SELECT id FROM resources WHERE uuid = ?", (params["uuid"],)).fetchone()
-    if row is None:
-        return {"output": 0}
-    resource_writes.delete(conn, row[0])
-    return {"output": 1}
+    the row by foreign keys and triggers), then, once that is committed, its files. Output 1,
+    or 0 when it was already gone."""
+
+    def commit(self, conn: sqlite3.Connection, params: dict[str, Any], staged: None, ctx) -> dict[str, Any]:
+        row = conn.execute("SELECT id FROM resources WHERE uuid = ?", (params["uuid"],)).fetchone()
+        if row is None:
+            return {"output": 0}
+        resource_writes.delete(conn, row[0])
+        return {"output": 1}
+
+    def after(self, params: dict[str, Any], staged: None, ctx) -> None:
+        files.remove(ctx.folders.files / params["uuid"])
 
 
 def copy_resource(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:

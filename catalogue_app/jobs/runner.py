@@ -4,8 +4,15 @@ A request is stored 'ready' before it is handed here. A worker thread claims it 
 conditional UPDATE (so of several server processes exactly one runs it, and no user runs more
 jobs at once than the parallelism limit allows), runs the job and marks it 'finished' in one
 transaction, or marks it 'failed' with the message when the job raises.
-At start-up the runner fails what processes that are gone left 'running', and takes up what
-is still 'ready'.
+
+A job is a function ``fn(conn, params) -> output`` run inside that transaction, or an object
+with ``stage(params, ctx) -> staged`` (slow work outside any transaction: files written only
+under ``ctx.workspace``, progress reported with ``ctx.progress``), ``commit(conn, params,
+staged, ctx) -> output`` (inside the transaction) and optionally ``after(params, staged, ctx)``
+(once the transaction has committed). The workspace is removed when the job ends.
+
+At start-up the runner fails what processes that are gone left 'running', sweeps what they
+left in tmp/ and files/, and takes up what is still 'ready'.
 """
 
 from __future__ import annotations
@@ -15,8 +22,11 @@ import logging
 import os
 import sqlite3
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from catalogue_app import files
 from catalogue_app.jobs import registry
 from catalogue_app.store import executions
 from catalogue_app.store.db import Database
@@ -24,9 +34,34 @@ from catalogue_app.store.db import Database
 log = logging.getLogger("catalogue.jobs")
 
 
+@dataclass
+class Folders:
+    files: Path
+    tmp: Path
+    imports: Path
+
+
+@dataclass
+class JobContext:
+    """What a job may use: its own workspace, the folders, and a way to report progress."""
+
+    exec_id: str
+    workspace: Path
+    folders: Folders
+    db: Database
+    _reported: int = 0
+
+    def progress(self, percent: int) -> None:
+        percent = max(0, min(99, int(percent)))
+        if percent >= self._reported + 5:  # a write for every 5 %, not for every chunk
+            self._reported = percent
+            self.db.write_sync(executions.set_progress, self.exec_id, percent)
+
+
 class Runner:
-    def __init__(self, db: Database, workers: int):
+    def __init__(self, db: Database, workers: int, folders: Folders):
         self.db = db
+        self.folders = folders
         self.pid = os.getpid()
         self.pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="job")
 
@@ -34,6 +69,11 @@ class Runner:
         abandoned = self.db.write_sync(executions.fail_abandoned, process_alive)
         if abandoned:
             log.warning("failed %d job(s) left running by a stopped server", len(abandoned))
+        running = self.db.read(executions.running_ids)
+        swept = files.sweep(self.folders.tmp, self.folders.files, running,
+                            lambda uuid: self.db.read(executions.resource_exists, uuid))
+        if swept:
+            log.warning("removed %d file(s) or folder(s) left by stopped jobs", len(swept))
         for exec_id in self.db.read(executions.ready_ids):
             self.submit(exec_id)
 
@@ -47,23 +87,38 @@ class Runner:
     def _run(self, exec_id: str) -> None:
         try:
             row = self.db.write_sync(executions.claim, exec_id, self.pid)
-            if row is None:  # another process took it
+            if row is None:  # another process took it, or the user's limit holds it back
                 return
+            ctx = JobContext(exec_id, self.folders.tmp / exec_id, self.folders, self.db)
             try:
-                fn = registry.job(row["func_name"])
-                self.db.write_sync(_run_and_finish, fn, json.loads(row["input_params"]), exec_id)
+                self._work(registry.job(row["func_name"]), json.loads(row["input_params"]), ctx)
             except Exception as exc:  # the job's own failure: stored for the client to read
                 log.info("job %s (%s) failed: %s", exec_id, row["func_name"], exc)
                 self.db.write_sync(executions.fail, exec_id, row["func_name"], str(exc) or type(exc).__name__)
+            finally:
+                files.remove(ctx.workspace)
             # what the user's parallelism limit held back may run now
             for waiting in self.db.read(executions.waiting, row["user_id"]):
                 self.submit(waiting)
         except Exception:  # the database itself failed; the request stays as it was stored
             log.exception("job %s could not be run", exec_id)
 
+    def _work(self, job: Any, params: dict[str, Any], ctx: JobContext) -> None:
+        if callable(job):
+            self.db.write_sync(_commit_and_finish, lambda conn: job(conn, params), ctx.exec_id)
+            return
+        ctx.workspace.mkdir(parents=True, exist_ok=True)
+        staged = job.stage(params, ctx) if hasattr(job, "stage") else None
+        self.db.write_sync(_commit_and_finish, lambda conn: job.commit(conn, params, staged, ctx), ctx.exec_id)
+        if hasattr(job, "after"):
+            try:
+                job.after(params, staged, ctx)
+            except Exception:  # committed already: what is left over is swept at start-up
+                log.exception("job %s: clean-up after commit failed", ctx.exec_id)
 
-def _run_and_finish(conn: sqlite3.Connection, fn, params: dict[str, Any], exec_id: str) -> None:
-    executions.finish(conn, exec_id, fn(conn, params) or {})
+
+def _commit_and_finish(conn: sqlite3.Connection, commit, exec_id: str) -> None:
+    executions.finish(conn, exec_id, commit(conn) or {})
 
 
 def process_alive(pid: int) -> bool:
@@ -84,4 +139,7 @@ def process_alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True
-    return True
+    try:  # a killed process nobody has reaped yet (a zombie) still answers, but runs no more
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True

@@ -111,6 +111,19 @@ def fail_abandoned(conn: sqlite3.Connection, alive) -> list[str]:
     return gone
 
 
+def set_progress(conn: sqlite3.Connection, exec_id: str, percent: int) -> None:
+    conn.execute("UPDATE execution_requests SET progress = ?, last_updated = ? WHERE exec_id = ? AND status = 'running'",
+                 (percent, now(), exec_id))
+
+
+def running_ids(conn: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT exec_id FROM execution_requests WHERE status = 'running'")]
+
+
+def resource_exists(conn: sqlite3.Connection, uuid_: str) -> bool:
+    return conn.execute("SELECT 1 FROM resources WHERE uuid = ?", (uuid_,)).fetchone() is not None
+
+
 def ready_ids(conn: sqlite3.Connection) -> list[str]:
     return [r[0] for r in conn.execute("SELECT exec_id FROM execution_requests WHERE status = 'ready' ORDER BY id")]
 

@@ -413,4 +413,18 @@ INSERT INTO upload_parallelism_limits (slug, description, max_number) VALUES
 CREATE INDEX execution_requests_running ON execution_requests(user_id) WHERE status = 'running';
 """
 
-MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM]
+# The files of a resource, stored under files/<resource uuid>/<name>.
+RESOURCE_FILES = """
+CREATE TABLE resource_files (
+    id           INTEGER PRIMARY KEY,
+    resource_id  INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    name         TEXT NOT NULL,
+    size         INTEGER NOT NULL,
+    mime_type    TEXT NOT NULL DEFAULT 'application/octet-stream',
+    created      TEXT NOT NULL,
+    UNIQUE (resource_id, name)
+);
+"""
+
+MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
+                    RESOURCE_FILES]
