@@ -63,7 +63,8 @@ async def copy_resource(request: Request, pk: FromPath[str]) -> Receipt:
     if row["resource_type"] == "dataset":
         raise invalid("Datasets are copied with their data, which arrives with uploads; this one cannot be copied yet.")
     defaults = _defaults(await read_body(request))
-    params = {"instance": row["id"], "owner": ctx.caller.username, "defaults": json.dumps(defaults)}
+    params = {"instance": row["id"], "source_uuid": row["uuid"], "owner": ctx.caller.username,
+              "defaults": json.dumps(defaults)}
     return await queue_job(ctx, "copy", "copy", params, row["id"], exclusive=False)
 
 

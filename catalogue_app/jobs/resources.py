@@ -1,13 +1,15 @@
 """Jobs of the asynchronous resource service: create, update, delete and copy.
 
-A copy takes the record only for now (files of copies come with uploads); a delete removes
-the resource's files folder once the record is gone.
+A copy takes the record and its files; a delete removes the resource's files folder once the
+record is gone.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import uuid
 from typing import Any
 
 from catalogue_app import files
@@ -30,17 +32,43 @@ class DeleteResource:
         files.remove(ctx.folders.files / params["uuid"])
 
 
-def copy_resource(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
-    """A copy owned by the user who asked; output: its uuid, pk and catalogue page path."""
-    owner = users.by_username(conn, params["owner"])
-    if owner is None:
-        raise ValueError(f"The user {params['owner']!r} no longer exists.")
-    if conn.execute("SELECT 1 FROM resources WHERE id = ?", (params["instance"],)).fetchone() is None:
-        raise ValueError("The resource to copy no longer exists.")
-    defaults = json.loads(params.get("defaults") or "{}")
-    new_id = resource_writes.copy(conn, params["instance"], owner["id"], defaults.get("title"))
-    new_uuid, kind = conn.execute("SELECT uuid, resource_type FROM resources WHERE id = ?", (new_id,)).fetchone()
-    return {"output": {"uuid": new_uuid, "pk": new_id, "detail_url": f"/catalogue/#/{kind}/{new_id}"}}
+class CopyResource:
+    """A copy owned by the user who asked, with copies of its files; output: its uuid, pk and
+    catalogue page path. The files are copied into the workspace first, then moved into place
+    inside the transaction that writes the record (and moved back if that fails)."""
+
+    def stage(self, params: dict[str, Any], ctx) -> dict[str, Any]:
+        new_uuid = str(uuid.uuid4())
+        source = ctx.folders.files / params.get("source_uuid", "")
+        staged = ctx.workspace / "files"
+        staged.mkdir(parents=True)
+        if params.get("source_uuid") and source.is_dir():
+            names = sorted(p.name for p in source.iterdir() if p.is_file())
+            for i, name in enumerate(names):
+                files.copy_file(source / name, staged / name)
+                ctx.progress((i + 1) * 100 // len(names))
+        return {"uuid": new_uuid, "folder": str(staged)}
+
+    def commit(self, conn: sqlite3.Connection, params: dict[str, Any], staged: dict[str, Any], ctx) -> dict[str, Any]:
+        owner = users.by_username(conn, params["owner"])
+        if owner is None:
+            raise ValueError(f"The user {params['owner']!r} no longer exists.")
+        if conn.execute("SELECT 1 FROM resources WHERE id = ?", (params["instance"],)).fetchone() is None:
+            raise ValueError("The resource to copy no longer exists.")
+        defaults = json.loads(params.get("defaults") or "{}")
+        final = ctx.folders.files / staged["uuid"]
+        os.rename(staged["folder"], final)
+        try:
+            new_id = resource_writes.copy(conn, params["instance"], owner["id"], defaults.get("title"),
+                                          new_uuid=staged["uuid"])
+        except BaseException:
+            os.rename(final, staged["folder"])
+            raise
+        kind = conn.execute("SELECT resource_type FROM resources WHERE id = ?", (new_id,)).fetchone()[0]
+        return {"output": {"uuid": staged["uuid"], "pk": new_id, "detail_url": f"/catalogue/#/{kind}/{new_id}"}}
+
+    def after(self, params: dict[str, Any], staged: dict[str, Any], ctx) -> None:
+        files.sync_folder(ctx.folders.files)
 
 
 def create_resource(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:

@@ -117,16 +117,18 @@ NOT_COPIED = {"id", "uuid", "owner_id", "created", "last_updated", "public_view"
               "share_count", "featured", "alternate"}
 
 
-def copy(conn: sqlite3.Connection, resource_id: int, owner_id: int, title: str | None = None) -> int:
+def copy(conn: sqlite3.Connection, resource_id: int, owner_id: int, title: str | None = None,
+         new_uuid: str | None = None) -> int:
     """A copy of a resource's record owned by ``owner_id``, with its keywords, thesaurus
-    keywords, regions, contacts and extra metadata, and the permissions of a new resource."""
+    keywords, regions, contacts, extra metadata and file rows (the caller copies the files),
+    and the permissions of a new resource."""
     columns = [r[1] for r in conn.execute("PRAGMA table_info(resources)") if r[1] not in NOT_COPIED]
     names = ", ".join(columns)
     stamp = now()
     new_id = conn.execute(
         f"INSERT INTO resources (uuid, owner_id, created, last_updated, {names})"
         f" SELECT ?, ?, ?, ?, {names} FROM resources WHERE id = ?",
-        (str(uuid.uuid4()), owner_id, stamp, stamp, resource_id)).lastrowid
+        (new_uuid or str(uuid.uuid4()), owner_id, stamp, stamp, resource_id)).lastrowid
     if title:
         conn.execute("UPDATE resources SET title = ? WHERE id = ?", (title, new_id))
     for table, key in (("resource_keywords", "keyword_id"), ("resource_tkeywords", "tkeyword_id"),
@@ -137,6 +139,9 @@ def copy(conn: sqlite3.Connection, resource_id: int, owner_id: int, title: str |
                  " SELECT ?, role, user_id, position FROM resource_contacts WHERE resource_id = ?", (new_id, resource_id))
     conn.execute("INSERT INTO extra_metadata (resource_id, metadata) SELECT ?, metadata FROM extra_metadata"
                  " WHERE resource_id = ? ORDER BY id", (new_id, resource_id))
+    conn.execute("INSERT INTO resource_files (resource_id, name, size, mime_type, created)"
+                 " SELECT ?, name, size, mime_type, ? FROM resource_files WHERE resource_id = ?",
+                 (new_id, stamp, resource_id))
     kind = conn.execute("SELECT resource_type FROM resources WHERE id = ?", (new_id,)).fetchone()[0]
     perms = ["view_resourcebase"] + (["download_resourcebase"] if kind in resources.DOWNLOADABLE else [])
     resources.grant(conn, new_id, perms, group_id=resources.ANONYMOUS_GROUP_ID)

@@ -117,3 +117,17 @@ def test_a_crash_during_ingest_leaves_nothing_half_done(tmp_path):
         assert not any((srv.data_dir / "files").iterdir())
     finally:
         srv.stop()
+
+
+def test_a_copy_has_its_own_copy_of_the_files(ing):
+    srv, admin = ing["srv"], ing["admin"]
+    (ing["imports"] / "map.png").write_bytes(b"\x89PNG not really" * 100)
+    r = admin.post("/api/v2/resources/ingest/document", json={"path": "map.png"})
+    original = wait(admin, r.json()["status_url"])["output_params"]["output"]
+    r = admin.put(f"/api/v2/resources/{original['pk']}/copy")
+    copy = wait(admin, r.json()["status_url"])["output_params"]["output"]
+    files = srv.data_dir / "files"
+    assert (files / copy["uuid"] / "map.png").read_bytes() == (files / original["uuid"] / "map.png").read_bytes()
+    r = admin.delete(f"/api/v2/resources/{original['pk']}/delete")
+    assert wait(admin, r.headers["Location"])["status"] == "finished"
+    assert not (files / original["uuid"]).exists() and (files / copy["uuid"] / "map.png").exists()
