@@ -112,6 +112,8 @@ def test_a_restart_fails_abandoned_work_and_runs_what_was_waiting(tmp_path):
     srv.stop()
     abandoned = put_request(srv, user["pk"], status="running", func_name="copy", action="copy", pid=gone_pid())
     unknown = put_request(srv, user["pk"], status="ready", func_name="no_such_job")
+    vanished = put_request(srv, user["pk"], status="ready", func_name="update", action="update",
+                           params={"uuid": str(uuid.uuid4()), "changes": {"values": {"title": "x"}}})
     # a process that still runs (another server worker, say) keeps what it is running
     live = put_request(srv, user["pk"], status="running", func_name="copy", action="copy", pid=os.getpid())
     srv = Server(srv.data_dir)
@@ -129,6 +131,11 @@ def test_a_restart_fails_abandoned_work_and_runs_what_was_waiting(tmp_path):
             assert row["status"] == "failed" and "no_such_job" in row["log"]
             assert row["output_params"]["exception"] == row["log"]
             assert c.get(f"/api/v2/executionrequest/{live}").json()["request"]["status"] == "running"
+            # a job that raises: failed with its message, nothing of it kept
+            assert wait_for(c, f"/api/v2/resource-service/execution-status/{vanished}") == "failed"
+            row = c.get(f"/api/v2/executionrequest/{vanished}").json()["request"]
+            assert row["status"] == "failed" and row["log"] == "The resource to update no longer exists."
+            assert row["output_params"]["error"] == "Error occurred while executing the operation: 'update'"
     finally:
         srv.stop()
 
