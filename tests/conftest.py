@@ -168,3 +168,15 @@ def insert_resource(server: Server, owner_id: int, title: str,
     finally:
         conn.close()
     return rid
+
+
+def poll(client: httpx.Client, status_url: str, until: tuple[str, ...] = ("finished", "failed"),
+         timeout: float = 30) -> dict:
+    """Read an execution request's status URL, as geonodectl does, until its status is one of
+    ``until``; returns the last answer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        body = client.get(status_url).json()
+        if body["status"] in until or time.monotonic() > deadline:
+            return body
+        time.sleep(0.02)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
-from dataclasses import asdict
 from collections.abc import Callable
+from dataclasses import asdict
 from typing import Any
 
 from litestar import Request, Response, delete, post, put
@@ -16,12 +16,12 @@ from litestar.params import FromPath
 
 from catalogue_app import files
 from catalogue_app.api import resource_writes
-from catalogue_app.api.resource_writes import clean
-from catalogue_app.api.resources import CREATABLE
 from catalogue_app.api.bodies import path_id, read_body
 from catalogue_app.api.context import Context
 from catalogue_app.api.errors import invalid, not_found, permission_denied
 from catalogue_app.api.executions import Receipt, queue_job
+from catalogue_app.api.resource_writes import clean
+from catalogue_app.api.resources import CREATABLE
 from catalogue_app.store import resources
 from catalogue_app.store.resources import DOWNLOADABLE
 

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_user
+from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_user, poll
 
 STAMP = "2026-01-01T00:00:00.000000Z"
 
@@ -123,16 +123,13 @@ def test_a_restart_fails_abandoned_work_and_runs_what_was_waiting(tmp_path):
             assert row["status"] == "failed" and row["finished"]
             assert "stopped while this was running" in row["log"]
             assert row["output_params"]["error"] == "Error occurred while executing the operation: 'copy'"
-            for _ in range(100):
-                row = c.get(f"/api/v2/executionrequest/{unknown}").json()["request"]
-                if row["status"] not in ("ready", "running"):
-                    break
-                time.sleep(0.05)
-            assert row["status"] == "failed" and "no_such_job" in row["log"]
+            assert poll(c, f"/api/v2/resource-service/execution-status/{unknown}")["status"] == "failed"
+            row = c.get(f"/api/v2/executionrequest/{unknown}").json()["request"]
+            assert "no_such_job" in row["log"]
             assert row["output_params"]["exception"] == row["log"]
             assert c.get(f"/api/v2/executionrequest/{live}").json()["request"]["status"] == "running"
             # a job that raises: failed with its message, nothing of it kept
-            assert wait_for(c, f"/api/v2/resource-service/execution-status/{vanished}") == "failed"
+            assert poll(c, f"/api/v2/resource-service/execution-status/{vanished}")["status"] == "failed"
             row = c.get(f"/api/v2/executionrequest/{vanished}").json()["request"]
             assert row["status"] == "failed" and row["log"] == "The resource to update no longer exists."
             assert row["output_params"]["error"] == "Error occurred while executing the operation: 'update'"
@@ -154,23 +151,14 @@ def test_a_users_jobs_wait_for_the_parallelism_limit(ex):
             assert c.get(held["status_url"]).json()["status"] == "ready"
             with ex["srv"].client(auth=("admin", ADMIN_PASSWORD)) as admin:  # others are not held back
                 other = admin.put(f"/api/v2/resources/{doc['pk']}/copy").json()
-                assert wait_for(admin, other["status_url"]) == "finished"
+                assert poll(admin, other["status_url"])["status"] == "finished"
             with conn:  # alice's running job ends; her next one runs, and then the one held back
                 conn.execute("UPDATE execution_requests SET status = 'finished' WHERE exec_id = ?", (busy,))
             follow = c.put(f"/api/v2/resources/{doc['pk']}/copy").json()
-            assert wait_for(c, follow["status_url"]) == "finished"
-            assert wait_for(c, held["status_url"]) == "finished"
+            assert poll(c, follow["status_url"])["status"] == "finished"
+            assert poll(c, held["status_url"])["status"] == "finished"
     finally:
         with conn:
             conn.execute("UPDATE upload_parallelism_limits SET max_number = 5")
             conn.execute("UPDATE execution_requests SET status = 'finished' WHERE exec_id = ?", (busy,))
         conn.close()
-
-
-def wait_for(client, status_url: str) -> str:
-    for _ in range(200):
-        status = client.get(status_url).json()["status"]
-        if status in ("finished", "failed"):
-            return status
-        time.sleep(0.05)
-    return status

@@ -3,21 +3,11 @@ the file and moves it into place; a crash in the middle leaves nothing behind.""
 
 import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_user
-
-
-def wait(client, status_url: str, until=("finished", "failed")) -> dict:
-    for _ in range(600):
-        body = client.get(status_url).json()
-        if body["status"] in until:
-            return body
-        time.sleep(0.02)
-    raise AssertionError(f"still {body['status']}")
+from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_user, poll
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +27,7 @@ def test_a_file_of_the_import_folder_becomes_a_document(ing):
     (ing["imports"] / "reports" / "annual report.pdf").write_bytes(content)
     r = admin.post("/api/v2/resources/ingest/document", json={"path": "reports/annual report.pdf"})
     assert r.status_code == 200, r.text
-    status = wait(admin, r.json()["status_url"])
+    status = poll(admin, r.json()["status_url"])
     assert status["status"] == "finished" and status["progress"] == 100, status
     out = status["output_params"]["output"]
     doc = admin.get(f"/api/v2/resources/{out['pk']}/").json()["resource"]
@@ -51,10 +41,10 @@ def test_a_file_of_the_import_folder_becomes_a_document(ing):
     # with a title of its own, and deleted with its file
     r = admin.post("/api/v2/resources/ingest/document", data={"path": "reports/annual report.pdf",
                                                               "defaults": '{"title": "Report 2026"}'})
-    out = wait(admin, r.json()["status_url"])["output_params"]["output"]
+    out = poll(admin, r.json()["status_url"])["output_params"]["output"]
     assert admin.get(f"/api/v2/resources/{out['pk']}/").json()["resource"]["title"] == "Report 2026"
     r = admin.delete(f"/api/v2/resources/{out['pk']}/delete")
-    assert wait(admin, r.headers["Location"])["status"] == "finished"
+    assert poll(admin, r.headers["Location"])["status"] == "finished"
     assert not (srv.data_dir / "files" / out["uuid"]).exists()
 
 
@@ -103,7 +93,7 @@ def test_a_crash_during_ingest_leaves_nothing_half_done(tmp_path):
     with srv.client(auth=("admin", ADMIN_PASSWORD)) as admin:
         before = admin.get("/api/v2/resources/").json()["total"]
         receipt = admin.post("/api/v2/resources/ingest/document", json={"path": "big.bin"}).json()
-        running = wait(admin, receipt["status_url"], until=("running", "finished", "failed"))
+        running = poll(admin, receipt["status_url"], until=("running", "finished", "failed"))
     assert running["status"] == "running", "the copy ended before the crash could interrupt it"
     kill_hard(srv)
     srv = Server(srv.data_dir)
@@ -123,11 +113,11 @@ def test_a_copy_has_its_own_copy_of_the_files(ing):
     srv, admin = ing["srv"], ing["admin"]
     (ing["imports"] / "map.png").write_bytes(b"\x89PNG not really" * 100)
     r = admin.post("/api/v2/resources/ingest/document", json={"path": "map.png"})
-    original = wait(admin, r.json()["status_url"])["output_params"]["output"]
+    original = poll(admin, r.json()["status_url"])["output_params"]["output"]
     r = admin.put(f"/api/v2/resources/{original['pk']}/copy")
-    copy = wait(admin, r.json()["status_url"])["output_params"]["output"]
+    copy = poll(admin, r.json()["status_url"])["output_params"]["output"]
     files = srv.data_dir / "files"
     assert (files / copy["uuid"] / "map.png").read_bytes() == (files / original["uuid"] / "map.png").read_bytes()
     r = admin.delete(f"/api/v2/resources/{original['pk']}/delete")
-    assert wait(admin, r.headers["Location"])["status"] == "finished"
+    assert poll(admin, r.headers["Location"])["status"] == "finished"
     assert not (files / original["uuid"]).exists() and (files / copy["uuid"] / "map.png").exists()

@@ -1,12 +1,11 @@
 """The asynchronous resource service: delete and copy run as jobs that a client polls."""
 
 import sqlite3
-import time
 import uuid
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, insert_resource, login, make_user
+from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, insert_resource, login, make_user, poll
 
 
 @pytest.fixture(scope="module")
@@ -17,16 +16,6 @@ def rs(tmp_path_factory):
     yield {"srv": srv, "admin": admin, "owner": owner, "other": other}
     admin.close()
     srv.stop()
-
-
-def wait(client, status_url: str) -> dict:
-    """Poll the status URL, as geonodectl does, until the request has ended."""
-    for _ in range(200):
-        body = client.get(status_url).json()
-        if body["status"] in ("finished", "failed"):
-            return body
-        time.sleep(0.05)
-    raise AssertionError(f"still {body['status']}")
 
 
 def create(client, **fields) -> dict:
@@ -50,7 +39,7 @@ def test_delete_runs_as_a_job_and_the_resource_is_gone_for_everyone(rs):
     with login(srv, rs["owner"]) as c:
         r = c.delete(url)
         assert r.status_code == 204 and not r.content
-        status = wait(c, r.headers["Location"])
+        status = poll(c, r.headers["Location"])
         assert status["status"] == "finished" and status["func_name"] == "delete"
         assert status["output_params"] == {"output": 1} and status["input_params"] == {"uuid": doc["uuid"]}
         assert r.headers["X-Execution-Id"] in status["status_url"]
@@ -76,13 +65,13 @@ def test_a_change_waits_for_the_previous_one(rs):
         assert_envelope(c.delete(f"/api/v2/resources/{doc['pk']}/delete"), 409, "conflict")
         assert c.get(f"/api/v2/resources/{doc['pk']}/").status_code == 200
         r = c.put(f"/api/v2/resources/{doc['pk']}/copy")  # a copy changes nothing: not refused
-        assert r.status_code == 200 and wait(c, r.json()["status_url"])["status"] == "finished"
+        assert r.status_code == 200 and poll(c, r.json()["status_url"])["status"] == "finished"
     with conn:
         conn.execute("UPDATE execution_requests SET status = 'failed' WHERE exec_id = ?", (exec_id,))
     conn.close()
     with login(srv, rs["owner"]) as c:
         r = c.delete(f"/api/v2/resources/{doc['pk']}/delete")
-        assert r.status_code == 204 and wait(c, r.headers["Location"])["status"] == "finished"
+        assert r.status_code == 204 and poll(c, r.headers["Location"])["status"] == "finished"
 
 
 def test_copy_belongs_to_the_caller_and_keeps_the_metadata(rs):
@@ -94,7 +83,7 @@ def test_copy_belongs_to_the_caller_and_keeps_the_metadata(rs):
         assert r.status_code == 200, r.text
         receipt = r.json()
         assert receipt["status"] == "ready" and set(receipt) == {"status", "execution_id", "status_url"}
-        status = wait(c, receipt["status_url"])
+        status = poll(c, receipt["status_url"])
         assert status["status"] == "finished", status
         out = status["output_params"]["output"]
         assert out["detail_url"] == f"/catalogue/#/document/{out['pk']}"
@@ -105,10 +94,10 @@ def test_copy_belongs_to_the_caller_and_keeps_the_metadata(rs):
         assert "delete_resourcebase" in copy["perms"]
         # GeoNode's form shape: defaults as a JSON string
         r = c.put(f"/api/v2/resources/{doc['pk']}/copy", data={"defaults": '{"title": "My copy"}'})
-        out = wait(c, r.json()["status_url"])["output_params"]["output"]
+        out = poll(c, r.json()["status_url"])["output_params"]["output"]
         assert c.get(f"/api/v2/resources/{out['pk']}/").json()["resource"]["title"] == "My copy"
         r = c.put(f"/api/v2/resources/{doc['pk']}/copy", json={"defaults": {"title": "From JSON"}})
-        out = wait(c, r.json()["status_url"])["output_params"]["output"]
+        out = poll(c, r.json()["status_url"])["output_params"]["output"]
         assert c.get(f"/api/v2/resources/{out['pk']}/").json()["resource"]["title"] == "From JSON"
         assert_envelope(c.put(f"/api/v2/resources/{doc['pk']}/copy", data={"defaults": "{"}), 400, "invalid")
         assert_envelope(c.put(f"/api/v2/resources/{doc['pk']}/copy", json={"defaults": {"title": ""}}), 400, "invalid")
@@ -143,14 +132,14 @@ def test_create_and_update_run_as_jobs_with_bodies_checked_first(rs):
         r = c.post("/api/v2/resources/create/document",
                    data={"defaults": '{"title": "Made later", "abstract": "Queued", "keywords": ["later-kw"]}'})
         assert r.status_code == 200, r.text
-        status = wait(c, r.json()["status_url"])
+        status = poll(c, r.json()["status_url"])
         assert status["status"] == "finished" and status["func_name"] == "create"
         out = status["output_params"]["output"]
         made = c.get(f"/api/v2/resources/{out['pk']}/").json()["resource"]
         assert made["uuid"] == out["uuid"] and made["title"] == "Made later" and made["abstract"] == "Queued"
         assert made["owner"]["pk"] == rs["owner"]["pk"] and [k["slug"] for k in made["keywords"]] == ["later-kw"]
         r = c.post("/api/v2/resources/create/map", json={"defaults": {"owner": "somebody else"}})
-        out = wait(c, r.json()["status_url"])["output_params"]["output"]
+        out = poll(c, r.json()["status_url"])["output_params"]["output"]
         made_map = c.get(f"/api/v2/resources/{out['pk']}/").json()["resource"]
         assert made_map["resource_type"] == "map" and made_map["owner"]["pk"] == rs["owner"]["pk"]
         assert_envelope(c.post("/api/v2/resources/create/dataset"), 400, "invalid")
@@ -159,7 +148,7 @@ def test_create_and_update_run_as_jobs_with_bodies_checked_first(rs):
 
         url = f"/api/v2/resources/{made['pk']}/update"
         r = c.put(url, data={"vals": '{"title": "Changed later", "abstract": "Again"}'})
-        status = wait(c, r.json()["status_url"])
+        status = poll(c, r.json()["status_url"])
         assert status["status"] == "finished" and status["output_params"] == {"output": {"uuid": made["uuid"]}}
         again = c.get(f"/api/v2/resources/{made['pk']}/").json()["resource"]
         assert again["title"] == "Changed later" and again["abstract"] == "Again"

@@ -2,24 +2,14 @@
 request finishes, no change is lost, and SQLite never reports a lock."""
 
 import threading
-import time
 
 import httpx
 
-from tests.conftest import ADMIN_PASSWORD, USER_PASSWORD, Server, make_user
+from tests.conftest import ADMIN_PASSWORD, USER_PASSWORD, Server, make_user, poll
 
 CLIENTS = 16
 OPERATIONS = 200
 LEVELS = ("view", "download", "edit", "none", "manage")
-
-
-def wait(c: httpx.Client, receipt: dict) -> dict:
-    for _ in range(600):
-        status = c.get(receipt["status_url"]).json()
-        if status["status"] in ("finished", "failed"):
-            return status
-        time.sleep(0.02)
-    raise AssertionError(f"still {status['status']}")
 
 
 def test_parallel_permission_changes_and_copies(tmp_path):
@@ -49,7 +39,7 @@ def test_parallel_permission_changes_and_copies(tmp_path):
                         with lock:
                             failures.append((n, i, r.status_code, r.text[:200]))
                         continue
-                    status = wait(c, r.json())
+                    status = poll(c, r.json()["status_url"])
                     with lock:
                         if status["status"] != "finished":
                             failures.append((n, i, status))
