@@ -12,6 +12,7 @@ from catalogue_app import __version__
 from catalogue_app.api import (
     executions,
     groups,
+    limits,
     lookups,
     oauth,
     permissions,
@@ -72,6 +73,7 @@ def create_app(settings: Settings) -> Litestar:
             executions.ExecutionsController,
             executions.execution_status,
             permissions.PermissionsController,
+            *limits.CONTROLLERS,
             resource_service.delete_resource,
             resource_service.copy_resource,
             resource_service.create_resource,

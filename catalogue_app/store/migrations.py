@@ -426,5 +426,20 @@ CREATE TABLE resource_files (
 );
 """
 
+# Upload size limits in bytes (GeoNode's seeded rows: 100 MB each).
+SIZE_LIMITS = """
+CREATE TABLE upload_size_limits (
+    slug         TEXT PRIMARY KEY,
+    description  TEXT NOT NULL DEFAULT '',
+    max_size     INTEGER NOT NULL CHECK (max_size >= 0)
+);
+INSERT INTO upload_size_limits (slug, description, max_size) VALUES
+    ('dataset_upload_size', 'The sum of sizes for the files of a dataset upload.', 104857600),
+    ('document_upload_size', 'The maximum size for document files.', 104857600),
+    ('asset_upload_size', 'The sum of sizes for the files of an asset upload.', 104857600);
+UPDATE upload_parallelism_limits SET description = 'The default maximum parallel uploads per user.'
+    WHERE slug = 'default_max_parallel_uploads';
+"""
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
-                    RESOURCE_FILES]
+                    RESOURCE_FILES, SIZE_LIMITS]

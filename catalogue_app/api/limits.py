@@ -1,0 +1,161 @@
+"""Upload limits as resources: /api/v2/upload-size-limits and /api/v2/upload-parallelism-limits.
+
+Anyone may read them. Administrators may add one (POST, any bulk shape) and change one (PUT or
+PATCH on its slug: GeoNode does that in its admin pages, which this catalogue does not have).
+They cannot be deleted: the uploads need them. (No postponed annotations here: the
+controllers are made by a function, and their answer types are its local names.)
+"""
+
+import re
+import sqlite3
+from typing import Any
+
+import msgspec
+from litestar import Controller, Request, Response, get, patch, post, put
+from litestar.params import FromPath
+
+from catalogue_app.api import pagination
+from catalogue_app.api.bodies import read_body, records, unwrap
+from catalogue_app.api.context import Context
+from catalogue_app.api.errors import ApiError, denied, invalid
+from catalogue_app.api.query import list_spec
+from catalogue_app.store import limits
+
+SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,255}$")
+UNITS = ((1 << 40, "TB"), (1 << 30, "GB"), (1 << 20, "MB"), (1 << 10, "KB"))
+
+
+def size_label(size: int) -> str:
+    """A size as GeoNode writes it: "100.0\u00a0MB", "512\u00a0bytes"."""
+    for unit, name in UNITS:
+        if size >= unit:
+            return f"{size / unit:.1f}\u00a0{name}"
+    return f"{size}\u00a0byte" + ("" if size == 1 else "s")
+
+
+class SizeLimit(msgspec.Struct):
+    slug: str
+    description: str
+    max_size: int
+    max_size_label: str
+    link: str
+
+
+class ParallelismLimit(msgspec.Struct):
+    slug: str
+    description: str
+    max_number: int
+    link: str
+
+
+class Family(msgspec.Struct, frozen=True):
+    path: str
+    singular: str
+    plural: str
+    kind: Any  # store.limits.Kind
+    bounds: tuple[int, int]  # allowed values of the limit
+
+
+SIZE = Family("upload-size-limits", "upload-size-limit", "upload-size-limits", limits.SIZE, (0, 2**62))
+PARALLELISM = Family("upload-parallelism-limits", "upload-parallelism-limit", "upload-parallelism-limits",
+                     limits.PARALLELISM, (0, 32767))
+
+
+def shape(family: Family, row: sqlite3.Row, base: str) -> SizeLimit | ParallelismLimit:
+    link = f"{base}/api/v2/{family.path}/{row['slug']}"
+    if family is SIZE:
+        return SizeLimit(row["slug"], row["description"], row["max_size"], size_label(row["max_size"]), link)
+    return ParallelismLimit(row["slug"], row["description"], row["max_number"], link)
+
+
+def _clean(family: Family, item: dict[str, Any], *, creating: bool) -> tuple[str | None, str | None, int | None]:
+    value_name = family.kind.value
+    slug, description, value = item.get("slug"), item.get("description"), item.get(value_name)
+    if creating and (not isinstance(slug, str) or not SLUG.match(slug)):
+        raise invalid("slug: letters, digits, '-' and '_' only, 1 to 255 of them.")
+    if description is not None and not isinstance(description, str):
+        raise invalid("description: Not a valid string.")
+    low, high = family.bounds
+    if creating and value is None:
+        raise invalid(f"{value_name}: This field is required.")
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high):
+        raise invalid(f"{value_name}: expected a whole number from {low} to {high}.")
+    return slug, description, value
+
+
+def _admin(ctx: Context) -> None:
+    if not ctx.caller.is_admin:
+        raise denied(ctx.caller)
+
+
+def _controller(family: Family, item: type) -> type[Controller]:
+    ListType = pagination.list_type(f"{item.__name__}List", family.plural, item)
+
+    class LimitsController(Controller):
+        path = f"/api/v2/{family.path}"
+        tags = [family.path]
+
+        @get("/", summary=f"List the {family.plural.replace('-', ' ')}")
+        async def list_limits(self, request: Request) -> ListType:  # type: ignore[valid-type]
+            ctx = Context(request)
+            spec = list_spec(ctx.params, family.kind.listing.fields, {})
+
+            def fetch(limit: int, offset: int):
+                return ctx.db.read(limits.page, family.kind, spec, limit, offset)
+
+            page, total, rows = pagination.paginate(request, ctx.params, fetch)
+            items = [shape(family, r, ctx.base) for r in rows]
+            return pagination.build(request, ctx.params, ListType, page, total, items)
+
+        @get("/{slug:str}", summary=f"One {family.singular.replace('-', ' ')}")
+        async def get_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
+            ctx = Context(request)
+            return Response({family.singular: shape(family, _row(ctx, family, slug), ctx.base)})
+
+        @post("/", status_code=201, summary=f"Add {family.plural.replace('-', ' ')} (administrators)")
+        async def create_limits(self, request: Request) -> Response[Any]:
+            ctx = Context(request)
+            _admin(ctx)
+            items, many = records(await read_body(request), family.singular, family.plural)
+            cleaned = [_clean(family, item, creating=True) for item in items]
+
+            def run(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+                for slug, description, value in cleaned:
+                    limits.create(conn, family.kind, slug, description or "", value)
+                return [limits.get(conn, family.kind, slug) for slug, _, _ in cleaned]
+
+            rows = await ctx.db.write(run)
+            shaped = [shape(family, r, ctx.base) for r in rows]
+            return Response({family.plural: shaped} if many else {family.singular: shaped[0]}, status_code=201)
+
+        @patch("/{slug:str}", summary=f"Change a {family.singular.replace('-', ' ')} (administrators)")
+        async def patch_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
+            return await _update(Context(request), family, slug)
+
+        @put("/{slug:str}", summary=f"Change a {family.singular.replace('-', ' ')} (administrators)")
+        async def put_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
+            return await _update(Context(request), family, slug)
+
+    LimitsController.__name__ = f"{item.__name__}Controller"
+    return LimitsController
+
+
+def _row(ctx: Context, family: Family, slug: str) -> sqlite3.Row:
+    row = ctx.db.read(limits.get, family.kind, slug)
+    if row is None:
+        raise ApiError(404, "No limit matches the given query.", "not_found")
+    return row
+
+
+async def _update(ctx: Context, family: Family, slug: str) -> Response[Any]:
+    _admin(ctx)
+    body = unwrap(await read_body(ctx.request), family.singular)
+    if not isinstance(body, dict):
+        raise invalid("Expected a JSON object.")
+    _, description, value = _clean(family, body, creating=False)
+    if not await ctx.db.write(limits.update, family.kind, slug, description, value):
+        raise ApiError(404, "No limit matches the given query.", "not_found")
+    return Response({family.singular: shape(family, _row(ctx, family, slug), ctx.base)})
+
+
+CONTROLLERS = [_controller(SIZE, SizeLimit), _controller(PARALLELISM, ParallelismLimit)]
