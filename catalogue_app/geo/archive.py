@@ -83,13 +83,13 @@ def extract_zip(archive: str | Path, staging: str | Path, limits: ZipLimits = Zi
             parts = _safe_parts(info.filename)
             if parts is None:
                 raise GeoError(
-                    f"{label} holds the entry {info.filename!r}, whose path leaves the archive's folder "
+                    f"{label} holds the entry '{info.filename}', whose path leaves the archive's folder "
                     "(absolute or with '..'); such archives are refused. Zip the files with relative paths."
                 )
             if _is_link(info):
-                raise GeoError(f"{label} holds the link {info.filename!r}; archives with links are refused.")
+                raise GeoError(f"{label} holds the link '{info.filename}'; archives with links are refused.")
             if info.flag_bits & 0x1:
-                raise GeoError(f"{label} holds the encrypted entry {info.filename!r}; send an archive without a password.")
+                raise GeoError(f"{label} holds the encrypted entry '{info.filename}'; send an archive without a password.")
             if not parts or parts[0] in _IGNORED_TOP_FOLDERS:
                 continue
             declared += info.file_size
@@ -118,13 +118,13 @@ def _write_entries(zf: zipfile.ZipFile, plan, target: Path, limits: ZipLimits, l
         dest = target.joinpath(*parts)
         # Belt and braces: the components were checked, the resolved path must still be inside.
         if not dest.resolve().is_relative_to(target):  # pragma: no cover - refused above
-            raise GeoError(f"{label} holds the entry {info.filename!r}, whose path leaves the archive's folder.")
+            raise GeoError(f"{label} holds the entry '{info.filename}', whose path leaves the archive's folder.")
         if info.is_dir():
             dest.mkdir(parents=True, exist_ok=True)
             continue
         dest.parent.mkdir(parents=True, exist_ok=True)
         if dest.exists():
-            raise GeoError(f"{label} holds {info.filename!r} twice.")
+            raise GeoError(f"{label} holds '{info.filename}' twice.")
         try:
             with zf.open(info) as src, open(dest, "xb") as out:
                 while chunk := src.read(_CHUNK):
@@ -136,4 +136,4 @@ def _write_entries(zf: zipfile.ZipFile, plan, target: Path, limits: ZipLimits, l
                         )
                     out.write(chunk)
         except (zipfile.BadZipFile, zipfile.LargeZipFile, zlib.error, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
-            raise GeoError(f"{label}: the entry {info.filename!r} cannot be extracted ({exc}).") from None
+            raise GeoError(f"{label}: the entry '{info.filename}' cannot be extracted ({exc}).") from None

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+import warnings
 from pathlib import Path
 from typing import Literal, Sequence
 
@@ -320,6 +321,9 @@ def _describe_layer(path: Path, files: list[str], layer: str, open_options: dict
     srid, wkt = _srid_of(crs)
     bounds = info["total_bounds"]
     if bounds is None or not all(math.isfinite(v) for v in bounds):
+        if driver == "CSV":
+            columns = f"{open_options['X_POSSIBLE_NAMES']} and {open_options['Y_POSSIBLE_NAMES']}"
+            raise GeoError(f"{where}: the coordinate columns {columns} hold no numbers (write decimal degrees, e.g. -8.61).")
         raise GeoError(f"{where} holds no geometry: its features have no location.")
     bbox = tuple(float(v) for v in bounds)
     geometry_type = _geometry_type(path, layer, info, open_options)
@@ -400,10 +404,11 @@ def _xsd_of_dtype(dtype: str) -> str:
 
 def _describe_raster(path: Path, files: list[str], check_pixels: bool) -> Description:
     import rasterio
-    from rasterio.errors import RasterioError
+    from rasterio.errors import NotGeoreferencedWarning, RasterioError
 
     try:
-        with rasterio.Env(GDAL_DISABLE_READDIR_ON_OPEN="NO"), rasterio.open(path) as ds:
+        with warnings.catch_warnings(), rasterio.Env(GDAL_DISABLE_READDIR_ON_OPEN="NO"), rasterio.open(path) as ds:
+            warnings.simplefilter("ignore", NotGeoreferencedWarning)
             if ds.driver != "GTiff":
                 raise GeoError(f"{path.name} is a {ds.driver} file, not a GeoTIFF. Send {ACCEPTED}.")
             if ds.crs is None:

@@ -27,8 +27,9 @@ def name_for(filename: str) -> str:
         stem, dot, _ext = base.rpartition(".")
         if dot and stem:
             base = stem
-    ascii_text = unicodedata.normalize("NFKD", base).encode("ascii", "ignore").decode("ascii")
-    name = _NOT_ALLOWED.sub("_", ascii_text.lower()).strip("_")
+    decomposed = unicodedata.normalize("NFKD", base)
+    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
+    name = _NOT_ALLOWED.sub("_", plain.lower()).strip("_")
     name = re.sub(r"_+", "_", name)
     if not name:
         return "layer"
