@@ -32,6 +32,9 @@ class ZipLimits:
     max_entries: int = 10_000
 
 
+DEFAULT_LIMITS = ZipLimits()
+
+
 def _size_label(n: int) -> str:
     for unit in ("bytes", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
@@ -56,7 +59,7 @@ def _is_link(info: zipfile.ZipInfo) -> bool:
     return info.create_system == 3 and stat.S_ISLNK(mode)
 
 
-def extract_zip(archive: str | Path, staging: str | Path, limits: ZipLimits = ZipLimits()) -> Path:
+def extract_zip(archive: str | Path, staging: str | Path, limits: ZipLimits = DEFAULT_LIMITS) -> Path:
     """Extract ``archive`` into a new folder inside ``staging`` and return that folder.
 
     Raises GeoError (and leaves nothing behind) when the file is not a readable zip, is empty,

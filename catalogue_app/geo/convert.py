@@ -51,7 +51,9 @@ def write_working_copy(description: Description, target: str | Path, name: str |
     try:
         if description.kind == "vector":
             count = _write_vector(description, target, layer)
-            return WorkingCopy(path=str(target), kind="vector", driver="GPKG", layer=layer, size=target.stat().st_size, feature_count=count)
+            return WorkingCopy(
+                path=str(target), kind="vector", driver="GPKG", layer=layer, size=target.stat().st_size, feature_count=count
+            )
         factors = _write_raster(description, target)
         return WorkingCopy(path=str(target), kind="raster", driver="GTiff", layer=layer, size=target.stat().st_size, overviews=factors)
     except BaseException:
@@ -115,6 +117,7 @@ def overview_factors(width: int, height: int, tile: int = TILE) -> list[int]:
 def _write_raster(d: Description, target: Path) -> list[int]:
     import rasterio
     import rasterio.shutil
+    from rasterio._err import CPLE_BaseError
     from rasterio.enums import Resampling
     from rasterio.errors import RasterioError
 
@@ -144,7 +147,7 @@ def _write_raster(d: Description, target: Path) -> list[int]:
                     resampling = Resampling.nearest if paletted else Resampling.average
                     ds.build_overviews(factors, resampling)
                     ds.update_tags(ns="rio_overview", resampling=resampling.name)
-    except RasterioError as exc:
+    except (RasterioError, CPLE_BaseError) as exc:
         raise GeoError(f"{Path(d.path).name} could not be copied into the catalogue ({_clean(exc)}). Is the file complete?") from None
     return factors
 

@@ -22,12 +22,13 @@ from __future__ import annotations
 import math
 import re
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, Sequence
+from typing import Literal
 
 import msgspec
 
-from .archive import ZipLimits, extract_zip
+from .archive import DEFAULT_LIMITS, ZipLimits, extract_zip
 from .crs import to_wgs84_bounds
 from .errors import GeoError
 from .names import name_for
@@ -112,7 +113,7 @@ def _is_dataset_file(path: Path) -> bool:
     return s in VECTOR_DRIVERS or s in RASTER_SUFFIXES or s in ARCHIVE_SUFFIXES
 
 
-def find_dataset(files: Sequence[str | Path], staging: str | Path, limits: ZipLimits = ZipLimits()) -> tuple[Path, list[Path]]:
+def find_dataset(files: Sequence[str | Path], staging: str | Path, limits: ZipLimits = DEFAULT_LIMITS) -> tuple[Path, list[Path]]:
     """The dataset file among ``files`` and all the files that belong to it.
 
     A .zip or .kmz is extracted into a new folder inside ``staging`` and searched. Raises
@@ -183,7 +184,7 @@ def inspect_upload(
     files: Sequence[str | Path],
     staging: str | Path,
     *,
-    limits: ZipLimits = ZipLimits(),
+    limits: ZipLimits = DEFAULT_LIMITS,
     check_pixels: bool = True,
 ) -> list[Description]:
     """Describe the dataset in a staged upload: one Description per layer (most files have one)."""
@@ -328,7 +329,9 @@ def _describe_layer(path: Path, files: list[str], layer: str, open_options: dict
     bbox = tuple(float(v) for v in bounds)
     geometry_type = _geometry_type(path, layer, info, open_options)
     geometry_column = info.get("geometry_name") or "geometry"
-    attributes = [Attribute(attribute=geometry_column, attribute_type=gml_type(geometry_type), attribute_label=geometry_column, display_order=1)]
+    attributes = [
+        Attribute(attribute=geometry_column, attribute_type=gml_type(geometry_type), attribute_label=geometry_column, display_order=1)
+    ]
     for i, (field, ogr_type, subtype) in enumerate(zip(info["fields"], info["ogr_types"], info["ogr_subtypes"]), start=2):
         xsd = _XSD_TYPES.get((ogr_type, subtype)) or _XSD_BY_TYPE.get(ogr_type, "xsd:string")
         attributes.append(Attribute(attribute=str(field), attribute_type=xsd, attribute_label=str(field), display_order=i))
@@ -359,8 +362,8 @@ def _geometry_type(path: Path, layer: str, info: dict, open_options: dict[str, s
         return " ".join(filter(None, [_SHAPEFILE_MULTI.get(base, base), dims]))
     if base not in ("Unknown", "GeometryCollection"):
         return declared
-    import shapely
     import pyogrio.raw
+    import shapely
 
     try:
         _meta, _fids, wkb, _fields = pyogrio.raw.read(path, layer=layer, columns=[], **open_options)
@@ -395,7 +398,7 @@ _BAND_NAMES = {"gray": "GRAY_INDEX", "red": "RED_BAND", "green": "GREEN_BAND", "
 
 
 def _xsd_of_dtype(dtype: str) -> str:
-    if dtype.startswith("float") or dtype.startswith("complex"):
+    if dtype.startswith(("float", "complex")):
         return "xsd:double"
     if dtype in ("int64", "uint64", "uint32"):
         return "xsd:long"
@@ -404,6 +407,7 @@ def _xsd_of_dtype(dtype: str) -> str:
 
 def _describe_raster(path: Path, files: list[str], check_pixels: bool) -> Description:
     import rasterio
+    from rasterio._err import CPLE_BaseError
     from rasterio.errors import NotGeoreferencedWarning, RasterioError
 
     try:
@@ -425,7 +429,9 @@ def _describe_raster(path: Path, files: list[str], check_pixels: bool) -> Descri
                 label = descriptions[i] or _BAND_NAMES.get(interps[i]) or f"Band{i + 1}"
                 if interps[i] == "gray" and ds.count > 1 and not descriptions[i]:
                     label = f"Band{i + 1}"
-                attributes.append(Attribute(attribute=label, attribute_type=_xsd_of_dtype(ds.dtypes[i]), attribute_label=label, display_order=i + 1))
+                attributes.append(
+                    Attribute(attribute=label, attribute_type=_xsd_of_dtype(ds.dtypes[i]), attribute_label=label, display_order=i + 1)
+                )
             nodata = ds.nodata
             return Description(
                 kind="raster",
@@ -446,12 +452,13 @@ def _describe_raster(path: Path, files: list[str], check_pixels: bool) -> Descri
                 nodata=None if nodata is None else float(nodata),
                 band_descriptions=descriptions,
             )
-    except RasterioError as exc:
+    except (RasterioError, CPLE_BaseError) as exc:
         raise GeoError(f"{path.name} cannot be read as a GeoTIFF ({_clean(exc)}). Is the file complete?") from None
 
 
 def _read_all_pixels(ds, label: str) -> None:
     """Read the raster once, in strips of whole blocks, so that a damaged tile is found now."""
+    from rasterio._err import CPLE_BaseError
     from rasterio.errors import RasterioError
     from rasterio.windows import Window
 
@@ -461,7 +468,7 @@ def _read_all_pixels(ds, label: str) -> None:
         window = Window(0, row, ds.width, min(rows, ds.height - row))
         try:
             ds.read(window=window)
-        except RasterioError:
+        except (RasterioError, CPLE_BaseError):
             raise GeoError(
                 f"{label} is damaged: its pixels from row {row} cannot be decoded. Export the raster again and send the new file."
             ) from None

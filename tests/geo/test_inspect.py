@@ -30,7 +30,9 @@ CITIES = DATA / "naturalearth_cities"
 
 
 def shapefile_parts(folder: Path, *, without: tuple[str, ...] = ()) -> list[Path]:
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in (".shp", ".dbf", ".shx", ".prj", ".cpg") and p.suffix not in without)
+    return sorted(
+        p for p in folder.iterdir() if p.suffix.lower() in (".shp", ".dbf", ".shx", ".prj", ".cpg") and p.suffix not in without
+    )
 
 
 def copy_upload(tmp_path: Path, files: list[Path]) -> list[Path]:
@@ -73,7 +75,7 @@ def attrs(d: Description) -> list[tuple[str, str, int]]:
 
 
 def write_cities_csv(path: Path, x: str = "Longitude", y: str = "LAT") -> int:
-    meta, _fids, wkb, fields = pyogrio.raw.read(CITIES / "naturalearth_cities.shp")
+    _meta, _fids, wkb, fields = pyogrio.raw.read(CITIES / "naturalearth_cities.shp")
     points = shapely.from_wkb(wkb)
     with open(path, "w", newline="", encoding="utf-8") as f:
         w = csv.writer(f)
@@ -87,7 +89,16 @@ def write_layer(source: Path, target: Path, driver: str, layer: str, **kw) -> No
     meta, _fids, wkb, fields = pyogrio.raw.read(source)
     gtype = "MultiPolygon" if meta["geometry_type"] == "Polygon" else meta["geometry_type"]
     pyogrio.raw.write(
-        target, wkb, fields, meta["fields"], layer=layer, driver=driver, crs=meta["crs"], geometry_type=gtype, promote_to_multi=gtype.startswith("Multi"), **kw
+        target,
+        wkb,
+        fields,
+        meta["fields"],
+        layer=layer,
+        driver=driver,
+        crs=meta["crs"],
+        geometry_type=gtype,
+        promote_to_multi=gtype.startswith("Multi"),
+        **kw,
     )
 
 
@@ -133,7 +144,9 @@ def test_shapefile_in_another_crs_gives_pyproj_wgs84_box(tmp_path):
     geoms = shapely.transform(lonlat, lambda xy: np.column_stack(t.transform(xy[:, 0], xy[:, 1])))
     src = tmp_path / "src" / "mercator.shp"
     src.parent.mkdir()
-    pyogrio.raw.write(src, shapely.to_wkb(geoms), fields, meta["fields"], crs="EPSG:3395", geometry_type="MultiPolygon", promote_to_multi=True)
+    pyogrio.raw.write(
+        src, shapely.to_wkb(geoms), fields, meta["fields"], crs="EPSG:3395", geometry_type="MultiPolygon", promote_to_multi=True
+    )
     d = one(inspect_upload(copy_upload(tmp_path, shapefile_parts(src.parent)), tmp_path / "staging"))
     assert d.srid == "EPSG:3395"
     assert_close(d.bbox, tuple(shapely.total_bounds(geoms).tolist()), tol=1e-3)
@@ -291,9 +304,9 @@ def test_zipped_geotiff(tmp_path):
 # --- bad input -------------------------------------------------------------------------------
 
 
-def refused(files, staging, *needles, limits=ZipLimits()) -> str:
+def refused(files, staging, *needles, limits=None) -> str:
     with pytest.raises(GeoError) as info:
-        inspect_upload(files, staging, limits=limits)
+        inspect_upload(files, staging, limits=limits or ZipLimits())
     message = info.value.message
     for needle in needles:
         assert needle.lower() in message.lower(), message
@@ -427,7 +440,9 @@ def test_not_a_zip(tmp_path):
     assert_nothing_written(tmp_path, {archive})
 
 
-@pytest.mark.parametrize("entry", ["../evil.txt", "../../evil.txt", "world/../../evil.txt", "..\\evil.txt", "/tmp/evil.txt", "C:/evil.txt"])
+@pytest.mark.parametrize(
+    "entry", ["../evil.txt", "../../evil.txt", "world/../../evil.txt", "..\\evil.txt", "/tmp/evil.txt", "C:/evil.txt"]
+)
 def test_zip_with_escaping_path(tmp_path, entry):
     archive = tmp_path / "traversal.zip"
     with zipfile.ZipFile(archive, "w") as z:
