@@ -21,6 +21,7 @@ from catalogue_app.api import (
     resources,
     root,
     schema,
+    uploads,
     users,
 )
 from catalogue_app.api.auth import AuthMiddleware, CredentialCache
@@ -74,6 +75,7 @@ def create_app(settings: Settings) -> Litestar:
             executions.execution_status,
             permissions.PermissionsController,
             *limits.CONTROLLERS,
+            uploads.upload,
             resource_service.delete_resource,
             resource_service.copy_resource,
             resource_service.create_resource,

@@ -97,12 +97,14 @@ async def start_job(ctx: Context, func_name: str, action: str, input_params: dic
 
 async def queue_job(ctx: Context, func_name: str, action: str, input_params: dict[str, Any],
                     resource_id: int | None, *, name: str = "", source: str | None = None,
-                    exclusive: bool = True) -> Receipt:
+                    exclusive: bool = True, exec_id: str | None = None) -> Receipt:
+    """Store and queue a request (``exec_id`` when its workspace was filled beforehand)."""
     caller = ctx.caller
     try:
         exec_id = await ctx.db.write(lambda conn: executions.create(
             conn, user_id=caller.id, func_name=func_name, action=action, input_params=input_params,
-            resource_id=resource_id, name=name, source=source, exclusive=exclusive and resource_id is not None))
+            resource_id=resource_id, name=name, source=source, exclusive=exclusive and resource_id is not None,
+            exec_id=exec_id))
     except executions.Busy:
         raise ApiError(409, "A previous change of this resource is still being applied; "
                             "wait until its execution request is finished, then send this one again.") from None

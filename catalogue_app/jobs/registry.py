@@ -23,6 +23,7 @@ JOBS = {
     "create": "catalogue_app.jobs.resources:create_resource",
     "update": "catalogue_app.jobs.resources:update_resource",
     "ingest": "catalogue_app.jobs.ingest:IngestDocument",
+    "import": "catalogue_app.jobs.imports:ImportDataset",
 }
 
 

@@ -69,8 +69,8 @@ class Runner:
         abandoned = self.db.write_sync(executions.fail_abandoned, process_alive)
         if abandoned:
             log.warning("failed %d job(s) left running by a stopped server", len(abandoned))
-        running = self.db.read(executions.running_ids)
-        swept = files.sweep(self.folders.tmp, self.folders.files, running,
+        in_use = self.db.read(executions.open_ids)
+        swept = files.sweep(self.folders.tmp, self.folders.files, in_use,
                             lambda uuid: self.db.read(executions.resource_exists, uuid))
         if swept:
             log.warning("removed %d file(s) or folder(s) left by stopped jobs", len(swept))

@@ -41,14 +41,14 @@ class Busy(Exception):
 
 def create(conn: sqlite3.Connection, *, user_id: int | None, func_name: str, action: str,
            input_params: dict[str, Any], resource_id: int | None = None, name: str = "",
-           source: str | None = None, exclusive: bool = False) -> str:
+           source: str | None = None, exclusive: bool = False, exec_id: str | None = None) -> str:
     """Store a new request as 'ready' and return its exec_id. With ``exclusive``, refuse
     (Busy) while another request on the same resource is still open."""
     if exclusive and resource_id is not None and conn.execute(
             "SELECT 1 FROM execution_requests WHERE status IN ('ready', 'running') AND resource_id = ?",
             (resource_id,)).fetchone():
         raise Busy(resource_id)
-    exec_id = str(uuid.uuid4())
+    exec_id = exec_id or str(uuid.uuid4())
     stamp = now()
     conn.execute(
         "INSERT INTO execution_requests (exec_id, user_id, func_name, action, source, name, input_params,"
@@ -116,8 +116,14 @@ def set_progress(conn: sqlite3.Connection, exec_id: str, percent: int) -> None:
                  (percent, now(), exec_id))
 
 
-def running_ids(conn: sqlite3.Connection) -> list[str]:
-    return [r[0] for r in conn.execute("SELECT exec_id FROM execution_requests WHERE status = 'running'")]
+def open_ids(conn: sqlite3.Connection) -> list[str]:
+    """Requests still ready or running (their workspaces under tmp/ are in use)."""
+    return [r[0] for r in conn.execute("SELECT exec_id FROM execution_requests WHERE status IN ('ready', 'running')")]
+
+
+def open_count(conn: sqlite3.Connection, user_id: int, action: str) -> int:
+    return conn.execute("SELECT count(*) FROM execution_requests WHERE user_id = ? AND action = ?"
+                        " AND status IN ('ready', 'running')", (user_id, action)).fetchone()[0]
 
 
 def resource_exists(conn: sqlite3.Connection, uuid_: str) -> bool:

@@ -441,5 +441,20 @@ UPDATE upload_parallelism_limits SET description = 'The default maximum parallel
     WHERE slug = 'default_max_parallel_uploads';
 """
 
+# The fields of a vector dataset (GeoNode's attribute_set), or the bands of a raster.
+DATASET_ATTRIBUTES = """
+CREATE TABLE dataset_attributes (
+    id               INTEGER PRIMARY KEY,
+    resource_id      INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    attribute        TEXT NOT NULL,
+    attribute_type   TEXT NOT NULL,
+    attribute_label  TEXT,
+    description      TEXT,
+    display_order    INTEGER NOT NULL DEFAULT 1,
+    visible          INTEGER NOT NULL DEFAULT 1
+);
+CREATE INDEX dataset_attributes_resource ON dataset_attributes(resource_id, display_order);
+"""
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
-                    RESOURCE_FILES, SIZE_LIMITS]
+                    RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES]
