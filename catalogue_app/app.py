@@ -10,6 +10,7 @@ from litestar.openapi import OpenAPIConfig
 
 from catalogue_app import __version__
 from catalogue_app.api import (
+    datasets,
     executions,
     groups,
     limits,
@@ -76,6 +77,7 @@ def create_app(settings: Settings) -> Litestar:
             permissions.PermissionsController,
             *limits.CONTROLLERS,
             uploads.upload,
+            datasets.attribute_set,
             resource_service.delete_resource,
             resource_service.copy_resource,
             resource_service.create_resource,

@@ -47,3 +47,9 @@ def add_files(conn: sqlite3.Connection, resource_id: int, files: list[tuple[str,
     stamp = now()
     conn.executemany("INSERT INTO resource_files (resource_id, name, size, mime_type, created) VALUES (?, ?, ?, ?, ?)",
                      [(resource_id, name, size, mime, stamp) for name, size, mime in files])
+
+
+def attributes(conn: sqlite3.Connection, resource_id: int) -> list[sqlite3.Row]:
+    return conn.execute("SELECT id, attribute, attribute_type, attribute_label, description, display_order, visible"
+                        " FROM dataset_attributes WHERE resource_id = ? ORDER BY display_order, id",
+                        (resource_id,)).fetchall()

@@ -58,6 +58,13 @@ def test_a_shapefile_becomes_a_dataset(up):
     assert pyogrio.read_info(stored / "working.gpkg")["features"] == info["features"]
     with srv.client() as anon:  # public by default, as GeoNode makes uploads
         assert anon.get(f"/api/v2/datasets/{dataset['pk']}/").status_code == 200
+        attributes = anon.get(f"/api/v2/datasets/{dataset['pk']}/attribute_set").json()["attributes"]
+    names = [a["attribute"] for a in attributes]
+    assert names[1:] == list(info["fields"]) and attributes[0]["attribute_type"].startswith("gml:")
+    assert [a["display_order"] for a in attributes] == sorted(a["display_order"] for a in attributes)
+    for a in attributes:
+        assert {"pk", "attribute_label", "description", "visible", "featureinfo_type", "count"} <= set(a)
+    assert attributes[1]["attribute_type"].startswith("xsd:")
 
 
 def test_a_zipped_shapefile_and_a_projected_geotiff(up):
@@ -81,6 +88,7 @@ def test_a_zipped_shapefile_and_a_projected_geotiff(up):
         assert abs(got - expected) < 1e-6
     with srv.client() as anon:  # the upload asked for no anonymous access
         assert_envelope(anon.get(f"/api/v2/datasets/{raster['pk']}/"), 404, "not_found")
+        assert_envelope(anon.get(f"/api/v2/datasets/{raster['pk']}/attribute_set"), 404, "not_found")
 
 
 def test_bad_uploads_leave_nothing(up, tmp_path):
