@@ -9,6 +9,7 @@ import sqlite3
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from litestar import Request, Response, delete, post, put
@@ -20,6 +21,8 @@ from catalogue_app.api.bodies import path_id, read_body
 from catalogue_app.api.context import Context
 from catalogue_app.api.errors import invalid, not_found, permission_denied
 from catalogue_app.api.executions import Receipt, queue_job
+from catalogue_app.geo.errors import GeoError
+from catalogue_app.geo.inspect import inspect_upload
 from catalogue_app.api.resource_writes import clean
 from catalogue_app.api.resources import CREATABLE
 from catalogue_app.store import resources
@@ -134,8 +137,8 @@ async def ingest_resource(request: Request, resource_type: FromPath[str]) -> Rec
     caller = ctx.require_login()
     if not caller.is_admin:
         raise permission_denied("Only administrators may register files from the server's import folder.")
-    if resource_type != "document":
-        raise invalid("Only documents can be ingested so far; datasets come with uploads.")
+    if resource_type not in ("document", "dataset"):
+        raise invalid("resource_type: documents and datasets can be ingested.")
     body = await read_body(request)
     path = body.get("path") if isinstance(body, dict) else None
     if not isinstance(path, str):
@@ -147,6 +150,36 @@ async def ingest_resource(request: Request, resource_type: FromPath[str]) -> Rec
     fields = {k: v for k, v in _object_field(body, "defaults").items() if k != "owner"}
     fields.setdefault("title", source.stem or source.name)
     viewer = ctx.viewer
-    cleaned = ctx.db.read(lambda conn: clean(conn, fields, viewer, caller.is_admin, None, "document"))
+    cleaned = ctx.db.read(lambda conn: clean(conn, fields, viewer, caller.is_admin, None, resource_type))
+    if resource_type == "dataset":
+        return await _ingest_dataset(ctx, source, asdict(cleaned))
     params = {"path": path, "uuid": str(uuid.uuid4()), "owner_id": caller.id, "changes": asdict(cleaned)}
     return await queue_job(ctx, "ingest", "ingest", params, None, name=source.name, source="ingest")
+
+
+async def _ingest_dataset(ctx: Context, source: Path, changes: dict[str, Any]) -> Receipt:
+    """The file and its companions (same name, other extension: a Shapefile's parts) are copied
+    into the request's workspace, checked as an upload is, and imported by the same job."""
+    exec_id = str(uuid.uuid4())
+    workspace = ctx.settings.tmp_dir / exec_id
+    staged = workspace / "upload"
+    try:
+        staged.mkdir(parents=True)
+        names = []
+        for part in sorted(source.parent.iterdir()):
+            if part == source or (part.stem == source.stem and part.is_file() and not part.is_symlink()):
+                files.copy_file(part, staged / part.name)
+                names.append(part.name)
+        names.sort(key=lambda n: n != source.name)  # the named file first
+        try:
+            layers = inspect_upload([staged / n for n in names], workspace / "check")
+        except GeoError as exc:
+            raise invalid(str(exc)) from None
+        files.remove(workspace / "check")
+        params = {"files": names, "owner_id": ctx.caller.id, "changes": changes, "permissions": None,
+                  "total_layers": len(layers)}
+        return await queue_job(ctx, "import", "ingest", params, None, name=source.name, source="ingest",
+                               exec_id=exec_id)
+    except BaseException:
+        files.remove(workspace)
+        raise

@@ -3,6 +3,7 @@ the file and moves it into place; a crash in the middle leaves nothing behind.""
 
 import os
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,7 @@ def test_a_file_of_the_import_folder_becomes_a_document(ing):
     assert admin.get(f"/api/v2/resources/{out['pk']}/").json()["resource"]["title"] == "Report 2026"
     r = admin.delete(f"/api/v2/resources/{out['pk']}/delete")
     assert poll(admin, r.headers["Location"])["status"] == "finished"
-    assert not (srv.data_dir / "files" / out["uuid"]).exists()
+    assert gone(srv.data_dir / "files" / out["uuid"])
 
 
 def test_only_files_inside_the_import_folder_and_only_for_administrators(ing, tmp_path):
@@ -60,6 +61,7 @@ def test_only_files_inside_the_import_folder_and_only_for_administrators(ing, tm
     for body in ({}, {"path": 3}, [1]):
         assert_envelope(admin.post("/api/v2/resources/ingest/document", json=body), 400, "invalid")
     assert_envelope(admin.post("/api/v2/resources/ingest/dataset", json={"path": "ok.txt"}), 400, "invalid")
+    assert_envelope(admin.post("/api/v2/resources/ingest/map", json={"path": "ok.txt"}), 400, "invalid")
     assert_envelope(admin.post("/api/v2/resources/ingest/document",
                                json={"path": "ok.txt", "defaults": {"category": "nosuch"}}), 400, "invalid")
     with login(srv, ing["user"]) as c:
@@ -67,6 +69,15 @@ def test_only_files_inside_the_import_folder_and_only_for_administrators(ing, tm
     with srv.client() as anon:
         assert_envelope(anon.post("/api/v2/resources/ingest/document", json={"path": "ok.txt"}), 401,
                         "not_authenticated")
+
+
+def gone(folder: Path, seconds: float = 5) -> bool:
+    """The files of a deleted resource are removed just after its record (the request is
+    finished with the record); wait for that."""
+    deadline = time.monotonic() + seconds
+    while folder.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not folder.exists()
 
 
 def kill_hard(srv: Server) -> None:
@@ -120,4 +131,25 @@ def test_a_copy_has_its_own_copy_of_the_files(ing):
     assert (files / copy["uuid"] / "map.png").read_bytes() == (files / original["uuid"] / "map.png").read_bytes()
     r = admin.delete(f"/api/v2/resources/{original['pk']}/delete")
     assert poll(admin, r.headers["Location"])["status"] == "finished"
-    assert not (files / original["uuid"]).exists() and (files / copy["uuid"] / "map.png").exists()
+    assert gone(files / original["uuid"]) and (files / copy["uuid"] / "map.png").exists()
+
+
+def test_a_shapefile_in_the_import_folder_becomes_a_dataset(ing):
+    import shutil
+
+    srv, admin = ing["srv"], ing["admin"]
+    data = Path(__file__).parent.parent / "data" / "naturalearth_cities"
+    target = ing["imports"] / "cities"
+    shutil.copytree(data, target)
+    r = admin.post("/api/v2/resources/ingest/dataset", json={"path": "cities/naturalearth_cities.shp"})
+    assert r.status_code == 200, r.text
+    status = poll(admin, r.json()["status_url"], timeout=60)
+    assert status["status"] == "finished", status
+    pk = status["output_params"]["resources"][0]["id"]
+    dataset = admin.get(f"/api/v2/datasets/{pk}/").json()["dataset"]
+    assert dataset["subtype"] == "vector" and dataset["title"] == "naturalearth_cities"
+    assert (srv.data_dir / "files" / dataset["uuid"] / "naturalearth_cities.dbf").exists()
+    (target / "naturalearth_cities.dbf").unlink()
+    assert_envelope(admin.post("/api/v2/resources/ingest/dataset", json={"path": "cities/naturalearth_cities.shp"}),
+                    400, "invalid")
+    assert not any((srv.data_dir / "tmp").iterdir())
