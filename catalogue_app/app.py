@@ -78,6 +78,7 @@ def create_app(settings: Settings) -> Litestar:
             *limits.CONTROLLERS,
             uploads.upload,
             datasets.attribute_set,
+            datasets.dataset_download,
             resource_service.delete_resource,
             resource_service.copy_resource,
             resource_service.create_resource,

@@ -53,3 +53,14 @@ def attributes(conn: sqlite3.Connection, resource_id: int) -> list[sqlite3.Row]:
     return conn.execute("SELECT id, attribute, attribute_type, attribute_label, description, display_order, visible"
                         " FROM dataset_attributes WHERE resource_id = ? ORDER BY display_order, id",
                         (resource_id,)).fetchall()
+
+
+def by_alternate(conn: sqlite3.Connection, alternate: str) -> int | None:
+    row = conn.execute("SELECT id FROM resources WHERE alternate = ? AND resource_type = 'dataset'",
+                       (alternate,)).fetchone()
+    return row[0] if row else None
+
+
+def file_names(conn: sqlite3.Connection, resource_id: int) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT name FROM resource_files WHERE resource_id = ? ORDER BY name",
+                                       (resource_id,))]

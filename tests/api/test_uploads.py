@@ -41,7 +41,7 @@ def imported(client, response) -> dict:
     return client.get(f"/api/v2/datasets/{pk}/").json()["dataset"]
 
 
-def test_a_shapefile_becomes_a_dataset(up):
+def test_a_shapefile_becomes_a_dataset(up, tmp_path):
     srv = up["srv"]
     with login(srv, up["user"]) as c:
         dataset = imported(c, c.post("/api/v2/uploads/upload", files=shapefile_parts(COUNTRIES),
@@ -65,6 +65,16 @@ def test_a_shapefile_becomes_a_dataset(up):
     for a in attributes:
         assert {"pk", "attribute_label", "description", "visible", "featureinfo_type", "count"} <= set(a)
     assert attributes[1]["attribute_type"].startswith("xsd:")
+    # the download gives back the same features
+    with srv.client() as anon:
+        r = anon.get(f"/datasets/{dataset['alternate']}/dataset_download")
+    assert r.status_code == 200 and r.headers["content-type"] == "application/zip", r.text
+    with zipfile.ZipFile(io.BytesIO(r.content)) as z:
+        assert {Path(n).suffix for n in z.namelist()} >= {".shp", ".dbf", ".shx", ".prj"}
+        z.extractall(tmp_path)
+    got = pyogrio.read_info(next(tmp_path.glob("*.shp")))
+    assert got["features"] == info["features"] and list(got["fields"]) == list(info["fields"])
+    assert not any((srv.data_dir / "tmp").iterdir())
 
 
 def test_a_zipped_shapefile_and_a_projected_geotiff(up):
@@ -86,7 +96,12 @@ def test_a_zipped_shapefile_and_a_projected_geotiff(up):
         assert raster["srid"] == f"EPSG:{ds.crs.to_epsg()}" and raster["subtype"] == "raster"
     for got, expected in zip(raster["extent"]["coords"], want):
         assert abs(got - expected) < 1e-6
+    with login(srv, up["user"]) as c:  # the same pixels come back
+        r = c.get(f"/datasets/{raster['alternate']}/dataset_download")
+    assert r.status_code == 200 and r.content == tif.read_bytes()
     with srv.client() as anon:  # the upload asked for no anonymous access
+        assert_envelope(anon.get(f"/datasets/{raster['alternate']}/dataset_download"), 404, "not_found")
+        assert_envelope(anon.get("/datasets/catalogue:nosuch/dataset_download"), 404, "not_found")
         assert_envelope(anon.get(f"/api/v2/datasets/{raster['pk']}/"), 404, "not_found")
         assert_envelope(anon.get(f"/api/v2/datasets/{raster['pk']}/attribute_set"), 404, "not_found")
 

@@ -142,3 +142,22 @@ def test_corrupt_geotiff_leaves_nothing(tmp_path):
         write_working_copy(d, target)
     assert "corrupt.tif" in info.value.message
     assert not target.exists() and list(tmp_path.iterdir()) == []
+
+
+def test_text_of_a_shapefile_without_cpg_arrives_as_utf8(tmp_path):
+    """A .dbf without its .cpg is ISO-8859-1 to GDAL; the working copy holds proper UTF-8."""
+    import shutil
+
+    import pyogrio.raw
+
+    from catalogue_app.geo.convert import write_working_copy
+    from catalogue_app.geo.inspect import inspect_upload
+
+    source = DATA / "naturalearth_lowres"
+    for ext in (".shp", ".dbf", ".shx", ".prj"):
+        shutil.copy(source / f"naturalearth_lowres{ext}", tmp_path / f"countries{ext}")
+    (layer,) = inspect_upload([tmp_path / "countries.shp"], tmp_path / "staging")
+    write_working_copy(layer, tmp_path / "working.gpkg", "countries")
+    meta, _, _, fields = pyogrio.raw.read(tmp_path / "working.gpkg")
+    names = fields[list(meta["fields"]).index("name")]
+    assert "Côte d'Ivoire" in list(names)
