@@ -18,7 +18,7 @@ def shapefile_zip(source: str | Path, folder: str | Path, name: str) -> Path:
         meta, _, geometry, field_data = pyogrio.raw.read(source)
         shp = folder / f"{name}.shp"
         pyogrio.raw.write(shp, geometry, field_data, meta["fields"], driver="ESRI Shapefile", crs=meta["crs"],
-                          geometry_type=meta["geometry_type"], encoding="UTF-8", promote_to_multi=True)
+                          geometry_type=meta["geometry_type"], encoding="UTF-8")
     except Exception as exc:  # GDAL's own errors come in several types
         raise GeoError(f"The dataset could not be written as a Shapefile: {exc}") from exc
     target = folder / f"{name}.zip"

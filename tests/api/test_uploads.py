@@ -5,6 +5,7 @@ import zipfile
 from pathlib import Path
 
 import pyogrio
+import pyogrio.raw
 import pytest
 import rasterio
 from pyproj import Transformer
@@ -135,3 +136,41 @@ def test_bad_uploads_leave_nothing(up, tmp_path):
     assert admin.get("/api/v2/executionrequest/").json()["total"] == requests_before
     assert not any((srv.data_dir / "tmp").iterdir())
     assert not (srv.data_dir / "escape.shp").exists() and not (srv.data_dir / "tmp" / "escape.shp").exists()
+
+
+def generated(tmp_path: Path, kind: str) -> dict:
+    """A CSV with lon/lat columns or a GeoPackage, made from the Natural Earth cities."""
+    import shapely
+
+    cities = DATA / "naturalearth_cities" / "naturalearth_cities.shp"
+    meta, _, geometry, fields = pyogrio.raw.read(cities)
+    if kind == "csv":
+        points = shapely.from_wkb(geometry)
+        lines = ["name,lon,lat"] + [f'"{n}",{p.x},{p.y}' for n, p in zip(fields[0], points)]
+        path = tmp_path / "cities.csv"
+        path.write_text("\n".join(lines), encoding="utf-8")
+    else:
+        path = tmp_path / "cities.gpkg"
+        pyogrio.raw.write(path, geometry, fields, meta["fields"], driver="GPKG", crs=meta["crs"],
+                          geometry_type=meta["geometry_type"], layer="cities")
+    return {"base_file": (path.name, path.read_bytes(), "application/octet-stream")}
+
+
+@pytest.mark.parametrize("source", ["cities", "csv", "gpkg", "shade.tif", "world.byte.tif",
+                                    "float_raster_with_nodata.tif"])
+def test_every_format_imports(up, tmp_path, source):
+    if source == "cities":
+        files = shapefile_parts(DATA / "naturalearth_cities")
+    elif source in ("csv", "gpkg"):
+        files = generated(tmp_path, source)
+    else:
+        files = {"base_file": (source, (DATA / source).read_bytes(), "image/tiff")}
+    with login(up["srv"], up["user"]) as c:
+        dataset = imported(c, c.post("/api/v2/uploads/upload", files=files))
+        assert dataset["subtype"] == ("raster" if source.endswith(".tif") else "vector")
+        assert len(dataset["extent"]["coords"]) == 4 and dataset["alternate"].startswith("catalogue:")
+        assert c.get(f"/api/v2/datasets/{dataset['pk']}/attribute_set").json()["attributes"]
+        r = c.get(f"/datasets/{dataset['alternate']}/dataset_download")
+        assert r.status_code == 200 and r.content
+    if source == "csv":
+        assert dataset["srid"] == "EPSG:4326"
