@@ -77,12 +77,12 @@ def _write_vector(d: Description, target: Path, layer: str) -> int:
     field_names = {a.attribute.lower() for a in d.attributes[1:]}
     if "fid" in field_names:
         layer_options["FID"] = "gpkg_fid"  # keep the file's own "fid" field as a field
-    crs = d.srid or d.wkt
+    crs = d.wkt or d.srid
     try:
         # The Arrow stream carries text in the file's own encoding (a Shapefile without .cpg is
         # read as ISO-8859-1); naming that encoding makes GDAL hand it over as UTF-8.
-        encoding = pyogrio.read_info(d.path, layer=d.layer, **d.open_options).get("encoding") or ""
-        recode = {"encoding": encoding} if encoding.upper().replace("-", "") not in ("", "UTF8") else {}
+        encoding = d.encoding or pyogrio.read_info(d.path, layer=d.layer, **d.open_options).get("encoding") or ""
+        recode = {"encoding": encoding} if d.encoding or encoding.upper().replace("-", "") not in ("", "UTF8") else {}
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=r".*not normally allowed by the GeoPackage specification.*")
             with pyogrio.raw.open_arrow(d.path, layer=d.layer, use_pyarrow=False, **d.open_options,

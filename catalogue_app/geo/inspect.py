@@ -14,7 +14,8 @@ Decisions:
 - A Shapefile needs its .dbf, .shx and .prj with the same stem. Shapefiles cannot tell
   Polygon from MultiPolygon, so their polygons and lines are described (and converted) as multi.
 - A layer without a coordinate system, or without features, is refused.
-- A CRS with an EPSG code gives ``srid`` "EPSG:n"; otherwise ``srid`` is None and ``wkt`` holds it.
+- A CRS with an EPSG code gives ``srid`` "EPSG:n". Another one keeps its WKT in ``wkt``, and
+  ``srid`` names an equivalent EPSG CRS when there is one (None otherwise).
 """
 
 from __future__ import annotations
@@ -30,8 +31,10 @@ import msgspec
 
 from .archive import DEFAULT_LIMITS, ZipLimits, extract_zip
 from .crs import to_wgs84_bounds
+from .encoding import text_encoding
 from .errors import GeoError
 from .names import name_for
+from .shapefile import check_parts
 
 VECTOR_DRIVERS = {
     ".shp": "ESRI Shapefile",
@@ -98,6 +101,8 @@ class Description(msgspec.Struct, kw_only=True):
     dtypes: list[str] | None = None
     nodata: float | None = None
     band_descriptions: list[str | None] | None = None
+    # the text's character set when the file does not name it and the uploader did (encoding.py)
+    encoding: str | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -173,6 +178,7 @@ def _parts_of(main: Path, paths: list[Path]) -> list[Path]:
                 found.rename(main.parent / f"{main.stem}{ext}")
             except OSError as exc:
                 raise GeoError(f"{found.name} must be named {main.stem}{ext} to go with {main.name} ({exc.strerror}).") from None
+    check_parts(main, main.with_suffix(".shx"), main.with_suffix(".dbf"))
     return [main, *sorted(p for p in main.parent.iterdir() if p != main and p.name.lower().startswith(stem + "."))]
 
 
@@ -186,25 +192,35 @@ def inspect_upload(
     *,
     limits: ZipLimits = DEFAULT_LIMITS,
     check_pixels: bool = True,
+    charset: str | None = None,
+    pixel_budget: int | None = None,
 ) -> list[Description]:
-    """Describe the dataset in a staged upload: one Description per layer (most files have one)."""
+    """Describe the dataset in a staged upload: one Description per layer (most files have one).
+    ``charset`` is the uploader's word on the text's encoding (see encoding.py)."""
     main, parts = find_dataset(files, staging, limits)
-    return describe(main, parts=parts, check_pixels=check_pixels)
+    return describe(main, parts=parts, check_pixels=check_pixels, charset=charset, pixel_budget=pixel_budget)
 
 
-def describe(path: str | Path, *, parts: Sequence[str | Path] | None = None, check_pixels: bool = True) -> list[Description]:
+def describe(path: str | Path, *, parts: Sequence[str | Path] | None = None, check_pixels: bool = True,
+             charset: str | None = None, pixel_budget: int | None = None) -> list[Description]:
     """Describe one dataset file (not an archive): one Description per layer with geometry.
 
     ``check_pixels`` reads every pixel of a raster once, so that a corrupt file is refused here
-    rather than half-way through a conversion.
+    rather than half-way through a conversion; with a ``pixel_budget``, a raster larger than
+    that many pixels is checked on nine blocks spread over it instead (the conversion reads the
+    rest and fails on a damaged block).
     """
     path = Path(path)
     files = [str(p) for p in (parts or [path])]
     suffix = _suffix(path)
     if suffix in RASTER_SUFFIXES:
-        return [_describe_raster(path, files, check_pixels)]
+        return [_describe_raster(path, files, check_pixels, pixel_budget)]
     if suffix in VECTOR_DRIVERS:
-        return _describe_vector_file(path, files)
+        encoding = text_encoding(path, [Path(f) for f in files], charset)
+        layers = _describe_vector_file(path, files, {"encoding": encoding} if encoding else {})
+        for layer in layers:
+            layer.encoding = encoding
+        return layers
     raise GeoError(f"{path.name}: unknown format. Send {ACCEPTED}.")
 
 
@@ -263,7 +279,7 @@ def _vector_errors():
     return (e.DataSourceError, e.DataLayerError, e.FeatureError, e.FieldError, e.GeometryError, e.CRSError, RuntimeError, OSError)
 
 
-def _describe_vector_file(path: Path, files: list[str]) -> list[Description]:
+def _describe_vector_file(path: Path, files: list[str], read_options: dict[str, str]) -> list[Description]:
     pyogrio = _pyogrio()
     try:
         layers = pyogrio.list_layers(path)
@@ -277,7 +293,7 @@ def _describe_vector_file(path: Path, files: list[str]) -> list[Description]:
     for layer_name, layer_type in layers:
         if many and layer_type is None:
             continue  # a table without geometry in a GeoPackage
-        out.append(_describe_layer(path, files, str(layer_name), open_options, name_from_layer=many))
+        out.append(_describe_layer(path, files, str(layer_name), open_options, read_options, name_from_layer=many))
     if not out:
         raise GeoError(f"{path.name} holds no layer with geometry.")
     return out
@@ -305,10 +321,12 @@ def _csv_options(path: Path) -> dict[str, str]:
     }
 
 
-def _describe_layer(path: Path, files: list[str], layer: str, open_options: dict[str, str], *, name_from_layer: bool) -> Description:
+def _describe_layer(path: Path, files: list[str], layer: str, open_options: dict[str, str], read_options: dict[str, str],
+                    *, name_from_layer: bool) -> Description:
     pyogrio = _pyogrio()
     try:
-        info = pyogrio.read_info(path, layer=layer, force_feature_count=True, force_total_bounds=True, **open_options)
+        info = pyogrio.read_info(path, layer=layer, force_feature_count=True, force_total_bounds=True, **open_options,
+                                 **read_options)
     except _vector_errors() as exc:
         raise GeoError(f"{path.name}: the layer {layer!r} cannot be read ({_clean(exc)}).") from None
     driver = info["driver"]
@@ -345,7 +363,7 @@ def _describe_layer(path: Path, files: list[str], layer: str, open_options: dict
         srid=srid,
         wkt=wkt,
         bbox=bbox,
-        ll_bbox=_wgs84(srid or wkt, bbox, where),
+        ll_bbox=_wgs84(wkt or srid, bbox, where),
         attributes=attributes,
         open_options=dict(open_options),
         geometry_type=geometry_type,
@@ -405,7 +423,7 @@ def _xsd_of_dtype(dtype: str) -> str:
     return "xsd:int"
 
 
-def _describe_raster(path: Path, files: list[str], check_pixels: bool) -> Description:
+def _describe_raster(path: Path, files: list[str], check_pixels: bool, pixel_budget: int | None = None) -> Description:
     import rasterio
     from rasterio._err import CPLE_BaseError
     from rasterio.errors import NotGeoreferencedWarning, RasterioError
@@ -420,7 +438,9 @@ def _describe_raster(path: Path, files: list[str], check_pixels: bool) -> Descri
             srid, wkt = _srid_of(ds.crs.to_wkt())
             b = ds.bounds
             bbox = (float(b.left), float(b.bottom), float(b.right), float(b.top))
-            if check_pixels:
+            if check_pixels and pixel_budget is not None and ds.width * ds.height > pixel_budget:
+                _read_sample(ds, path.name)
+            elif check_pixels:
                 _read_all_pixels(ds, path.name)
             interps = [ci.name for ci in ds.colorinterp]
             descriptions = [d or None for d in ds.descriptions]
@@ -443,7 +463,7 @@ def _describe_raster(path: Path, files: list[str], check_pixels: bool) -> Descri
                 srid=srid,
                 wkt=wkt,
                 bbox=bbox,
-                ll_bbox=_wgs84(srid or wkt, bbox, path.name),
+                ll_bbox=_wgs84(wkt or srid, bbox, path.name),
                 attributes=attributes,
                 width=ds.width,
                 height=ds.height,
@@ -474,11 +494,32 @@ def _read_all_pixels(ds, label: str) -> None:
             ) from None
 
 
+def _read_sample(ds, label: str) -> None:
+    """Read nine blocks of a large raster: its corners, the middles of its edges and its centre."""
+    from rasterio._err import CPLE_BaseError
+    from rasterio.errors import RasterioError
+    from rasterio.windows import Window
+
+    block_h, block_w = ds.block_shapes[0]
+    for fy in (0.0, 0.5, 1.0):
+        for fx in (0.0, 0.5, 1.0):
+            col = int((ds.width - block_w) * fx) // block_w * block_w if ds.width > block_w else 0
+            row = int((ds.height - block_h) * fy) // block_h * block_h if ds.height > block_h else 0
+            window = Window(col, row, min(block_w, ds.width - col), min(block_h, ds.height - row))
+            try:
+                ds.read(window=window)
+            except (RasterioError, CPLE_BaseError):
+                raise GeoError(f"{label} is damaged: its pixels at row {row}, column {col} cannot be decoded. "
+                               "Export the raster again and send the new file.") from None
+
+
 # --- shared ----------------------------------------------------------------------------------
 
 
 def _srid_of(crs_text: str) -> tuple[str | None, str | None]:
-    """("EPSG:n", None) when the CRS has an EPSG code, else (None, its WKT)."""
+    """("EPSG:n", None) when the CRS is an EPSG one. Otherwise its WKT comes second (it is what
+    the data is in), and first the EPSG code of an equivalent CRS when pyproj finds one (a Lambert
+    equal-area grid on an unnamed GRS80 datum is EPSG:3035 to any client), else None."""
     if re.fullmatch(r"EPSG:\d+", crs_text.strip(), re.IGNORECASE):
         return crs_text.strip().upper(), None
     from pyproj import CRS
@@ -491,7 +532,8 @@ def _srid_of(crs_text: str) -> tuple[str | None, str | None]:
     code = crs.to_epsg()
     if code is not None:
         return f"EPSG:{code}", None
-    return None, crs.to_wkt()
+    near = crs.to_epsg(min_confidence=25)
+    return (f"EPSG:{near}" if near is not None else None), crs.to_wkt()
 
 
 def _wgs84(crs: str, bbox: Bounds, where: str) -> Bounds:

@@ -260,7 +260,7 @@ def test_kmz(tmp_path):
         ("RGB.byte.tif", "EPSG:32618", (791, 718), ["uint8"] * 3, 0.0, ["RED_BAND", "GREEN_BAND", "BLUE_BAND"]),
         ("shade.tif", "EPSG:3857", (1024, 1024), ["uint8"], 255.0, ["GRAY_INDEX"]),
         ("world.byte.tif", "EPSG:4326", (2880, 1200), ["uint8"], None, ["GRAY_INDEX"]),
-        ("float_raster_with_nodata.tif", None, (13, 12), ["float32"], -3.3999999521443642e38, ["GRAY_INDEX"]),
+        ("float_raster_with_nodata.tif", "EPSG:3035", (13, 12), ["float32"], -3.3999999521443642e38, ["GRAY_INDEX"]),
     ],
 )
 def test_geotiff(tmp_path, filename, srid, size, dtypes, nodata, bands):
@@ -271,8 +271,8 @@ def test_geotiff(tmp_path, filename, srid, size, dtypes, nodata, bands):
     assert (d.kind, d.driver, d.layer) == ("raster", "GTiff", None)
     assert d.name == name_for(filename)
     assert d.srid == srid
-    if srid is None:
-        assert d.wkt and "Lambert" in d.wkt  # no EPSG code: the WKT is kept
+    if filename == "float_raster_with_nodata.tif":
+        assert d.wkt and "Lambert" in d.wkt  # not exactly EPSG:3035 (unnamed datum): the WKT is kept
     else:
         assert d.wkt is None
     assert (d.width, d.height) == size and d.band_count == len(dtypes) and d.dtypes == dtypes
@@ -281,7 +281,7 @@ def test_geotiff(tmp_path, filename, srid, size, dtypes, nodata, bands):
     assert [a.attribute for a in d.attributes] == bands
     assert {a.attribute_type for a in d.attributes} == {"xsd:double" if dtypes[0].startswith("float") else "xsd:int"}
     assert_close(d.bbox, native)
-    assert_close(d.ll_bbox, expected_ll(srid or wkt, native))
+    assert_close(d.ll_bbox, expected_ll(wkt, native))
     assert d.geometry_type is None and d.feature_count is None
 
 
@@ -338,6 +338,14 @@ def test_unknown_format(tmp_path):
 
 def test_corrupt_geotiff(tmp_path):
     refused(copy_upload(tmp_path, [DATA / "corrupt.tif"]), tmp_path / "staging", "corrupt.tif", "damaged")
+
+
+def test_a_large_raster_is_checked_on_a_sample(tmp_path):
+    """Past the pixel budget nine blocks are read: a sound raster passes, a damaged one is still caught."""
+    with pytest.raises(GeoError, match="damaged"):
+        inspect_upload(copy_upload(tmp_path, [DATA / "corrupt.tif"]), tmp_path / "s1", pixel_budget=100)
+    d = one(inspect_upload(copy_upload(tmp_path, [DATA / "RGB.byte.tif"]), tmp_path / "s2", pixel_budget=100))
+    assert (d.width, d.height) == (791, 718)
 
 
 def test_truncated_geotiff(tmp_path):
