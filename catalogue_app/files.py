@@ -6,6 +6,7 @@ Jobs stage what they write under tmp/<exec_id>/, fsync it, and rename it into fi
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -13,6 +14,37 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 CHUNK = 1024 * 1024
+# A dataset's folder holds its original files and, in this subfolder (which no uploaded file
+# can be named, being a folder), its working copy: data.gpkg or data.tif.
+WORKING = "working"
+
+
+def working_copy(folder: Path) -> Path | None:
+    """The working copy in a dataset's folder (folders written before the subfolder existed
+    hold working.gpkg or working.tif beside the originals)."""
+    for path in (folder / WORKING / "data.gpkg", folder / WORKING / "data.tif", folder / "working.gpkg",
+                 folder / "working.tif"):
+        if path.is_file():
+            return path
+    return None
+
+
+def relative_files(folder: Path) -> list[str]:
+    """The files under ``folder``, as paths relative to it ("a.shp", "working/data.gpkg"), sorted."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+
+
+def sync_tree(folder: Path) -> None:
+    """fsync every file under ``folder`` and every folder, before the tree is renamed into place."""
+    for path in [*folder.rglob("*"), folder]:
+        if path.is_dir():
+            sync_folder(path)
+        elif path.is_file():
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
 def inside(folder: Path, relative: str) -> Path:
@@ -61,19 +93,75 @@ def remove(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
+MANIFEST = "folders.json"  # in a workspace: the folders of files/ its commit creates or retires
+
+
+def note_folders(workspace: Path, names: list[str]) -> None:
+    """Record, durably and before they are renamed in or retired, the folders of files/ that a
+    commit touches: if the server stops before the commit ends, start-up removes those of them
+    that no resource uses (see sweep)."""
+    path = workspace / MANIFEST
+    known = json.loads(path.read_text()) if path.exists() else []
+    path.write_text(json.dumps(known + [n for n in names if n not in known]))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    sync_folder(workspace)
+
+
+def remove_resource_files(files_dir: Path, uuid: str) -> None:
+    """A deleted resource's folder, and the folders of a dataset's data named after it."""
+    for folder in [files_dir / uuid, *files_dir.glob(f"{uuid}-*")]:
+        remove(folder)
+
+
 def sweep(tmp_dir: Path, files_dir: Path, keep_tmp: Iterable[str], known: Callable[[str], bool],
-          min_age_seconds: float = 600) -> list[Path]:
-    """Remove what crashes left: workspaces under tmp/ not named in ``keep_tmp``, and folders
-    of files/ older than ``min_age_seconds`` whose resource does not exist (``known(uuid)``)."""
+          ended: Callable[[str], bool] = lambda name: True, min_age_seconds: float = 600) -> list[Path]:
+    """Remove what crashes left: workspaces under tmp/ of requests that have ended (``ended``)
+    and, once older than ``min_age_seconds``, other entries not named in ``keep_tmp`` (an upload
+    another server process is receiving has no request yet), with the folders of files/ their
+    commit had noted (note_folders) that no resource uses (``known(name)``); and folders of
+    files/ older than that which no resource uses."""
     removed = []
     keep = set(keep_tmp)
-    for entry in tmp_dir.iterdir() if tmp_dir.is_dir() else ():
-        if entry.name not in keep:
-            remove(entry) if entry.is_dir() else entry.unlink(missing_ok=True)
-            removed.append(entry)
     now = time.time()
+    for entry in tmp_dir.iterdir() if tmp_dir.is_dir() else ():
+        if entry.name in keep or not (ended(entry.name) or now - _newest(entry) > min_age_seconds):
+            continue
+        for name in _noted(entry):  # what its commit was moving when the server stopped
+            if name and "/" not in name and name not in (".", "..") and not known(name):
+                remove(files_dir / name)
+                removed.append(files_dir / name)
+        remove(entry) if entry.is_dir() else entry.unlink(missing_ok=True)
+        removed.append(entry)
     for entry in files_dir.iterdir() if files_dir.is_dir() else ():
-        if entry.is_dir() and now - entry.stat().st_mtime > min_age_seconds and not known(entry.name):
+        if not entry.is_dir():
+            continue
+        info = entry.stat()  # a rename into files/ changes a folder's ctime, not its mtime
+        if now - max(info.st_mtime, info.st_ctime) > min_age_seconds and not known(entry.name):
             remove(entry)
             removed.append(entry)
     return removed
+
+
+def _noted(workspace: Path) -> list[str]:
+    try:
+        names = json.loads((workspace / MANIFEST).read_text())
+    except (OSError, ValueError):
+        return []
+    return [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+
+
+def _newest(path: Path) -> float:
+    """The latest change to ``path`` or anything inside it."""
+    newest = path.lstat().st_mtime
+    if path.is_dir() and not path.is_symlink():
+        for root, dirs, names in os.walk(path):
+            for name in (*dirs, *names):
+                try:
+                    newest = max(newest, os.lstat(os.path.join(root, name)).st_mtime)
+                except OSError:
+                    continue
+    return newest

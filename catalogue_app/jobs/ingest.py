@@ -15,8 +15,7 @@ import sqlite3
 from typing import Any
 
 from catalogue_app import files
-from catalogue_app.clock import now
-from catalogue_app.store import resource_writes
+from catalogue_app.store import documents, resource_writes
 
 
 class IngestDocument:
@@ -28,13 +27,16 @@ class IngestDocument:
 
     def commit(self, conn: sqlite3.Connection, params: dict[str, Any], staged: dict[str, Any], ctx) -> dict[str, Any]:
         final = ctx.folders.files / params["uuid"]
+        files.note_folders(ctx.workspace, [final.name])
         os.rename(staged["folder"], final)
         try:
-            rid = resource_writes.create(conn, "document", params["owner_id"], {"uuid": params["uuid"]})
+            extension = os.path.splitext(staged["name"])[1][1:].lower() or None
+            rid = resource_writes.create(conn, "document", params["owner_id"],
+                                         {"uuid": params["uuid"], "subtype": documents.subtype(extension)})
             resource_writes.apply_changes(conn, rid, params["changes"])
-            mime = mimetypes.guess_type(staged["name"])[0] or "application/octet-stream"
-            conn.execute("INSERT INTO resource_files (resource_id, name, size, mime_type, created)"
-                         " VALUES (?, ?, ?, ?, ?)", (rid, staged["name"], staged["size"], mime, now()))
+            mime = documents.mime_type(extension) or mimetypes.guess_type(staged["name"])[0]
+            documents.add(conn, rid, extension=extension, file_name=staged["name"], mime_type=mime)
+            resource_writes.add_files(conn, rid, [(staged["name"], staged["size"], mime)])
         except BaseException:
             os.rename(final, staged["folder"])
             raise

@@ -24,6 +24,8 @@ JOBS = {
     "update": "catalogue_app.jobs.resources:update_resource",
     "ingest": "catalogue_app.jobs.ingest:IngestDocument",
     "import": "catalogue_app.jobs.imports:ImportDataset",
+    "apply_metadata": "catalogue_app.jobs.metadata:ApplyMetadata",
+    "apply_style": "catalogue_app.jobs.metadata:ApplyStyle",
 }
 
 

@@ -1,7 +1,7 @@
 """Jobs of the asynchronous resource service: create, update, delete and copy.
 
-A copy takes the record and its files; a delete removes the resource's files folder once the
-record is gone.
+A copy takes the record and its files (a dataset's data, style and attributes too, under a new
+alternate); a delete removes the resource's files folder once the record is gone.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import uuid
 from typing import Any
 
 from catalogue_app import files
-from catalogue_app.store import resource_writes, users
+from catalogue_app.store import datasets, resource_writes, users
 
 
 class DeleteResource:
@@ -29,7 +29,10 @@ class DeleteResource:
         return {"output": 1}
 
     def after(self, params: dict[str, Any], staged: None, ctx) -> None:
-        files.remove(ctx.folders.files / params["uuid"])
+        files.remove_resource_files(ctx.folders.files, params["uuid"])
+
+
+CHANGED = "The dataset's data was replaced while it was being copied; copy it again."
 
 
 class CopyResource:
@@ -39,15 +42,19 @@ class CopyResource:
 
     def stage(self, params: dict[str, Any], ctx) -> dict[str, Any]:
         new_uuid = str(uuid.uuid4())
-        source = ctx.folders.files / params.get("source_uuid", "")
+        folder = ctx.db.read(datasets.folder_of, params["instance"]) or params.get("source_uuid", "")
+        source = ctx.folders.files / folder
         staged = ctx.workspace / "files"
         staged.mkdir(parents=True)
         if params.get("source_uuid") and source.is_dir():
-            names = sorted(p.name for p in source.iterdir() if p.is_file())
-            for i, name in enumerate(names):
-                files.copy_file(source / name, staged / name)
-                ctx.progress((i + 1) * 100 // len(names))
-        return {"uuid": new_uuid, "folder": str(staged)}
+            names = files.relative_files(source)
+            try:
+                for i, name in enumerate(names):
+                    files.copy_file(source / name, staged / name)
+                    ctx.progress((i + 1) * 100 // len(names))
+            except FileNotFoundError:
+                raise ValueError(CHANGED) from None
+        return {"uuid": new_uuid, "folder": str(staged), "source_folder": folder}
 
     def commit(self, conn: sqlite3.Connection, params: dict[str, Any], staged: dict[str, Any], ctx) -> dict[str, Any]:
         owner = users.by_username(conn, params["owner"])
@@ -55,12 +62,16 @@ class CopyResource:
             raise ValueError(f"The user {params['owner']!r} no longer exists.")
         if conn.execute("SELECT 1 FROM resources WHERE id = ?", (params["instance"],)).fetchone() is None:
             raise ValueError("The resource to copy no longer exists.")
+        if datasets.folder_of(conn, params["instance"]) not in (None, staged["source_folder"]):
+            raise ValueError(CHANGED)  # its data was replaced meanwhile: the files copied are not its own
         defaults = json.loads(params.get("defaults") or "{}")
         final = ctx.folders.files / staged["uuid"]
+        files.note_folders(ctx.workspace, [final.name])
         os.rename(staged["folder"], final)
         try:
             new_id = resource_writes.copy(conn, params["instance"], owner["id"], defaults.get("title"),
                                           new_uuid=staged["uuid"])
+            datasets.copy(conn, params["instance"], new_id, staged["uuid"])
         except BaseException:
             os.rename(final, staged["folder"])
             raise

@@ -9,7 +9,8 @@ A job is a function ``fn(conn, params) -> output`` run inside that transaction, 
 with ``stage(params, ctx) -> staged`` (slow work outside any transaction: files written only
 under ``ctx.workspace``, progress reported with ``ctx.progress``), ``commit(conn, params,
 staged, ctx) -> output`` (inside the transaction) and optionally ``after(params, staged, ctx)``
-(once the transaction has committed). The workspace is removed when the job ends.
+(once the transaction has committed). The workspace is removed when the job ends. An exception
+with an ``output`` dict adds its keys to the failed request's output_params.
 
 At start-up the runner fails what processes that are gone left 'running', sweeps what they
 left in tmp/ and files/, and takes up what is still 'ready'.
@@ -71,7 +72,8 @@ class Runner:
             log.warning("failed %d job(s) left running by a stopped server", len(abandoned))
         in_use = self.db.read(executions.open_ids)
         swept = files.sweep(self.folders.tmp, self.folders.files, in_use,
-                            lambda uuid: self.db.read(executions.resource_exists, uuid))
+                            lambda name: self.db.read(executions.folder_in_use, name),
+                            lambda name: self.db.read(executions.has_ended, name))
         if swept:
             log.warning("removed %d file(s) or folder(s) left by stopped jobs", len(swept))
         for exec_id in self.db.read(executions.ready_ids):
@@ -94,7 +96,9 @@ class Runner:
                 self._work(registry.job(row["func_name"]), json.loads(row["input_params"]), ctx)
             except Exception as exc:  # the job's own failure: stored for the client to read
                 log.info("job %s (%s) failed: %s", exec_id, row["func_name"], exc)
-                self.db.write_sync(executions.fail, exec_id, row["func_name"], str(exc) or type(exc).__name__)
+                files.remove(ctx.workspace)  # gone before a client reads 'failed'
+                self.db.write_sync(executions.fail, exec_id, row["func_name"], str(exc) or type(exc).__name__,
+                                   getattr(exc, "output", None))
             finally:
                 files.remove(ctx.workspace)
             # what the user's parallelism limit held back may run now

@@ -33,6 +33,7 @@ FIELDS: dict[str, Field] = {
 }
 SEARCH_FIELDS = {"name": FIELDS["name"], "func_name": FIELDS["func_name"], "action": FIELDS["action"]}
 LISTING = Listing(COLUMNS, "execution_requests e", FIELDS, SEARCH_FIELDS, "e.id", "e.id")
+NEWEST_FIRST = Listing(COLUMNS, "execution_requests e", FIELDS, SEARCH_FIELDS, "e.id DESC", "e.id DESC")
 
 
 class Busy(Exception):
@@ -44,9 +45,7 @@ def create(conn: sqlite3.Connection, *, user_id: int | None, func_name: str, act
            source: str | None = None, exclusive: bool = False, exec_id: str | None = None) -> str:
     """Store a new request as 'ready' and return its exec_id. With ``exclusive``, refuse
     (Busy) while another request on the same resource is still open."""
-    if exclusive and resource_id is not None and conn.execute(
-            "SELECT 1 FROM execution_requests WHERE status IN ('ready', 'running') AND resource_id = ?",
-            (resource_id,)).fetchone():
+    if exclusive and resource_id is not None and busy(conn, resource_id):
         raise Busy(resource_id)
     exec_id = exec_id or str(uuid.uuid4())
     stamp = now()
@@ -90,9 +89,13 @@ def finish(conn: sqlite3.Connection, exec_id: str, output: dict[str, Any]) -> No
         (json.dumps(output), stamp, stamp, exec_id))
 
 
-def fail(conn: sqlite3.Connection, exec_id: str, func_name: str, message: str) -> None:
+def fail(conn: sqlite3.Connection, exec_id: str, func_name: str, message: str,
+         extra: dict[str, Any] | None = None) -> None:
+    """Mark the request failed; ``extra`` adds the job's own keys to output_params (an import's
+    ``errors`` and ``failed_layers``)."""
     stamp = now()
-    output = {"error": f"Error occurred while executing the operation: '{func_name}'", "exception": message}
+    output = {"error": f"Error occurred while executing the operation: '{func_name}'", "exception": message,
+              **(extra or {})}
     conn.execute(
         "UPDATE execution_requests SET status = 'failed', step = 'failed', log = ?, output_params = ?,"
         " last_updated = ?, finished = ? WHERE exec_id = ?", (message, json.dumps(output), stamp, stamp, exec_id))
@@ -121,13 +124,32 @@ def open_ids(conn: sqlite3.Connection) -> list[str]:
     return [r[0] for r in conn.execute("SELECT exec_id FROM execution_requests WHERE status IN ('ready', 'running')")]
 
 
-def open_count(conn: sqlite3.Connection, user_id: int, action: str) -> int:
-    return conn.execute("SELECT count(*) FROM execution_requests WHERE user_id = ? AND action = ?"
-                        " AND status IN ('ready', 'running')", (user_id, action)).fetchone()[0]
+def open_layers(conn: sqlite3.Connection, user_id: int, action: str) -> int:
+    """The layers the user's open requests of this action are importing (GeoNode counts
+    layers, not requests, against the parallelism limit)."""
+    return conn.execute("SELECT coalesce(sum(max(1, coalesce(json_extract(input_params, '$.total_layers'), 1))), 0)"
+                        " FROM execution_requests WHERE user_id = ? AND action = ? AND status IN ('ready', 'running')",
+                        (user_id, action)).fetchone()[0]
 
 
-def resource_exists(conn: sqlite3.Connection, uuid_: str) -> bool:
-    return conn.execute("SELECT 1 FROM resources WHERE uuid = ?", (uuid_,)).fetchone() is not None
+def busy(conn: sqlite3.Connection, resource_id: int) -> bool:
+    """Whether a request on the resource is still ready or running."""
+    return conn.execute("SELECT 1 FROM execution_requests WHERE status IN ('ready', 'running') AND resource_id = ?",
+                        (resource_id,)).fetchone() is not None
+
+
+def has_ended(conn: sqlite3.Connection, exec_id: str) -> bool:
+    """Whether a request of that id exists and is finished or failed."""
+    return conn.execute("SELECT 1 FROM execution_requests WHERE exec_id = ? AND status IN ('finished', 'failed')",
+                        (exec_id,)).fetchone() is not None
+
+
+def folder_in_use(conn: sqlite3.Connection, name: str) -> bool:
+    """Whether a folder under files/ holds a dataset's current data (datasets.folder) or
+    belongs to another resource (named by its uuid)."""
+    return conn.execute("SELECT 1 FROM datasets WHERE folder = ? UNION ALL SELECT 1 FROM resources r WHERE r.uuid = ?"
+                        " AND NOT EXISTS (SELECT 1 FROM datasets d WHERE d.resource_id = r.id) LIMIT 1",
+                        (name, name)).fetchone() is not None
 
 
 def ready_ids(conn: sqlite3.Connection) -> list[str]:
@@ -147,3 +169,15 @@ def page(conn: sqlite3.Connection, spec: ListSpec, user_id: int | None, sees_all
     """A user's own requests (everyone's for admins), oldest first."""
     visible = ("1", []) if sees_all else ("e.user_id = ?", [user_id])
     return fetch_page(conn, LISTING, spec, visible, limit, offset)
+
+
+def page_of_action(conn: sqlite3.Connection, spec: ListSpec, action: str, user_id: int | None, sees_all: bool,
+                   limit: int, offset: int) -> tuple[int, list[sqlite3.Row]]:
+    """A user's requests of one action (everyone's for admins), newest first."""
+    cond = "e.action = ?" if sees_all else "e.action = ? AND e.user_id = ?"
+    args = [action] if sees_all else [action, user_id]
+    return fetch_page(conn, NEWEST_FIRST, spec, (cond, args), limit, offset)
+
+
+def get_by_id(conn: sqlite3.Connection, request_id: int) -> sqlite3.Row | None:
+    return conn.execute(f"SELECT {COLUMNS} FROM execution_requests e WHERE e.id = ?", (request_id,)).fetchone()

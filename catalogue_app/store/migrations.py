@@ -456,5 +456,81 @@ CREATE TABLE dataset_attributes (
 CREATE INDEX dataset_attributes_resource ON dataset_attributes(resource_id, display_order);
 """
 
+# What datasets and documents hold beyond the common record. A dataset's files live in
+# files/<folder>/ (its uuid at first; a replacement of its data writes a new folder and switches
+# to it in the transaction that records the new data, so readers never see half of either).
+# Datasets made up by `catalogue seed` have no row here: readers treat that as "no data".
+DATASET_DETAILS = """
+CREATE TABLE datasets (
+    resource_id      INTEGER PRIMARY KEY REFERENCES resources(id) ON DELETE CASCADE,
+    name             TEXT NOT NULL,                   -- the layer name: alternate without its workspace
+    workspace        TEXT NOT NULL,
+    store            TEXT NOT NULL DEFAULT '',
+    source_name      TEXT NOT NULL,                   -- the name the file gave, before it was made unique
+    folder           TEXT NOT NULL UNIQUE,            -- under files/
+    charset          TEXT NOT NULL DEFAULT 'UTF-8',
+    geometry_type    TEXT,
+    feature_count    INTEGER,
+    crs_wkt          TEXT,                            -- the CRS when it has no EPSG code
+    has_time         INTEGER NOT NULL DEFAULT 0,
+    time_attribute   TEXT,
+    featureinfo_custom_template      TEXT,
+    use_featureinfo_custom_template  INTEGER NOT NULL DEFAULT 0,
+    default_style_id INTEGER REFERENCES styles(id) ON DELETE SET NULL
+);
+CREATE INDEX datasets_source_name ON datasets(source_name);
+
+-- SLD styles; a dataset's default style is one of its own.
+CREATE TABLE styles (
+    id           INTEGER PRIMARY KEY,
+    resource_id  INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    name         TEXT NOT NULL UNIQUE,
+    workspace    TEXT NOT NULL,
+    sld_title    TEXT,
+    sld_body     TEXT NOT NULL,
+    generated    INTEGER NOT NULL DEFAULT 0,          -- 1: made by the catalogue, not uploaded
+    created      TEXT NOT NULL,
+    last_updated TEXT NOT NULL
+);
+CREATE INDEX styles_resource ON styles(resource_id);
+
+-- An uploaded ISO 19115/19139 XML document, kept as sent.
+CREATE TABLE iso_metadata (
+    resource_id  INTEGER PRIMARY KEY REFERENCES resources(id) ON DELETE CASCADE,
+    xml          BLOB NOT NULL,
+    uploaded     TEXT NOT NULL
+);
+
+-- A document's file (under files/<uuid>/) or remote address.
+CREATE TABLE documents (
+    resource_id  INTEGER PRIMARY KEY REFERENCES resources(id) ON DELETE CASCADE,
+    extension    TEXT,
+    file_name    TEXT,
+    doc_url      TEXT,
+    mime_type    TEXT
+);
+"""
+
+
+def dataset_details(conn) -> None:
+    """DATASET_DETAILS, and the rows of datasets and documents uploaded before it existed."""
+    import os
+
+    from catalogue_app.store.db import _statements
+
+    for statement in _statements(DATASET_DETAILS):
+        conn.execute(statement)
+    conn.execute(
+        "INSERT INTO datasets (resource_id, name, workspace, source_name, folder)"
+        " SELECT id, substr(alternate, instr(alternate, ':') + 1), substr(alternate, 1, instr(alternate, ':') - 1),"
+        " substr(alternate, instr(alternate, ':') + 1), uuid FROM resources r WHERE resource_type = 'dataset'"
+        " AND alternate LIKE '%:%' AND EXISTS (SELECT 1 FROM resource_files f WHERE f.resource_id = r.id)")
+    for rid, name, mime in conn.execute(
+            "SELECT r.id, f.name, f.mime_type FROM resources r JOIN resource_files f ON f.resource_id = r.id"
+            " WHERE r.resource_type = 'document'").fetchall():
+        extension = os.path.splitext(name)[1].lstrip(".").lower() or None
+        conn.execute("INSERT OR IGNORE INTO documents (resource_id, extension, file_name, mime_type)"
+                     " VALUES (?, ?, ?, ?)", (rid, extension, name, mime))
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
-                    RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES]
+                    RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details]

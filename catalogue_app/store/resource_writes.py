@@ -81,9 +81,16 @@ def set_regions_from_extent(conn: sqlite3.Connection, resource_id: int) -> None:
         " AND (r.ll_x1 - r.ll_x0) < 180", (resource_id,))
 
 
+def set_regions(conn: sqlite3.Connection, resource_id: int, region_ids: list[int]) -> None:
+    conn.execute("DELETE FROM resource_regions WHERE resource_id = ?", (resource_id,))
+    conn.executemany("INSERT OR IGNORE INTO resource_regions (resource_id, region_id) VALUES (?, ?)",
+                     [(resource_id, i) for i in region_ids])
+
+
 def apply_changes(conn: sqlite3.Connection, resource_id: int, changes: dict[str, Any]) -> None:
     """Validated changes (the API layer's ``Cleaned`` as a plain dict): column values,
-    keywords, thesaurus keywords, contacts, and whether regions follow the extent."""
+    keywords, thesaurus keywords, contacts, regions, and whether regions follow the extent (the
+    regions named win)."""
     update(conn, resource_id, changes.get("values") or {})
     if changes.get("keywords") is not None:
         set_keywords(conn, resource_id, changes["keywords"])
@@ -93,16 +100,25 @@ def apply_changes(conn: sqlite3.Connection, resource_id: int, changes: dict[str,
         set_contacts(conn, resource_id, role, ids)
     if changes.get("regions_from_extent"):
         set_regions_from_extent(conn, resource_id)
+    if changes.get("regions") is not None:
+        set_regions(conn, resource_id, changes["regions"])
 
 
 def delete(conn: sqlite3.Connection, resource_id: int) -> None:
     conn.execute("DELETE FROM resources WHERE id = ?", (resource_id,))
 
 
+def add_files(conn: sqlite3.Connection, resource_id: int, files: list[tuple[str, int, str | None]]) -> None:
+    """The rows of a resource's stored files: (name, size, mime type), under its folder in files/."""
+    stamp = now()
+    conn.executemany("INSERT INTO resource_files (resource_id, name, size, mime_type, created) VALUES (?, ?, ?, ?, ?)",
+                     [(resource_id, name, size, mime or "application/octet-stream", stamp) for name, size, mime in files])
+
+
 def lookup_id(conn: sqlite3.Connection, table: str, column: str, value: Any) -> int | None:
     """The id of a category, licence or similar row named by ``column``."""
-    if table not in ("categories", "licenses", "users", "groups", "thesaurus_keywords") or \
-            column not in ("id", "identifier", "username", "name"):
+    if table not in ("categories", "licenses", "users", "groups", "thesaurus_keywords", "regions") or \
+            column not in ("id", "identifier", "username", "name", "code"):
         raise ValueError(f"{table}.{column}")
     row = conn.execute(f"SELECT id FROM {table} WHERE {column} = ?", (value,)).fetchone()
     return row[0] if row else None
@@ -120,8 +136,8 @@ NOT_COPIED = {"id", "uuid", "owner_id", "created", "last_updated", "public_view"
 def copy(conn: sqlite3.Connection, resource_id: int, owner_id: int, title: str | None = None,
          new_uuid: str | None = None) -> int:
     """A copy of a resource's record owned by ``owner_id``, with its keywords, thesaurus
-    keywords, regions, contacts, extra metadata and file rows (the caller copies the files),
-    and the permissions of a new resource."""
+    keywords, regions, contacts, extra metadata, uploaded ISO XML, document details and file
+    rows (the caller copies the files), and the permissions of a new resource."""
     columns = [r[1] for r in conn.execute("PRAGMA table_info(resources)") if r[1] not in NOT_COPIED]
     names = ", ".join(columns)
     stamp = now()
@@ -142,6 +158,11 @@ def copy(conn: sqlite3.Connection, resource_id: int, owner_id: int, title: str |
     conn.execute("INSERT INTO resource_files (resource_id, name, size, mime_type, created)"
                  " SELECT ?, name, size, mime_type, ? FROM resource_files WHERE resource_id = ?",
                  (new_id, stamp, resource_id))
+    conn.execute("INSERT INTO iso_metadata (resource_id, xml, uploaded) SELECT ?, xml, uploaded FROM iso_metadata"
+                 " WHERE resource_id = ?", (new_id, resource_id))
+    conn.execute("INSERT INTO documents (resource_id, extension, file_name, doc_url, mime_type)"
+                 " SELECT ?, extension, file_name, doc_url, mime_type FROM documents WHERE resource_id = ?",
+                 (new_id, resource_id))
     kind = conn.execute("SELECT resource_type FROM resources WHERE id = ?", (new_id,)).fetchone()[0]
     perms = ["view_resourcebase"] + (["download_resourcebase"] if kind in resources.DOWNLOADABLE else [])
     resources.grant(conn, new_id, perms, group_id=resources.ANONYMOUS_GROUP_ID)

@@ -56,7 +56,8 @@ class Batch:
 class Generator:
     """Makes up resources from the reference data of one database (owners, groups, regions...)."""
 
-    def __init__(self, conn: sqlite3.Connection, rng: random.Random, public_share: float):
+    def __init__(self, conn: sqlite3.Connection, rng: random.Random, public_share: float,
+                 types: tuple[str, ...] = ()):
         self.rng, self.public_share = rng, public_share
         self.owners = [r[0] for r in conn.execute("SELECT id FROM users WHERE is_active = 1")]
         self.groups = [r[0] for r in conn.execute("SELECT group_id FROM group_profiles")]
@@ -69,7 +70,9 @@ class Generator:
             slug = name.replace(" ", "-").replace("é", "e")
             conn.execute("INSERT OR IGNORE INTO keywords (name, slug) VALUES (?, ?)", (name, slug))
             self.keyword_ids.append(conn.execute("SELECT id FROM keywords WHERE slug = ?", (slug,)).fetchone()[0])
-        self.kinds = [t for t in TYPES for _ in range(t[2])]
+        self.kinds = [t for t in TYPES if not types or t[0] in types for _ in range(t[2])]
+        if not self.kinds:
+            raise ValueError(f"no resource type among {types!r}; known: {sorted({t[0] for t in TYPES})}")
         # a pool of (created, a year before) stamps: formatting dates row by row is slow
         start = datetime(2015, 1, 1, tzinfo=timezone.utc)
         self.stamps = []
@@ -127,8 +130,10 @@ def _insert(conn: sqlite3.Connection, batch: Batch) -> None:
     conn.executemany("INSERT INTO resource_regions (resource_id, region_id) VALUES (?, ?)", batch.regions)
 
 
-def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, public_share: float = 0.8) -> int:
-    """Add ``count`` resources owned by existing users; returns the first new id.
+def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, public_share: float = 0.8,
+                   types: tuple[str, ...] = ()) -> int:
+    """Add ``count`` resources owned by existing users (of the given ``types`` only, e.g.
+    ("dataset",), or of every type); returns the first new id.
 
     The rows are made up in a second thread while the previous batch goes in (SQLite lets the
     other thread run while it works). The search and extent indexes are filled once at the end
@@ -137,7 +142,7 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
     first = (conn.execute("SELECT max(id) FROM resources").fetchone()[0] or 0) + 1
     if count <= 0:
         return first
-    generator = Generator(conn, random.Random(f"{seed}:{first}"), public_share)  # another batch, other rows
+    generator = Generator(conn, random.Random(f"{seed}:{first}"), public_share, types)  # another batch, other rows
     triggers = {name: sql for name, sql in conn.execute(
         f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN {INDEX_TRIGGERS}")}
     # Into a table smaller than the batch, building the secondary indexes afterwards from sorted
