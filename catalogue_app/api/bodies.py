@@ -22,7 +22,11 @@ async def read_body(request: Request) -> Any:
     if media in FORM_TYPES:
         form = await request.form()
         return {key: value for key, value in form.multi_items()} if form else None
-    raw = await request.body()
+    return decode_json(media, await request.body())
+
+
+def decode_json(media: str, raw: bytes) -> Any:
+    """A JSON body already read (None when empty); 415 for another media type, 400 for bad JSON."""
     if not raw.strip():
         return None
     if media and media != "application/json" and not media.endswith("+json"):

@@ -1,71 +1,120 @@
-"""Dataset-only endpoints: /api/v2/datasets/{pk}/attribute_set and the download,
+"""Dataset-only endpoints: /api/v2/datasets/{pk}/attribute_set (read and change),
+/api/v2/datasets/{pk}/maplayers and /maps, and the download,
 /datasets/{alternate}/dataset_download (a zipped Shapefile for vectors, the GeoTIFF for rasters)."""
 
 from __future__ import annotations
 
 import sqlite3
 import uuid
+from typing import Any
 
 import msgspec
-from litestar import Request, get
+from litestar import Request, get, patch
 from litestar.background_tasks import BackgroundTask
 from litestar.params import FromPath
 from litestar.response import File
 
 from catalogue_app import files
 from catalogue_app.api import resource_writes
-from catalogue_app.api.bodies import path_id
+from catalogue_app.api.bodies import path_id, read_body
 from catalogue_app.api.context import Context
-from catalogue_app.api.errors import ApiError, denied, not_found
+from catalogue_app.api.dataset_view import Attribute, attribute
+from catalogue_app.api.errors import ApiError, denied, invalid, not_found, permission_denied
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.export import shapefile_zip
 from catalogue_app.store import datasets, resources
-
-STATISTICS = ("count", "min", "max", "average", "median", "stddev", "sum", "unique_values")
-
-
-class Attribute(msgspec.Struct):
-    pk: int
-    attribute: str
-    description: str | None
-    attribute_label: str | None
-    attribute_type: str
-    visible: bool
-    display_order: int
-    featureinfo_type: str
-    count: str
-    min: str
-    max: str
-    average: str
-    median: str
-    stddev: str
-    sum: str
-    unique_values: str
-    last_stats_updated: str | None
 
 
 class AttributeSet(msgspec.Struct):
     attributes: list[Attribute]
 
 
+def _dataset(conn: sqlite3.Connection, viewer: resources.Viewer, pk: str) -> sqlite3.Row:
+    row = resources.get_visible(conn, viewer, path_id(pk, "Dataset"), ("dataset",))
+    if row is None:
+        raise not_found("Dataset")
+    return row
+
+
 @get("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"],
      summary="The fields of a vector dataset (or the bands of a raster), as GeoNode's attribute_set")
 async def attribute_set(request: Request, pk: FromPath[str]) -> AttributeSet:
+    return _attributes(Context(request), pk)
+
+
+def _attributes(ctx: Context, pk: str) -> AttributeSet:
+    viewer = ctx.viewer
+    rows = ctx.db.read(lambda conn: datasets.attributes(conn, _dataset(conn, viewer, pk)["id"]))
+    return AttributeSet([attribute(r) for r in rows])
+
+
+class AttributeChange(msgspec.Struct, kw_only=True):
+    """One attribute to change, named by its pk or its name."""
+
+    pk: int | None = None
+    attribute: str | None = None
+    attribute_label: str | None = None
+    description: str | None = None
+    visible: bool | None = None
+    display_order: int | None = None
+
+
+@patch("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"], opt={"body": AttributeSet},
+       summary="Change labels, descriptions, visibility or order of a dataset's attributes")
+async def change_attribute_set(request: Request, pk: FromPath[str]) -> AttributeSet:
     ctx = Context(request)
+    ctx.require_login()
+    body = await read_body(request)
+    items = body.get("attributes", body.get("attribute_set")) if isinstance(body, dict) else body
     viewer = ctx.viewer
 
-    def load(conn: sqlite3.Connection) -> list[sqlite3.Row]:
-        row = resources.get_visible(conn, viewer, path_id(pk, "Dataset"), ("dataset",))
-        if row is None:
-            raise not_found("Dataset")
-        return datasets.attributes(conn, row["id"])
+    def run(conn: sqlite3.Connection) -> None:
+        row = _dataset(conn, viewer, pk)
+        if not resource_writes.may(conn, viewer, row, resource_writes.CHANGE):
+            raise permission_denied()
+        change_attributes(conn, row["id"], items)
 
-    return AttributeSet([
-        Attribute(pk=r["id"], attribute=r["attribute"], description=r["description"],
-                  attribute_label=r["attribute_label"], attribute_type=r["attribute_type"], visible=bool(r["visible"]),
-                  display_order=r["display_order"], featureinfo_type="type_property", last_stats_updated=None,
-                  **dict.fromkeys(STATISTICS, "NA"))  # statistics are not computed (GeoNode's default)
-        for r in ctx.db.read(load)])
+    await ctx.db.write(run)
+    return _attributes(ctx, pk)
+
+
+def change_attributes(conn: sqlite3.Connection, rid: int, items: Any) -> None:
+    """Apply a list of attribute changes (GeoNode's attribute_set items; geonodectl's ``label``
+    is taken for attribute_label). An unknown attribute answers 400 and changes nothing."""
+    if not isinstance(items, list):
+        raise invalid("attribute_set: expected a list of attributes, each with its pk or its attribute name.")
+    for item in items:
+        if not isinstance(item, dict):
+            raise invalid("attribute_set: each item is an object with its pk or its attribute name.")
+        if "label" in item and "attribute_label" not in item:
+            item = {**item, "attribute_label": item["label"]}
+        try:
+            change = msgspec.convert({k: v for k, v in item.items() if k in AttributeChange.__struct_fields__},
+                                     AttributeChange)
+        except msgspec.ValidationError as exc:
+            raise invalid(f"attribute_set: {exc}") from None
+        attribute_id = change.pk if change.pk is not None else (
+            datasets.attribute_id_named(conn, rid, change.attribute) if change.attribute else None)
+        values = {k: v for k, v in msgspec.structs.asdict(change).items() if k in datasets.ATTRIBUTE_FIELDS
+                  and k in item}
+        if attribute_id is None or not datasets.update_attribute(conn, rid, attribute_id, values):
+            raise invalid(f"attribute_set: the dataset has no attribute {change.pk or change.attribute!r}.")
+
+
+@get("/api/v2/datasets/{pk:str}/maplayers", tags=["datasets"], summary="Map layers that show the dataset")
+async def dataset_maplayers(request: Request, pk: FromPath[str]) -> list[dict[str, Any]]:
+    ctx = Context(request)
+    viewer = ctx.viewer
+    ctx.db.read(lambda conn: _dataset(conn, viewer, pk))
+    return []  # maps have no layers yet: no layer shows a dataset
+
+
+@get("/api/v2/datasets/{pk:str}/maps", tags=["datasets"], summary="Maps that show the dataset")
+async def dataset_maps(request: Request, pk: FromPath[str]) -> list[dict[str, Any]]:
+    ctx = Context(request)
+    viewer = ctx.viewer
+    ctx.db.read(lambda conn: _dataset(conn, viewer, pk))
+    return []
 
 
 @get("/datasets/{alternate:str}/dataset_download", tags=["datasets"],
@@ -81,19 +130,28 @@ async def dataset_download(request: Request, alternate: FromPath[str]) -> File:
             raise not_found("Dataset")
         if not resource_writes.may(conn, viewer, row, {"download_resourcebase"}):
             raise denied(ctx.caller)
-        return row, datasets.file_names(conn, rid)
+        found = datasets.detail(conn, rid)
+        if found is None:
+            raise ApiError(404, "This dataset has no data to download.", "not_found")
+        return row, found["folder"], datasets.file_names(conn, rid)
 
-    row, names = ctx.db.read(load)
-    folder = ctx.settings.files_dir / row["uuid"]
+    row, folder_name, names = ctx.db.read(load)
+    folder = ctx.settings.files_dir / folder_name
     name = alternate.split(":")[-1]
-    if row["subtype"] == "raster":
-        original = next((n for n in names if n.lower().endswith((".tif", ".tiff")) and not n.startswith("working.")),
-                        "working.tif")
-        return File(folder / original, filename=f"{name}.tif", media_type="image/tiff")
+    working = files.working_copy(folder)
+    old_layout = working is not None and working.parent == folder  # working.tif beside the originals
+    originals = [n for n in names if "/" not in n and n.lower().endswith((".tif", ".tiff"))
+                 and not (old_layout and n.startswith("working."))]
+    if working is not None and working.suffix == ".tif":  # a raster: its original GeoTIFF
+        original = folder / originals[0] if originals and (folder / originals[0]).is_file() else working
+        return File(original, filename=f"{name}.tif", media_type="image/tiff")
+    if working is None:
+        raise ApiError(404, "This dataset's data is not there (it is being replaced, or was removed); try again.",
+                       "not_found")
     scratch = ctx.settings.tmp_dir / f"download-{uuid.uuid4()}"
     scratch.mkdir(parents=True)
     try:
-        archive = shapefile_zip(folder / "working.gpkg", scratch, name)
+        archive = shapefile_zip(working, scratch, name)
     except GeoError as exc:
         files.remove(scratch)
         raise ApiError(409, str(exc), "conflict") from None

@@ -58,7 +58,7 @@ class Family(msgspec.Struct, frozen=True):
 
 SIZE = Family("upload-size-limits", "upload-size-limit", "upload-size-limits", limits.SIZE, (0, 2**62))
 PARALLELISM = Family("upload-parallelism-limits", "upload-parallelism-limit", "upload-parallelism-limits",
-                     limits.PARALLELISM, (0, 32767))
+                     limits.PARALLELISM, (1, 32767))
 
 
 def shape(family: Family, row: sqlite3.Row, base: str) -> SizeLimit | ParallelismLimit:

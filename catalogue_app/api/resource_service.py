@@ -25,7 +25,7 @@ from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.inspect import inspect_upload
 from catalogue_app.api.resource_writes import clean
 from catalogue_app.api.resources import CREATABLE
-from catalogue_app.store import resources
+from catalogue_app.store import datasets, resources
 from catalogue_app.store.resources import DOWNLOADABLE
 
 DELETE_PERMS = {"delete_resourcebase", "change_resourcebase_permissions"}
@@ -63,8 +63,8 @@ async def delete_resource(request: Request, pk: FromPath[str]) -> Response[None]
 async def copy_resource(request: Request, pk: FromPath[str]) -> Receipt:
     ctx = Context(request)
     row = _resource(ctx, pk, _copy_perms)
-    if row["resource_type"] == "dataset":
-        raise invalid("Datasets are copied with their data, which arrives with uploads; this one cannot be copied yet.")
+    if row["resource_type"] == "dataset" and ctx.db.read(datasets.folder_of, row["id"]) is None:
+        raise invalid("This dataset has no data to copy (is_copyable is false).")
     defaults = _defaults(await read_body(request))
     params = {"instance": row["id"], "source_uuid": row["uuid"], "owner": ctx.caller.username,
               "defaults": json.dumps(defaults)}

@@ -18,7 +18,7 @@ from msgspec import UNSET, UnsetType
 
 from catalogue_app.api.auth import Caller
 from catalogue_app.api.shapes import User, user
-from catalogue_app.store import resources, users
+from catalogue_app.store import metadata, resources, users
 from catalogue_app.store.resources import Related, Viewer
 
 CONTACT_ROLES = ("poc", "metadata_author", "processor", "publisher", "custodian", "distributor",
@@ -217,7 +217,8 @@ def urls(row: sqlite3.Row, base: str) -> tuple[str, str, str | None, list[dict[s
     elif kind == "document":
         embed = f"{base}/documents/{rid}/embed"
         download = f"{base}/documents/{rid}/download"
-        downloads = [{"url": download, "ajax_safe": True}]
+        # ajax_safe: the file is served here (a remote document's download redirects elsewhere)
+        downloads = [{"url": download, "ajax_safe": row["sourcetype"] != "REMOTE"}]
     elif kind == "map":
         embed, download, downloads = f"{base}/maps/{rid}/embed", None, []
     elif kind in resources.GEOAPP_TYPES:
@@ -235,6 +236,7 @@ def render(conn: sqlite3.Connection, rows: list[sqlite3.Row], caller: Caller, vi
     rows = [dict(zip(row.keys(), row)) for row in rows]
     rel: Related = resources.related(conn, rows, viewer)
     people = {r["id"]: user(r, caller, base) for r in users.by_ids(conn, rel.user_ids)}
+    with_iso = metadata.with_iso_xml(conn, [row["id"] for row in rows])
     out = []
     for row in rows:
         rid = row["id"]
@@ -282,12 +284,19 @@ def render(conn: sqlite3.Connection, rows: list[sqlite3.Row], caller: Caller, vi
             metadata_only=bool(row["metadata_only"]), processed=row["state"] == "PROCESSED" and not row["dirty"],
             state=row["state"], subtype=row["subtype"], sourcetype=row["sourcetype"], is_copyable=True,
             download_url=download, download_urls=downloads, extent=Extent(coords, "EPSG:4326"),
-            favorite=rid in rel.favorites, thumbnail_url=row["thumbnail_url"], links=[],
+            favorite=rid in rel.favorites, thumbnail_url=row["thumbnail_url"],
+            links=[iso_link(base, rid)] if rid in with_iso else [],
             link=f"{base}/api/v2/resources/{rid}",
             metadata_uploaded_preserve=bool(row["metadata_uploaded_preserve"]),
             data=(json.loads(row["blob"]) if row["blob"] else {}) if with_data else UNSET,
         ))
     return out
+
+
+def iso_link(base: str, rid: int) -> Link:
+    """The link to the ISO XML document uploaded for the resource (geonodectl reads name "ISO")."""
+    return Link(extension="xml", link_type="metadata", name="ISO", mime="text/xml",
+                url=f"{base}/api/v2/resources/{rid}/iso_metadata_xml")
 
 
 def tkeyword(t: sqlite3.Row) -> TKeyword:

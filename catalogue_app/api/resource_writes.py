@@ -36,6 +36,7 @@ class Cleaned:
     tkeywords: list[int] | None = None
     contacts: dict[str, list[int]] = field(default_factory=dict)
     regions_from_extent: bool = False
+    regions: list[int] | None = None
 
 
 def _error(name: str, value: Any, model: str) -> Exception:
@@ -136,6 +137,28 @@ def _keywords(value: Any) -> list[str]:
     return names
 
 
+def _regions(conn: sqlite3.Connection, value: Any) -> list[int]:
+    """Regions named by id, code ("CHE"), name ("Switzerland") or an object holding one of them."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise invalid("regions: expected a list of regions (ids, codes, names or objects with one of them).")
+    ids = []
+    for item in value:
+        if isinstance(item, dict):
+            item = next((item[k] for k in ("pk", "id", "code", "name") if k in item), None)
+        found = None
+        if isinstance(item, int) and not isinstance(item, bool):
+            found = resource_writes.lookup_id(conn, "regions", "id", item)
+        elif isinstance(item, str) and item.strip():
+            found = (resource_writes.lookup_id(conn, "regions", "code", item.strip())
+                     or resource_writes.lookup_id(conn, "regions", "name", item.strip()))
+        if found is None:
+            raise _error("regions", item, "Region")
+        ids.append(found)
+    return list(dict.fromkeys(ids))
+
+
 def _tkeywords(conn: sqlite3.Connection, value: Any) -> list[int]:
     if value is None:
         return []
@@ -226,6 +249,8 @@ def clean(conn: sqlite3.Connection, body: dict[str, Any], viewer: Viewer, caller
             out.keywords = _keywords(value)
         elif name == "tkeywords":
             out.tkeywords = _tkeywords(conn, value)
+        elif name == "regions":
+            out.regions = _regions(conn, value)
         elif name in CONTACT_ROLES:
             out.contacts[name] = _user_ids(conn, name, value)
         elif name in FLAGS:
@@ -240,8 +265,8 @@ def clean(conn: sqlite3.Connection, body: dict[str, Any], viewer: Viewer, caller
             out.regions_from_extent = bool(box)
         elif name in ("blob", "data"):
             v["blob"] = resource_writes.blob(value) if value is not None else None
-        elif name == "subtype" and (value is None or isinstance(value, str)):
-            v["subtype"] = value
+        elif name == "subtype" and resource_type not in ("dataset", "document") and (value is None or isinstance(value, str)):
+            v["subtype"] = value  # a dataset's or document's comes from its data
     if row is None and not (v.get("title") or "").strip():
         raise invalid("title: This field is required.")
     if "title" in v and not v["title"].strip():

@@ -1,22 +1,27 @@
-"""/api/v2/resources and the typed lists (/datasets, /documents, /maps, /geoapps): reading."""
+"""/api/v2/resources and the typed lists (/datasets, /documents, /maps, /geoapps): reading.
 
-from __future__ import annotations
+(No postponed annotations here: the controllers are made by a function, and their answer types
+are its local names.)
+"""
 
 import sqlite3
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
 from litestar import Controller, Request, Response, delete, get, patch, post, put
 from litestar.params import FromPath
 
-from catalogue_app.api import pagination, resource_writes
+from catalogue_app import files
+from catalogue_app.api import dataset_view, document_view, pagination, resource_writes
+from catalogue_app.api import datasets as datasets_api
 from catalogue_app.api.bodies import path_id, read_body, record_ids, records, unwrap, update_records
 from catalogue_app.api.context import Context
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.resource_query import apply_selection, resource_query, selection
 from catalogue_app.api.resource_view import FIELD_NAMES, Resource, render
 from catalogue_app.store import resource_writes as store_writes
-from catalogue_app.store import resources
+from catalogue_app.store import executions, resources
 from catalogue_app.store.filters import Condition, ListSpec
 from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery, Viewer
 
@@ -40,20 +45,39 @@ class ResourceTypes(msgspec.Struct):
 
 
 class Family(msgspec.Struct, frozen=True):
-    """One endpoint family: its path, its JSON keys, the resource types it lists, its model name."""
+    """One endpoint family: its path, its JSON keys, the resource types it lists, its model
+    name, and for typed families their own fields: ``extend(conn, items, base, detail)`` turns
+    rendered resources into the family's representation, of type ``item`` in lists and
+    ``detail`` alone."""
 
     path: str
     singular: str
     plural: str
     types: tuple[str, ...]
     model: str
+    item: type = Resource
+    detail: type = Resource
+    extend: Callable[..., list[Any]] | None = None
+
+    @property
+    def field_names(self) -> set[str]:
+        return FIELD_NAMES | set(self.detail.__struct_fields__)
 
 
 RESOURCES = Family("resources", "resource", "resources", (), "ResourceBase")
-DATASETS = Family("datasets", "dataset", "datasets", ("dataset",), "Dataset")
-DOCUMENTS = Family("documents", "document", "documents", ("document",), "Document")
+DATASETS = Family("datasets", "dataset", "datasets", ("dataset",), "Dataset", dataset_view.DatasetItem,
+                  dataset_view.Dataset, dataset_view.extend)
+DOCUMENTS = Family("documents", "document", "documents", ("document",), "Document", document_view.Document,
+                   document_view.Document, document_view.extend)
 MAPS = Family("maps", "map", "maps", ("map",), "Map")
 GEOAPPS = Family("geoapps", "geoapp", "geoapps", GEOAPP_TYPES, "GeoApp")
+
+
+def present(conn: sqlite3.Connection, family: Family, rows: list[sqlite3.Row], ctx: Context, viewer: Viewer,
+            *, detail: bool, with_data: bool = False) -> list[Any]:
+    """Rows as the family shows them (a dataset on /datasets carries its dataset fields)."""
+    items = render(conn, rows, ctx.caller, viewer, ctx.base, with_data=with_data)
+    return family.extend(conn, items, ctx.base, detail) if family.extend else items
 
 
 def list_answer(request: Request, family: Family, query: ResourceQuery | None = None,
@@ -62,7 +86,7 @@ def list_answer(request: Request, family: Family, query: ResourceQuery | None = 
     ctx = Context(request)
     params = ctx.params if honour_params else [(k, v) for k, v in ctx.params if k in ("page", "page_size")]
     viewer = ctx.viewer
-    sel = selection(params, family.singular, FIELD_NAMES)
+    sel = selection(params, family.singular, family.field_names)
     if query is None:
         query, tkeyword_ids, force_and = resource_query(params, viewer.id, family.types)
         if tkeyword_ids:
@@ -71,7 +95,7 @@ def list_answer(request: Request, family: Family, query: ResourceQuery | None = 
     def fetch(limit: int, offset: int):
         def load(conn: sqlite3.Connection):
             total, rows = resources.page(conn, viewer, query, limit, offset)
-            return total, render(conn, rows, ctx.caller, viewer, ctx.base, with_data=sel.wants_data)
+            return total, present(conn, family, rows, ctx, viewer, detail=False, with_data=sel.wants_data)
         return ctx.db.read(load)
 
     page, total, items = pagination.paginate(request, params, fetch)
@@ -85,14 +109,14 @@ def list_answer(request: Request, family: Family, query: ResourceQuery | None = 
 
 def detail_answer(request: Request, family: Family, pk: str) -> Response[Any]:
     ctx = Context(request)
-    sel = selection(ctx.params, family.singular, FIELD_NAMES)
+    sel = selection(ctx.params, family.singular, family.field_names)
     viewer = ctx.viewer
 
     def load(conn: sqlite3.Connection):
         row = resources.get_visible(conn, viewer, path_id(pk, family.model), family.types)
         if row is None:
             raise not_found(family.model)
-        return render(conn, [row], ctx.caller, viewer, ctx.base, with_data=sel.wants_data)[0]
+        return present(conn, family, [row], ctx, viewer, detail=True, with_data=sel.wants_data)[0]
 
     item = ctx.db.read(load)
     if sel.active:
@@ -133,6 +157,7 @@ class ResourceWrite(msgspec.Struct, kw_only=True):
     license: Any = None
     keywords: list[Any] | None = None
     tkeywords: list[Any] | None = None
+    regions: list[Any] | None = None
     group: Any = None
     date: str | None = None
     date_type: str | None = None
@@ -163,9 +188,14 @@ async def update_answer(request: Request, family: Family, pk: str) -> Response[A
     if not isinstance(body, dict):
         raise invalid("Expected a JSON object.")
     viewer, rid = ctx.viewer, path_id(pk, family.model)
+    # geonodectl sends attribute changes with the dataset (as "attribute" or "attribute_set")
+    attributes = next((body.pop(k) for k in ("attribute", "attribute_set") if k in body), None) \
+        if family is DATASETS else None
 
     def run(conn: sqlite3.Connection) -> None:
         _update_one(conn, viewer, caller.is_admin, rid, body, family)
+        if attributes is not None:
+            datasets_api.change_attributes(conn, rid, attributes)
 
     await ctx.db.write(run)
     return detail_answer(request, family, pk)
@@ -181,20 +211,29 @@ def _update_one(conn: sqlite3.Connection, viewer: Viewer, is_admin: bool, rid: i
     resource_writes.apply(conn, rid, resource_writes.clean(conn, body, viewer, is_admin, row, row["resource_type"]))
 
 
-def _delete_one(conn: sqlite3.Connection, viewer: Viewer, rid: int, family: Family) -> None:
+def _delete_one(conn: sqlite3.Connection, viewer: Viewer, rid: int, family: Family) -> str:
+    """Delete the record; returns its uuid (its files go once the transaction has committed)."""
     row = resources.get_visible(conn, viewer, rid, family.types)
     if row is None:
         raise not_found(family.model)
     if not resource_writes.may(conn, viewer, row, resource_writes.DELETE):
         raise permission_denied()
+    if executions.busy(conn, rid):
+        raise ApiError(409, "A change of this resource is still being applied; wait until its execution request "
+                            "is finished, then send this again.")
     store_writes.delete(conn, rid)
+    return row["uuid"]
 
 
-async def create_answer(request: Request, family: Family) -> Response[Any]:
-    """POST of one resource or several (one object, {singular: obj}, {plural: [...]} or a list)."""
+UNREAD = object()
+
+
+async def create_answer(request: Request, family: Family, body: Any = UNREAD) -> Response[Any]:
+    """POST of one resource or several (one object, {singular: obj}, {plural: [...]} or a list);
+    ``body`` when the caller has read it already."""
     ctx = Context(request)
     caller = ctx.require_login()
-    items, many = records(await read_body(request), family.singular, family.plural)
+    items, many = records(await read_body(request) if body is UNREAD else body, family.singular, family.plural)
     viewer = ctx.viewer
     for item in items:
         kind = item.get("resource_type") or (family.types[0] if len(family.types) == 1 else None)
@@ -216,7 +255,7 @@ async def create_answer(request: Request, family: Family) -> Response[Any]:
 
     def load(conn: sqlite3.Connection):
         rows = [resources.get_visible(conn, viewer, rid) for rid in ids]
-        return render(conn, rows, ctx.caller, viewer, ctx.base)
+        return present(conn, family, rows, ctx, viewer, detail=True)
 
     rendered = ctx.db.read(load)
     body = {family.plural: rendered} if many else {family.singular: rendered[0]}
@@ -268,41 +307,56 @@ async def bulk_update_answer(request: Request, family: Family) -> Response[Any]:
     await ctx.db.write(run)
 
     def load(conn: sqlite3.Connection):
-        return render(conn, [resources.get_visible(conn, viewer, rid) for rid, _ in batch], ctx.caller, viewer, ctx.base)
+        return present(conn, family, [resources.get_visible(conn, viewer, rid) for rid, _ in batch], ctx, viewer,
+                       detail=False)
 
     return Response({family.plural: ctx.db.read(load)})
 
 
 def _controller(family: Family) -> type[Controller]:
+    if family is RESOURCES:
+        ItemList, Detail = ResourceList, ResourceDetail
+    else:
+        ItemList = pagination.list_type(f"{family.singular.title()}List", family.plural, family.item)
+        Detail = msgspec.defstruct(f"{family.singular.title()}Detail", [(family.singular, family.detail)])
+
     class FamilyController(Controller):
         path = f"/api/v2/{family.path}"
         tags = [family.path]
 
         @get("/", summary=f"List {family.plural} visible to the caller")
-        async def list_items(self, request: Request) -> ResourceList:  # type: ignore[valid-type]
+        async def list_items(self, request: Request) -> ItemList:  # type: ignore[valid-type]
             return list_answer(request, family)  # type: ignore[return-value]
 
         @get("/{pk:str}", summary=f"One {family.singular}")
-        async def get_item(self, request: Request, pk: FromPath[str]) -> ResourceDetail:
+        async def get_item(self, request: Request, pk: FromPath[str]) -> Detail:
             return detail_answer(request, family, pk)  # type: ignore[return-value]
 
         @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=f"Change a {family.singular}")
-        async def patch_item(self, request: Request, pk: FromPath[str]) -> ResourceDetail:
+        async def patch_item(self, request: Request, pk: FromPath[str]) -> Detail:
             return await update_answer(request, family, pk)  # type: ignore[return-value]
 
         @put("/{pk:str}", opt={"body": ResourceWrite}, summary=f"Change a {family.singular}")
-        async def put_item(self, request: Request, pk: FromPath[str]) -> ResourceDetail:
+        async def put_item(self, request: Request, pk: FromPath[str]) -> Detail:
             return await update_answer(request, family, pk)  # type: ignore[return-value]
 
         @patch("/", opt={"body": list[UpdateRecord]},
                summary=f"Change several {family.plural} (ENABLE_BULK_UPDATE) or all that match (ENABLE_PATCH_ALL)")
-        async def patch_list(self, request: Request) -> ResourceList:  # type: ignore[valid-type]
+        async def patch_list(self, request: Request) -> ItemList:  # type: ignore[valid-type]
             return await bulk_update_answer(request, family)  # type: ignore[return-value]
 
         if family is not DATASETS:
+            uploads = {}
+            if family is DOCUMENTS:  # a document may come with its file: a larger body than JSON's
+                from catalogue_app.api.documents import MAX_BODY  # documents imports this module
+                uploads = {"request_max_body_size": MAX_BODY}
+
             @post("/", status_code=201, opt={"body": ResourceWrite},
-                  summary=f"Create one {family.singular} or several")
-            async def create_items(self, request: Request) -> ResourceDetail:
+                  summary=f"Create one {family.singular} or several", **uploads)
+            async def create_items(self, request: Request) -> Detail:
+                if family is DOCUMENTS:  # multipart with doc_file or doc_url; JSON goes on to create_answer
+                    from catalogue_app.api.documents import create_document
+                    return await create_document(request)  # type: ignore[return-value]
                 return await create_answer(request, family)  # type: ignore[return-value]
 
         if family is RESOURCES:
@@ -310,7 +364,8 @@ def _controller(family: Family) -> type[Controller]:
             async def delete_item(self, request: Request, pk: FromPath[str]) -> None:
                 ctx = Context(request)
                 ctx.require_login()
-                await ctx.db.write(_delete_one, ctx.viewer, path_id(pk, family.model), family)
+                gone = await ctx.db.write(_delete_one, ctx.viewer, path_id(pk, family.model), family)
+                files.remove_resource_files(ctx.settings.files_dir, gone)
 
             @delete("/", status_code=204, summary="Delete several resources (ENABLE_BULK_UPDATE)")
             async def delete_list(self, request: Request) -> None:
@@ -319,11 +374,11 @@ def _controller(family: Family) -> type[Controller]:
                 ctx.require_bulk_update()  # the list URL takes DELETE only with bulk updates on
                 ids = record_ids(await read_body(request), family.plural)
 
-                def run(conn: sqlite3.Connection) -> None:
-                    for rid in ids:
-                        _delete_one(conn, ctx.viewer, rid, family)
+                def run(conn: sqlite3.Connection) -> list[str]:
+                    return [_delete_one(conn, ctx.viewer, rid, family) for rid in ids]
 
-                await ctx.db.write(run)
+                for gone in await ctx.db.write(run):
+                    files.remove_resource_files(ctx.settings.files_dir, gone)
 
     FamilyController.__name__ = f"{family.singular.title()}Controller"
     return FamilyController

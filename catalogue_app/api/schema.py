@@ -2,7 +2,8 @@
 
 Litestar builds an OpenAPI 3.1 document from the handlers' msgspec types. Request bodies, which
 handlers read themselves to accept the API's several shapes, are declared with
-``opt={"body": Struct}`` and added here. The document is then lowered to OpenAPI 3.0.3.
+``opt={"body": Struct}`` (and ``"body_media"``: the media types it comes in, when not JSON and
+both forms) and added here. The document is then lowered to OpenAPI 3.0.3.
 """
 
 from __future__ import annotations
@@ -136,26 +137,20 @@ def add_request_bodies(app: Litestar, doc: dict[str, Any]) -> None:
             if body is None:
                 continue
             for method in handler.http_methods:
-                declared.append((_openapi_path(route.path), method.lower(), body))
+                declared.append((_openapi_path(route.path), method.lower(), body, handler.opt.get("body_media")))
     if not declared:
         return
     refs, components = msgspec.json.schema_components(
-        [b for *_, b in declared], ref_template="#/components/schemas/{name}"
+        [b for _, _, b, _ in declared], ref_template="#/components/schemas/{name}"
     )
     doc.setdefault("components", {}).setdefault("schemas", {}).update(components)
-    for (path, method, _), ref in zip(declared, refs):
+    for (path, method, _, only), ref in zip(declared, refs):
         operation = doc.get("paths", {}).get(path, {}).get(method)
         if operation is None:
             continue
         media = {"schema": ref}
-        operation["requestBody"] = {
-            "required": method in ("post", "put", "patch"),
-            "content": {
-                "application/json": media,
-                "application/x-www-form-urlencoded": media,
-                "multipart/form-data": media,
-            },
-        }
+        kinds = only or ("application/json", "application/x-www-form-urlencoded", "multipart/form-data")
+        operation["requestBody"] = {"required": method in ("post", "put", "patch"), "content": {k: media for k in kinds}}
 
 
 def build_document(app: Litestar) -> dict[str, Any]:

@@ -71,14 +71,15 @@ ODD_KEYS = ["filter{}", "filter{", "filter{pk.in}", "filter{-username}", "filter
 
 ODD_VALUES += ["1,2,3,4", "10,0,-10,5", "-180,-90,180,90,1", "1e400,0,1,1", "nan,0,1,1", "all", '{"$or": []}',
                '{"title": {"a": 1}}', '{"-pk.in": [1, "x"]}']
-SEARCH_FIELD = {"users": "username", "groups": "title", "resources": "title", "datasets": "abstract",
+SEARCH_FIELD = {"users": "username", "groups": "title", "resources": "title", "datasets": "abstract", "uploads": "name",
                 "categories": "identifier", "keywords": "name", "regions": "name", "owners": "username",
                 "tkeywords": "name"}
 
 
 @pytest.mark.parametrize("path", ["/api/v2/users/", "/api/v2/groups/", "/api/v2/resources/", "/api/v2/datasets/",
                                   "/api/v2/categories/", "/api/v2/keywords/", "/api/v2/regions/", "/api/v2/owners/",
-                                  "/api/v2/tkeywords/", "/api/v2/resources/favorites/", "/api/v2/resources/resource_types/"])
+                                  "/api/v2/tkeywords/", "/api/v2/resources/favorites/", "/api/v2/resources/resource_types/",
+                                  "/api/v2/documents/", "/api/v2/uploads/"])
 def test_no_odd_query_gives_500(admin, path):
     for key, value in itertools.product(ODD_KEYS, ODD_VALUES):
         field = SEARCH_FIELD.get(path.split("/")[3], "title")
@@ -95,7 +96,11 @@ def test_no_odd_path_or_body_gives_500(server, admin):
              "/api/v2/resources/{}", "/api/v2/documents/{}", "/api/v2/resources/{}/favorite",
              "/api/v2/resources/{}/ratings", "/api/v2/resources/{}/extra_metadata",
              "/api/v2/resources/{}/linked_resources", "/api/v2/resources/{}/keywords",
-             "/api/v2/categories/{}", "/api/v2/regions/{}", "/api/v2/owners/{}"]
+             "/api/v2/categories/{}", "/api/v2/regions/{}", "/api/v2/owners/{}", "/api/v2/datasets/{}",
+             "/api/v2/datasets/{}/attribute_set", "/api/v2/datasets/{}/maplayers", "/api/v2/datasets/{}/maps",
+             "/api/v2/datasets/{}/metadata", "/api/v2/resources/{}/iso_metadata_xml", "/api/v2/uploads/{}",
+             "/documents/{}/download", "/documents/{}/link", "/datasets/{}/dataset_download",
+             "/api/v2/upload-size-limits/{}"]
     ids = ["0", "-1", "abc", "9" * 30, "1.5", "%20", str(user["pk"])]
     bodies = [b"", b"{", b"[]", b"null", b'"x"', b'{"groups": {"a": 1}}', b'{"owner": [1]}',
               b'{"newOwner": "x"}', b'{"users": ["a"]}', b'{"users": [1], "role": "god"}', b"\xff\xfe",
@@ -106,7 +111,9 @@ def test_no_odd_path_or_body_gives_500(server, admin):
               b'{"extent": {"coords": [1, 2, 3, 1e400]}}', b'{"poc": [{"pk": 99999999999999999999}]}',
               b'{"group": "99999999999999999999"}', b'{"target": [1, "a", null, 99999999999999999999]}',
               b'[{"filter_header": 1}]', b'{"rating": 99999999999999999999}', b'{"date": 5}',
-              b'{"resource_type": "map", "title": "fuzz", "license": {"x": 1}}']
+              b'{"resource_type": "map", "title": "fuzz", "license": {"x": 1}}', b'{"regions": [99999999999999999999]}',
+              b'{"attributes": [{"pk": 99999999999999999999, "visible": 1}]}', b'{"attribute_set": "x"}',
+              b'[{"attribute": null, "display_order": 1e400}]', b'{"regions": [{"code": []}]}']
     with httpx.Client(base_url=server.url, auth=("admin", "admin-secret-1"), timeout=30) as c:
         for template, pk in itertools.product(paths, ids):
             url = template.format(pk)

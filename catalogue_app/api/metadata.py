@@ -1,0 +1,81 @@
+"""ISO 19115/19139 metadata documents: PUT /api/v2/datasets/{pk}/metadata (multipart
+``metadata_file``) writes an uploaded document's fields into the dataset and keeps the document;
+GET /api/v2/resources/{pk}/iso_metadata_xml serves it back as it was sent."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import msgspec
+from litestar import Request, Response, get, put
+from litestar.datastructures import UploadFile
+from litestar.params import FromPath
+
+from catalogue_app.api import resource_writes
+from catalogue_app.api.bodies import path_id
+from catalogue_app.api.context import Context
+from catalogue_app.api.errors import ApiError, invalid, permission_denied
+from catalogue_app.api.uploads import Binary
+from catalogue_app.geo.errors import GeoError
+from catalogue_app.geo.iso import parse_iso
+from catalogue_app.store import datasets, metadata, resources
+
+MAX_XML = 10 * 1024 * 1024
+NOT_AVAILABLE = "Metadata XML not available for this resource."
+
+
+class MetadataForm(msgspec.Struct):
+    metadata_file: Binary
+
+
+@put("/api/v2/datasets/{pk:str}/metadata", tags=["datasets"], request_max_body_size=MAX_XML + 64 * 1024,
+     opt={"body": MetadataForm, "body_media": ["multipart/form-data"]},
+     summary="Upload an ISO 19115/19139 XML document (multipart metadata_file) into a dataset's metadata")
+async def upload_metadata(request: Request, pk: FromPath[str]) -> Response[dict]:
+    ctx = Context(request)
+    ctx.require_login()
+    missing = ApiError(404, f"Dataset with ID {pk} is not available", "not_found")
+    if not pk.isdigit() or len(pk) > 18:
+        raise missing
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media != "multipart/form-data":
+        raise ApiError(415, "The metadata document is sent as multipart/form-data (field metadata_file).",
+                       "unsupported_media_type")
+    item = (await request.form()).get("metadata_file")
+    if not isinstance(item, UploadFile):
+        raise invalid("metadata_file: No file was submitted.")
+    data = await item.read(MAX_XML + 1)
+    if len(data) > MAX_XML:
+        raise invalid("metadata_file: a metadata document is at most 10 MB.")
+    try:
+        fields = parse_iso(data)
+    except GeoError as exc:
+        raise ApiError(400, f"metadata_file: {exc}", "invalid_metadata_exception") from None
+    viewer = ctx.viewer
+
+    def run(conn: sqlite3.Connection) -> None:
+        row = resources.get_visible(conn, viewer, int(pk), ("dataset",))
+        if row is None or datasets.detail(conn, row["id"]) is None:
+            raise missing
+        if not resource_writes.may(conn, viewer, row, resource_writes.CHANGE):
+            raise permission_denied()
+        metadata.apply_iso(conn, row["id"], msgspec.to_builtins(fields), data)
+
+    await ctx.db.write(run)
+    return Response({"success": True, "message": ["Metadata successfully updated"]})
+
+
+@get("/api/v2/resources/{pk:str}/iso_metadata_xml", tags=["resources"],
+     summary="The ISO XML metadata document uploaded for a resource, as it was sent")
+async def iso_metadata_xml(request: Request, pk: FromPath[str]) -> Response[bytes]:
+    ctx = Context(request)
+    viewer = ctx.viewer
+
+    def load(conn: sqlite3.Connection) -> bytes | None:
+        row = resources.get_visible(conn, viewer, path_id(pk, "ResourceBase"))
+        return metadata.iso_xml(conn, row["id"]) if row is not None else None
+
+    xml = ctx.db.read(load)
+    if xml is None:
+        raise ApiError(404, NOT_AVAILABLE, "not_found", extra={"message": NOT_AVAILABLE})
+    return Response(xml, media_type="application/xml")

@@ -1,0 +1,77 @@
+"""A dataset's styles as SLD documents, at the addresses their ``sld_url`` gives: GeoServer's
+REST paths under /geoserver/ and the same under /gs/ (where QGIS sends them). GET reads one
+(whoever sees the dataset); PUT replaces it (change_dataset_style) and answers 200, which is
+what QGIS checks for."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from litestar import Request, Response, get, put
+from litestar.params import FromPath
+
+from catalogue_app.api import resource_writes
+from catalogue_app.api.context import Context
+from catalogue_app.api.errors import ApiError, invalid, permission_denied
+from catalogue_app.geo.errors import GeoError
+from catalogue_app.geo.styles import check_sld
+from catalogue_app.store import datasets, resources
+
+SLD_TYPE = "application/vnd.ogc.sld+xml"
+MAX_SLD = 10 * 1024 * 1024
+EDIT_STYLE = {"change_dataset_style", "change_resourcebase"}
+PATHS = [f"{root}/rest/workspaces/{{workspace:str}}/styles/{{filename:str}}" for root in ("/geoserver", "/gs")]
+
+
+def _name(filename: str) -> str:
+    return filename[:-4] if filename.lower().endswith(".sld") else filename
+
+
+def _missing(workspace: str, name: str) -> ApiError:
+    return ApiError(404, f"No such style: {workspace}:{name}", "not_found")
+
+
+@get(PATHS, tags=["styles"], summary="A style of a dataset as an SLD document")
+async def get_style(request: Request, workspace: FromPath[str], filename: FromPath[str]) -> Response[bytes]:
+    ctx = Context(request)
+    viewer = ctx.viewer
+    name = _name(filename)
+
+    def load(conn: sqlite3.Connection) -> sqlite3.Row | None:
+        style = datasets.style_named(conn, workspace, name)
+        if style is None or resources.get_visible(conn, viewer, style["resource_id"]) is None:
+            return None
+        return style
+
+    style = ctx.db.read(load)
+    if style is None:
+        raise _missing(workspace, name)
+    return Response(bytes(style["sld_body"]) if not isinstance(style["sld_body"], str)
+                    else style["sld_body"].encode("utf-8"), media_type=SLD_TYPE)
+
+
+@put(PATHS, tags=["styles"], request_max_body_size=MAX_SLD, status_code=200,
+     summary="Replace a dataset's style with an SLD document (SLD 1.0 or SE 1.1, as QGIS saves it)")
+async def put_style(request: Request, workspace: FromPath[str], filename: FromPath[str]) -> Response[bytes]:
+    ctx = Context(request)
+    ctx.require_login()
+    name = _name(filename)
+    body = await request.body()
+    try:
+        info = check_sld(body)
+    except GeoError as exc:
+        raise invalid(str(exc)) from None
+    viewer = ctx.viewer
+
+    def run(conn: sqlite3.Connection) -> None:
+        style = datasets.style_named(conn, workspace, name)
+        row = resources.get_visible(conn, viewer, style["resource_id"]) if style is not None else None
+        if row is None:
+            raise _missing(workspace, name)
+        if not resource_writes.may(conn, viewer, row, EDIT_STYLE):
+            raise permission_denied()
+        datasets.set_default_style(conn, row["id"], name=name, workspace=workspace, title=info.title or style["sld_title"],
+                                   sld=body, generated=False)
+
+    await ctx.db.write(run)
+    return Response(b"", status_code=200, media_type=SLD_TYPE)
