@@ -231,8 +231,14 @@ def main() -> None:
     parser.add_argument("--resources", type=int, default=100_000)
     parser.add_argument("--resource-workers", type=int, default=2)
     parser.add_argument("--million", action="store_true", help="also search and extent at 1,000,000 resources")
-    parser.add_argument("--only", choices=["users", "resources"], help="run one group")
+    parser.add_argument("--only", choices=["users", "resources", "uploads"], help="run one group")
+    parser.add_argument("--uploads", type=int, default=3, help="uploads of the 100 MB Shapefile per catalogue size")
     args = parser.parse_args()
+    if args.only == "uploads":
+        from bench.uploads import upload_benchmarks
+
+        upload_benchmarks(args)
+        return
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is needed: apt-get install wrk (make bench does it)")
     basic = "Basic " + base64.b64encode(f"admin:{PASSWORD}".encode()).decode()
@@ -256,6 +262,10 @@ def main() -> None:
                 proc.terminate()
                 proc.wait(timeout=20)
     print_table(rows, args.workers)
+    if args.only is None:
+        from bench.uploads import upload_benchmarks
+
+        upload_benchmarks(args)
 
 
 def print_table(rows, user_workers) -> None:
