@@ -32,6 +32,7 @@ from catalogue_app.api import (
 from catalogue_app.api.auth import AuthMiddleware, CredentialCache
 from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.head import HeadAsGet
+from catalogue_app.api.ogc import service as ogc_service
 from catalogue_app.config import Settings, load_settings
 from catalogue_app.jobs.runner import Folders, Runner
 from catalogue_app.store.db import Database, migrate
@@ -93,6 +94,7 @@ def create_app(settings: Settings) -> Litestar:
             metadata.iso_metadata_xml,
             styles.get_style,
             styles.put_style,
+            ogc_service.ows,
             resource_service.delete_resource,
             resource_service.copy_resource,
             resource_service.create_resource,

@@ -1,0 +1,69 @@
+"""One endpoint for the three services, at the addresses GeoServer uses and GeoNode advertises
+(/geoserver/ows, /geoserver/wms, ..., per workspace and per layer) and the same under /gs/,
+where QGIS rewrites them. The service comes from the SERVICE key, else from the path, else from
+the operation; the work runs in a worker thread, as drawing and encoding are CPU-bound."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl
+
+import anyio.to_thread
+from litestar import Request, Response, route
+
+from catalogue_app.api.context import Context
+from catalogue_app.api.ogc import wcs, wfs, wms
+from catalogue_app.api.ogc.common import OgcError, OgcRequest, exception_report
+
+ENDPOINTS = ("ows", "wms", "wfs", "wcs")
+ROOTS = ("/geoserver", "/gs")
+PATHS = ([f"{root}/{e}" for root in ROOTS for e in ENDPOINTS]
+         + [f"{root}/{{workspace:str}}/{e}" for root in ROOTS for e in ENDPOINTS]
+         + [f"{root}/{{workspace:str}}/{{layer:str}}/{e}" for root in ROOTS for e in ENDPOINTS])
+HANDLERS = {"WMS": wms.handle, "WFS": wfs.handle, "WCS": wcs.handle}
+# Operations that name their service, for requests that leave SERVICE out.
+OPERATIONS = {"getmap": "WMS", "getfeatureinfo": "WMS", "getlegendgraphic": "WMS", "getfeature": "WFS",
+              "describefeaturetype": "WFS", "getpropertyvalue": "WFS", "describecoverage": "WCS",
+              "getcoverage": "WCS"}
+MAX_FORM = 1024 * 1024
+
+
+def _params(raw: str) -> tuple[dict[str, str], dict[str, list[str]]]:
+    first: dict[str, str] = {}
+    multi: dict[str, list[str]] = {}
+    for key, value in parse_qsl(raw, keep_blank_values=True, encoding="utf-8", errors="replace"):
+        key = key.strip().lower()
+        first.setdefault(key, value)
+        multi.setdefault(key, []).append(value)
+    return first, multi
+
+
+@route(PATHS, http_method=["GET", "POST"], tags=["ogc"], request_max_body_size=MAX_FORM, include_in_schema=False)
+async def ows(request: Request) -> Response:
+    ctx = Context(request)
+    raw = request.scope.get("query_string", b"").decode("utf-8", "replace")
+    if request.method == "POST":
+        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        body = await request.body()
+        if media != "application/x-www-form-urlencoded":
+            return exception_report("WMS", "1.3.0", OgcError(
+                "OperationNotSupported", "Send OGC requests as GET with their parameters in the URL, "
+                "or POST them as application/x-www-form-urlencoded.", "request", 400))
+        raw = f"{raw}&{body.decode('utf-8', 'replace')}" if raw else body.decode("utf-8", "replace")
+    params, multi = _params(raw)
+    path = request.url.path.rstrip("/")
+    endpoint = path.rsplit("/", 1)[-1].lower()
+    service = (params.get("service") or "").upper()
+    if not service:
+        service = endpoint.upper() if endpoint != "ows" else OPERATIONS.get((params.get("request") or "").lower(), "")
+    ogc = OgcRequest(ctx=ctx, params=params, multi=multi, service=service, url=f"{ctx.base}{path}",
+                     workspace=request.path_params.get("workspace"), layer=request.path_params.get("layer"))
+    handler = HANDLERS.get(service)
+    if handler is None:
+        error = OgcError("InvalidParameterValue" if service else "MissingParameterValue",
+                         f'Unknown service "{service}": use WMS, WFS or WCS.' if service
+                         else 'The parameter "service" is required (WMS, WFS or WCS).', "service")
+        return exception_report("WMS", ogc.version, error)
+    try:
+        return await anyio.to_thread.run_sync(handler, ogc)
+    except OgcError as error:
+        return exception_report(service, ogc.version, error)

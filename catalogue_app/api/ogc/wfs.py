@@ -1,0 +1,12 @@
+"""WFS: to be written."""
+
+from __future__ import annotations
+
+from litestar import Response
+
+from catalogue_app.api.ogc.common import OgcError, OgcRequest
+
+
+def handle(req: OgcRequest) -> Response:
+    """Answer one WFS request (runs in a worker thread)."""
+    raise OgcError("OperationNotSupported", "WFS is not served yet.", "request", 501)

@@ -1,0 +1,125 @@
+"""The datasets as the OGC services (WMS, WFS, WCS) see them: the ones a viewer may see, with
+what drawing and serving their data needs, in one query for a capabilities document and in a
+few for one layer."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from catalogue_app.store import resources
+from catalogue_app.store.datasets import WORKSPACE
+from catalogue_app.store.resources import Viewer
+
+DOWNLOAD = {"download_resourcebase"}
+_COLUMNS = (
+    "r.id, r.uuid, r.owner_id, r.alternate, r.title, r.abstract, r.subtype, r.srid, r.last_updated,"
+    " r.bbox_x0, r.bbox_y0, r.bbox_x1, r.bbox_y1, r.ll_x0, r.ll_y0, r.ll_x1, r.ll_y1,"
+    " d.name, d.workspace, d.source_name, d.folder, d.geometry_type, d.feature_count, d.crs_wkt,"
+    " d.has_time, d.time_attribute, d.default_style_id"
+)
+
+
+def _keywords(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[str]]:
+    out: dict[int, list[str]] = {i: [] for i in ids}
+    if ids:
+        for rid, name in conn.execute(
+                "SELECT rk.resource_id, k.name FROM resource_keywords rk JOIN keywords k ON k.id = rk.keyword_id"
+                f" WHERE rk.resource_id IN ({','.join('?' * len(ids))}) ORDER BY k.name", ids):
+            out[rid].append(name)
+    return out
+
+
+def _styles(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    out: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
+    if ids:
+        for row in conn.execute(
+                "SELECT id, resource_id, name, workspace, sld_title FROM styles"
+                f" WHERE resource_id IN ({','.join('?' * len(ids))}) ORDER BY id", ids):
+            out[row["resource_id"]].append(dict(row))
+    return out
+
+
+def _attributes(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[dict[str, Any]]]:
+    out: dict[int, list[dict[str, Any]]] = {i: [] for i in ids}
+    if ids:
+        for row in conn.execute(
+                "SELECT resource_id, attribute, attribute_type, attribute_label, description, display_order, visible"
+                f" FROM dataset_attributes WHERE resource_id IN ({','.join('?' * len(ids))})"
+                " ORDER BY display_order, id", ids):
+            out[row["resource_id"]].append(dict(row))
+    return out
+
+
+def _complete(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer,
+              attributes: bool) -> list[dict[str, Any]]:
+    ids = [row["id"] for row in rows]
+    keywords, styles = _keywords(conn, ids), _styles(conn, ids)
+    attrs = _attributes(conn, ids) if attributes else {}
+    out = []
+    for row in rows:
+        layer = dict(row)
+        layer["keywords"] = keywords[row["id"]]
+        layer["styles"] = styles[row["id"]]
+        layer["attributes"] = attrs.get(row["id"], [])
+        layer["may_download"] = may_download(conn, viewer, row)
+        out.append(layer)
+    return out
+
+
+def may_download(conn: sqlite3.Connection, viewer: Viewer, row: sqlite3.Row | dict) -> bool:
+    if viewer.is_superuser or (viewer.id is not None and row["owner_id"] == viewer.id):
+        return True
+    return bool(DOWNLOAD & resources.held_perms(conn, viewer, row["id"]))
+
+
+def visible_layers(conn: sqlite3.Connection, viewer: Viewer, workspace: str | None = None,
+                   name: str | None = None, attributes: bool = False) -> list[dict[str, Any]]:
+    """Datasets with data that the viewer may see, by title; ``workspace`` and ``name`` narrow
+    the list (the per-workspace and per-layer service addresses)."""
+    cond, params = resources.visibility(viewer)
+    sql = f"SELECT {_COLUMNS} FROM resources r JOIN datasets d ON d.resource_id = r.id WHERE {cond}"
+    if workspace:
+        sql += " AND d.workspace = ?"
+        params = [*params, workspace]
+    if name:
+        sql += " AND d.name = ?"
+        params = [*params, name]
+    rows = conn.execute(sql + " ORDER BY r.title COLLATE NOCASE, r.id", params).fetchall()
+    return _complete(conn, rows, viewer, attributes)
+
+
+def _split(name: str) -> tuple[str, str]:
+    """A layer name as clients write it: ``ws:name``, ``ws__name`` (WCS ids) or a bare ``name``."""
+    if ":" in name:
+        workspace, _, layer = name.partition(":")
+    elif "__" in name:
+        workspace, _, layer = name.partition("__")
+    else:
+        workspace, layer = WORKSPACE, name
+    return workspace, layer
+
+
+def layer_named(conn: sqlite3.Connection, viewer: Viewer, name: str,
+                attributes: bool = True) -> dict[str, Any] | None:
+    """One dataset the viewer may see, by any of its names; None when unknown or hidden."""
+    workspace, layer = _split(name.strip())
+    cond, params = resources.visibility(viewer)
+    row = conn.execute(
+        f"SELECT {_COLUMNS} FROM resources r JOIN datasets d ON d.resource_id = r.id"
+        f" WHERE d.workspace = ? AND d.name = ? AND {cond}", [workspace, layer, *params]).fetchone()
+    return _complete(conn, [row], viewer, attributes)[0] if row else None
+
+
+def style_body(conn: sqlite3.Connection, resource_id: int, name: str | None) -> bytes | None:
+    """The SLD of a dataset's style: the one named (with or without its workspace), or its default."""
+    if name:
+        style = conn.execute("SELECT sld_body FROM styles WHERE resource_id = ? AND name = ?",
+                             (resource_id, name.rpartition(":")[2])).fetchone()
+    else:
+        style = conn.execute("SELECT s.sld_body FROM datasets d JOIN styles s ON s.id = d.default_style_id"
+                             " WHERE d.resource_id = ?", (resource_id,)).fetchone()
+    if style is None:
+        return None
+    body = style[0]
+    return body.encode("utf-8") if isinstance(body, str) else bytes(body)
