@@ -231,7 +231,7 @@ def main() -> None:
     parser.add_argument("--resources", type=int, default=100_000)
     parser.add_argument("--resource-workers", type=int, default=2)
     parser.add_argument("--million", action="store_true", help="also search and extent at 1,000,000 resources")
-    parser.add_argument("--only", choices=["users", "resources", "uploads"], help="run one group")
+    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc"], help="run one group")
     parser.add_argument("--uploads", type=int, default=3, help="uploads of the 100 MB Shapefile per catalogue size")
     args = parser.parse_args()
     if args.only == "uploads":
@@ -243,6 +243,13 @@ def main() -> None:
         raise SystemExit("wrk is needed: apt-get install wrk (make bench does it)")
     basic = "Basic " + base64.b64encode(f"admin:{PASSWORD}".encode()).decode()
     rows = []
+    if args.only in ("ogc", None):
+        from bench.ogc import ogc_benchmarks
+
+        rows += ogc_benchmarks(args)
+        if args.only == "ogc":
+            print_table(rows, [])
+            return
     if args.only != "users":
         rows += resource_benchmarks(args, basic)
     if args.only == "resources":
