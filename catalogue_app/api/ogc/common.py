@@ -37,7 +37,7 @@ class OgcRequest:
     service: str                           # "WMS", "WFS" or "WCS" ("" when neither path nor key says)
     url: str                               # the absolute address of this endpoint, for capabilities
     workspace: str | None = None           # a virtual service: /geoserver/<workspace>/ows
-    layer: str | None = None               # or /geoserver/<workspace>/<layer>/ows
+    layer_name: str | None = None          # or /geoserver/<workspace>/<layer>/ows
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def get(self, key: str, default: str | None = None) -> str | None:
@@ -58,7 +58,7 @@ class OgcRequest:
     def layers(self, attributes: bool = False) -> list[dict[str, Any]]:
         """The datasets with data that the caller may see (those of the virtual service only)."""
         viewer = self.ctx.viewer
-        return self.ctx.db.read(ogc.visible_layers, viewer, self.workspace, self.layer, attributes)
+        return self.ctx.db.read(ogc.visible_layers, viewer, self.workspace, self.layer_name, attributes)
 
     def layer(self, name: str, locator: str, code: str = "InvalidParameterValue",
               download: bool = False) -> dict[str, Any]:
@@ -70,7 +70,7 @@ class OgcRequest:
             self._cache[key] = self.ctx.db.read(ogc.layer_named, self.ctx.viewer, name)
         found = self._cache[key]
         if found is not None and self.workspace and (found["workspace"] != self.workspace or
-                                                     (self.layer and found["name"] != self.layer)):
+                                                     (self.layer_name and found["name"] != self.layer_name)):
             found = None
         if found is None:
             raise OgcError(code, f'Unknown layer "{name}".', locator, 404 if code == "NoSuchCoverage" else 400)

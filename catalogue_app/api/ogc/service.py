@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from urllib.parse import parse_qsl
 
+import importlib
+
 import anyio.to_thread
 from litestar import Request, Response, route
 
 from catalogue_app.api.context import Context
-from catalogue_app.api.ogc import wcs, wfs, wms
 from catalogue_app.api.ogc.common import OgcError, OgcRequest, exception_report
 
 ENDPOINTS = ("ows", "wms", "wfs", "wcs")
@@ -19,7 +20,8 @@ ROOTS = ("/geoserver", "/gs")
 PATHS = ([f"{root}/{e}" for root in ROOTS for e in ENDPOINTS]
          + [f"{root}/{{workspace:str}}/{e}" for root in ROOTS for e in ENDPOINTS]
          + [f"{root}/{{workspace:str}}/{{layer:str}}/{e}" for root in ROOTS for e in ENDPOINTS])
-HANDLERS = {"WMS": wms.handle, "WFS": wfs.handle, "WCS": wcs.handle}
+# Imported on first use: they bring in GDAL, PROJ and Pillow, which a start-up need not wait for.
+HANDLERS = {"WMS": "catalogue_app.api.ogc.wms", "WFS": "catalogue_app.api.ogc.wfs", "WCS": "catalogue_app.api.ogc.wcs"}
 # Operations that name their service, for requests that leave SERVICE out.
 OPERATIONS = {"getmap": "WMS", "getfeatureinfo": "WMS", "getlegendgraphic": "WMS", "getfeature": "WFS",
               "describefeaturetype": "WFS", "getpropertyvalue": "WFS", "describecoverage": "WCS",
@@ -56,14 +58,18 @@ async def ows(request: Request) -> Response:
     if not service:
         service = endpoint.upper() if endpoint != "ows" else OPERATIONS.get((params.get("request") or "").lower(), "")
     ogc = OgcRequest(ctx=ctx, params=params, multi=multi, service=service, url=f"{ctx.base}{path}",
-                     workspace=request.path_params.get("workspace"), layer=request.path_params.get("layer"))
-    handler = HANDLERS.get(service)
-    if handler is None:
+                     workspace=request.path_params.get("workspace"), layer_name=request.path_params.get("layer"))
+    module = HANDLERS.get(service)
+    if module is None:
         error = OgcError("InvalidParameterValue" if service else "MissingParameterValue",
                          f'Unknown service "{service}": use WMS, WFS or WCS.' if service
                          else 'The parameter "service" is required (WMS, WFS or WCS).', "service")
         return exception_report("WMS", ogc.version, error)
     try:
-        return await anyio.to_thread.run_sync(handler, ogc)
+        return await anyio.to_thread.run_sync(_handle, module, ogc)
     except OgcError as error:
         return exception_report(service, ogc.version, error)
+
+
+def _handle(module: str, ogc: OgcRequest) -> Response:
+    return importlib.import_module(module).handle(ogc)
