@@ -533,7 +533,34 @@ def _srid_of(crs_text: str) -> tuple[str | None, str | None]:
     if code is not None:
         return f"EPSG:{code}", None
     near = crs.to_epsg(min_confidence=25)
+    if near is not None and not _same_places(crs, CRS.from_epsg(near)):
+        near = None
     return (f"EPSG:{near}" if near is not None else None), crs.to_wkt()
+
+
+def _same_places(crs, candidate) -> bool:
+    """Whether two CRSs put the same longitudes and latitudes at the same coordinates (within
+    1 cm, or 1e-7 degrees) over a grid across the candidate's area of use. pyproj's loose match
+    alone can name an unrelated projection of the same family."""
+    import numpy as np
+    from pyproj import Transformer
+    from pyproj.exceptions import ProjError
+
+    area = candidate.area_of_use
+    if area is None:
+        return False
+    lon, lat = np.meshgrid(np.linspace(area.west, area.east, 5), np.linspace(area.south, area.north, 5))
+    lon, lat = lon.ravel(), lat.ravel()
+    try:
+        ax, ay = Transformer.from_crs("EPSG:4326", crs, always_xy=True).transform(lon, lat)
+        bx, by = Transformer.from_crs("EPSG:4326", candidate, always_xy=True).transform(lon, lat)
+    except ProjError:
+        return False
+    ok = np.isfinite(ax) & np.isfinite(bx) & np.isfinite(ay) & np.isfinite(by)
+    if not ok.any():
+        return False
+    tolerance = 1e-7 if crs.is_geographic else 0.01
+    return bool(np.all(np.abs(ax[ok] - bx[ok]) <= tolerance) and np.all(np.abs(ay[ok] - by[ok]) <= tolerance))
 
 
 def _wgs84(crs: str, bbox: Bounds, where: str) -> Bounds:

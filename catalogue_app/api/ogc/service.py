@@ -39,7 +39,7 @@ def _params(raw: str) -> tuple[dict[str, str], dict[str, list[str]]]:
     return first, multi
 
 
-@route(PATHS, http_method=["GET", "POST"], tags=["ogc"], request_max_body_size=MAX_FORM, include_in_schema=False)
+@route(PATHS, http_method=["GET", "POST"], status_code=200, tags=["ogc"], request_max_body_size=MAX_FORM, include_in_schema=False)
 async def ows(request: Request) -> Response:
     ctx = Context(request)
     raw = request.scope.get("query_string", b"").decode("utf-8", "replace")

@@ -1,0 +1,341 @@
+"""Features of a vector working copy (a GeoPackage holding one layer with a spatial index), read
+for WFS: the ones inside a box or with given ids, sorted, one page of them, some of their
+properties, reprojected; or, with a count of 0, only how many match.
+
+The page is read with pyogrio straight from the GeoPackage: without filters by skipping and
+limiting in GDAL, with a box or ids by first listing the matching feature ids (ascending, so
+pages follow one stable order) and then reading only those of the page.
+
+CRS names are read here too (``parse_crs_name``), in every form WFS clients send.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pyogrio
+import pyogrio.errors
+import pyogrio.raw
+import shapely
+from pyproj import CRS, Transformer
+from pyproj.exceptions import CRSError
+
+CUSTOM_CODE = 404000  # the code the catalogue gives a CRS without an EPSG code (GeoServer's habit)
+
+
+class QueryError(ValueError):
+    """A query the layer cannot answer: ``param`` names what is wrong (crs, bbox, property,
+    sort, id) and ``message`` says it to the person who sent it."""
+
+    def __init__(self, param: str, message: str) -> None:
+        super().__init__(message)
+        self.param, self.message = param, message
+
+
+# --- CRS names -------------------------------------------------------------------------------
+
+_EPSG_URN = re.compile(r"^urn:(?:x-)?ogc:def:crs:epsg:(?:[0-9.]*:)?(\d+)$")
+_EPSG_URI = re.compile(r"^https?://www\.opengis\.net/def/crs/epsg/[0-9.]+/(\d+)$")
+_EPSG_XML = re.compile(r"^https?://www\.opengis\.net/gml/srs/epsg\.xml#(\d+)$")
+_EPSG_SHORT = re.compile(r"^epsg:(\d+)$")
+_CRS84 = {"crs:84", "urn:ogc:def:crs:ogc:1.3:crs84", "urn:ogc:def:crs:ogc::crs84",
+          "http://www.opengis.net/def/crs/ogc/1.3/crs84", "https://www.opengis.net/def/crs/ogc/1.3/crs84"}
+
+
+@dataclass(frozen=True)
+class CrsName:
+    """A CRS as a request names it.
+
+    ``name`` is the text to write back (srsName, GeoJSON "crs"); ``code`` the EPSG code;
+    ``crs`` the pyproj CRS (None for the catalogue's own code 404000, which means the layer's
+    CRS); ``north_first`` tells whether coordinates in this name are written north (latitude)
+    first. The rule, which GeoServer follows too: the URN and URI forms
+    (urn:ogc:def:crs:EPSG::4326, http://www.opengis.net/def/crs/EPSG/0/4326) keep the axis order
+    of the EPSG definition, so latitude first for EPSG:4326; the short form EPSG:4326, the old
+    http://www.opengis.net/gml/srs/epsg.xml#4326 and CRS:84 are longitude (east) first.
+    """
+
+    name: str
+    code: int | None
+    crs: CRS | None = field(compare=False)
+    north_first: bool = False
+
+    @property
+    def urn(self) -> str:
+        return f"urn:ogc:def:crs:EPSG::{self.code}" if self.code is not None else self.name
+
+
+@functools.lru_cache(maxsize=128)
+def _epsg(code: int) -> CRS | None:
+    try:
+        return CRS.from_epsg(code)
+    except CRSError:
+        return None
+
+
+def _north_first(crs: CRS | None) -> bool:
+    return bool(crs is not None and crs.axis_info and crs.axis_info[0].direction in ("north", "south"))
+
+
+def parse_crs_name(text: str) -> CrsName:
+    """A CRS from any of the names WFS clients send; QueryError("crs") when unknown."""
+    value = text.strip()
+    low = value.lower()
+    if low in _CRS84:
+        return CrsName(value, 4326, _epsg(4326), False)
+    for pattern, authority_axes in ((_EPSG_URN, True), (_EPSG_URI, True), (_EPSG_XML, False), (_EPSG_SHORT, False)):
+        match = pattern.match(low)
+        if match:
+            code = int(match.group(1))
+            crs = _epsg(code)
+            if crs is None and code != CUSTOM_CODE:
+                raise QueryError("crs", f'"{value}" is not a known EPSG coordinate reference system.')
+            return CrsName(value, code, crs, authority_axes and _north_first(crs))
+    raise QueryError("crs", f'"{value}" is not a coordinate reference system name this service reads: '
+                            "use EPSG:n, urn:ogc:def:crs:EPSG::n or http://www.opengis.net/def/crs/EPSG/0/n.")
+
+
+def default_crs_name(layer_crs: str, form: str = "urn") -> CrsName:
+    """The name of a layer's own CRS ("EPSG:4326" or WKT) in ``form``: "urn" (latitude first
+    where EPSG says so) or "xml" (http://www.opengis.net/gml/srs/epsg.xml#n, east first)."""
+    code = _code_of(layer_crs)
+    number = code if code is not None else CUSTOM_CODE
+    crs = _epsg(number) if code is not None else None
+    if form == "urn":
+        return CrsName(f"urn:ogc:def:crs:EPSG::{number}", number, crs, _north_first(crs))
+    return CrsName(f"http://www.opengis.net/gml/srs/epsg.xml#{number}", number, crs, False)
+
+
+def _code_of(layer_crs: str) -> int | None:
+    match = _EPSG_SHORT.match(layer_crs.strip().lower())
+    return int(match.group(1)) if match else None
+
+
+# --- the layer -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LayerInfo:
+    """The one layer of a GeoPackage: its fields (in file order), geometry column, CRS
+    ("EPSG:n" or WKT) and feature count."""
+
+    name: str
+    fields: tuple[str, ...]
+    geometry_name: str
+    geometry_type: str
+    crs: str
+    count: int
+    fid_column: str
+
+
+@functools.lru_cache(maxsize=256)
+def _layer_info(path: str, _mtime_ns: int) -> LayerInfo:
+    name = pyogrio.list_layers(path)[0][0]
+    info = pyogrio.read_info(path, layer=name)
+    return LayerInfo(name=name, fields=tuple(str(f) for f in info["fields"]),
+                     geometry_name=info["geometry_name"] or "geometry", geometry_type=info["geometry_type"] or "Unknown",
+                     crs=info["crs"] or "EPSG:4326", count=int(info["features"]), fid_column=info["fid_column"] or "fid")
+
+
+def layer_info(path: str | Path) -> LayerInfo:
+    """The layer of ``path`` (cached while the file is unchanged)."""
+    path = str(path)
+    return _layer_info(path, os.stat(path).st_mtime_ns)
+
+
+# --- queries ---------------------------------------------------------------------------------
+
+
+@dataclass
+class FeatureQuery:
+    """What to read. ``bbox`` is (x0, y0, x1, y1) east first, in ``bbox_crs`` (None: the layer's
+    CRS); ``properties`` are field names and may name the geometry column (None: every field and
+    the geometry); ``sort`` holds (field, descending) pairs; ``crs`` is the CRS to return
+    (None: the layer's)."""
+
+    bbox: tuple[float, float, float, float] | None = None
+    bbox_crs: CrsName | None = None
+    fids: Sequence[int] | None = None
+    properties: Sequence[str] | None = None
+    sort: Sequence[tuple[str, bool]] = ()
+    start: int = 0
+    count: int | None = None
+    crs: CrsName | None = None
+
+
+@dataclass
+class FeaturePage:
+    """One page of features: ids, geometries (east first, in the CRS asked for; None when the
+    geometry was not asked for), property columns (``names`` and ``columns``, dates as ISO
+    text) and how many features match the query in all."""
+
+    layer: str
+    geometry_name: str
+    fids: np.ndarray
+    geometries: np.ndarray | None
+    names: list[str]
+    columns: list[np.ndarray]
+    matched: int
+
+    def __len__(self) -> int:
+        return len(self.fids)
+
+
+def _resolve(info: LayerInfo, name: str, param: str) -> str:
+    """A field or geometry name as the layer spells it (an exact match first, then any case)."""
+    if name == info.geometry_name or name in info.fields:
+        return name
+    by_case = [f for f in (info.geometry_name, *info.fields) if f.lower() == name.lower()]
+    if len(by_case) == 1:
+        return by_case[0]
+    raise QueryError(param, f'"{name}" is not a property of {info.name}: '
+                            f'use {", ".join([info.geometry_name, *info.fields])}.')
+
+
+def selection(info: LayerInfo, properties: Sequence[str] | None) -> tuple[list[str], bool]:
+    """The fields to read (in file order, as pyogrio returns them) and whether to read the
+    geometry; QueryError("property") for a name the layer does not have."""
+    if properties is None:
+        return list(info.fields), True
+    asked = {_resolve(info, name, "property") for name in properties}
+    return [f for f in info.fields if f in asked], info.geometry_name in asked
+
+
+def _layer_crs(info: LayerInfo) -> CRS | None:
+    try:
+        return _crs_from(info.crs)
+    except CRSError:
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def _crs_from(text: str) -> CRS:
+    return CRS.from_user_input(text)
+
+
+@functools.lru_cache(maxsize=64)
+def _transformer(source: str, target: str) -> Transformer:
+    return Transformer.from_crs(_crs_from(source), _crs_from(target), always_xy=True)
+
+
+def _same_crs(info: LayerInfo, name: CrsName | None) -> bool:
+    if name is None:
+        return True
+    native = _code_of(info.crs)
+    if name.crs is None:  # the catalogue's code for a CRS without an EPSG code
+        if native is None:
+            return True
+        raise QueryError("crs", f'"{name.name}" is not a coordinate reference system of {info.name}.')
+    if native is not None and native == name.code:
+        return True
+    return False
+
+
+def _target(name: CrsName) -> str:
+    return f"EPSG:{name.code}"
+
+
+def _spatial_filter(info: LayerInfo, query: FeatureQuery) -> dict:
+    """pyogrio keywords for the box: ``bbox`` in the layer's CRS, or a ``mask`` polygon (the
+    box with points along its edges, reprojected into the layer's CRS)."""
+    if query.bbox is None:
+        return {}
+    x0, y0, x1, y1 = query.bbox
+    if _same_crs(info, query.bbox_crs):
+        return {"bbox": (x0, y0, x1, y1)}
+    if _layer_crs(info) is None:
+        raise QueryError("bbox", f"The box cannot be reprojected into the CRS of {info.name}.")
+    if x1 > x0 and y1 > y0:
+        box = shapely.box(x0, y0, x1, y1)
+    elif x1 > x0 or y1 > y0:  # a flat box is a line
+        box = shapely.LineString([(x0, y0), (x1, y1)])
+    else:
+        box = shapely.Point(x0, y0)
+    if x1 > x0 or y1 > y0:
+        box = shapely.segmentize(box, max(x1 - x0, y1 - y0) / 32)
+    transformer = _transformer(_target(query.bbox_crs), info.crs)
+    mask = shapely.transform(box, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])))
+    if not np.isfinite(shapely.get_coordinates(mask)).all():
+        raise QueryError("bbox", f"The box lies outside the area where the CRS of {info.name} is defined.")
+    return {"mask": mask if shapely.is_valid(mask) else shapely.make_valid(mask)}
+
+
+def _read_ids(path: str, info: LayerInfo, query: FeatureQuery,
+              columns: list[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The ids of the features in the box and among the ids of ``query``, with ``columns``."""
+    where = {}
+    if query.fids is not None:
+        ids = sorted({int(i) for i in query.fids})
+        if not ids:
+            return np.empty(0, dtype=np.int64), {c: np.empty(0, dtype=object) for c in columns}
+        where = {"where": f'"{info.fid_column}" IN ({",".join(map(str, ids))})'}
+    meta, fids, _geometry, fields = pyogrio.raw.read(
+        path, layer=info.name, columns=columns, read_geometry=False, return_fids=True,
+        datetime_as_string=True, **where, **_spatial_filter(info, query))
+    return np.asarray(fids, dtype=np.int64), dict(zip((str(f) for f in meta["fields"]), fields))
+
+
+def _sorted_ids(fids: np.ndarray, values: list[np.ndarray], descending: list[bool]) -> np.ndarray:
+    order = sorted(range(len(fids)), key=lambda i: fids[i])
+    for column, desc in reversed(list(zip(values, descending))):
+        cells = column.tolist()
+        present = [i for i in order if not _missing(cells[i])]
+        absent = [i for i in order if _missing(cells[i])]
+        present.sort(key=lambda i: cells[i], reverse=desc)
+        order = present + absent  # features without a value come last either way
+    return fids[np.asarray(order, dtype=np.int64)] if order else fids[:0]
+
+
+def _missing(value) -> bool:
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _matching(path: str, info: LayerInfo, query: FeatureQuery) -> np.ndarray | None:
+    """The ids of the matching features in the order to return them, or None when every
+    feature matches in file order (no box, ids or sorting)."""
+    if query.bbox is None and query.fids is None and not query.sort:
+        return None
+    keys = [_resolve(info, name, "sort") for name, _ in query.sort]
+    if info.geometry_name in keys:
+        raise QueryError("sort", f"Features cannot be sorted by their geometry ({info.geometry_name}).")
+    fids, by_name = _read_ids(path, info, query, list(dict.fromkeys(keys)))
+    if not keys:
+        return np.sort(fids)
+    return _sorted_ids(fids, [by_name[k] for k in keys], [desc for _, desc in query.sort])
+
+
+def read_features(path: str | Path, query: FeatureQuery) -> FeaturePage:
+    """The page of features ``query`` asks for, with how many match in all."""
+    path = str(path)
+    info = layer_info(path)
+    fields, geometry = selection(info, query.properties)
+    same_crs = _same_crs(info, query.crs)
+    if not same_crs and _layer_crs(info) is None:
+        raise QueryError("crs", f"The features of {info.name} cannot be reprojected: their CRS has no definition.")
+    ids = _matching(path, info, query)
+    matched = info.count if ids is None else len(ids)
+    start = max(0, query.start)
+    stop = matched if query.count is None else min(matched, start + max(0, query.count))
+    if start >= stop:
+        return FeaturePage(info.name, info.geometry_name, np.empty(0, dtype=np.int64),
+                           np.empty(0, dtype=object) if geometry else None, fields,
+                           [np.empty(0, dtype=object) for _ in fields], matched)
+    page = {"skip_features": start, "max_features": stop - start} if ids is None else {"fids": ids[start:stop]}
+    meta, fids, wkb, columns = pyogrio.raw.read(
+        path, layer=info.name, columns=fields, read_geometry=geometry, return_fids=True, datetime_as_string=True, **page)
+    geometries = None
+    if geometry:
+        geometries = shapely.from_wkb(wkb)
+        if not same_crs:
+            transformer = _transformer(info.crs, _target(query.crs))
+            geometries = shapely.transform(
+                geometries, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])))
+    # pyogrio returns the columns in file order, whatever the order asked for
+    return FeaturePage(info.name, info.geometry_name, np.asarray(fids, dtype=np.int64), geometries,
+                       [str(f) for f in meta["fields"]], list(columns), matched)
