@@ -1,0 +1,97 @@
+"""Maps: layers (vector GeoPackages and GeoTIFFs) drawn in order into a PNG or JPEG image.
+
+``render_map`` is what the WMS GetMap and the thumbnails use. Vector layers are drawn from the
+in-memory layer cache (layer_cache.py) with their SLD style (symbolizers.py); rasters are read
+from their GeoTIFF working copies (raster_render.py); the image is written by map_encoding.py.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image
+
+from . import map_crs
+from .canvas import View, new_canvas
+from .layer_cache import layer_geometries
+from .map_encoding import FORMATS, encode
+from .raster_render import draw_raster
+from .symbolizers import LineSymbol, PolygonSymbol, raster_symbol, vector_symbols
+from .vector_render import draw_vector
+
+MAX_SIZE = 8192
+
+
+@dataclass
+class MapLayer:
+    path: str               # working copy: GeoPackage (vector) or GeoTIFF (raster)
+    kind: str               # "vector" or "raster"
+    crs: str                # the data's CRS: "EPSG:n" or WKT
+    sld: bytes | None = None  # its style; None = the default for its geometry type
+
+
+def _plain_colours(symbols) -> list[tuple[int, int, int, int]] | None:
+    """The colours plain symbols paint with (opaque fills and strokes); None when a symbol
+    blends (transparency, antialiased marks)."""
+    out = []
+    for sym, _families in symbols:
+        if isinstance(sym, PolygonSymbol):
+            found = [c for c in (sym.fill, sym.stroke) if c is not None]
+        elif isinstance(sym, LineSymbol):
+            found = [sym.stroke]
+        else:
+            return None
+        if any(c[3] != 255 for c in found):
+            return None
+        out.extend(found)
+    return out
+
+
+def _draw(layers: list[MapLayer], bbox, crs: str, width: int, height: int, transparent: bool,
+          bgcolor: tuple[int, int, int]) -> tuple[np.ndarray, list | None]:
+    """The map as an RGBA canvas, and the colours it may hold when they are known."""
+    bbox = tuple(float(v) for v in bbox)
+    if len(bbox) != 4 or not map_crs.finite_box(bbox):
+        raise ValueError("the box must be four finite numbers with min < max")
+    if not (0 < width <= MAX_SIZE and 0 < height <= MAX_SIZE):
+        raise ValueError(f"width and height must be between 1 and {MAX_SIZE}")
+    map_crs.crs_of(crs)  # raises ValueError when unknown
+    view = View(bbox, int(width), int(height))
+    background = (*bgcolor, 0 if transparent else 255)
+    canvas = new_canvas(view, background)
+    colours: list | None = [background]
+    pixel = min((bbox[2] - bbox[0]) / view.width, (bbox[3] - bbox[1]) / view.height)
+    for layer in layers:
+        if layer.kind == "raster":
+            canvas = draw_raster(canvas, str(layer.path), layer.crs, raster_symbol(layer.sld), view, crs)
+            colours = None
+            continue
+        parts = layer_geometries(layer.path, layer.crs, crs, bbox, pixel)
+        families = [s.family for s in sorted(parts.families(), key=lambda s: -s.count)]
+        if families:
+            symbols = vector_symbols(layer.sld, families)
+            canvas = draw_vector(canvas, parts, symbols, view)
+            plain = _plain_colours(symbols)
+            colours = colours + plain if colours is not None and plain is not None else None
+    return canvas, colours
+
+
+def draw_map(layers: list[MapLayer], bbox: tuple[float, float, float, float], crs: str, width: int, height: int,
+             transparent: bool = False, bgcolor: tuple[int, int, int] = (255, 255, 255)) -> Image.Image:
+    """The map as an RGBA image: background (clear when ``transparent``), then the layers."""
+    canvas, _ = _draw(layers, bbox, crs, width, height, transparent, bgcolor)
+    return Image.fromarray(canvas, "RGBA")
+
+
+def render_map(layers: list[MapLayer], bbox: tuple[float, float, float, float], crs: str, width: int, height: int,
+               image_format: str = "image/png", transparent: bool = False,
+               bgcolor: tuple[int, int, int] = (255, 255, 255)) -> bytes:
+    """bbox in x (east), y (north) order of crs, whatever the axis order of the WMS version.
+
+    Raises ValueError for a bad box, size, CRS or format."""
+    if image_format not in FORMATS:
+        raise ValueError(f"unknown image format {image_format!r}: use image/png or image/jpeg")
+    transparent = transparent and image_format == "image/png"
+    canvas, colours = _draw(layers, bbox, crs, width, height, transparent, bgcolor)
+    return encode(canvas, image_format, transparent, colours)
