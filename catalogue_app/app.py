@@ -10,8 +10,10 @@ from litestar.openapi import OpenAPIConfig
 
 from catalogue_app import __version__
 from catalogue_app.api import (
+    catalogue_records,
     datasets,
     documents,
+    embed,
     executions,
     groups,
     limits,
@@ -25,6 +27,7 @@ from catalogue_app.api import (
     root,
     schema,
     styles,
+    thumbnails,
     upload_sessions,
     uploads,
     users,
@@ -92,6 +95,8 @@ def create_app(settings: Settings) -> Litestar:
             documents.document_link,
             metadata.upload_metadata,
             metadata.iso_metadata_xml,
+            catalogue_records.csw,
+            *embed.HANDLERS,
             styles.get_style,
             styles.put_style,
             ogc_service.ows,
@@ -105,12 +110,13 @@ def create_app(settings: Settings) -> Litestar:
             schema.schema,
             schema.docs_page,
             schema.docs_static,
+            *thumbnails.HANDLERS,
             default_avatar,
         ],
         state=state,
         middleware=[AuthMiddleware()],
         exception_handlers=EXCEPTION_HANDLERS,
-        on_startup=[open_database],
+        on_startup=[open_database, thumbnails.sweep_at_start],
         on_shutdown=[close_database],
         openapi_config=OpenAPIConfig(
             title="Catalogue API", version=__version__, path="/api/v2/_litestar_schema",

@@ -13,6 +13,7 @@ from catalogue_app.api import resource_writes
 from catalogue_app.api.bodies import path_id, read_body
 from catalogue_app.api.context import Context
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
+from catalogue_app.api.links import absolute
 from catalogue_app.api.resource_view import FIELD_NAMES, render
 from catalogue_app.store import resource_extras, resources
 from catalogue_app.store.resources import Viewer
@@ -92,7 +93,8 @@ def linked_payload(conn: sqlite3.Connection, row: sqlite3.Row, viewer: Viewer, b
     wanted = next((v for k, v in params if k == "link_type"), None)
     body: dict[str, Any] = {
         key: [LinkItem(bool(r["internal"]), r["id"], r["title"], r["resource_type"],
-                       f"{base}/catalogue/#/{r['resource_type']}/{r['id']}", r["thumbnail_url"]) for r in rows]
+                       f"{base}/catalogue/#/{r['resource_type']}/{r['id']}", absolute(base, r["thumbnail_url"]))
+                  for r in rows]
         for key, rows in found.items() if wanted in (None, key)}
     if any(k in ("page", "page_size") for k, _ in params):
         body["WARNINGS"] = {"PAGINATION": "Pagination is not supported on this call"}

@@ -16,9 +16,11 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from catalogue_app.api import links as links_
 from catalogue_app.api.auth import Caller
+from catalogue_app.api.links import Link
 from catalogue_app.api.shapes import User, user
-from catalogue_app.store import metadata, resources, users
+from catalogue_app.store import records, resources, users
 from catalogue_app.store.resources import Related, Viewer
 
 CONTACT_ROLES = ("poc", "metadata_author", "processor", "publisher", "custodian", "distributor",
@@ -74,15 +76,6 @@ class Polygon(msgspec.Struct):
 class Extent(msgspec.Struct):
     coords: list[float]
     srid: str
-
-
-class Link(msgspec.Struct, omit_defaults=True):
-    extension: str
-    link_type: str
-    name: str
-    mime: str
-    url: str
-    extras: dict[str, Any] | UnsetType = UNSET
 
 
 class Resource(msgspec.Struct, kw_only=True):
@@ -236,7 +229,7 @@ def render(conn: sqlite3.Connection, rows: list[sqlite3.Row], caller: Caller, vi
     rows = [dict(zip(row.keys(), row)) for row in rows]
     rel: Related = resources.related(conn, rows, viewer)
     people = {r["id"]: user(r, caller, base) for r in users.by_ids(conn, rel.user_ids)}
-    with_iso = metadata.with_iso_xml(conn, [row["id"] for row in rows])
+    facts = records.link_facts(conn, [row["id"] for row in rows])
     out = []
     for row in rows:
         rid = row["id"]
@@ -247,6 +240,8 @@ def render(conn: sqlite3.Connection, rows: list[sqlite3.Row], caller: Caller, vi
         category = rel.categories.get(row["category_id"])
         license_ = rel.licenses.get(row["license_id"])
         detail, embed, download, downloads = urls(row, base)
+        thumbnail = links_.absolute(base, row["thumbnail_url"])
+        found = facts.get(rid)
         ll = (row["ll_x0"], row["ll_y0"], row["ll_x1"], row["ll_y1"])
         coords = list(ll) if None not in ll else [-180.0, -90.0, 180.0, 90.0]
         out.append(Resource(
@@ -282,10 +277,12 @@ def render(conn: sqlite3.Connection, rows: list[sqlite3.Row], caller: Caller, vi
             raw_supplemental_information=raw(row["supplemental_information"]),
             raw_data_quality_statement=raw(row["data_quality_statement"]),
             metadata_only=bool(row["metadata_only"]), processed=row["state"] == "PROCESSED" and not row["dirty"],
-            state=row["state"], subtype=row["subtype"], sourcetype=row["sourcetype"], is_copyable=True,
+            state=row["state"], subtype=row["subtype"], sourcetype=row["sourcetype"],
+            # a copy of a dataset needs its data, which datasets made up by `catalogue seed` lack
+            is_copyable=row["resource_type"] != "dataset" or bool(found and found.has_data),
             download_url=download, download_urls=downloads, extent=Extent(coords, "EPSG:4326"),
-            favorite=rid in rel.favorites, thumbnail_url=row["thumbnail_url"],
-            links=[iso_link(base, rid)] if rid in with_iso else [],
+            favorite=rid in rel.favorites, thumbnail_url=thumbnail,
+            links=links_.resource_links(row, found, base, detail, thumbnail, download),
             link=f"{base}/api/v2/resources/{rid}",
             metadata_uploaded_preserve=bool(row["metadata_uploaded_preserve"]),
             data=(json.loads(row["blob"]) if row["blob"] else {}) if with_data else UNSET,
@@ -294,9 +291,9 @@ def render(conn: sqlite3.Connection, rows: list[sqlite3.Row], caller: Caller, vi
 
 
 def iso_link(base: str, rid: int) -> Link:
-    """The link to the ISO XML document uploaded for the resource (geonodectl reads name "ISO")."""
-    return Link(extension="xml", link_type="metadata", name="ISO", mime="text/xml",
-                url=f"{base}/api/v2/resources/{rid}/iso_metadata_xml")
+    """The link to the ISO XML document uploaded for the resource, as it was sent (the link named
+    "ISO", which geonodectl reads, is the record written from the resource's fields)."""
+    return links_.uploaded_iso_link(base, rid)
 
 
 def tkeyword(t: sqlite3.Row) -> TKeyword:

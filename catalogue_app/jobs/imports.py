@@ -17,6 +17,9 @@ Per layer, the upload's options decide what happens:
   owner's dataset of that name, gets the new data and keeps its record, links and permissions;
   its files move to a new folder, switched in the commit (the old one is removed afterwards);
 - otherwise a new dataset is made.
+
+Once the commit is done, each dataset it created or gave new data gets a new thumbnail
+(jobs/thumbnails.py); a thumbnail that cannot be drawn is logged and does not fail the import.
 """
 
 from __future__ import annotations
@@ -38,6 +41,7 @@ from catalogue_app.geo.inspect import Description, inspect_upload
 from catalogue_app.geo.iso import parse_iso
 from catalogue_app.geo.styles import check_sld, default_sld, style_kind
 from catalogue_app.geo.time_range import time_range
+from catalogue_app.jobs import thumbnails
 from catalogue_app.store import datasets, metadata, permissions, resource_writes
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID
 
@@ -124,6 +128,7 @@ class ImportDataset:
                 raise
             raise ImportFailed(_message(exc), [i["layer"]["name"] for i in layers]) from exc
         files.sync_folder(ctx.folders.files)
+        self.imported = created
         out: dict[str, Any] = {"resources": [{"id": rid, "detail_url": f"/catalogue/#/dataset/{rid}"} for rid in created],
                                "detail_url": [f"/catalogue/#/dataset/{rid}" for rid in created]}
         if skipped:
@@ -133,6 +138,8 @@ class ImportDataset:
     def after(self, params: dict[str, Any], staged: dict[str, Any], ctx) -> None:
         for folder in getattr(self, "replaced_folders", []):
             files.remove(ctx.folders.files / folder)
+        files.remove(ctx.workspace)  # nothing in it is needed now: gone before the thumbnails are drawn
+        thumbnails.after_import(ctx.db, ctx.folders.files, getattr(self, "imported", []))
 
     # -- per layer --------------------------------------------------------------------------------
     def _target(self, conn: sqlite3.Connection, params: dict[str, Any], name: str, layers: int) -> int | str | None:

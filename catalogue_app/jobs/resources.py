@@ -30,6 +30,9 @@ class DeleteResource:
 
     def after(self, params: dict[str, Any], staged: None, ctx) -> None:
         files.remove_resource_files(ctx.folders.files, params["uuid"])
+        from catalogue_app.jobs import thumbnails  # Pillow: loaded when first needed
+
+        thumbnails.remove_unused(ctx.db, ctx.folders.files.parent, params["uuid"])
 
 
 CHANGED = "The dataset's data was replaced while it was being copied; copy it again."

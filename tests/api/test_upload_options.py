@@ -41,7 +41,7 @@ def test_xml_and_sld_files_go_with_the_dataset(opt):
         assert dataset["category"]["identifier"] == "biota" and dataset["date"] == "2024-03-01T13:30:00.000000Z"
         assert dataset["date_type"] == "creation" and dataset["temporal_extent_start"].startswith("2019-04-01")
         assert dataset["extent"]["coords"][0] < -170  # a dataset keeps the extent of its data, not the document's
-        iso = [link for link in dataset["links"] if link["name"] == "ISO"]
+        iso = [link for link in dataset["links"] if link["name"] == "ISO (uploaded)"]
         assert iso and iso[0]["link_type"] == "metadata" and iso[0]["url"].endswith("/iso_metadata_xml")
         r = c.get(iso[0]["url"])
         assert r.status_code == 200 and r.content == xml and r.headers["content-type"].startswith("application/xml")
@@ -68,7 +68,7 @@ def test_a_dataset_without_sld_gets_a_style_for_its_geometry(opt):
             r = c.get(dataset["default_style"]["sld_url"])
             assert r.status_code == 200 and symbolizer in r.content and dataset["name"].encode() in r.content
             assert r.headers["content-type"].startswith("application/vnd.ogc.sld+xml")
-        assert not [link for link in points["links"] if link["name"] == "ISO"]
+        assert not [link for link in points["links"] if link["name"] == "ISO (uploaded)"]
         assert_envelope(c.get(f"/api/v2/resources/{points['pk']}/iso_metadata_xml"), 404, "not_found")
     with srv.client() as anon:  # a private dataset's style is as private as the dataset
         assert_envelope(anon.get(points["default_style"]["sld_url"]), 404, "not_found")

@@ -1,0 +1,184 @@
+"""Thumbnail files: drawn for a dataset once its import has committed (and when a user asks for
+a view of it), or made from an image a user sends; written into <data folder>/thumbs/ and
+recorded as the resource's thumbnail_url ("/uploaded/thumbs/<file>").
+
+A file is named <resource uuid>-<12 hex digits>.png (or .jpg); the digits are new for every
+image, so a new thumbnail never has the address of an old one (browsers' caches never show a
+stale image) and removing an old file cannot hit a newer one. A file is written under a
+temporary name, fsynced and renamed into place, then recorded; the file it replaces is removed
+once no resource names it any more (a copy of a resource shares its original's file). What a
+crash leaves (a temporary file, a file never recorded) is removed at start-up by sweep().
+
+Called from the import job's thread and, through a worker thread, from the API: every function
+here blocks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import secrets
+import time
+from pathlib import Path
+
+from catalogue_app import files
+from catalogue_app.geo import thumbnail
+from catalogue_app.store import thumbnails as store
+from catalogue_app.store.db import Database
+
+log = logging.getLogger("catalogue.thumbnails")
+
+THUMBS = "thumbs"  # the folder of thumbnail files, in the data folder
+URL_PREFIX = "/uploaded/thumbs/"  # GeoNode's address of its thumbnail files
+TEMPORARY = ".part-"
+NAME = re.compile(r"(?P<uuid>[A-Za-z0-9][A-Za-z0-9-]{0,63})-[0-9a-f]{12}\.(?P<ext>png|jpg)")
+SAFE_UUID = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,63}")
+MEDIA_TYPES = {"png": "image/png", "jpg": "image/jpeg"}
+
+
+class NothingToDraw(Exception):
+    """The resource is no dataset, or its data is missing."""
+
+
+def folder(data_dir: Path) -> Path:
+    return data_dir / THUMBS
+
+
+def file_of(url: str | None) -> str | None:
+    """The file name of a thumbnail address of ours; None for an outside address (or none)."""
+    if not url or not url.startswith(URL_PREFIX):
+        return None
+    name = url[len(URL_PREFIX):]
+    return name if NAME.fullmatch(name) else None
+
+
+# -- writing and recording ------------------------------------------------------------------------
+def write_file(thumbs: Path, uuid: str, data: bytes, ext: str) -> str:
+    """Write the image under a new name (temporary name, fsync, rename); returns the name."""
+    stem = uuid if SAFE_UUID.fullmatch(uuid) else "resource"
+    digest = hashlib.blake2b(data + secrets.token_bytes(16), digest_size=6).hexdigest()
+    name = f"{stem}-{digest}.{ext}"
+    thumbs.mkdir(parents=True, exist_ok=True)
+    temporary = thumbs / f"{TEMPORARY}{secrets.token_hex(8)}"
+    try:
+        with open(temporary, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, thumbs / name)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+    files.sync_folder(thumbs)
+    return name
+
+
+def save(db: Database, thumbs: Path, resource_id: int, uuid: str, data: bytes, ext: str) -> str:
+    """Write the image as the resource's thumbnail and record it; returns its address.
+    LookupError when the resource is gone (the file is removed again)."""
+    name = write_file(thumbs, uuid, data, ext)
+    url = URL_PREFIX + name
+    try:
+        found, old = db.write_sync(store.set_url, resource_id, url)
+    except BaseException:
+        (thumbs / name).unlink(missing_ok=True)
+        raise
+    if not found:
+        (thumbs / name).unlink(missing_ok=True)
+        raise LookupError(f"resource {resource_id} no longer exists")
+    drop(db, thumbs, old)
+    return url
+
+
+def record_address(db: Database, thumbs: Path, resource_id: int, url: str | None) -> str | None:
+    """Record an outside image address as the thumbnail (None: no thumbnail); the file it
+    replaces goes. Returns the address it had."""
+    _, old = db.write_sync(store.set_url, resource_id, url)
+    if old != url:
+        drop(db, thumbs, old)
+    return old
+
+
+def drop(db: Database, thumbs: Path, url: str | None) -> None:
+    """Remove the file of a thumbnail address of ours once no resource names it. The check and
+    the removal happen inside a write transaction, so no resource can take the address up between them."""
+    name = file_of(url)
+    if name is None:
+        return
+
+    def unlink_if_unused(conn) -> None:
+        if not store.is_used(conn, url):
+            (thumbs / name).unlink(missing_ok=True)
+
+    try:
+        db.write_sync(unlink_if_unused)
+    except Exception:  # left for the start-up sweep
+        log.warning("old thumbnail %s could not be removed", name, exc_info=True)
+
+
+# -- drawing a dataset --------------------------------------------------------------------------
+def draw_dataset(db: Database, files_dir: Path, thumbs: Path, resource_id: int,
+                 view: tuple[thumbnail.Box, str] | None = None) -> str:
+    """Draw the dataset with its default style over ``view`` (a box and its CRS; None: its own
+    box, see geo.thumbnail.dataset_view), save the PNG as its thumbnail; returns the address.
+    NothingToDraw when it is no dataset or has no data."""
+    source = db.read(store.drawing_source, resource_id)
+    if source is None:
+        raise NothingToDraw("Thumbnails are drawn for datasets only.")
+    data = files.working_copy(files_dir / source["folder"]) if source["folder"] else None
+    if data is None:
+        raise NothingToDraw("This dataset has no data to draw.")
+    crs = source["crs_wkt"] or source["srid"]
+    box, box_crs = view or thumbnail.dataset_view(source["ll_bbox"], source["bbox"], crs)
+    png = thumbnail.draw(str(data), "raster" if source["subtype"] == "raster" else "vector", crs, source["sld"],
+                         box, box_crs)
+    if not png:
+        raise ValueError("the renderer gave no image")
+    return save(db, thumbs, resource_id, source["uuid"], png, "png")
+
+
+def after_import(db: Database, files_dir: Path, resource_ids: list[int]) -> None:
+    """Draw the thumbnail of each dataset an import created or gave new data. A failure is
+    logged and leaves that dataset's thumbnail as it was: the import stands."""
+    thumbs = folder(files_dir.parent)
+    for rid in resource_ids:
+        started = time.process_time()
+        try:
+            draw_dataset(db, files_dir, thumbs, rid)
+        except Exception as exc:
+            log.warning("thumbnail of dataset %s not drawn: %s", rid, exc,
+                        exc_info=not isinstance(exc, (NothingToDraw, ImportError, LookupError)))
+        else:
+            log.info("thumbnail of dataset %s drawn in %.0f ms of CPU", rid, (time.process_time() - started) * 1000)
+
+
+# -- removing -----------------------------------------------------------------------------------
+def remove_unused(db: Database, data_dir: Path, uuid: str) -> None:
+    """After a resource is deleted: the thumbnail files made for it that no resource names."""
+    thumbs = folder(data_dir)
+    if not SAFE_UUID.fullmatch(uuid) or not thumbs.is_dir():
+        return
+    for path in thumbs.glob(f"{uuid}-*"):
+        if NAME.fullmatch(path.name) and path.name[:-17] == uuid:  # not those of a longer uuid
+            drop(db, thumbs, URL_PREFIX + path.name)
+
+
+def sweep(db: Database, data_dir: Path, min_age_seconds: float = 600) -> list[Path]:
+    """Remove, once older than ``min_age_seconds`` (a file being written and recorded right now
+    is younger), temporary files and thumbnail files no resource names."""
+    thumbs = folder(data_dir)
+    if not thumbs.is_dir():
+        return []
+    used = {file_of(u) for u in db.read(store.urls_under, URL_PREFIX)}
+    removed, now = [], time.time()
+    for path in thumbs.iterdir():
+        try:
+            old = now - path.lstat().st_mtime > min_age_seconds
+        except OSError:
+            continue
+        if old and path.is_file() and (path.name.startswith(TEMPORARY) or path.name not in used):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed

@@ -1,0 +1,62 @@
+"""Thumbnails in the database: a resource's thumbnail_url (an address under /uploaded/thumbs/
+for a file of the data folder, or an image address given by a user), who may see a file, and
+what drawing a dataset's thumbnail needs."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from catalogue_app.store import ogc, resources
+from catalogue_app.store.resources import Viewer
+
+
+def set_url(conn: sqlite3.Connection, resource_id: int, url: str | None) -> tuple[bool, str | None]:
+    """Record the resource's thumbnail address (None: it has none); returns whether the
+    resource exists and the address it had."""
+    row = conn.execute("SELECT thumbnail_url FROM resources WHERE id = ?", (resource_id,)).fetchone()
+    if row is None:
+        return False, None
+    conn.execute("UPDATE resources SET thumbnail_url = ? WHERE id = ?", (url, resource_id))
+    return True, row[0]
+
+
+def is_used(conn: sqlite3.Connection, url: str) -> bool:
+    """Whether some resource (a copy shares its original's) names this thumbnail address."""
+    return conn.execute("SELECT 1 FROM resources WHERE thumbnail_url = ? LIMIT 1", (url,)).fetchone() is not None
+
+
+def urls_under(conn: sqlite3.Connection, prefix: str) -> set[str]:
+    """Every thumbnail address that starts with ``prefix``."""
+    return {r[0] for r in conn.execute("SELECT thumbnail_url FROM resources WHERE substr(thumbnail_url, 1, ?) = ?",
+                                       (len(prefix), prefix))}
+
+
+def visible_with_url(conn: sqlite3.Connection, viewer: Viewer, url: str, uuid: str) -> dict[str, Any] | None:
+    """Whether the viewer may see a resource whose thumbnail is ``url``: None if not, else
+    {"public": anonymous callers may see one too}. ``uuid``, the resource the file was made
+    for, is looked at first (one indexed row); copies that share the file are found after."""
+    cond, params = resources.visibility(viewer)
+    rows = conn.execute(f"SELECT r.public_view FROM resources r WHERE r.uuid = ? AND r.thumbnail_url = ? AND {cond}",
+                        [uuid, url, *params]).fetchall()
+    if not rows:
+        rows = conn.execute(f"SELECT r.public_view FROM resources r WHERE r.thumbnail_url = ? AND {cond}",
+                            [url, *params]).fetchall()
+    if not rows:
+        return None
+    return {"public": any(r[0] for r in rows)}
+
+
+def drawing_source(conn: sqlite3.Connection, resource_id: int) -> dict[str, Any] | None:
+    """What drawing a dataset needs: uuid, subtype, srid, crs_wkt, folder, bbox (native:
+    x0, y0, x1, y1), ll_bbox and sld (its default style); None for other resources."""
+    row = conn.execute(
+        "SELECT r.uuid, r.subtype, r.srid, r.bbox_x0, r.bbox_y0, r.bbox_x1, r.bbox_y1,"
+        " r.ll_x0, r.ll_y0, r.ll_x1, r.ll_y1, d.folder, d.crs_wkt"
+        " FROM resources r JOIN datasets d ON d.resource_id = r.id WHERE r.id = ?", (resource_id,)).fetchone()
+    if row is None:
+        return None
+    return {"uuid": row["uuid"], "subtype": row["subtype"], "srid": row["srid"], "crs_wkt": row["crs_wkt"],
+            "folder": row["folder"], "bbox": (row["bbox_x0"], row["bbox_y0"], row["bbox_x1"], row["bbox_y1"]),
+            "ll_bbox": (row["ll_x0"], row["ll_y0"], row["ll_x1"], row["ll_y1"]),
+            "sld": ogc.style_body(conn, resource_id, None)}
