@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench clean
+.PHONY: run test bench build test-binary clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -22,5 +22,26 @@ bench: $(STAMP)
 	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)
 	$(BIN)/python -m bench $(ARGS)
 
+# The single executable, built from an environment holding the runtime dependencies only (and
+# PyInstaller), so that nothing of the tests or the development tools gets into it.
+BUILD_VENV := .venv-build
+BUILD_STAMP := $(BUILD_VENV)/.installed
+
+$(BUILD_STAMP): pyproject.toml
+	test -x $(BUILD_VENV)/bin/python || $(PYTHON) -m venv $(BUILD_VENV)
+	$(BUILD_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(BUILD_VENV)/bin/python -m pip install --quiet '.[build]'
+	touch $(BUILD_STAMP)
+
+build: $(BUILD_STAMP)
+	$(BUILD_VENV)/bin/python -m pip install --quiet --no-deps --force-reinstall .
+	$(BUILD_VENV)/bin/pyinstaller --noconfirm --log-level WARN --distpath dist --workpath build/pyinstaller \
+		packaging/catalogue.spec
+	@ls -l dist/catalogue
+
+test-binary: $(STAMP)
+	@test -x dist/catalogue || (echo "dist/catalogue is missing: run make build first"; exit 1)
+	$(BIN)/python -m pytest tests/packaging $(ARGS)
+
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(BUILD_VENV) build dist *.egg-info

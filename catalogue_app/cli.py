@@ -1,4 +1,6 @@
-"""The ``catalogue`` command: serve | createsuperuser | changepassword | token | seed."""
+"""The ``catalogue`` command: serve | createsuperuser | changepassword | token | seed.
+
+With no arguments it serves (what a double-click on the single executable does)."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import multiprocessing
 import os
 import sys
 
+from catalogue_app import __version__
 from catalogue_app.config import export_environment, load_settings
 
 
@@ -37,15 +40,23 @@ def _prepare(settings, out=sys.stderr) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from granian import Granian
-    from granian.constants import Interfaces
-
     settings = _settings(args)
+    if getattr(args, "port", None) is None and not os.environ.get("CATALOGUE_PORT"):
+        settings.port = _free_port(settings.host, settings.port)
+    elif not _port_is_free(settings.host, settings.port):
+        raise SystemExit(f"Port {settings.port} on {settings.host} is taken: choose another with --port.")
     _prepare(settings, sys.stdout)
     os.environ.update(export_environment(settings))
     print(f"Catalogue {settings.base_url}/  (API: {settings.base_url}/api/v2/, "
           f"docs: {settings.base_url}/api/v2/docs/)", flush=True)
     print(f"Data folder: {settings.data_dir}", flush=True)
+    if getattr(args, "open_browser", False):
+        _open_browser_when_up(settings.base_url)
+    if getattr(sys, "frozen", False) and settings.workers == 1:
+        return _serve_embedded(settings, args.access_log)
+    from granian import Granian
+    from granian.constants import Interfaces
+
     Granian(
         "catalogue_app.app:create_app_from_env",
         factory=True,
@@ -56,6 +67,91 @@ def serve(args: argparse.Namespace) -> int:
         log_access=args.access_log,
     ).serve()
     return 0
+
+
+def _serve_embedded(settings, access_log: bool) -> int:
+    """One process serving in this one (the single executable): no worker process to start,
+    hence no second unpacking or import of the application."""
+    import asyncio
+    import signal
+
+    from granian.constants import Interfaces
+    from granian.server.embed import Server
+
+    from catalogue_app.app import create_app_from_env
+
+    server = Server(create_app_from_env(), address=settings.host, port=settings.port,
+                    interface=Interfaces.ASGI, log_access=access_log)
+
+    async def run() -> None:
+        loop = asyncio.get_running_loop()
+        for name in ("SIGINT", "SIGTERM"):
+            if hasattr(signal, name):
+                try:
+                    loop.add_signal_handler(getattr(signal, name), server.stop)
+                except NotImplementedError:  # Windows: Ctrl+C still raises KeyboardInterrupt
+                    pass
+        await server.serve()
+
+    try:
+        asyncio.run(run())
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _port_is_free(host: str, port: int) -> bool:
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def _free_port(host: str, preferred: int) -> int:
+    """``preferred`` when nobody listens there, else the next free one (then any free one)."""
+    for port in range(preferred, preferred + 20):
+        if _port_is_free(host, port):
+            return port
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind((host, 0))
+        return probe.getsockname()[1]
+
+
+def _has_display() -> bool:
+    """A desktop to open a browser on: never under CI, over SSH without X, or on a bare server."""
+    if os.environ.get("CI") or os.environ.get("CATALOGUE_NO_BROWSER"):
+        return False
+    if sys.platform in ("win32", "darwin"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _open_browser_when_up(url: str) -> None:
+    """Open the catalogue in the browser once it answers (from a background thread)."""
+    if not _has_display():
+        return
+    import threading
+    import time
+    import urllib.request
+    import webbrowser
+
+    def wait_and_open() -> None:
+        for _ in range(200):
+            try:
+                with urllib.request.urlopen(f"{url}/api/v2/", timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.1)
+        webbrowser.open(f"{url}/api/v2/docs/")
+
+    threading.Thread(target=wait_and_open, daemon=True).start()
 
 
 def _read_password(args: argparse.Namespace, prompt: str = "Password: ") -> str:
@@ -151,7 +247,8 @@ def _count(text: str) -> int:
 
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="catalogue", description=__doc__)
-    commands = top.add_subparsers(dest="command", required=True)
+    top.add_argument("--version", action="version", version=f"catalogue {__version__}")
+    commands = top.add_subparsers(dest="command")
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--data-dir", help="data folder (default: CATALOGUE_DATA_DIR or the user data folder)")
@@ -194,5 +291,17 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     multiprocessing.freeze_support()
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv:
+        # Started with nothing (a double-click): serve from the user's data folder and open
+        # the browser where there is a desktop.
+        argv = ["serve"]
+        opening = True
+    else:
+        opening = False
     args = parser().parse_args(argv)
+    if args.command is None:
+        parser().print_help()
+        raise SystemExit(2)
+    args.open_browser = opening
     raise SystemExit(args.run(args))

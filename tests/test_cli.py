@@ -75,3 +75,23 @@ def test_clean_shutdown_on_sigterm_and_sigint(tmp_path):
             raise AssertionError("still answering")
         except httpx.HTTPError:
             pass
+
+
+def test_version_and_help():
+    out = subprocess.run([sys.executable, "-m", "catalogue_app", "--version"], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 0 and re.fullmatch(r"catalogue \d+\.\d+\.\d+\s*", out.stdout)
+
+
+def test_a_taken_port_is_refused_and_the_default_one_moves_on(tmp_path):
+    import socket
+
+    from catalogue_app.cli import _free_port
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert _free_port("127.0.0.1", port) != port
+        out = run_cli("serve", "--port", str(port), data_dir=tmp_path / "d")
+    assert out.returncode != 0 and f"Port {port} on 127.0.0.1 is taken" in out.stderr
