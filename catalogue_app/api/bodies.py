@@ -107,6 +107,6 @@ def record_ids(body: Any, plural: str) -> list[int]:
 
 def path_id(value: str, model: str) -> int:
     """A numeric id from the URL; anything else is simply not found."""
-    if not value.isdigit() or len(value) > 18:
+    if not value.isdecimal() or len(value) > 18:
         raise not_found(model)
     return int(value)

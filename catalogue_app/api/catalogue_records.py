@@ -21,6 +21,7 @@ from catalogue_app.api import record_formats
 from catalogue_app.api.context import Context
 from catalogue_app.api.links import ATOM_NS, CSW_NS, ISO_NS
 from catalogue_app.api.resource_view import render
+from catalogue_app.geo.xml import xml_safe
 from catalogue_app.store import records
 
 OWS = "http://www.opengis.net/ows"
@@ -45,22 +46,22 @@ def exception_report(error: CswError) -> Response[bytes]:
     root = etree.Element(f"{{{OWS}}}ExceptionReport", {"version": "1.2.0", "language": "en"}, nsmap={"ows": OWS})
     item = etree.SubElement(root, f"{{{OWS}}}Exception", {"exceptionCode": error.code})
     if error.locator:
-        item.set("locator", error.locator)
-    etree.SubElement(item, f"{{{OWS}}}ExceptionText").text = error.message
+        item.set("locator", xml_safe(error.locator))
+    etree.SubElement(item, f"{{{OWS}}}ExceptionText").text = xml_safe(error.message)
     body = etree.tostring(root, xml_declaration=True, encoding="UTF-8")
     return Response(body, media_type="application/xml", status_code=error.status)
 
 
 def parameters(raw: str) -> dict[str, str]:
-    """Keys lower-cased (OGC keys are case-insensitive), the first value of each; unknown keys refused."""
+    """Keys lower-cased (OGC keys are case-insensitive), the first value of each; unknown keys
+    are left out (a cache-buster "_=..." is common)."""
     if len(raw) > MAX_QUERY:
         raise CswError("NoApplicableCode", "The request is too long.")
     params: dict[str, str] = {}
     for key, value in parse_qsl(raw, keep_blank_values=True, encoding="utf-8", errors="replace"):
         key = key.strip().lower()
-        if key not in KNOWN_KEYS:
-            raise CswError("InvalidParameterValue", f'Unknown parameter "{key}".', key)
-        params.setdefault(key, value.strip())
+        if key in KNOWN_KEYS:
+            params.setdefault(key, value.strip())
     return params
 
 

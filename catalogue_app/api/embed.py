@@ -142,7 +142,7 @@ def document_body(row: sqlite3.Row, doc: sqlite3.Row | None, may_download: bool,
 async def document_embed(request: Request, pk: FromPath[str]) -> Response[str]:
     ctx = Context(request)
     viewer, base = ctx.viewer, ctx.base
-    if not pk.isdigit() or len(pk) > 18:
+    if not pk.isdecimal() or len(pk) > 18:
         return not_found(base)
 
     def load(conn: sqlite3.Connection):
@@ -165,7 +165,7 @@ async def document_embed(request: Request, pk: FromPath[str]) -> Response[str]:
 def _described(request: Request, pk: str, types: tuple[str, ...]) -> Response[str]:
     ctx = Context(request)
     viewer, base = ctx.viewer, ctx.base
-    row = ctx.db.read(resources.get_visible, viewer, int(pk), types) if pk.isdigit() and len(pk) <= 18 else None
+    row = ctx.db.read(resources.get_visible, viewer, int(pk), types) if pk.isdecimal() and len(pk) <= 18 else None
     if row is None:
         return not_found(base)
     thumbnail = absolute(base, row["thumbnail_url"])

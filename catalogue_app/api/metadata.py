@@ -35,7 +35,7 @@ async def upload_metadata(request: Request, pk: FromPath[str]) -> Response[dict]
     ctx = Context(request)
     ctx.require_login()
     missing = ApiError(404, f"Dataset with ID {pk} is not available", "not_found")
-    if not pk.isdigit() or len(pk) > 18:
+    if not pk.isdecimal() or len(pk) > 18:
         raise missing
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media != "multipart/form-data":

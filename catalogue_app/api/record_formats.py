@@ -11,6 +11,8 @@ from typing import Any
 
 from lxml import etree
 
+from catalogue_app.geo.xml import xml_safe
+
 NS = {
     "csw": "http://www.opengis.net/cat/csw/2.0.2",
     "gmd": "http://www.isotc211.org/2005/gmd",
@@ -42,10 +44,10 @@ def q(name: str) -> str:
 
 def sub(parent: etree._Element, name: str, text: Any = None, **attrs: str) -> etree._Element:
     """A child element; an attribute named prefix_name (gml_id) is put in that namespace."""
-    element = etree.SubElement(parent, q(name), {q(k.replace("_", ":", 1)) if "_" in k else k: v
+    element = etree.SubElement(parent, q(name), {q(k.replace("_", ":", 1)) if "_" in k else k: xml_safe(str(v))
                                                  for k, v in attrs.items()})
     if text is not None:
-        element.text = str(text)
+        element.text = xml_safe(str(text))
     return element
 
 
@@ -55,7 +57,7 @@ def path(parent: etree._Element, names: str, text: Any = None) -> etree._Element
     for name in names.split("/"):
         element = sub(element, name)
     if text is not None:
-        element.text = str(text)
+        element.text = xml_safe(str(text))
     return element
 
 

@@ -139,7 +139,7 @@ class ResourceActionsController(Controller):
         row = ctx.db.read(_visible, ctx.viewer, pk)
         body = await read_body(request)
         value = body.get("rating") if isinstance(body, dict) else None
-        if isinstance(value, str) and value.isdigit():
+        if isinstance(value, str) and value.isdecimal():
             value = int(value)
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 5:
             raise invalid("rating: a whole number from 1 to 5 is required.")

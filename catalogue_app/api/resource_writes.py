@@ -54,7 +54,7 @@ def _relation(conn: sqlite3.Connection, name: str, value: Any, table: str, key: 
                 value = json.loads(text)
             except ValueError:
                 raise _error(name, value, model) from None
-        elif text.isdigit():
+        elif text.isdecimal():
             value = int(text)
         else:
             value = {key: text}
@@ -283,7 +283,7 @@ def _group(conn: sqlite3.Connection, value: Any, viewer: Viewer, caller_is_admin
     if isinstance(value, int) and not isinstance(value, bool):
         group_id = resource_writes.lookup_id(conn, "groups", "id", value)
     elif isinstance(value, str):
-        group_id = resource_writes.lookup_id(conn, "groups", "id", int(value)) if value.isdigit() else \
+        group_id = resource_writes.lookup_id(conn, "groups", "id", int(value)) if value.isdecimal() else \
             resource_writes.lookup_id(conn, "groups", "name", value)
     if group_id is None:
         raise _error("group", value, "Group")

@@ -294,7 +294,7 @@ async def bulk_update_answer(request: Request, family: Family) -> Response[Any]:
     batch = []
     for item in items:
         rid = item.get("id", item.get("pk")) if isinstance(item, dict) else None
-        if isinstance(rid, str) and rid.isdigit():
+        if isinstance(rid, str) and rid.isdecimal():
             rid = int(rid)
         if not isinstance(rid, int) or isinstance(rid, bool) or not 0 < rid < 2**63:
             raise invalid('Bulk update expects a list of objects, each with its "id".')

@@ -86,7 +86,7 @@ def _changeable(ctx: Context, pk: str, missing: str | None = None) -> sqlite3.Ro
     viewer = ctx.viewer
 
     def load(conn: sqlite3.Connection) -> sqlite3.Row:
-        row = resources.get_visible(conn, viewer, int(pk)) if pk.isdigit() and len(pk) <= 18 else None
+        row = resources.get_visible(conn, viewer, int(pk)) if pk.isdecimal() and len(pk) <= 18 else None
         if row is None:
             raise ApiError(404, missing, "not_found") if missing else not_found("ResourceBase")
         if not resource_writes.may(conn, viewer, row, resource_writes.CHANGE):
@@ -105,7 +105,10 @@ async def set_thumbnail(request: Request, pk: FromPath[str]) -> ThumbnailUrl:
     sent = await _sent_file(ctx, request)
     if isinstance(sent, str) and _is_address(sent):
         address = _image_address(sent)
-        await asyncio.to_thread(thumbnails.record_address, ctx.db, _thumbs(ctx), row["id"], address)
+        try:
+            await asyncio.to_thread(thumbnails.record_address, ctx.db, _thumbs(ctx), row["id"], address)
+        except LookupError:
+            raise not_found("ResourceBase") from None
         return ThumbnailUrl(address)
     data = sent if isinstance(sent, bytes) else _decoded(sent)
     if len(data) > MAX_IMAGE:
@@ -155,8 +158,12 @@ def _is_address(text: str) -> bool:
 
 def _image_address(text: str) -> str:
     """An http(s) address of an image, kept as sent; 400 otherwise."""
-    parts = urlsplit(text)
-    if (parts.scheme.lower() not in ("http", "https") or not parts.hostname or len(text) > 2048
+    try:
+        parts = urlsplit(text)
+        host = parts.hostname
+    except ValueError:  # a broken address ("http://[::1/x.png")
+        raise invalid(ONE_OF) from None
+    if (parts.scheme.lower() not in ("http", "https") or not host or len(text) > 2048
             or any(ch.isspace() or ord(ch) < 32 for ch in text)):
         raise invalid(ONE_OF)
     if parts.path.rsplit(".", 1)[-1].lower() not in IMAGE_EXTENSIONS or "." not in parts.path:
@@ -221,7 +228,10 @@ async def delete_thumbnail(request: Request, pk: FromPath[str]) -> Outcome:
         row = _changeable(ctx, pk, "Resource not found.")
     except ApiError as exc:
         raise _with_message(exc) from None
-    old = await asyncio.to_thread(thumbnails.record_address, ctx.db, _thumbs(ctx), row["id"], None)
+    try:
+        old = await asyncio.to_thread(thumbnails.record_address, ctx.db, _thumbs(ctx), row["id"], None)
+    except LookupError:
+        raise _with_message(not_found("Resource")) from None
     if not old:
         return Outcome("The thumbnail URL field is already empty.", False)
     return Outcome("Thumbnail deleted successfully.", True)
@@ -236,12 +246,13 @@ async def thumbnail_file(request: Request, name: FromPath[str]) -> Response[byte
     if found is None:
         raise not_found()
     url = thumbnails.URL_PREFIX + name
-    seen = ctx.db.read(thumbnail_store.visible_with_url, ctx.viewer, url, found["uuid"])
+    viewer = ctx.viewer
+    seen = await asyncio.to_thread(ctx.db.read, thumbnail_store.visible_with_url, viewer, url, found["uuid"])
     if seen is None:
         raise not_found()
     etag = f'"{name.rsplit(".", 1)[0].rsplit("-", 1)[1]}"'
-    cache = "public, max-age=86400" if seen["public"] else "private, max-age=86400"
-    headers = {"Cache-Control": cache, "ETag": etag}
+    # revalidated every time: a resource made private stops showing its thumbnail at once
+    headers = {"Cache-Control": "private, no-cache", "ETag": etag}
     if etag in request.headers.get("if-none-match", ""):
         return Response(b"", status_code=304, headers=headers)
     try:

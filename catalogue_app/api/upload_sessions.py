@@ -92,7 +92,7 @@ class UploadSessionsController(Controller):
     async def get_upload(self, request: Request, upload_id: FromPath[str]) -> UploadDetail:
         ctx = Context(request)
         caller = ctx.require_login()
-        row = ctx.db.read(executions.get_by_id, int(upload_id)) if upload_id.isdigit() and len(upload_id) < 19 else None
+        row = ctx.db.read(executions.get_by_id, int(upload_id)) if upload_id.isdecimal() and len(upload_id) < 19 else None
         if row is None or row["action"] != "import" or not (caller.is_admin or row["user_id"] == caller.id):
             raise ApiError(404, "No Upload matches the given query.", "not_found")
         return UploadDetail(shape(row, ctx.base))

@@ -127,7 +127,7 @@ def options(fields: dict[str, str]) -> Options:
     if _flag(fields, "mosaic"):
         raise invalid("mosaic: image mosaics are not supported; upload each GeoTIFF as its own dataset.")
     pk = fields.get("resource_pk", "").strip()
-    if pk and not (pk.isdigit() and 0 < int(pk) < 2**63):
+    if pk and not (pk.isdecimal() and 0 < int(pk) < 2**63):
         raise invalid("resource_pk: A valid integer is required.")
     opts = Options(action=action, overwrite=_flag(fields, "overwrite_existing_layer") or action == "replace",
                    skip_existing=_flag(fields, "skip_existing_layers"), resource_pk=int(pk) if pk else None,

@@ -307,7 +307,7 @@ class UsersController(Controller):
             raise permission_denied()
 
         def run(conn: sqlite3.Connection) -> int:
-            new_id = int(new) if isinstance(new, str) and new.isdigit() and len(new) < 19 else new
+            new_id = int(new) if isinstance(new, str) and new.isdecimal() and len(new) < 19 else new
             if new_id == "DEFAULT":
                 new_id = users.principal_superuser(conn)
                 if new_id is None:

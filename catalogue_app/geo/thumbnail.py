@@ -113,7 +113,7 @@ def requested_view(values: object, srid: object) -> tuple[Box, str]:
         raise ValueError("bbox: expected xmin < xmax and ymin < ymax, in the order [xmin, xmax, ymin, ymax].")
     if isinstance(srid, int) and not isinstance(srid, bool):
         srid = f"EPSG:{srid}"
-    if not isinstance(srid, str) or not srid.upper().startswith("EPSG:") or not srid[5:].isdigit():
+    if not isinstance(srid, str) or not srid.upper().startswith("EPSG:") or not srid[5:].isdecimal():
         raise ValueError('srid: expected a code such as "EPSG:3857".')
     srid = srid.upper()
     try:

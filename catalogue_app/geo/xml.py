@@ -4,9 +4,20 @@ refused outright."""
 
 from __future__ import annotations
 
+import re
+
 from lxml import etree
 
 from .errors import GeoError
+
+# Characters XML 1.0 cannot hold at all (control characters, U+FFFE, U+FFFF, lone surrogates).
+NOT_XML = re.compile("[^\t\n\r\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with what XML cannot hold replaced by U+FFFD, so that a title or a value a
+    client sent can always be written into a document."""
+    return NOT_XML.sub("\ufffd", text)
 
 
 def read_xml(data: bytes, what: str, send: str) -> etree._Element:

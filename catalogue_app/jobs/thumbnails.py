@@ -94,8 +94,10 @@ def save(db: Database, thumbs: Path, resource_id: int, uuid: str, data: bytes, e
 
 def record_address(db: Database, thumbs: Path, resource_id: int, url: str | None) -> str | None:
     """Record an outside image address as the thumbnail (None: no thumbnail); the file it
-    replaces goes. Returns the address it had."""
-    _, old = db.write_sync(store.set_url, resource_id, url)
+    replaces goes. Returns the address it had; LookupError when the resource is gone."""
+    found, old = db.write_sync(store.set_url, resource_id, url)
+    if not found:
+        raise LookupError(f"resource {resource_id} no longer exists")
     if old != url:
         drop(db, thumbs, old)
     return old

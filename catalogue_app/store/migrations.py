@@ -532,5 +532,11 @@ def dataset_details(conn) -> None:
         conn.execute("INSERT OR IGNORE INTO documents (resource_id, extension, file_name, mime_type)"
                      " VALUES (?, ?, ?, ?)", (rid, extension, name, mime))
 
+# Thumbnail files are looked up by their address: to serve one (which resource is it of?), and
+# before one is removed (does a copy still use it?).
+THUMBNAIL_INDEX = """
+CREATE INDEX resources_thumbnail ON resources(thumbnail_url) WHERE thumbnail_url IS NOT NULL;
+"""
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
-                    RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details]
+                    RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX]

@@ -28,8 +28,8 @@ def is_used(conn: sqlite3.Connection, url: str) -> bool:
 
 def urls_under(conn: sqlite3.Connection, prefix: str) -> set[str]:
     """Every thumbnail address that starts with ``prefix``."""
-    return {r[0] for r in conn.execute("SELECT thumbnail_url FROM resources WHERE substr(thumbnail_url, 1, ?) = ?",
-                                       (len(prefix), prefix))}
+    return {r[0] for r in conn.execute("SELECT thumbnail_url FROM resources WHERE thumbnail_url >= ?"
+                                       " AND thumbnail_url < ?", (prefix, prefix + "\U0010ffff"))}
 
 
 def visible_with_url(conn: sqlite3.Connection, viewer: Viewer, url: str, uuid: str) -> dict[str, Any] | None:

@@ -128,3 +128,10 @@ def test_head_answers_like_get_without_body(anon):
     get, head = anon.get("/api/v2/groups/"), anon.head("/api/v2/groups/")
     assert head.status_code == get.status_code == 200
     assert head.content == b"" and head.headers["content-type"] == get.headers["content-type"]
+
+
+@pytest.mark.parametrize("path", ["/api/v2/resources/%C2%B2", "/api/v2/datasets/%C2%B2", "/documents/%C2%B2/embed",
+                                  "/maps/%C2%B2/embed", "/api/v2/resources/%C2%B2/permissions"])
+def test_ids_in_other_digits_are_unknown_not_errors(admin, path):
+    """"²" is a digit to Python's str.isdigit but no number: such ids are simply not found."""
+    assert admin.get(path).status_code == 404

@@ -3,7 +3,6 @@ caller may see, and OGC exception reports in the shape each service and version 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from litestar import Response
 
 from catalogue_app import files
 from catalogue_app.api.context import Context
+from catalogue_app.geo.xml import xml_safe
 from catalogue_app.store import ogc
 
 XML = "text/xml"
@@ -93,18 +93,16 @@ class OgcRequest:
         return self.ctx.db.read(ogc.style_body, layer["id"], name)
 
 
-# Characters XML 1.0 cannot hold at all (messages may quote what a client sent).
-NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def text(value: Any) -> str:
     """Text content for an XML element."""
-    return escape(NOT_XML.sub("\ufffd", "" if value is None else str(value)))
+    return escape(xml_safe("" if value is None else str(value)))
 
 
 def attr(value: Any) -> str:
     """A quoted XML attribute value."""
-    return quoteattr(NOT_XML.sub("\ufffd", "" if value is None else str(value)))
+    return quoteattr(xml_safe("" if value is None else str(value)))
 
 
 def xml_answer(body: str, media_type: str = XML) -> Response:

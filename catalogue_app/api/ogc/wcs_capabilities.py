@@ -42,7 +42,7 @@ def capabilities_20(req: OgcRequest) -> str:
             f'<ows:UpperCorner>{num(layer["bbox_x1"])} {num(layer["bbox_y1"])}</ows:UpperCorner></ows:BoundingBox>'
             f'</wcs:CoverageSummary>')
     codes = {"4326", "3857", *(l["srid"].partition(":")[2] for l in layers if (l["srid"] or "").startswith("EPSG:"))}
-    crss = sorted((c for c in codes if c.isdigit() and c != "404000"), key=int)
+    crss = sorted((c for c in codes if c.isdecimal() and c != "404000"), key=int)
     crs_list = "".join(f"<crs:crsSupported>{EPSG_URI}{code}</crs:crsSupported>" for code in crss)
     interpolations = "".join(f"<int:InterpolationSupported>{INTERPOLATION_URI}{name}</int:InterpolationSupported>"
                              for name in ("nearest-neighbor", "linear", "cubic"))

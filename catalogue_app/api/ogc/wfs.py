@@ -53,7 +53,7 @@ def handle(req: OgcRequest) -> Response:
 
 def _normal(version: str) -> str:
     parts = version.strip().split(".")
-    return ".".join((parts + ["0", "0"])[:3]) if all(p.isdigit() for p in parts) else version.strip()
+    return ".".join((parts + ["0", "0"])[:3]) if all(p.isdecimal() for p in parts) else version.strip()
 
 
 def _negotiate(req: OgcRequest) -> str:

@@ -19,7 +19,7 @@ OTHER_CRS = (4326, 3857)        # advertised beside each layer's own CRS
 def _code(layer: dict[str, Any]) -> int:
     srid = layer.get("srid") or "EPSG:4326"
     tail = srid.rpartition(":")[2]
-    return int(tail) if tail.isdigit() else 404000
+    return int(tail) if tail.isdecimal() else 404000
 
 
 def _keywords(words: list[str], ns: str = "ows") -> str:
