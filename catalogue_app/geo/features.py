@@ -91,7 +91,7 @@ def parse_crs_name(text: str) -> CrsName:
         return CrsName(value, 4326, _epsg(4326), False)
     for pattern, authority_axes in ((_EPSG_URN, True), (_EPSG_URI, True), (_EPSG_XML, False), (_EPSG_SHORT, False)):
         match = pattern.match(low)
-        if match:
+        if match and len(match.group(1)) <= 9:
             code = int(match.group(1))
             crs = _epsg(code)
             if crs is None and code != CUSTOM_CODE:

@@ -52,7 +52,7 @@ def _attributes(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[dict
 
 
 def _complete(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer,
-              attributes: bool) -> list[dict[str, Any]]:
+              attributes: bool, download: bool = False) -> list[dict[str, Any]]:
     ids = [row["id"] for row in rows]
     keywords, styles = _keywords(conn, ids), _styles(conn, ids)
     attrs = _attributes(conn, ids) if attributes else {}
@@ -62,7 +62,7 @@ def _complete(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer,
         layer["keywords"] = keywords[row["id"]]
         layer["styles"] = styles[row["id"]]
         layer["attributes"] = attrs.get(row["id"], [])
-        layer["may_download"] = may_download(conn, viewer, row)
+        layer["may_download"] = may_download(conn, viewer, row) if download else None
         out.append(layer)
     return out
 
@@ -76,7 +76,8 @@ def may_download(conn: sqlite3.Connection, viewer: Viewer, row: sqlite3.Row | di
 def visible_layers(conn: sqlite3.Connection, viewer: Viewer, workspace: str | None = None,
                    name: str | None = None, attributes: bool = False) -> list[dict[str, Any]]:
     """Datasets with data that the viewer may see, by title; ``workspace`` and ``name`` narrow
-    the list (the per-workspace and per-layer service addresses)."""
+    the list (the per-workspace and per-layer service addresses). ``may_download`` is left None
+    here (a capabilities document does not need it; one query a layer): layer_named gives it."""
     cond, params = resources.visibility(viewer)
     sql = f"SELECT {_COLUMNS} FROM resources r JOIN datasets d ON d.resource_id = r.id WHERE {cond}"
     if workspace:
@@ -89,26 +90,29 @@ def visible_layers(conn: sqlite3.Connection, viewer: Viewer, workspace: str | No
     return _complete(conn, rows, viewer, attributes)
 
 
-def _split(name: str) -> tuple[str, str]:
-    """A layer name as clients write it: ``ws:name``, ``ws__name`` (WCS ids) or a bare ``name``."""
+def _candidates(name: str) -> list[tuple[str, str]]:
+    """(workspace, layer) pairs a name may mean: ``ws:name``; ``ws__name`` (a WCS coverage id) or
+    else a bare name that holds "__"; a bare ``name`` in the catalogue's workspace."""
     if ":" in name:
         workspace, _, layer = name.partition(":")
-    elif "__" in name:
+        return [(workspace, layer)]
+    if "__" in name:
         workspace, _, layer = name.partition("__")
-    else:
-        workspace, layer = WORKSPACE, name
-    return workspace, layer
+        return [(workspace, layer), (WORKSPACE, name)]
+    return [(WORKSPACE, name)]
 
 
 def layer_named(conn: sqlite3.Connection, viewer: Viewer, name: str,
                 attributes: bool = True) -> dict[str, Any] | None:
     """One dataset the viewer may see, by any of its names; None when unknown or hidden."""
-    workspace, layer = _split(name.strip())
     cond, params = resources.visibility(viewer)
-    row = conn.execute(
-        f"SELECT {_COLUMNS} FROM resources r JOIN datasets d ON d.resource_id = r.id"
-        f" WHERE d.workspace = ? AND d.name = ? AND {cond}", [workspace, layer, *params]).fetchone()
-    return _complete(conn, [row], viewer, attributes)[0] if row else None
+    for workspace, layer in _candidates(name.strip()):
+        row = conn.execute(
+            f"SELECT {_COLUMNS} FROM resources r JOIN datasets d ON d.resource_id = r.id"
+            f" WHERE d.workspace = ? AND d.name = ? AND {cond}", [workspace, layer, *params]).fetchone()
+        if row:
+            return _complete(conn, [row], viewer, attributes, download=True)[0]
+    return None
 
 
 def style_body(conn: sqlite3.Connection, resource_id: int, name: str | None) -> bytes | None:

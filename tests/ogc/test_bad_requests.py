@@ -60,3 +60,33 @@ def test_no_combination_of_bad_values_gives_a_500(ogc, service):
                 assert r.status_code < 500, (params, r.status_code, r.text[:500])
                 if r.status_code >= 400 and r.status_code not in (413, 414, 431):
                     assert "Exception" in r.text, (params, r.text[:300])
+
+
+def test_numbers_too_long_for_python_are_refused(ogc):
+    """Python will not read a number of more than 4,300 digits: such values are bad requests."""
+    digits = "7" * 5000
+    countries, rgb = ogc["countries"]["alternate"], ogc["rgb"]["alternate"].replace(":", "__")
+    with ogc["srv"].client() as anon:
+        for params in (
+                {"service": "WFS", "version": "2.0.0", "request": "GetFeature", "typenames": countries,
+                 "resourceid": f"{countries.split(':')[1]}.{digits}"},
+                {"service": "WFS", "version": "2.0.0", "request": "GetFeature", "typenames": countries,
+                 "srsname": f"EPSG:{digits}"},
+                {"service": "WFS", "version": "2.0.0", "request": "GetFeature", "typenames": countries,
+                 "bbox": f"0,0,1,1,EPSG:{digits}"},
+                {"service": "WCS", "version": "2.0.1", "request": "GetCoverage", "coverageid": rgb,
+                 "rangesubset": digits},
+                {"service": "WMS", "version": "1.3.0", "request": "GetMap", "layers": countries, "styles": "",
+                 "crs": f"EPSG:{digits}", "bbox": "0,0,1,1", "width": "10", "height": "10", "format": "image/png"}):
+            r = anon.get("/geoserver/ows", params=params)
+            assert 400 <= r.status_code < 500 and "Exception" in r.text, (params["request"], r.status_code, r.text[:300])
+
+
+def test_a_type_is_found_by_each_of_its_names(ogc):
+    """The bare name, the WCS-style "catalogue__name" and the alternate all name one layer."""
+    name = ogc["countries"]["alternate"].split(":")[1]
+    with ogc["srv"].client() as anon:
+        for typename in (name, f"catalogue__{name}", ogc["countries"]["alternate"]):
+            r = anon.get("/geoserver/ows", params={"service": "WFS", "version": "2.0.0", "request": "GetFeature",
+                                                   "typenames": typename, "resulttype": "hits"})
+            assert r.status_code == 200 and 'numberMatched="177"' in r.text, (typename, r.text[:300])

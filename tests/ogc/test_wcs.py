@@ -215,6 +215,20 @@ def test_a_northing_first_crs_is_described_and_subset_in_its_order(wcs):
         assert np.array_equal(out.read(), expected[:, 3:11, 2:10])
 
 
+def test_the_capabilities_give_a_lonlat_box_lat_first_and_a_projected_one_x_first(wcs):
+    with wcs["srv"].client() as anon:
+        r = get(anon, request="GetCapabilities", version="2.0.1")
+    ows_ns = "{http://www.opengis.net/ows/2.0}"
+    boxes = {}
+    for summary in etree.fromstring(r.content).iter("{http://www.opengis.net/wcs/2.0}CoverageSummary"):
+        box = summary.find(f"{ows_ns}BoundingBox")
+        boxes[summary.findtext("{http://www.opengis.net/wcs/2.0}CoverageId")] = (
+            box.findtext(f"{ows_ns}LowerCorner"), box.findtext(f"{ows_ns}UpperCorner"))
+    assert boxes[cid(wcs["float"])] == ("-90 -180", "90 180")
+    x0, y0 = wcs["rgb"]["bbox_polygon"]["coordinates"][0][0]
+    assert [float(v) for v in boxes[cid(wcs["rgb"])][0].split()] == pytest.approx([x0, y0])
+
+
 def test_several_coverages_in_one_description(wcs):
     with wcs["srv"].client() as anon:
         r = get(anon, request="DescribeCoverage", version="2.0.1", coverageId=f"{cid(wcs['rgb'])},{cid(wcs['float'])}")

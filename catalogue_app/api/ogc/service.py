@@ -8,7 +8,9 @@ from __future__ import annotations
 from urllib.parse import parse_qsl
 
 import importlib
+import os
 
+import anyio
 import anyio.to_thread
 from litestar import Request, Response, route
 
@@ -27,6 +29,16 @@ OPERATIONS = {"getmap": "WMS", "getfeatureinfo": "WMS", "getlegendgraphic": "WMS
               "describefeaturetype": "WFS", "getpropertyvalue": "WFS", "describecoverage": "WCS",
               "getcoverage": "WCS"}
 MAX_FORM = 1024 * 1024
+# Drawing and encoding run in threads of their own, as many as there are cores: a burst of heavy
+# OGC requests waits its turn instead of taking the threads that logins and the API need.
+_limiter: anyio.CapacityLimiter | None = None
+
+
+def _ogc_threads() -> anyio.CapacityLimiter:
+    global _limiter
+    if _limiter is None:
+        _limiter = anyio.CapacityLimiter(max(2, os.cpu_count() or 2))
+    return _limiter
 
 
 def _params(raw: str) -> tuple[dict[str, str], dict[str, list[str]]]:
@@ -66,7 +78,7 @@ async def ows(request: Request) -> Response:
                          else 'The parameter "service" is required (WMS, WFS or WCS).', "service")
         return exception_report("WMS", ogc.version, error)
     try:
-        return await anyio.to_thread.run_sync(_handle, module, ogc)
+        return await anyio.to_thread.run_sync(_handle, module, ogc, limiter=_ogc_threads())
     except OgcError as error:
         return exception_report(service, ogc.version, error)
 

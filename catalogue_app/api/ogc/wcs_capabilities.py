@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from catalogue_app.api.ogc.common import OgcRequest, attr, text
 from catalogue_app.api.ogc.wcs_coverages import (EPSG_URI, NS10, NS20, TIFF, coverage_id, coverages, lonlat_box,
-                                                 lonlat_envelope, num, srs_uri)
+                                                 lonlat_envelope, native_box_corners, num, srs_uri)
 from catalogue_app.api.ogc.wcs_params import INTERPOLATION_URI
 
 PROFILES = ("http://www.opengis.net/spec/WCS/2.0/conf/core",
@@ -28,6 +28,7 @@ def capabilities_20(req: OgcRequest) -> str:
     summaries = []
     for layer in layers:
         x0, y0, x1, y1 = lonlat_box(layer)
+        lower, upper = native_box_corners(layer)
         keywords = "".join(f"<ows:Keyword>{text(k)}</ows:Keyword>" for k in layer["keywords"])
         summaries.append(
             f'<wcs:CoverageSummary><ows:Title>{text(layer["title"])}</ows:Title>'
@@ -38,8 +39,8 @@ def capabilities_20(req: OgcRequest) -> str:
             f'<ows:WGS84BoundingBox><ows:LowerCorner>{num(x0)} {num(y0)}</ows:LowerCorner>'
             f'<ows:UpperCorner>{num(x1)} {num(y1)}</ows:UpperCorner></ows:WGS84BoundingBox>'
             f'<ows:BoundingBox crs={attr(srs_uri(layer))}>'
-            f'<ows:LowerCorner>{num(layer["bbox_x0"])} {num(layer["bbox_y0"])}</ows:LowerCorner>'
-            f'<ows:UpperCorner>{num(layer["bbox_x1"])} {num(layer["bbox_y1"])}</ows:UpperCorner></ows:BoundingBox>'
+            f'<ows:LowerCorner>{lower}</ows:LowerCorner>'
+            f'<ows:UpperCorner>{upper}</ows:UpperCorner></ows:BoundingBox>'
             f'</wcs:CoverageSummary>')
     codes = {"4326", "3857", *(l["srid"].partition(":")[2] for l in layers if (l["srid"] or "").startswith("EPSG:"))}
     crss = sorted((c for c in codes if c.isdecimal() and c != "404000"), key=int)

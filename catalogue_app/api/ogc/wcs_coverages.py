@@ -5,6 +5,7 @@ descriptions share (numbers, positions in axis order, the lon/lat envelope, name
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from catalogue_app.api.ogc.common import OgcError, OgcRequest
@@ -59,6 +60,27 @@ def num(value: float) -> str:
     """A number for XML: as short as it reads back exactly."""
     value = float(value)
     return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+
+@functools.lru_cache(maxsize=256)
+def north_first(srid: str | None) -> bool:
+    """Whether the CRS of an "EPSG:n" srid names its northing first (EPSG:4326 does)."""
+    from pyproj import CRS
+    from pyproj.exceptions import CRSError
+
+    try:
+        axes = CRS.from_user_input(srid).axis_info if srid and srid != "EPSG:404000" else []
+    except CRSError:
+        return False
+    return bool(axes) and axes[0].direction.lower() in ("north", "south")
+
+
+def native_box_corners(layer: dict[str, Any]) -> tuple[str, str]:
+    """The lower and upper corners of a layer's own box, in its CRS's axis order."""
+    x0, y0, x1, y1 = (float(layer[k] or 0) for k in ("bbox_x0", "bbox_y0", "bbox_x1", "bbox_y1"))
+    if north_first(layer["srid"]):
+        return f"{num(y0)} {num(x0)}", f"{num(y1)} {num(x1)}"
+    return f"{num(x0)} {num(y0)}", f"{num(x1)} {num(y1)}"
 
 
 def axis_pair(axes, x: float, y: float) -> str:

@@ -212,7 +212,7 @@ def range_subset(req: OgcRequest, grid) -> list[int] | None:
         key = name.strip().lower()
         if key in names:
             return names.index(key) + 1
-        if key.isdecimal() and 1 <= int(key) <= len(names):
+        if key.isdecimal() and len(key) <= 6 and 1 <= int(key) <= len(names):
             return int(key)
         raise OgcError("NoSuchField", f'rangeSubset: the coverage has no band "{name.strip()}" '
                        f'(its bands: {", ".join(b.name for b in grid.bands)}).', "rangeSubset")

@@ -147,7 +147,7 @@ def resource_ids(req: OgcRequest) -> dict[str, list[int]] | None:
         if not item:
             continue
         name, _, fid = item.rpartition(".")
-        if not name or not fid.isdecimal():
+        if not name or not fid.isdecimal() or len(fid) > 18:
             raise OgcError("InvalidParameterValue", f'"{item}" is not a feature id: ids are "<type>.<number>".',
                            "resourceId")
         ids.setdefault(name.rpartition(":")[2], []).append(int(fid))
