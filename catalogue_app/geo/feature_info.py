@@ -3,8 +3,10 @@ GeoPackage's spatial index) or the band values of a raster, and those answers wr
 GeoJSON, an HTML table or plain text.
 
 A pixel is found by its column and row on a View (canvas.py). Polygons are hit when they meet
-the pixel; points and lines when they pass within ``tolerance`` pixels. Geometries are given in
-WGS84 longitude/latitude.
+the pixel; points and lines when they pass within ``tolerance`` pixels. Pixels are measured as
+if the map were at least MIN_SIDE pixels wide and high, so a tiny map (one pixel for the whole
+world) does not make the searched area huge. Geometries are given in WGS84 longitude/latitude,
+or left out.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from . import map_crs
 from .canvas import View
 
 WGS84 = "EPSG:4326"
+MIN_SIDE = 256  # pixels: the smallest map size the search tolerance is measured on
 
 
 @dataclass
@@ -52,11 +55,14 @@ def _plain(value: Any) -> Any:
 
 
 def _search_area(view: View, col: int, row: int, tolerance: float, crs: str, data_crs: str):
-    """The searched square around the pixel centre, as a polygon in the data's CRS."""
+    """The searched square around the pixel centre, as a polygon in the data's CRS; its half
+    side is ``tolerance`` pixels of a map at least MIN_SIDE pixels wide and high."""
     sx, sy = view.scale
     cx = view.bbox[0] + (col + 0.5) / sx
     cy = view.bbox[3] - (row + 0.5) / sy
-    dx, dy = tolerance / sx, tolerance / sy
+    x0, y0, x1, y1 = view.bbox
+    dx = tolerance * (x1 - x0) / max(view.width, MIN_SIDE)
+    dy = tolerance * (y1 - y0) / max(view.height, MIN_SIDE)
     t = np.linspace(0, 1, 6)[:-1]
     xs = np.concatenate([cx - dx + 2 * dx * t, np.full(5, cx + dx), cx + dx - 2 * dx * t, np.full(5, cx - dx)])
     ys = np.concatenate([np.full(5, cy - dy), cy - dy + 2 * dy * t, np.full(5, cy + dy), cy + dy - 2 * dy * t])
@@ -69,8 +75,9 @@ def _search_area(view: View, col: int, row: int, tolerance: float, crs: str, dat
 
 
 def features_at(path: str | Path, data_crs: str, name: str, view: View, crs: str, col: int, row: int,
-                count: int = 1, tolerance: float = 4.0) -> list[Hit]:
-    """Up to ``count`` features of the layer at ``path`` under pixel (col, row), nearest first."""
+                count: int = 1, tolerance: float = 4.0, geometry: bool = True) -> list[Hit]:
+    """Up to ``count`` features of the layer at ``path`` under pixel (col, row), nearest first;
+    without their geometry unless ``geometry``."""
     import pyogrio
     import pyogrio.raw
 
@@ -94,7 +101,7 @@ def features_at(path: str | Path, data_crs: str, name: str, view: View, crs: str
     known = map_crs.crs_of(data_crs) is not None
     out = []
     for i in hit.tolist():
-        geom = geoms[i]
+        geom = geoms[i] if geometry else None
         if known and geom is not None:
             geom = shapely.transform(geom, lambda xy: np.column_stack(
                 map_crs.transform_xy(xy[:, 0].copy(), xy[:, 1].copy(), data_crs, WGS84)))

@@ -2,9 +2,12 @@
 
 A layer is loaded once as flat arrays (see shapes.py) and kept under its path, modification
 time and size, so a replaced file is read again. Its coordinates transformed into another CRS
-are kept beside it, one copy per CRS. The cache holds at most ``limit`` bytes of arrays; the
-least recently used layers leave first. A GeoPackage too big to hold is read for each map
-through a bounding-box query instead (``read_box``).
+are kept beside it, one copy per CRS, and thinned copies per scale. The cache holds at most
+``limit`` bytes of arrays (an array shared by several copies counts once). When it is full,
+copies derived from the layers least recently used leave first (other CRSs, thinned), then whole
+layers; what the current map uses is never dropped. Each layer is loaded, and each copy derived,
+by one thread while others asking for it wait. A GeoPackage too big to hold (over a quarter of
+the limit) is read for each map through a bounding-box query instead (``read_box``).
 """
 
 from __future__ import annotations
@@ -25,6 +28,13 @@ from .shapes import Geometries, from_geometries
 DEFAULT_LIMIT = int(os.environ.get("CATALOGUE_LAYER_CACHE_MB", "512")) * 1024 * 1024
 
 
+def _arrays(parts: Geometries):
+    for shapes in (parts.polygon, parts.line, parts.point):
+        yield from (shapes.xy, shapes.ring_start, shapes.part_ring, shapes.bounds)
+        if shapes._owners:
+            yield from shapes._owners
+
+
 @dataclass
 class CachedLayer:
     """A layer's parts in its own CRS, in the other CRSs it has been drawn in, and thinned for
@@ -36,10 +46,17 @@ class CachedLayer:
     projected: dict[str, Geometries] = field(default_factory=dict)
     thinned: dict[tuple[str, int], Geometries | None] = field(default_factory=dict)
 
+    def copies(self) -> list[Geometries]:
+        return [self.native, *self.projected.values(), *(g for g in self.thinned.values() if g is not None)]
+
     @property
     def nbytes(self) -> int:
-        return (self.native.nbytes + sum(g.nbytes for g in self.projected.values())
-                + sum(g.nbytes for g in self.thinned.values() if g is not None))
+        """Bytes of the arrays held, each array counted once however many copies share it."""
+        seen: dict[int, int] = {}
+        for parts in self.copies():
+            for a in _arrays(parts):
+                seen[id(a)] = a.nbytes
+        return sum(seen.values())
 
 
 def read_geometries(path: str | Path, box: tuple[float, float, float, float] | None = None) -> np.ndarray:
@@ -64,43 +81,69 @@ class LayerCache:
         self._loading: dict[tuple, threading.Lock] = {}
 
     @staticmethod
-    def _key(path: str | Path) -> tuple:
-        st = os.stat(path)
+    def _key(path: str | Path, st: os.stat_result | None = None) -> tuple:
+        st = st or os.stat(path)
         return str(path), st.st_mtime_ns, st.st_size
 
-    def fits(self, path: str | Path) -> bool:
-        """Whether a file is small enough to be held (its arrays take about its size)."""
-        return os.path.getsize(path) <= self.limit // 2
+    def fits_size(self, size: int) -> bool:
+        """Whether a file of ``size`` bytes is small enough to be held: its arrays take about its
+        size, and a copy in another CRS and thinned copies as much again."""
+        return size <= self.limit // 4
 
-    def geometries(self, path: str | Path, crs: str, target: str, pixel: float | None = None) -> Geometries:
+    def fits(self, path: str | Path) -> bool:
+        """Whether the file at ``path`` is small enough to be held."""
+        return self.fits_size(os.path.getsize(path))
+
+    def geometries(self, path: str | Path, crs: str, target: str, pixel: float | None = None,
+                   st: os.stat_result | None = None) -> Geometries:
         """The parts of the layer at ``path`` (data CRS ``crs``) with coordinates in ``target``;
-        with ``pixel`` (the size of a map pixel in ``target`` units), thinned to about that size."""
-        key = self._key(path)
+        with ``pixel`` (the size of a map pixel in ``target`` units), thinned to about that size.
+        ``st``: the file's stat, when the caller has it."""
+        key = self._key(path, st)
         layer = self._get(key, path, crs)
         target_key = "" if map_crs.same(crs, target) else map_crs.normalise(target)
         if not target_key:
             found = layer.native
         else:
-            with self._lock:
-                found = layer.projected.get(target_key)
-            if found is None:
-                found = layer.native.transformed(lambda x, y: map_crs.transform_xy(x, y, crs, target))
-                with self._lock:
-                    layer.projected[target_key] = found
-                    self._trim()
+            found = self._derive(key, layer, (target_key, None), lambda: layer.projected.get(target_key),
+                                 lambda: layer.native.transformed(lambda x, y: map_crs.transform_xy(x, y, crs, target)),
+                                 lambda value: layer.projected.__setitem__(target_key, value))
         if not pixel or not math.isfinite(pixel) or pixel <= 0:
             return found
         exponent = round(math.log2(pixel))
+        thin_key = (target_key, exponent)
+
+        def thin() -> Geometries | None:
+            made = found.thinned(2.0 ** exponent)
+            return made if made.vertices < 0.7 * found.vertices else None
+
+        missing = object()
+        made = self._derive(key, layer, thin_key, lambda: layer.thinned.get(thin_key, missing), thin,
+                            lambda value: layer.thinned.__setitem__(thin_key, value), missing)
+        return made if made is not None else found
+
+    def _derive(self, key: tuple, layer: CachedLayer, which: tuple, lookup, make, store, missing=None):
+        """A derived copy of ``layer``: ``lookup()`` under the lock, else made by one thread (the
+        others asking for the same copy wait for it) and kept with ``store``."""
         with self._lock:
-            known = (target_key, exponent) in layer.thinned
-            thin = layer.thinned.get((target_key, exponent))
-        if not known:
-            thin = found.thinned(2.0 ** exponent)
-            thin = thin if thin.vertices < 0.7 * found.vertices else None
+            found = lookup()
+            if found is not missing:
+                return found
+            lock = self._loading.setdefault((key, which), threading.Lock())
+        with lock:
             with self._lock:
-                layer.thinned[(target_key, exponent)] = thin
-                self._trim()
-        return thin if thin is not None else found
+                found = lookup()
+            if found is not missing:
+                return found
+            try:
+                found = make()
+                with self._lock:
+                    store(found)
+                    self._trim(key, which)
+            finally:
+                with self._lock:
+                    self._loading.pop((key, which), None)
+        return found
 
     def _get(self, key: tuple, path: str | Path, crs: str) -> CachedLayer:
         with self._lock:
@@ -116,26 +159,48 @@ class LayerCache:
                 return layer
             try:
                 layer = CachedLayer(crs, from_geometries(read_geometries(path)))
-            except BaseException:
+                with self._lock:
+                    self._drop_older(key[0])
+                    self._layers[key] = layer
+                    self._trim(key)
+            finally:
                 with self._lock:
                     self._loading.pop(key, None)
-                raise
-            with self._lock:
-                self._drop_older(key[0])
-                self._layers[key] = layer
-                self._loading.pop(key, None)
-                self._trim()
         return layer
 
     def _drop_older(self, path: str) -> None:
         for old in [k for k in self._layers if k[0] == path]:
             del self._layers[old]
 
-    def _trim(self) -> None:
-        total = sum(layer.nbytes for layer in self._layers.values())
-        while total > self.limit and self._layers:
-            _, layer = self._layers.popitem(last=False)
-            total -= layer.nbytes
+    def _trim(self, keep: tuple, using: tuple | None = None) -> None:
+        """Drop copies until the arrays fit the limit: first the copies derived from other
+        layers (least recently used first), then those of layer ``keep`` other than ``using``
+        (a (CRS key, exponent) pair, exponent None for a projected copy), then whole other
+        layers. ``keep`` itself, and the copy in use, stay."""
+        sizes = {k: layer.nbytes for k, layer in self._layers.items()}
+        total = sum(sizes.values())
+        if total <= self.limit:
+            return
+        others = [k for k in self._layers if k != keep]
+        for k in [*others, keep]:
+            layer = self._layers.get(k)
+            if layer is None:
+                continue
+            for thin_key in [t for t, g in layer.thinned.items() if g is not None]:
+                if k != keep or thin_key != using:
+                    del layer.thinned[thin_key]
+            for target_key in list(layer.projected):
+                if k != keep or using is None or using[0] != target_key:
+                    del layer.projected[target_key]
+            total += layer.nbytes - sizes[k]
+            sizes[k] = layer.nbytes
+            if total <= self.limit:
+                return
+        for k in others:
+            total -= sizes[k]
+            del self._layers[k]
+            if total <= self.limit:
+                return
 
     def clear(self) -> None:
         with self._lock:
@@ -165,8 +230,9 @@ def read_box(path: str | Path, crs: str, target: str, box: tuple[float, float, f
 def layer_geometries(path: str | Path, crs: str, target: str, box: tuple[float, float, float, float],
                      pixel: float | None = None) -> Geometries:
     """The parts to draw for ``box`` in ``target`` at ``pixel`` units per pixel: from the cache,
-    or from the file when it is too big to hold."""
-    if CACHE.fits(path):
-        return CACHE.geometries(path, crs, target, pixel)
+    or from the file when it is too big to hold. Raises FileNotFoundError when the file is gone."""
+    st = os.stat(path)
+    if CACHE.fits_size(st.st_size):
+        return CACHE.geometries(path, crs, target, pixel, st)
     parts = read_box(path, crs, target, box)
     return parts.thinned(2.0 ** round(math.log2(pixel))) if pixel and math.isfinite(pixel) and pixel > 0 else parts

@@ -66,6 +66,19 @@ def is_known(name: str) -> bool:
 
 
 @functools.lru_cache(maxsize=256)
+def is_map_crs(name: str) -> bool:
+    """Whether a map can be drawn in the CRS: a known 2D projected or geographic CRS (not a
+    vertical, geocentric, compound or 3D one). The "unknown CRS" code counts as one."""
+    try:
+        crs = crs_of(name)
+    except ValueError:
+        return False
+    if crs is None:
+        return True
+    return (crs.is_projected or crs.is_geographic) and not crs.is_compound and len(crs.axis_info) == 2
+
+
+@functools.lru_cache(maxsize=256)
 def north_first(name: str) -> bool:
     """Whether the CRS's first axis points north or south (EPSG:4326 and other geographic
     EPSG codes, some national grids): WMS 1.3.0 boxes then list y before x."""
@@ -131,5 +144,14 @@ def transform_box(box: tuple[float, float, float, float], source: str, target: s
     return float(tx[ok].min()), float(ty[ok].min()), float(tx[ok].max()), float(ty[ok].max())
 
 
+# The narrowest side of a box: narrower, the size of a pixel is no longer a usable number.
+MIN_SPAN = 1e-280
+
+
 def finite_box(box: tuple[float, float, float, float]) -> bool:
-    return all(math.isfinite(v) for v in box) and box[0] < box[2] and box[1] < box[3]
+    """Whether a box has finite corners, min < max, and a finite width and height (a box
+    from -1e308 to 1e308 does not: its width overflows)."""
+    if not all(math.isfinite(v) for v in box):
+        return False
+    width, height = box[2] - box[0], box[3] - box[1]
+    return math.isfinite(width) and math.isfinite(height) and width >= MIN_SPAN and height >= MIN_SPAN

@@ -1,14 +1,17 @@
 """Drawing a GeoTIFF onto a map canvas (canvas.py).
 
-The part of the raster under the map is read at about the map's resolution (GDAL then reads
-from the overviews), coloured, and warped onto the map's grid with rasterio (nearest
-neighbour). Colours: a palette is applied; one band is drawn grey, stretched from the band's
+The part of the raster under the map is read at about the map's resolution, from the coarsest
+overview still as fine as the map (so at most about MAX_READ times the map's pixels are read per
+band), coloured, and warped onto the map's grid with rasterio (nearest neighbour). A map that
+would need more than MAX_READ_BYTES of the file's values (a raster without overviews, seen
+whole) is refused with ValueError. Colours: a palette is applied; one band is drawn grey, stretched from the band's
 minimum to its maximum (uint8 bands keep 0-255); three or more bands are drawn as red, green,
 blue. Nodata, masked pixels and the area outside the raster stay clear.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
@@ -24,6 +27,7 @@ from .symbolizers import RasterSymbol
 _STATS: dict[tuple, list[tuple[float, float]]] = {}
 _STATS_LOCK = threading.Lock()
 MAX_READ = 4  # read at most this many times the map's pixels
+MAX_READ_BYTES = 128 * 1024 * 1024  # values of the file read for one map, at most
 
 
 @functools.lru_cache(maxsize=128)
@@ -164,17 +168,34 @@ def draw_raster(canvas: np.ndarray, path: str, data_crs: str, symbol: RasterSymb
         # the resolution the map needs, in source pixels per map pixel
         res_x, res_y = abs(ds.transform.a) or 1.0, abs(ds.transform.e) or 1.0
         factor = min((box[2] - box[0]) / view.width / res_x, (box[3] - box[1]) / view.height / res_y)
-        factor = max(factor, 1.0, win.width / (MAX_READ * view.width), win.height / (MAX_READ * view.height))
+        factor = max(factor, 1.0, win.width / (MAX_READ * view.width), win.height / (MAX_READ * view.height),
+                     math.sqrt(win.width * win.height / (MAX_READ * view.width * view.height)))
         out_w, out_h = max(1, math.ceil(win.width / factor)), max(1, math.ceil(win.height / factor))
         bands, alpha_band = _colour_bands(ds)
-        data = ds.read(bands, window=win, out_shape=(len(bands), out_h, out_w), resampling=Resampling.nearest)
-        alpha = None
-        if alpha_band is not None:
-            alpha = ds.read(alpha_band, window=win, out_shape=(out_h, out_w), resampling=Resampling.nearest)
-        elif MaskFlags.per_dataset in ds.mask_flag_enums[0] and ds.nodata is None:
-            alpha = ds.read_masks(1, window=win, out_shape=(out_h, out_w), resampling=Resampling.nearest)
+        level = -1
+        for n, f in enumerate(ds.overviews(bands[0])):
+            if f <= factor:
+                level = n
+        with (rasterio.open(path, overview_level=level) if level >= 0 else contextlib.nullcontext(ds)) as src:
+            if level >= 0:  # the same area, in the overview's pixels
+                win = window_from_bounds(*inter, transform=src.transform)
+                col0, row0 = max(0, math.floor(win.col_off)), max(0, math.floor(win.row_off))
+                col1 = min(src.width, max(col0 + 1, math.ceil(win.col_off + win.width)))
+                row1 = min(src.height, max(row0 + 1, math.ceil(win.row_off + win.height)))
+                win = Window(col0, row0, col1 - col0, row1 - row0)
+                out_w, out_h = min(out_w, win.width), min(out_h, win.height)
+            count = len(bands) + (alpha_band is not None)
+            if win.width * win.height * count * np.dtype(ds.dtypes[0]).itemsize > MAX_READ_BYTES:
+                raise ValueError("the raster is too large to draw at this scale: ask for a smaller area")
+            data = src.read(bands, window=win, out_shape=(len(bands), out_h, out_w), resampling=Resampling.nearest)
+            alpha = None
+            if alpha_band is not None:
+                alpha = src.read(alpha_band, window=win, out_shape=(out_h, out_w), resampling=Resampling.nearest)
+            elif MaskFlags.per_dataset in ds.mask_flag_enums[0] and ds.nodata is None:
+                alpha = src.read_masks(1, window=win, out_shape=(out_h, out_w), resampling=Resampling.nearest)
+            window_transform = src.window_transform(win)
         rgba = _to_rgba(ds, path, data, bands, alpha)
-        src_transform = ds.window_transform(win) @ Affine.scale(win.width / out_w, win.height / out_h)
+        src_transform = window_transform @ Affine.scale(win.width / out_w, win.height / out_h)
         src_crs = ds.crs if ds.crs and known else _rio_crs(src_name)
     if symbol.opacity < 1:
         rgba[3] = (rgba[3].astype(np.float32) * symbol.opacity).astype(np.uint8)

@@ -3,10 +3,13 @@
 ``render_map`` is what the WMS GetMap and the thumbnails use. Vector layers are drawn from the
 in-memory layer cache (layer_cache.py) with their SLD style (symbolizers.py); rasters are read
 from their GeoTIFF working copies (raster_render.py); the image is written by map_encoding.py.
+A map draws at most MAX_DRAWS symbols in all. A layer whose file disappears while the map is
+drawn raises FileNotFoundError (its ``filename`` is the layer's path).
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,6 +24,7 @@ from .symbolizers import LineSymbol, PolygonSymbol, raster_symbol, vector_symbol
 from .vector_render import draw_vector
 
 MAX_SIZE = 8192
+MAX_DRAWS = 500  # symbols drawn in one map, over all its layers
 
 
 @dataclass
@@ -62,15 +66,31 @@ def _draw(layers: list[MapLayer], bbox, crs: str, width: int, height: int, trans
     canvas = new_canvas(view, background)
     colours: list | None = [background]
     pixel = min((bbox[2] - bbox[0]) / view.width, (bbox[3] - bbox[1]) / view.height)
+    drawn = 0
+    found: dict[tuple[str, str], object] = {}  # a layer named twice is looked up once
     for layer in layers:
-        if layer.kind == "raster":
-            canvas = draw_raster(canvas, str(layer.path), layer.crs, raster_symbol(layer.sld), view, crs)
-            colours = None
-            continue
-        parts = layer_geometries(layer.path, layer.crs, crs, bbox, pixel)
+        try:
+            if layer.kind == "raster":
+                drawn += 1
+                canvas = draw_raster(canvas, str(layer.path), layer.crs, raster_symbol(layer.sld), view, crs)
+                colours = None
+                continue
+            key = (str(layer.path), layer.crs)
+            if key not in found:
+                found[key] = layer_geometries(layer.path, layer.crs, crs, bbox, pixel)
+            parts = found[key]
+        except FileNotFoundError:
+            raise
+        except Exception:
+            if not os.path.exists(layer.path):  # removed or replaced while the map was drawn
+                raise FileNotFoundError(2, "The layer's file is missing", str(layer.path)) from None
+            raise
         families = [s.family for s in sorted(parts.families(), key=lambda s: -s.count)]
         if families:
             symbols = vector_symbols(layer.sld, families)
+            drawn += len(symbols)
+            if drawn > MAX_DRAWS:
+                raise ValueError(f"the layers and their styles draw more than {MAX_DRAWS} symbols")
             canvas = draw_vector(canvas, parts, symbols, view)
             plain = _plain_colours(symbols)
             colours = colours + plain if colours is not None and plain is not None else None

@@ -10,11 +10,19 @@ Filter, the first Rule alone is drawn with its Filter ignored. Filters, scale de
 text, external graphics and expressions are not evaluated. When nothing in a style can be drawn
 for a layer's geometries (or the SLD cannot be read), the plain default style of its geometry
 type is used, the same one catalogue_app.geo.styles writes for new datasets.
+
+Limits keep one map cheap to draw: at most MAX_SYMBOLS symbolizers of a style are drawn, mark
+sizes are at most MAX_MARK pixels and stroke widths at most MAX_STROKE pixels. Parsed styles
+are kept in a small cache keyed by a hash of the document; documents over MAX_SLD bytes are not
+kept.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from lxml import etree
@@ -25,6 +33,12 @@ from .xml import read_xml
 
 RGBA = tuple[int, int, int, int]
 SHAPES = ("circle", "square", "triangle", "star", "cross", "x")
+MAX_SLD = 64 * 1024   # bytes of a style document sent with a request
+MAX_SYMBOLS = 100     # symbolizers of one style that are drawn
+MAX_MARK = 64.0       # pixels: the largest mark Size
+MAX_STROKE = 32.0     # pixels: the widest stroke
+# The root elements of a readable style document.
+ROOTS = ("StyledLayerDescriptor", "UserStyle", "FeatureTypeStyle", "CoverageStyle")
 
 
 @dataclass(frozen=True)
@@ -137,7 +151,7 @@ def _stroke(el, opacity: float = 1.0) -> tuple[RGBA | None, float]:
     if el is None:
         return None, 1.0
     p = _params(el)
-    width = _number(p.get("stroke-width"), 1.0, 0, 100)
+    width = _number(p.get("stroke-width"), 1.0, 0, MAX_STROKE)
     if width == 0:
         return None, 0.0
     return _rgba(colour(p.get("stroke"), (0, 0, 0)), _number(p.get("stroke-opacity"), 1.0, 0, 1) * opacity), width
@@ -146,7 +160,7 @@ def _stroke(el, opacity: float = 1.0) -> tuple[RGBA | None, float]:
 def _point(sym) -> PointSymbol:
     graphic = _child(sym, "Graphic")
     opacity = _number(_value(_child(graphic, "Opacity")), 1.0, 0, 1)
-    size = _number(_value(_child(graphic, "Size")), 6.0, 1, 256)
+    size = _number(_value(_child(graphic, "Size")), 6.0, 1, MAX_MARK)
     mark = _child(graphic, "Mark")
     if mark is None:  # no Mark (an ExternalGraphic, or nothing): the SLD default mark
         return PointSymbol("square", size, _rgba((128, 128, 128), opacity), _rgba((0, 0, 0), opacity))
@@ -177,13 +191,15 @@ def _symbol(sym) -> Symbol | None:
     return None
 
 
-@functools.lru_cache(maxsize=256)
-def parse_sld(sld: bytes) -> tuple[Symbol, ...]:
-    """The symbols of an SLD document, in drawing order; empty when it cannot be read."""
+def _read(sld: bytes) -> tuple[Symbol, ...] | None:
+    """The symbols of an SLD document, in drawing order (at most MAX_SYMBOLS); None when it
+    cannot be read (not XML, or not a style)."""
     try:
         root = read_xml(sld, "The style", "Send an SLD")
     except GeoError:
-        return ()
+        return None
+    if _local(root) not in ROOTS:
+        return None
     rules = [el for el in root.iter() if _local(el) == "Rule"]
     plain = [r for r in rules if _child(r, "Filter") is None]
     chosen = plain or rules[:1]
@@ -193,7 +209,41 @@ def parse_sld(sld: bytes) -> tuple[Symbol, ...]:
             found = _symbol(sym) if _local(sym).endswith("Symbolizer") else None
             if found is not None:
                 symbols.append(found)
+                if len(symbols) >= MAX_SYMBOLS:
+                    return tuple(symbols)
     return tuple(symbols)
+
+
+_PARSED: OrderedDict[bytes, tuple[Symbol, ...] | None] = OrderedDict()
+_PARSED_LOCK = threading.Lock()
+_PARSED_SIZE = 32
+
+
+def _parsed(sld: bytes) -> tuple[Symbol, ...] | None:
+    """``_read`` with a small cache keyed by a hash of the document (small documents only)."""
+    if len(sld) > MAX_SLD:
+        return _read(sld)
+    key = hashlib.blake2b(sld, digest_size=16).digest()
+    with _PARSED_LOCK:
+        if key in _PARSED:
+            _PARSED.move_to_end(key)
+            return _PARSED[key]
+    found = _read(sld)
+    with _PARSED_LOCK:
+        _PARSED[key] = found
+        while len(_PARSED) > _PARSED_SIZE:
+            _PARSED.popitem(last=False)
+    return found
+
+
+def parse_sld(sld: bytes) -> tuple[Symbol, ...]:
+    """The symbols of an SLD document, in drawing order; empty when it cannot be read."""
+    return _parsed(sld) or ()
+
+
+def readable(sld: bytes) -> bool:
+    """Whether an SLD document can be read (well-formed XML whose root is a style)."""
+    return _parsed(sld) is not None
 
 
 @functools.lru_cache(maxsize=8)

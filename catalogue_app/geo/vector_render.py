@@ -7,10 +7,14 @@ Every step works on all parts of a symbol at once, not one part at a time:
   orientation; pixels where the running sum is not zero are filled (overlapping features stay
   filled, holes stay empty);
 - outlines and lines are sampled at least once per pixel along each edge, after clipping the
-  edge to the image, and drawn as squares of the stroke width.
+  edge to the image, and drawn as squares of the stroke width (a square per sample, or for
+  wide strokes over many samples, the samples' mask widened row-wise then column-wise);
+- point marks are small antialiased images pasted with Pillow one point at a time, or for many
+  points, each mostly opaque pixel of the mark set for all points at once.
 Within one symbol all fills are drawn before all outlines. There is no antialiasing. Symbols
-with any transparency are drawn on a clear sheet, then laid over the canvas. Point marks are
-small antialiased images pasted with Pillow.
+with any transparency are drawn on a clear sheet, then laid over the canvas. The work of marks
+is bounded by WORK: beyond it, of the marks whose centres fall in one small cell (a fraction of
+the mark's side) only the last is drawn.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from .symbolizers import LineSymbol, PointSymbol, PolygonSymbol
 
 TINY = 2.0          # parts narrower and lower than this many pixels set the pixels under their box
 MANY_POINTS = 20000  # above this, point marks are stamped with numpy instead of pasted
+WORK = 40_000_000    # pixel writes of point marks per symbol, at most (about)
 
 
 def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
@@ -217,9 +222,57 @@ def _stroke(pixels: np.ndarray, edges: _Edges, view: View, colour: np.uint32, wi
         rows, cols = np.divmod(key, view.width + 2 * pad)
         rows, cols = rows - pad, cols - pad
     start = -((size - 1) // 2)
+    # a sample's square costs some 20 times a pixel of a widening pass: take the cheaper way
+    if size > 1 and 20 * len(rows) * size * size > _widen_cost(rows, cols, view, size):
+        _widened(pixels, view, cols, rows, colour, size, start)
+        return
     for dy in range(start, start + size):
         for dx in range(start, start + size):
             _set(pixels, view, cols + dx, rows + dy, colour)
+
+
+def _widen_cost(rows: np.ndarray, cols: np.ndarray, view: View, size: int) -> int:
+    """About the work of ``_widened``: passes over the box of the samples."""
+    if not len(rows):
+        return 0
+    h = min(int(rows.max()), view.height) - max(int(rows.min()), 0) + size
+    w = min(int(cols.max()), view.width) - max(int(cols.min()), 0) + size
+    return max(h, 0) * max(w, 0) * 2 * (size.bit_length() + 1)
+
+
+def _widened(pixels: np.ndarray, view: View, cols: np.ndarray, rows: np.ndarray, colour: np.uint32, size: int,
+             start: int) -> None:
+    """Set a ``size`` x ``size`` square at each sample, its corner at (col + start, row + start):
+    the samples' mask widened along rows, then along columns (a run of doubling shifts each)."""
+    r0 = max(int(rows.min()) + start, 0)
+    c0 = max(int(cols.min()) + start, 0)
+    r1 = min(int(rows.max()) + start + size, view.height)
+    c1 = min(int(cols.max()) + start + size, view.width)
+    if r1 <= r0 or c1 <= c0:
+        return
+    # the mask reaches size - 1 pixels before the area, so squares starting there are counted
+    mask = np.zeros((r1 - r0 + size - 1, c1 - c0 + size - 1), bool)
+    rr, cc = rows + start - r0 + size - 1, cols + start - c0 + size - 1
+    ok = (rr >= 0) & (rr < mask.shape[0]) & (cc >= 0) & (cc < mask.shape[1])
+    mask[rr[ok], cc[ok]] = True
+    for axis in (1, 0):
+        mask = _run(mask, size, axis)
+    area = mask[size - 1:, size - 1:]
+    np.copyto(pixels.reshape(view.height, view.width)[r0:r1, c0:c1], colour, where=area)
+
+
+def _run(mask: np.ndarray, length: int, axis: int) -> np.ndarray:
+    """``mask`` with each set pixel also setting the ``length`` - 1 pixels after it along ``axis``."""
+    out = mask.copy()
+    covered = 1
+    while covered < length:
+        step = min(covered, length - covered)
+        if axis == 1:
+            out[:, step:] |= out[:, :-step]
+        else:
+            out[step:] |= out[:-step]
+        covered += step
+    return out
 
 
 def _sheet(canvas: np.ndarray, colours: list) -> tuple[np.ndarray, bool]:
@@ -301,35 +354,46 @@ def mark_sprite(sym: PointSymbol) -> Image.Image:
 
 def _points(canvas: np.ndarray, shapes: Shapes, sym: PointSymbol, view: View) -> np.ndarray:
     sprite = mark_sprite(sym)
-    half = sprite.width // 2
+    side = sprite.width
+    half = side // 2
     chosen = np.sort(np.concatenate(_select(shapes, view, half + 1)))
     if not len(chosen):
         return canvas
     px, py = view.pixels(shapes.xy[0, chosen], shapes.xy[1, chosen])
     cols, rows = np.floor(px).astype(np.int64), np.floor(py).astype(np.int64)
-    # one mark per pixel: the last drawn
-    key = rows * (view.width + 2 * half + 2) + cols
+    ok = (cols >= -half) & (cols < view.width + half) & (rows >= -half) & (rows < view.height + half)
+    if not ok.all():
+        cols, rows = cols[ok], rows[ok]
+    s = np.asarray(sprite)
+    opaque = np.nonzero(s[:, :, 3] >= 128)
+    marks = max(1, len(opaque[0]))
+    # one mark per pixel (the last drawn); with more marks than the work allows, one per cell
+    cell = 1
+    if len(cols) * marks > WORK:
+        area = (view.width + side) * (view.height + side)
+        cell = max(1, min(half, math.ceil(math.sqrt(area * marks / WORK))))
+    key = ((rows + half) // cell) * ((view.width + side) // cell + 1) + (cols + half) // cell
     _, last = np.unique(key[::-1], return_index=True)
     order = np.sort(len(key) - 1 - last)
     cols, rows = cols[order], rows[order]
-    if len(cols) <= MANY_POINTS:
+    if len(cols) <= MANY_POINTS and len(cols) * side * side <= WORK:
         image = Image.fromarray(canvas, "RGBA")
         for x, y in zip((cols - half).tolist(), (rows - half).tolist()):
             sx, sy = max(0, -x), max(0, -y)
             if sx < sprite.width and sy < sprite.height:
                 image.alpha_composite(sprite, dest=(x + sx, y + sy), source=(sx, sy))
         return np.asarray(image).copy()
-    # many marks: set each mostly opaque pixel of the mark for all of them at once
+    # many marks: set each mostly opaque pixel of the mark for all of them at once, on a sheet
+    # with a margin of one mark on each side
     w, h = view.width, view.height
-    present = np.zeros((h + 2 * half, w + 2 * half), bool)
-    ok = (cols >= -half) & (cols < w + half) & (rows >= -half) & (rows < h + half)
-    present[rows[ok] + half, cols[ok] + half] = True
-    sheet = np.zeros_like(canvas)
-    s = np.asarray(sprite)
-    for dy, dx in zip(*np.nonzero(s[:, :, 3] >= 128)):
-        hit = present[2 * half - dy: 2 * half - dy + h, 2 * half - dx: 2 * half - dx + w]
-        sheet[hit] = s[dy, dx]
-    return over(canvas, sheet)
+    wide = w + 2 * side
+    sheet = np.zeros((h + 2 * side, wide, 4), np.uint8)
+    flat = words(sheet)
+    base = (rows + side - half) * wide + (cols + side - half)
+    colours = s.view(np.uint32)[:, :, 0]
+    for dy, dx in zip(*opaque):
+        flat[base + int(dy * wide + dx)] = colours[dy, dx]
+    return over(canvas, np.ascontiguousarray(sheet[side:side + h, side:side + w]))
 
 
 def draw_vector(canvas: np.ndarray, parts: Geometries, symbols, view: View) -> np.ndarray:

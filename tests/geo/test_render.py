@@ -325,3 +325,180 @@ def test_legend_images(kind):
     assert (np.asarray(img.convert("RGBA"))[:, :, 3] > 0).sum() > 10
     with pytest.raises(ValueError):
         legend_png(None, kind, 0, 10)
+
+
+# --- limits --------------------------------------------------------------------------------------
+
+
+def point_style(size: float, stroke_width: float = 1) -> bytes:
+    return sld('<PointSymbolizer><Graphic><Mark><WellKnownName>circle</WellKnownName>'
+               '<Fill><CssParameter name="fill">#ff00ff</CssParameter></Fill>'
+               f'<Stroke><CssParameter name="stroke">#000000</CssParameter><CssParameter name="stroke-width">'
+               f'{stroke_width}</CssParameter></Stroke></Mark><Size>{size}</Size></Graphic></PointSymbolizer>')
+
+
+def test_mark_size_and_stroke_width_are_clamped():
+    (mark,) = symbolizers.parse_sld(point_style(256, 100))
+    assert mark.size == symbolizers.MAX_MARK == 64 and mark.width == symbolizers.MAX_STROKE == 32
+    line = sld('<LineSymbolizer><Stroke><CssParameter name="stroke">#00ff00</CssParameter>'
+               '<CssParameter name="stroke-width">100</CssParameter></Stroke></LineSymbolizer>')
+    assert symbolizers.parse_sld(line) == (symbolizers.LineSymbol((0, 255, 0, 255), 32.0),)
+
+
+def test_wide_lines_are_drawn_exactly_and_fast(tmp_path):
+    path = gpkg(tmp_path / "lines.gpkg", [shapely.LineString([(0, 5), (10, 5)]), shapely.LineString([(5, 0), (5, 10)])])
+    style = sld('<LineSymbolizer><Stroke><CssParameter name="stroke">#00ff00</CssParameter>'
+                '<CssParameter name="stroke-width">100</CssParameter></Stroke></LineSymbolizer>')
+    box = (0, 0, 10, 10)
+    img = np.asarray(draw([MapLayer(path, "vector", "EPSG:4326", style)], box, size=(100, 100)))
+    green = (img == (0, 255, 0)).all(axis=2)
+    assert green[:, 10].sum() == 32 and green[90, :].sum() == 32  # clamped to 32 pixels
+    assert green[50, 0] and green[50, 99] and not green[10, 10]
+    start = time.process_time()
+    render_map([MapLayer(COUNTRIES, "vector", "EPSG:4326", style)], (-180, -90, 180, 90), "EPSG:4326", 2048, 2048)
+    assert time.process_time() - start < 3.0
+
+
+def test_many_large_marks_are_drawn_in_bounded_time(tmp_path):
+    rng = np.random.default_rng(5)
+    x, y = rng.uniform(-180, 180, 60000), rng.uniform(-90, 90, 60000)
+    path = gpkg(tmp_path / "points.gpkg", list(shapely.points(x, y)))
+    box = (-180, -90, 180, 90)
+    for size, stroke in ((16, 1), (256, 100)):
+        layer = MapLayer(path, "vector", "EPSG:4326", point_style(size, stroke))
+        render_map([layer], box, "EPSG:4326", 64, 64)  # loads the layer
+        start = time.process_time()
+        img = np.asarray(draw([layer], box, size=(2048, 2048)))
+        assert time.process_time() - start < 6.0, size
+        # every point is under a mark
+        cols = np.clip(((x[:500] + 180) / 360 * 2048).astype(int), 0, 2047)
+        rows = np.clip(((90 - y[:500]) / 180 * 2048).astype(int), 0, 2047)
+        assert not (img[rows, cols] == WHITE).all(axis=1).any()
+
+
+def test_a_style_draws_at_most_max_symbols():
+    rule = ('<Rule><LineSymbolizer><Stroke><CssParameter name="stroke">#00ff00</CssParameter></Stroke>'
+            '</LineSymbolizer></Rule>')
+    doc = sld(rule * 150).replace(b"<Rule><Rule>", b"<Rule>").replace(b"</Rule></Rule>", b"</Rule>")
+    assert len(symbolizers.parse_sld(doc)) == symbolizers.MAX_SYMBOLS == 100
+
+
+def test_parsed_styles_are_kept_small_by_hash():
+    big = sld('<LineSymbolizer><Stroke><CssParameter name="stroke">#00ff00</CssParameter></Stroke>'
+              '</LineSymbolizer>' + "<!-- padding -->" * 5000)
+    assert len(big) > symbolizers.MAX_SLD
+    assert symbolizers.parse_sld(big) == (symbolizers.LineSymbol((0, 255, 0, 255), 1.0),)
+    for i in range(100):
+        symbolizers.parse_sld(RED_FILL + f"<!-- {i} -->".encode())
+    assert len(symbolizers._PARSED) <= 32
+    assert all(len(key) <= 32 for key in symbolizers._PARSED)  # hashes, not documents
+
+
+def test_readable_styles():
+    assert symbolizers.readable(RED_FILL)
+    for bad in (b"<oops", b"<sld/>", b"", b"not xml at all"):
+        assert not symbolizers.readable(bad), bad
+
+
+def test_box_with_overflowing_width_is_refused():
+    layer = MapLayer(COUNTRIES, "vector", "EPSG:4326")
+    raster = MapLayer(str(DATA / "RGB.byte.tif"), "raster", "EPSG:32618")
+    for box in [(-1e308, -1e308, 1e308, 1e308), (-1e308, 0, 1e308, 1), (0, 0, 1e-300, 1e-300)]:
+        for one in (layer, raster):
+            with pytest.raises(ValueError):
+                render_map([one], box, "EPSG:4326", 64, 64)
+
+
+def test_map_crs_must_be_2d_projected_or_geographic():
+    from catalogue_app.geo import map_crs
+
+    for good in ("EPSG:4326", "CRS:84", "EPSG:3857", "EPSG:32618", "EPSG:3031", "EPSG:900913"):
+        assert map_crs.is_map_crs(good), good
+    for bad in ("EPSG:5773", "EPSG:4979", "EPSG:4978", "EPSG:7405", "EPSG:999999"):
+        assert not map_crs.is_map_crs(bad), bad
+
+
+def test_raster_read_from_overviews_within_a_budget(tmp_path, monkeypatch):
+    import rasterio
+    from rasterio.enums import Resampling
+    from rasterio.transform import from_origin
+
+    from catalogue_app.geo import raster_render
+
+    data = (np.indices((2048, 2048)).sum(axis=0) % 251).astype("uint8")
+    profile = dict(driver="GTiff", width=2048, height=2048, count=1, dtype="uint8", crs="EPSG:32632",
+                   transform=from_origin(500000, 5200000, 10, 10), tiled=True, blockxsize=256, blockysize=256)
+    plain, pyramid = str(tmp_path / "plain.tif"), str(tmp_path / "pyramid.tif")
+    for path in (plain, pyramid):
+        with rasterio.open(path, "w", **profile) as out:
+            out.write(data, 1)
+    with rasterio.open(pyramid, "r+") as ds:
+        ds.build_overviews([2, 4, 8], Resampling.nearest)
+    box = (500000, 5200000 - 20480, 520480, 5200000)
+    # 4 MB of values are not allowed, the overview needs 64 KB: only the raster with overviews is drawn
+    monkeypatch.setattr(raster_render, "MAX_READ_BYTES", 1024 * 1024)
+    img = np.asarray(draw([MapLayer(pyramid, "raster", "EPSG:32632")], box, "EPSG:32632", (256, 256)))
+    assert (img != WHITE).any(axis=2).mean() > 0.5
+    with pytest.raises(ValueError):
+        render_map([MapLayer(plain, "raster", "EPSG:32632")], box, "EPSG:32632", 256, 256)
+    # a close view reads the full resolution
+    small = (500000, 5200000 - 2560, 502560, 5200000)
+    img = np.asarray(draw([MapLayer(plain, "raster", "EPSG:32632")], small, "EPSG:32632", (256, 256)))
+    assert tuple(img[10, 20]) == (data[10, 20],) * 3
+
+
+def test_a_vanished_file_raises_file_not_found(tmp_path):
+    for name, kind in (("gone.gpkg", "vector"), ("gone.tif", "raster")):
+        path = str(tmp_path / name)
+        with pytest.raises(FileNotFoundError) as caught:
+            render_map([MapLayer(path, kind, "EPSG:4326")], (-180, -90, 180, 90), "EPSG:4326", 64, 32)
+        assert caught.value.filename == path
+
+
+def test_layer_cache_counts_shared_arrays_once_and_keeps_what_is_used(tmp_path):
+    path = gpkg(tmp_path / "one.gpkg", [shapely.box(0, 0, 10, 10).segmentize(0.001)])
+    cache = LayerCache(limit=100_000_000)
+    native = cache.geometries(path, "EPSG:4326", "EPSG:4326")
+    projected = cache.geometries(path, "EPSG:4326", "EPSG:3857")
+    assert projected.polygon.ring_start is native.polygon.ring_start  # shared
+    assert native.nbytes < cache.nbytes < native.nbytes + projected.nbytes
+    # too small for a native and a projected copy: the projection asked for stays, and so does the layer
+    tight = LayerCache(limit=int(native.nbytes * 1.5))
+    tight.geometries(path, "EPSG:4326", "EPSG:4326")
+    again = tight.geometries(path, "EPSG:4326", "EPSG:3857")
+    assert again.polygon.bounds[0][2] == pytest.approx(10 / 180 * MERCATOR)
+    assert len(tight._layers) == 1
+    # derived copies leave before whole layers do
+    other = gpkg(tmp_path / "two.gpkg", [shapely.box(0, 0, 10, 10).segmentize(0.001)])
+    roomy = LayerCache(limit=int(native.nbytes * 2.5))
+    roomy.geometries(path, "EPSG:4326", "EPSG:3857")
+    roomy.geometries(other, "EPSG:4326", "EPSG:4326")
+    assert len(roomy._layers) == 2
+    first = next(iter(roomy._layers.values()))
+    assert not first.projected
+    # files up to a quarter of the limit are held
+    size = os.path.getsize(path)
+    assert LayerCache(limit=size * 4).fits(path) and not LayerCache(limit=size * 4 - 8).fits(path)
+
+
+def test_layer_cache_derives_a_projection_once_for_concurrent_maps(tmp_path, monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from catalogue_app.geo import map_crs
+
+    path = gpkg(tmp_path / "one.gpkg", [shapely.box(0, 0, 10, 10).segmentize(0.01)])
+    cache = LayerCache(limit=100_000_000)
+    cache.geometries(path, "EPSG:4326", "EPSG:4326")
+    calls = []
+    plain = map_crs.transform_xy
+
+    def slow(x, y, source, target):
+        calls.append(target)
+        time.sleep(0.2)
+        return plain(x, y, source, target)
+
+    monkeypatch.setattr(map_crs, "transform_xy", slow)
+    with ThreadPoolExecutor(8) as pool:
+        found = list(pool.map(lambda _: cache.geometries(path, "EPSG:4326", "EPSG:3857", 1000.0), range(8)))
+    assert calls == ["EPSG:3857"]
+    assert all(f is found[0] for f in found)

@@ -590,12 +590,25 @@ ERRORS = [
     ("bad transparent", lambda c: getmap_params(c, transparent="maybe"), "InvalidParameterValue", "transparent"),
     ("bad bgcolor", lambda c: getmap_params(c, bgcolor="0xZZZZZZ"), "InvalidParameterValue", "bgcolor"),
     ("styles for fewer layers", lambda c: getmap_params(c, styles="a,b"), "InvalidParameterValue", "styles"),
+    ("vertical crs", lambda c: getmap_params(c, crs="EPSG:5773", bbox="0,0,1,1"), "InvalidCRS", "crs"),
+    ("geocentric srs 1.1.1", lambda c: getmap_params(c, "1.1.1", srs="EPSG:4978", bbox="0,0,1,1"), "InvalidSRS",
+     "srs"),
+    ("3D crs", lambda c: getmap_params(c, crs="EPSG:4979"), "InvalidCRS", "crs"),
+    ("overflowing bbox", lambda c: getmap_params(c, bbox="-1e308,-1e308,1e308,1e308"), "InvalidParameterValue",
+     "bbox"),
+    ("too many layers", lambda c: getmap_params(",".join([c] * 51)), "InvalidParameterValue", "layers"),
+    ("unreadable sld_body", lambda c: getmap_params(c, sld_body="<oops"), "InvalidParameterValue", "sld_body"),
+    ("sld_body not a style", lambda c: getmap_params(c, sld_body="<sld/>"), "InvalidParameterValue", "sld_body"),
     ("unknown operation", lambda c: {"service": "WMS", "request": "GetPicture"}, "OperationNotSupported", "request"),
     ("no operation", lambda c: {"service": "WMS"}, "MissingParameterValue", "request"),
     ("point off the map", lambda c: gfi_params(c, 0, 0, i="600"), "InvalidPoint", "i"),
     ("negative point", lambda c: gfi_params(c, 0, 0, j="-1"), "InvalidPoint", "j"),
     ("no point", lambda c: _without(gfi_params(c, 0, 0), "i"), "MissingParameterValue", "i"),
     ("negative count", lambda c: gfi_params(c, 0, 0, feature_count="-3"), "InvalidParameterValue", "feature_count"),
+    ("overflowing bbox of a query", lambda c: gfi_params(c, 0, 0, bbox="-1e308,-1e308,1e308,1e308"),
+     "InvalidParameterValue", "bbox"),
+    ("too many query layers", lambda c: gfi_params(c, 0, 0, query_layers=",".join([c] * 51)),
+     "InvalidParameterValue", "query_layers"),
     ("bad info format", lambda c: gfi_params(c, 0, 0, info_format="application/pdf"), "InvalidFormat", "info_format"),
     ("unknown query layer", lambda c: gfi_params(c, 0, 0, query_layers="catalogue:nothing"), "LayerNotDefined",
      "query_layers"),
@@ -625,3 +638,153 @@ def test_version_111_reports_are_111_documents(ogc):
     assert r.headers["content-type"].startswith("application/vnd.ogc.se_xml")
     assert etree.fromstring(r.content).get("version") == "1.1.1"
     assert report(r)[0] == "LayerNotDefined"
+
+
+# --- limits --------------------------------------------------------------------------------------
+
+
+def test_feature_info_gives_a_viewer_few_features_without_geometry(ogc):
+    """A view-only user cannot download a layer through GetFeatureInfo: a one-pixel map of the
+    world with a huge buffer and count answers a few features, without geometry."""
+    private = ogc["private"]["alternate"]
+    tiny = {"service": "WMS", "version": "1.3.0", "request": "GetFeatureInfo", "layers": private,
+            "query_layers": private, "styles": "", "crs": "CRS:84", "bbox": "-160,-88,200,92", "width": "1",
+            "height": "1", "i": "0", "j": "0", "buffer": "100", "feature_count": "1000",
+            "info_format": "application/json"}
+    with login(ogc["srv"], ogc["viewer"]) as c:
+        whole = c.get("/geoserver/ows", params=tiny)
+        near = c.get("/geoserver/ows", params=gfi_params(private, 22, 2, buffer="100", feature_count="2"))
+        wfs = c.get("/geoserver/ows", params={"service": "WFS", "version": "2.0.0", "request": "GetFeature",
+                                             "typenames": private, "outputFormat": "application/json"})
+    assert wfs.status_code == 403
+    assert whole.status_code == 200, whole.text
+    features = whole.json()["features"]
+    assert 1 <= len(features) <= 3  # the country under the middle of the map, not all 177
+    assert all(f["geometry"] is None for f in features)
+    assert near.status_code == 200
+    features = near.json()["features"]
+    assert 1 <= len(features) <= 2 and all(f["geometry"] is None for f in features)
+    assert features[0]["properties"]["continent"] == "Africa"
+    # the owner may download: geometry given
+    with login(ogc["srv"], ogc["owner"]) as c:
+        owned = c.get("/geoserver/ows", params=tiny).json()["features"]
+    assert owned and all(f["geometry"]["type"] in ("Polygon", "MultiPolygon") for f in owned)
+
+
+def test_feature_info_count_and_buffer_are_capped(ogc):
+    from catalogue_app.api.ogc.wms import MAX_FEATURES
+
+    cities = ogc["cities"]["alternate"]
+    params = {"service": "WMS", "version": "1.3.0", "request": "GetFeatureInfo", "layers": cities,
+              "query_layers": cities, "styles": "", "crs": "CRS:84", "bbox": "-30,-60,70,90", "width": "1",
+              "height": "1", "i": "0", "j": "0", "buffer": "100000", "feature_count": "1000",
+              "info_format": "application/json"}
+    with ogc["srv"].client() as anon:
+        r = anon.get("/geoserver/ows", params=params)
+    assert r.status_code == 200, r.text
+    features = r.json()["features"]
+    assert 0 < len(features) <= MAX_FEATURES
+    # the searched square is at most 25 pixels of a 256-pixel map on either side of the centre (20, 15)
+    for f in features:
+        lon, lat = f["geometry"]["coordinates"]
+        assert abs(lon - 20) <= 100 * 25 / 256 + 1e-6 and abs(lat - 15) <= 150 * 25 / 256 + 1e-6
+
+
+@pytest.mark.parametrize("dataset", ["countries", "rgb"])
+@pytest.mark.parametrize("operation", ["GetMap", "GetFeatureInfo"])
+def test_overflowing_boxes_are_refused(ogc, dataset, operation):
+    layer = ogc[dataset]["alternate"]
+    for version in ("1.1.1", "1.3.0"):
+        for box in ("-1e308,-1e308,1e308,1e308", "-1.7e308,0,1.7e308,1"):
+            params = getmap_params(layer, version, bbox=box) if operation == "GetMap" else \
+                gfi_params(layer, 0, 0, version, bbox=box)
+            with ogc["srv"].client() as anon:
+                r = anon.get("/geoserver/ows", params=params)
+            assert r.status_code == 400, (version, box, r.text)
+            assert report(r) == ("InvalidParameterValue", "bbox")
+
+
+def test_sld_body_is_limited_and_must_be_readable(ogc):
+    layer = ogc["countries"]["alternate"]
+    padded = RED_SLD.decode().replace("<NamedLayer>", "<!-- " + "x" * 70_000 + " --><NamedLayer>")
+    with ogc["srv"].client() as anon:
+        big = anon.post("/geoserver/ows", data=getmap_params(layer, sld_body=padded))
+        broken = anon.post("/geoserver/ows", data=getmap_params(layer, sld_body=RED_SLD.decode()[:-30]))
+        legend = anon.post("/geoserver/ows", data={"service": "WMS", "request": "GetLegendGraphic", "layer": layer,
+                                                   "format": "image/png", "sld_body": "<oops"})
+    assert big.status_code == 400 and report(big) == ("InvalidParameterValue", "sld_body")
+    assert broken.status_code == 400 and report(broken) == ("InvalidParameterValue", "sld_body")
+    assert legend.status_code == 400 and report(legend) == ("InvalidParameterValue", "sld_body")
+
+
+def test_a_layer_named_many_times_is_drawn_once_over(ogc):
+    layer = ogc["countries"]["alternate"]
+    with ogc["srv"].client() as anon:
+        once = anon.get("/geoserver/ows", params=getmap_params(layer))
+        many = anon.get("/geoserver/ows", params=getmap_params(",".join([layer] * 50)))
+    assert once.status_code == many.status_code == 200, many.text
+    assert (np.asarray(picture(once.content).convert("RGB")) == np.asarray(picture(many.content).convert("RGB"))).all()
+
+
+def test_capabilities_list_only_crs_maps_are_drawn_in(ogc):
+    from catalogue_app.api.ogc.wms_capabilities import _native_codes
+
+    assert _native_codes({"srid": "EPSG:32618"}) == ["EPSG:32618"]
+    assert _native_codes({"srid": "EPSG:5773"}) == [] and _native_codes({"srid": "EPSG:4979"}) == []
+
+
+class StubRequest:
+    """Just what GetMap and GetFeatureInfo ask of a request, for a layer whose file is at ``path``;
+    counts the lookups of styles and files."""
+
+    def __init__(self, params: dict, path, kind: str = "vector"):
+        self.params = {k.lower(): v for k, v in params.items()}
+        self.path, self.kind = path, kind
+        self.calls = {"style_body": 0, "data_path": 0}
+
+    def get(self, key, default=None):
+        value = self.params.get(key.lower())
+        return default if value in (None, "") else value
+
+    def require(self, key):
+        from catalogue_app.api.ogc.common import OgcError
+
+        if self.get(key) is None:
+            raise OgcError("MissingParameterValue", key, key)
+        return self.get(key)
+
+    def layer(self, name, locator, code="InvalidParameterValue", download=False):
+        return {"id": 1, "alternate": name, "subtype": "raster" if self.kind == "raster" else "vector",
+                "srid": "EPSG:4326", "crs_wkt": None, "styles": [], "may_download": True}
+
+    def data_path(self, layer):
+        self.calls["data_path"] += 1
+        return self.path
+
+    def style_body(self, layer, name):
+        self.calls["style_body"] += 1
+        return None
+
+
+def test_getmap_looks_a_repeated_layer_up_once():
+    from catalogue_app.api.ogc import wms
+
+    req = StubRequest(getmap_params(",".join(["catalogue:countries"] * 20)), COUNTRIES / "naturalearth_lowres.shp")
+    r = wms.handle(req)
+    assert r.status_code == 200
+    assert req.calls == {"style_body": 1, "data_path": 1}
+
+
+@pytest.mark.parametrize("kind", ["vector", "raster"])
+@pytest.mark.parametrize("operation", ["GetMap", "GetFeatureInfo"])
+def test_a_file_gone_while_drawing_is_an_exception_report(tmp_path, kind, operation):
+    """The working copy found, then gone before it is read (a dataset replaced or deleted)."""
+    from catalogue_app.api.ogc import wms
+    from catalogue_app.api.ogc.common import OgcError
+
+    params = getmap_params("catalogue:gone") if operation == "GetMap" else gfi_params("catalogue:gone", 0, 0)
+    req = StubRequest(params, tmp_path / ("gone.gpkg" if kind == "vector" else "gone.tif"), kind)
+    with pytest.raises(OgcError) as caught:
+        wms.handle(req)
+    assert (caught.value.code, caught.value.status) == ("NoApplicableCode", 404)
+    assert "catalogue:gone" in caught.value.message

@@ -5,11 +5,15 @@ Versions: GetCapabilities negotiates (1.3.0 unless an older version is asked for
 operations follow VERSION, or, without it, use 1.1.1 rules when SRS is given and 1.3.0 rules
 otherwise. In 1.3.0, boxes in a CRS whose first axis points north (EPSG:4326) list latitudes
 first. Hidden and unknown layers are alike: LayerNotDefined. Every operation needs only the
-view permission. The drawing itself is catalogue_app.geo.render; the parameters are read by
-wms_params and the capabilities document is written by wms_capabilities.
+view permission; GetFeatureInfo therefore answers few features (FEATURE_COUNT at most
+MAX_FEATURES, BUFFER at most MAX_BUFFER pixels) and gives their geometry only to callers who
+may download the layer. The drawing itself is catalogue_app.geo.render; the parameters are read
+by wms_params and the capabilities document is written by wms_capabilities.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 from litestar import Response
 
@@ -23,7 +27,8 @@ from catalogue_app.geo.render import MapLayer, render_map
 from catalogue_app.geo.styles import style_kind
 
 MAX_LEGEND = 512
-MAX_FEATURES = 1000
+MAX_FEATURES = 50   # features per layer in a GetFeatureInfo answer
+MAX_BUFFER = 25     # pixels around the point searched for points and lines
 INFO_FORMATS = {"application/json": "json", "json": "json", "application/geo+json": "json",
                 "application/geojson": "json", "text/html": "html", "text/plain": "text"}
 INFO_MEDIA = {"json": "application/json", "html": "text/html; charset=utf-8", "text": "text/plain; charset=utf-8"}
@@ -51,11 +56,40 @@ def handle(req: OgcRequest) -> Response:
 # --- GetMap --------------------------------------------------------------------------------------
 
 
+class _Sources:
+    """What the layers of one request need, looked up once however often a layer is named:
+    the layer, its working copy and its styles."""
+
+    def __init__(self, req: OgcRequest, locator: str):
+        self.req, self.locator = req, locator
+        self._paths: dict[int, Path] = {}
+        self._styles: dict[tuple[int, str | None], bytes | None] = {}
+
+    def layer(self, name: str) -> dict:
+        return named_layer(self.req, name, self.locator)
+
+    def path(self, layer: dict) -> Path:
+        if layer["id"] not in self._paths:
+            self._paths[layer["id"]] = self.req.data_path(layer)
+        return self._paths[layer["id"]]
+
+    def style(self, layer: dict, name: str | None, locator: str) -> bytes | None:
+        key = (layer["id"], name or None)
+        if key not in self._styles:
+            self._styles[key] = layer_style(self.req, layer, name, locator)
+        return self._styles[key]
+
+
+def _missing(alternate: str) -> OgcError:
+    return OgcError("NoApplicableCode", f'The data of "{alternate}" is missing (it is being replaced or was '
+                    "deleted); try again.", None, 404)
+
+
 def get_map(req: OgcRequest) -> Response:
     v130 = is_130(req)
-    names = layer_names(req.require("layers"))
+    names = layer_names(req.require("layers"), "layers")
     styles_raw = req.get("styles") or ""
-    styles = layer_names(styles_raw) if styles_raw.strip() else [""] * len(names)
+    styles = layer_names(styles_raw, "styles") if styles_raw.strip() else [""] * len(names)
     if len(styles) != len(names):
         raise OgcError("InvalidParameterValue", f"STYLES lists {len(styles)} styles for {len(names)} layers; "
                        "give one per layer, or none.", "styles")
@@ -67,13 +101,18 @@ def get_map(req: OgcRequest) -> Response:
                        "format")
     transparent = bool_param(req, "transparent")
     bgcolor = colour_param(req)
-    layers = []
+    sources = _Sources(req, "layers")
+    layers, alternates = [], {}
     for name, style in zip(names, styles):
-        layer = named_layer(req, name, "layers")
-        sld = layer_style(req, layer, style, "styles")
-        layers.append(MapLayer(path=str(req.data_path(layer)), kind=layer_kind(layer), crs=data_crs(layer), sld=sld))
+        layer = sources.layer(name)
+        sld = sources.style(layer, style, "styles")
+        path = str(sources.path(layer))
+        alternates[path] = layer["alternate"]
+        layers.append(MapLayer(path=path, kind=layer_kind(layer), crs=data_crs(layer), sld=sld))
     try:
         image = render_map(layers, area.bbox, area.crs, area.width, area.height, image_format, transparent, bgcolor)
+    except FileNotFoundError as exc:
+        raise _missing(alternates.get(str(exc.filename), "a layer")) from None
     except ValueError as exc:
         raise OgcError("InvalidParameterValue", f"The map cannot be drawn: {exc}.", None) from None
     return Response(image, media_type=image_format, status_code=200)
@@ -84,7 +123,7 @@ def get_map(req: OgcRequest) -> Response:
 
 def get_feature_info(req: OgcRequest) -> Response:
     v130 = is_130(req)
-    names = layer_names(req.require("query_layers"))
+    names = layer_names(req.require("query_layers"), "query_layers")
     raw_format = req.get("info_format") or "text/plain"
     kind = INFO_FORMATS.get(raw_format.split(";")[0].strip().lower())
     if kind is None:
@@ -101,19 +140,26 @@ def get_feature_info(req: OgcRequest) -> Response:
             exc.code = point_code
         raise
     count = min(int_param(req, "feature_count", 1, 1_000_000, default=1), MAX_FEATURES)
-    tolerance = int_param(req, "buffer", 0, 100, default=5)
+    tolerance = min(int_param(req, "buffer", 0, 1_000_000, default=5), MAX_BUFFER)
+    sources = _Sources(req, "query_layers")
     hits = []
     alternates = []
-    for name in names:
-        layer = named_layer(req, name, "query_layers")
+    for name in dict.fromkeys(names):  # each layer once
+        layer = sources.layer(name)
         alternates.append(layer["alternate"])
-        path = req.data_path(layer)
-        if layer_kind(layer) == "raster":
-            hits.extend(feature_info.pixel_values(path, data_crs(layer), layer["alternate"], area.view, area.crs,
-                                                  col, row))
-        else:
-            hits.extend(feature_info.features_at(path, data_crs(layer), layer["alternate"], area.view, area.crs,
-                                                 col, row, count, tolerance))
+        path = sources.path(layer)
+        try:
+            if layer_kind(layer) == "raster":
+                hits.extend(feature_info.pixel_values(path, data_crs(layer), layer["alternate"], area.view,
+                                                      area.crs, col, row))
+            else:
+                hits.extend(feature_info.features_at(path, data_crs(layer), layer["alternate"], area.view,
+                                                     area.crs, col, row, count, tolerance,
+                                                     geometry=bool(layer.get("may_download"))))
+        except Exception:
+            if not path.exists():  # removed or replaced since it was found
+                raise _missing(layer["alternate"]) from None
+            raise
     if kind == "json":
         body = feature_info.as_geojson(hits)
     elif kind == "html":

@@ -30,9 +30,11 @@ def _lonlat(layer: dict) -> tuple[float, float, float, float]:
 
 
 def _native_codes(layer: dict) -> list[str]:
-    """The layer's own CRS, when it is a real EPSG code other than the common ones."""
+    """The layer's own CRS, when it is a real EPSG code other than the common ones that maps can
+    be drawn in (2D)."""
     srid = (layer.get("srid") or "").upper()
-    if srid.startswith("EPSG:") and srid != map_crs.UNKNOWN and srid not in BASE_CRS and map_crs.is_known(srid):
+    if (srid.startswith("EPSG:") and srid != map_crs.UNKNOWN and srid not in BASE_CRS and map_crs.is_known(srid)
+            and map_crs.is_map_crs(srid)):
         return [srid]
     return []
 

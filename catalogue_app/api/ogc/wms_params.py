@@ -1,6 +1,10 @@
 """The request parameters of the WMS operations, read and checked: the version rules, whole
 numbers, booleans and colours, the map area (CRS, BBOX, WIDTH, HEIGHT), image formats, and the
 layers and styles a request names. Each raises the OGC error a bad value calls for.
+
+Limits: at most MAX_LAYERS layer names a request, an SLD_BODY of at most MAX_SLD bytes that
+must be readable, map CRSs that are 2D (projected or geographic), and boxes whose width and
+height are finite numbers.
 """
 
 from __future__ import annotations
@@ -8,10 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from catalogue_app.api.ogc.common import OgcError, OgcRequest
-from catalogue_app.geo import map_crs
+from catalogue_app.geo import map_crs, symbolizers
 from catalogue_app.geo.canvas import View
 
 MAX_SIZE = 4096
+MAX_LAYERS = 50
+MAX_SLD = symbolizers.MAX_SLD
 # Spellings clients use for the two image formats (lower case, without spaces).
 FORMAT_NAMES = {name: "image/png" for name in (
     "image/png", "png", "image/png8", "png8", "image/png;mode=8bit", "image/png;mode=24bit", "image/png;mode=32bit",
@@ -96,6 +102,9 @@ def map_area(req: OgcRequest, v130: bool) -> MapArea:
     if map_crs.normalise(crs).upper() == map_crs.UNKNOWN or not map_crs.is_known(crs):
         raise OgcError(code, f'The coordinate reference system "{crs}" is not known here; use e.g. EPSG:4326, '
                        "CRS:84 or EPSG:3857.", key)
+    if not map_crs.is_map_crs(crs):
+        raise OgcError(code, f'No map can be drawn in "{crs}": use a 2D projected or geographic coordinate '
+                       "reference system, e.g. EPSG:4326, CRS:84 or EPSG:3857.", key)
     raw = req.get("bbox")
     if raw is None:
         raise OgcError("MissingParameterValue", 'The parameter "BBOX" is required.', "bbox")
@@ -107,6 +116,9 @@ def map_area(req: OgcRequest, v130: bool) -> MapArea:
         raise OgcError("InvalidParameterValue", f'BBOX must be four numbers minx,miny,maxx,maxy, not "{raw}".', "bbox")
     if box[0] >= box[2] or box[1] >= box[3]:
         raise OgcError("InvalidParameterValue", f'BBOX "{raw}" is empty: each minimum must be below its maximum.', "bbox")
+    if not map_crs.finite_box(box):
+        raise OgcError("InvalidParameterValue", f'BBOX "{raw}" is too large or too small: its width and height '
+                       "must be finite, non-zero numbers.", "bbox")
     if v130 and map_crs.north_first(crs):
         box = (box[1], box[0], box[3], box[2])
     width = int_param(req, "width", 1, MAX_SIZE)
@@ -118,8 +130,13 @@ def image_format_of(raw: str) -> str | None:
     return FORMAT_NAMES.get("".join(raw.split()).lower())
 
 
-def layer_names(raw: str) -> list[str]:
-    return [n.strip() for n in raw.split(",")]
+def layer_names(raw: str, locator: str | None = None) -> list[str]:
+    """The names of a comma-separated list; with ``locator``, at most MAX_LAYERS of them."""
+    names = [n.strip() for n in raw.split(",")]
+    if locator and len(names) > MAX_LAYERS:
+        raise OgcError("InvalidParameterValue", f"{locator.upper()} names {len(names)} layers; at most "
+                       f"{MAX_LAYERS} may be drawn at once.", locator)
+    return names
 
 
 def named_layer(req: OgcRequest, name: str, locator: str) -> dict:
@@ -132,7 +149,14 @@ def layer_style(req: OgcRequest, layer: dict, name: str | None, locator: str) ->
     """The SLD of a layer's style (its default when ``name`` is empty), or StyleNotDefined."""
     body = req.get("sld_body")
     if body:
-        return body.encode("utf-8")
+        data = body.encode("utf-8")
+        if len(data) > MAX_SLD:
+            raise OgcError("InvalidParameterValue", f"SLD_BODY holds {len(data)} bytes; at most {MAX_SLD} are "
+                           "accepted.", "sld_body")
+        if not symbolizers.readable(data):
+            raise OgcError("InvalidParameterValue", "SLD_BODY cannot be read: send a well-formed "
+                           "StyledLayerDescriptor document.", "sld_body")
+        return data
     if not name:
         return req.style_body(layer, None)
     known = {s["name"] for s in layer["styles"]}
