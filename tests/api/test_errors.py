@@ -114,7 +114,7 @@ def test_no_odd_path_or_body_gives_500(server, admin):
               b'{"resource_type": "map", "title": "fuzz", "license": {"x": 1}}', b'{"regions": [99999999999999999999]}',
               b'{"attributes": [{"pk": 99999999999999999999, "visible": 1}]}', b'{"attribute_set": "x"}',
               b'[{"attribute": null, "display_order": 1e400}]', b'{"regions": [{"code": []}]}']
-    with httpx.Client(base_url=server.url, auth=("admin", "admin-secret-1"), timeout=30) as c:
+    with server.client(auth=("admin", "admin-secret-1"), retry_all=True) as c:
         for template, pk in itertools.product(paths, ids):
             url = template.format(pk)
             for method in ("GET", "PUT", "PATCH", "POST", "DELETE"):
