@@ -4,7 +4,8 @@ Array form: ``{"users": [{"id", "permissions": <level>}], "groups": [...], "orga
 (user id -1 is AnonymousUser, that is the anonymous group; other keys of an entry are ignored).
 Mapping form: ``{"users": {"<username>" | "AnonymousUser": [<permission names>]},
 "groups": {"<group name>": [...]}}``; the names become the level they amount to. Each key may
-use either form. Anything unknown or of the wrong type is a 400 naming it.
+use either form. Anything unknown or of the wrong type is a 400 naming it, and so is a level
+above download for the anonymous or registered-members group (they stand for everyone).
 """
 
 from __future__ import annotations
@@ -72,6 +73,14 @@ def _entries(key: str, value: Any) -> list[tuple[str, int, str]]:
     return out
 
 
+def _set_group(spec: Spec, where: str, group_id: int, level: str) -> None:
+    """Record a group's level; the groups that stand for everyone may only be given read levels."""
+    refusal = permissions.special_group_refusal(group_id, level)
+    if refusal:
+        raise invalid(f"{where}: {refusal} Nothing was changed.")
+    spec.groups[group_id] = level
+
+
 def parse(conn: sqlite3.Connection, body: Any, resource_type: str) -> Spec:
     """The levels a body asks for, with every user and group checked to exist."""
     if not isinstance(body, dict):
@@ -88,11 +97,13 @@ def parse(conn: sqlite3.Connection, body: Any, resource_type: str) -> Spec:
             known = permissions.known_ids(conn, table, wanted)
             for where, ident, level in entries:
                 if key == "users" and ident == ANONYMOUS_USER_ID:
-                    spec.groups[ANONYMOUS_GROUP_ID] = level
+                    _set_group(spec, where, ANONYMOUS_GROUP_ID, level)
                 elif ident not in known:
                     raise invalid(f"{where}: no {table[:-1]} with id {ident}.")
+                elif key == "users":
+                    spec.users[ident] = level
                 else:
-                    (spec.users if key == "users" else spec.groups)[ident] = level
+                    _set_group(spec, where, ident, level)
         elif isinstance(value, dict):
             table = "users" if key == "users" else "groups"
             names = {n for n in value if not (key == "users" and n == ANONYMOUS_USER)}
@@ -101,11 +112,13 @@ def parse(conn: sqlite3.Connection, body: Any, resource_type: str) -> Spec:
                 where = f"{key}[{name!r}]"
                 level = _names_level(where, perms, resource_type)
                 if key == "users" and name == ANONYMOUS_USER:
-                    spec.groups[ANONYMOUS_GROUP_ID] = level
+                    _set_group(spec, where, ANONYMOUS_GROUP_ID, level)
                 elif name not in found:
                     raise invalid(f"{key}: no {table[:-1]} named {name!r}.")
+                elif key == "users":
+                    spec.users[found[name]] = level
                 else:
-                    (spec.users if key == "users" else spec.groups)[found[name]] = level
+                    _set_group(spec, where, found[name], level)
         else:
             raise invalid(f"{key}: expected a list of {{id, permissions}} objects or a mapping from "
                           f"names to lists of permission names.")

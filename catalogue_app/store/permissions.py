@@ -27,6 +27,21 @@ DATASET_EDIT = ("change_dataset_data", "change_dataset_style")
 MANAGE = ("delete_resourcebase", "change_resourcebase_permissions", "publish_resourcebase")
 # every name a perms spec may carry (the mapping form names permissions, not levels)
 NAMES = frozenset((VIEW, DOWNLOAD, *EDIT, *DATASET_EDIT, *MANAGE))
+# The special groups stand for everyone (anonymous: anybody at all; registered members: anybody
+# who signs up), so they may only read: a write permission there would let anyone edit, delete or
+# re-permission the resource. Every write of permissions refuses more than this.
+SPECIAL_GROUP_LEVELS = ("none", "view", "download")
+SPECIAL_GROUP_PERMS = (VIEW, DOWNLOAD)
+SPECIAL_GROUP_NAMES = {ANONYMOUS_GROUP_ID: "the anonymous group (anybody, logged in or not)",
+                       REGISTERED_GROUP_ID: "the registered-members group (anybody with an account)"}
+
+
+def special_group_refusal(group_id: int, level: str) -> str | None:
+    """Why ``level`` may not be given to ``group_id``, or None when it may."""
+    if group_id in SPECIAL_GROUP_NAMES and level not in SPECIAL_GROUP_LEVELS:
+        return (f"{SPECIAL_GROUP_NAMES[group_id]} may be given at most 'download' (view_resourcebase and "
+                f"download_resourcebase), not {level!r}.")
+    return None
 
 
 def level_perms(resource_type: str, subtype: str | None, level: str) -> list[str]:
@@ -163,7 +178,12 @@ def apply(conn: sqlite3.Connection, resource_id: int, users: dict[int, str], gro
     Merge (``replace`` false): each named user or group gets exactly its new level (``none``
     revokes), everyone else keeps theirs. Replace: every row but the owner's goes first. The
     owner and the superusers are skipped (they hold everything without rows); ids that no longer
-    exist are skipped too. Raises LookupError when the resource is gone."""
+    exist are skipped too. Raises LookupError when the resource is gone, ValueError (changing
+    nothing) when a special group would get more than it may hold."""
+    for group_id, level in groups.items():
+        refusal = special_group_refusal(group_id, level)
+        if refusal:
+            raise ValueError(f"Permissions not changed: {refusal}")
     row = resource(conn, resource_id)
     if row is None:
         raise LookupError(f"Resource {resource_id} does not exist.")

@@ -17,6 +17,10 @@ from catalogue_app.store.filters import Combined, Field, Listing, ListSpec, Sour
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 VIEW_PERMS = ("view_resourcebase", "change_resourcebase")
+# Rows of the groups that stand for everyone count for reading only, whatever an older version
+# stored (permission writes refuse more; see store/permissions.py).
+READ_ONLY_FOR_EVERYONE = (f"(p.group_id IS NULL OR p.group_id NOT IN ({ANONYMOUS_GROUP_ID}, {REGISTERED_GROUP_ID})"
+                          " OR p.perm IN ('view_resourcebase', 'download_resourcebase'))")
 MANAGER_PERMS = ("change_resourcebase", "change_resourcebase_metadata", "change_dataset_data", "change_dataset_style",
                  "change_resourcebase_permissions")
 RESOURCE_TYPES = ("dataset", "map", "document", "service", "geostory", "dashboard")
@@ -335,7 +339,8 @@ def related(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer) -
         marks = ",".join("?" * len(ids))
         args = [*ids, viewer.id] if viewer.id is not None else ids
         for rid, perm in conn.execute(
-                f"SELECT p.resource_id, p.perm FROM resource_perms p WHERE p.resource_id IN ({marks}) AND {who}", args):
+                f"SELECT p.resource_id, p.perm FROM resource_perms p WHERE p.resource_id IN ({marks}) AND {who}"
+                f" AND {READ_ONLY_FOR_EVERYONE}", args):
             perms[rid].add(perm)
         for row in rows:
             _add_manager_perms(perms[row["id"]], row["group_id"], viewer)
@@ -438,12 +443,13 @@ def held_perms(conn: sqlite3.Connection, viewer: Viewer, resource_id: int) -> se
     """Permission names the viewer holds on one resource: explicitly (as a user or through
     groups), and those that managers of the resource's group are given."""
     if viewer.id is None:
-        sql = f"SELECT perm FROM resource_perms WHERE resource_id = ? AND group_id = {ANONYMOUS_GROUP_ID}"
+        sql = (f"SELECT perm FROM resource_perms p WHERE resource_id = ? AND group_id = {ANONYMOUS_GROUP_ID}"
+               f" AND {READ_ONLY_FOR_EVERYONE}")
         return {r[0] for r in conn.execute(sql, (resource_id,))}
     groups = ",".join(str(int(g)) for g in viewer.group_ids) or "0"
     held = {r[0] for r in conn.execute(
-        f"SELECT perm FROM resource_perms WHERE resource_id = ? AND (user_id = ? OR group_id IN ({groups}))",
-        (resource_id, viewer.id))}
+        f"SELECT perm FROM resource_perms p WHERE resource_id = ? AND (user_id = ? OR group_id IN ({groups}))"
+        f" AND {READ_ONLY_FOR_EVERYONE}", (resource_id, viewer.id))}
     if held and viewer.managed_group_ids:
         group = conn.execute("SELECT group_id FROM resources WHERE id = ?", (resource_id,)).fetchone()
         _add_manager_perms(held, group[0] if group else None, viewer)

@@ -306,7 +306,7 @@ def test_special_groups_need_their_virtual_permissions(p):
     assert "change_resourcebase_permissions" in held and not held & (EDIT | SPECIAL)
     change(c["keeper"], pk, {"users": [{"id": reader, "permissions": "view"}, {"id": -1, "permissions": "none"}],
                              "groups": [{"id": ANON_GROUP, "permissions": "none"},
-                                        {"id": REGISTERED_GROUP, "permissions": "edit"}]})
+                                        {"id": REGISTERED_GROUP, "permissions": "download"}]})
     got = levels(c["keeper"], pk)
     assert got[("user", reader)] == "view"
     assert got[("group", ANON_GROUP)] == "download" and got[("group", REGISTERED_GROUP)] == "none"
