@@ -538,5 +538,16 @@ THUMBNAIL_INDEX = """
 CREATE INDEX resources_thumbnail ON resources(thumbnail_url) WHERE thumbnail_url IS NOT NULL;
 """
 
+def special_groups_read_only(conn) -> None:
+    """The anonymous and registered-members groups stand for everyone and may only read: drop the
+    write rows an older version let through, and recompute who may view without an account."""
+    where = "group_id IN (1, 2) AND perm NOT IN ('view_resourcebase', 'download_resourcebase')"
+    ids = [r[0] for r in conn.execute(f"SELECT DISTINCT resource_id FROM resource_perms WHERE {where}")]
+    conn.execute(f"DELETE FROM resource_perms WHERE {where}")
+    conn.executemany("UPDATE resources SET public_view = EXISTS (SELECT 1 FROM resource_perms p WHERE p.resource_id = ?"
+                     " AND p.group_id = 1 AND p.perm = 'view_resourcebase') WHERE id = ?", [(i, i) for i in ids])
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
-                    RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX]
+                    RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
+                    special_groups_read_only]

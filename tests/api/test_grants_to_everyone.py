@@ -289,3 +289,35 @@ def test_a_stored_job_that_grants_more_fails_and_changes_nothing(tmp_path):
         assert levels(admin, pk) == before
     finally:
         srv2.stop()
+
+
+def test_upgrading_a_data_folder_drops_the_write_rows_of_everyone(tmp_path):
+    """A data folder from before the cap (schema 11) with write rows for the special groups: the
+    first start of this version removes them and keeps the read rows."""
+    srv = Server(tmp_path / "data")
+    try:
+        admin = srv.client(auth=("admin", ADMIN_PASSWORD))
+        r = admin.post("/api/v2/documents", files={"doc_file": ("a.txt", b"a\n", "text/plain")}, data={"title": "A"})
+        pk = int(r.json()["document"]["pk"])
+    finally:
+        srv.stop()
+    conn = sqlite3.connect(srv.data_dir / "catalogue.sqlite3", timeout=30)
+    with conn:
+        conn.execute("DELETE FROM resource_perms WHERE resource_id = ? AND group_id IN (?, ?)", (pk, ANON, REGISTERED))
+        conn.executemany("INSERT INTO resource_perms (resource_id, user_id, group_id, perm) VALUES (?, NULL, ?, ?)",
+                         [(pk, ANON, "change_resourcebase"), (pk, ANON, "delete_resourcebase"),
+                          (pk, REGISTERED, "view_resourcebase"), (pk, REGISTERED, "change_resourcebase_permissions")])
+        conn.execute("UPDATE resources SET public_view = 1 WHERE id = ?", (pk,))
+    conn.execute("PRAGMA user_version = 11")
+    conn.close()
+    srv2 = Server(srv.data_dir)
+    try:
+        admin, anon = srv2.client(auth=("admin", ADMIN_PASSWORD)), srv2.client()
+        assert levels(admin, pk)[("groups", ANON)] == "none" and levels(admin, pk)[("groups", REGISTERED)] == "view"
+        assert anon.get(f"/api/v2/resources/{pk}").status_code == 404  # change_resourcebase alone showed it to all
+    finally:
+        srv2.stop()
+    conn = sqlite3.connect(srv.data_dir / "catalogue.sqlite3")
+    rows = conn.execute("SELECT group_id, perm FROM resource_perms WHERE resource_id = ? AND group_id IN (1, 2)", (pk,)).fetchall()
+    conn.close()
+    assert rows == [(REGISTERED, "view_resourcebase")]
