@@ -34,6 +34,7 @@ from catalogue_app.api import (
 )
 from catalogue_app.api.auth import AuthMiddleware, CredentialCache
 from catalogue_app.api.errors import EXCEPTION_HANDLERS
+from catalogue_app.api.drain import DrainUnread
 from catalogue_app.api.head import HeadAsGet
 from catalogue_app.api.ogc import service as ogc_service
 from catalogue_app.config import Settings, load_settings
@@ -131,4 +132,4 @@ def create_app(settings: Settings) -> Litestar:
 def create_app_from_env() -> HeadAsGet:
     """Factory for server worker processes: settings come from the environment."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    return HeadAsGet(create_app(load_settings()))
+    return HeadAsGet(DrainUnread(create_app(load_settings())))

@@ -7,6 +7,7 @@ from typing import Annotated, Any, TypeVar
 import msgspec
 from litestar import Request
 
+from catalogue_app.api import json_text
 from catalogue_app.api.errors import ApiError, invalid, not_found, parse_error
 
 T = TypeVar("T")
@@ -32,7 +33,7 @@ def decode_json(media: str, raw: bytes) -> Any:
     if media and media != "application/json" and not media.endswith("+json"):
         raise ApiError(415, f'Unsupported media type "{media}" in request.', "unsupported_media_type")
     try:
-        return msgspec.json.decode(raw)
+        return json_text.decode(raw)
     except msgspec.DecodeError as exc:
         raise parse_error(f"JSON parse error - {exc}") from None
 

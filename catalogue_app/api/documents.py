@@ -12,7 +12,6 @@ as the other resources are.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import posixpath
 import sqlite3
@@ -27,7 +26,7 @@ from litestar.params import FromPath
 from litestar.response import File, Redirect
 
 from catalogue_app import files
-from catalogue_app.api import multipart, resource_writes
+from catalogue_app.api import json_text, multipart, resource_writes
 from catalogue_app.api.auth import Caller
 from catalogue_app.api.bodies import decode_json, path_id
 from catalogue_app.api.context import Context
@@ -194,7 +193,7 @@ def _values(fields: dict[str, str], default_title: str) -> dict[str, Any]:
             continue
         if name in STRUCTURED and value.strip()[:1] in ("{", "["):
             try:
-                values[name] = json.loads(value)
+                values[name] = json_text.loads(value)
             except ValueError:
                 raise invalid(f"{name}: not valid JSON.") from None
         else:

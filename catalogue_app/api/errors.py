@@ -102,6 +102,12 @@ def handle_http_exception(request: Request, exc: HTTPException) -> Response:
                         dict(exc.headers or {}))
     if isinstance(exc, ValidationException):
         return envelope(400, _validation_message(exc), "invalid")
+    if status == 413:
+        limit = getattr(request.route_handler, "request_max_body_size", None) if "route_handler" in request.scope else None
+        if not isinstance(limit, int) or isinstance(limit, bool):
+            limit = getattr(request.app, "request_max_body_size", None)
+        size = f" of {limit / 1048576:g} MB" if isinstance(limit, int) and limit > 0 else ""
+        return envelope(413, f"The request body is larger than the limit{size} of this address.", "request_too_large")
     if status >= 500:
         log.error("server error on %s %s: %s", request.method, request.url.path, exc.detail)
         return envelope(500, "A server error occurred.", "error")
@@ -127,6 +133,12 @@ def handle_overflow(_: Request, exc: OverflowError) -> Response:
     return envelope(400, "A number in the request is out of range.", "invalid")
 
 
+def handle_recursion(request: Request, exc: RecursionError) -> Response:
+    """Input nested so deeply that reading it ran out of stack (bodies are bounded before that)."""
+    log.warning("input nested too deeply on %s %s", request.method, request.url.path)
+    return envelope(400, "The request is nested too deeply to be read.", "parse_error")
+
+
 def handle_unexpected(request: Request, exc: Exception) -> Response:
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return envelope(HTTP_500_INTERNAL_SERVER_ERROR, "A server error occurred.", "error")
@@ -136,6 +148,7 @@ EXCEPTION_HANDLERS = {
     ApiError: handle_api_error,
     WriteConflict: handle_conflict,
     OverflowError: handle_overflow,
+    RecursionError: handle_recursion,
     HTTPException: handle_http_exception,
     Exception: handle_unexpected,
 }

@@ -7,11 +7,11 @@ against the field map of the listed table; bad names and values answer 400.
 
 from __future__ import annotations
 
-import json
 import re
 from datetime import datetime, timezone
 from typing import Any
 
+from catalogue_app.api import json_text
 from catalogue_app.api.errors import ApiError, invalid, parse_error
 from catalogue_app.store.filters import Combined, Condition, Field, ListSpec, Ordering
 
@@ -23,6 +23,8 @@ OPERATORS = {
 FALSE_WORDS = {"0", "false", ""}
 FILTER_KEY = re.compile(r"^filter\{(?P<body>[^{}]*)\}(\[\])?$")
 SEARCH_SPLIT = re.compile(r'"([^"]*)"|[^\s,]+')
+# control characters other than the whitespace that separates words (NUL would end the text index's query)
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 
 
 def truthy(value: str) -> bool:
@@ -153,7 +155,7 @@ def _json_filter(text: str, fields: dict[str, Field]) -> Combined:
     """``filter{}={"$or": [{"title.icontains": "x"}, {"-abstract.icontains": "y"}]}`` (``.or``/``.and``
     may stand for ``$or``/``$and``; clauses nest)."""
     try:
-        tree = json.loads(text)
+        tree = json_text.loads(text)
     except ValueError:
         raise parse_error('"filter{}" must hold a JSON object.') from None
     return _json_clause(tree, fields, 0)
@@ -201,6 +203,8 @@ def parse_search(params: list[tuple[str, str]], search_fields: dict[str, Field])
         raise invalid(f"Invalid search field: {bad[0]}. Allowed: {', '.join(sorted(search_fields))}.")
     if not text.strip() or not names:
         return [], []
+    if CONTROL.search(text):
+        raise invalid("Invalid search: control characters are not allowed in search terms.")
     terms = [m.group(1) if m.group(1) is not None else m.group(0) for m in SEARCH_SPLIT.finditer(text)]
     return [t for t in terms if t], list(dict.fromkeys(names))
 

@@ -16,15 +16,15 @@ from litestar import Request, Response, delete, post, put
 from litestar.params import FromPath
 
 from catalogue_app import files
-from catalogue_app.api import resource_writes
+from catalogue_app.api import json_text, resource_writes
 from catalogue_app.api.bodies import path_id, read_body
 from catalogue_app.api.context import Context
 from catalogue_app.api.errors import invalid, not_found, permission_denied
 from catalogue_app.api.executions import Receipt, queue_job
-from catalogue_app.geo.errors import GeoError
-from catalogue_app.geo.inspect import inspect_upload
 from catalogue_app.api.resource_writes import clean
 from catalogue_app.api.resources import CREATABLE
+from catalogue_app.geo.errors import GeoError
+from catalogue_app.geo.inspect import inspect_upload
 from catalogue_app.store import datasets, resources
 from catalogue_app.store.resources import DOWNLOADABLE
 
@@ -86,7 +86,7 @@ def _object_field(body: Any, key: str) -> dict[str, Any]:
     value = body.get(key, {})
     if isinstance(value, str):
         try:
-            value = json.loads(value or "{}")
+            value = json_text.loads(value or "{}")
         except json.JSONDecodeError as exc:
             raise invalid(f"{key}: not valid JSON ({exc.msg}).") from None
     if not isinstance(value, dict):

@@ -6,11 +6,11 @@ field; it runs inside the write transaction so lookups and the write see the sam
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from catalogue_app.api import json_text
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.query import parse_datetime, truthy
 from catalogue_app.store import groups, resource_writes, resources
@@ -51,7 +51,7 @@ def _relation(conn: sqlite3.Connection, name: str, value: Any, table: str, key: 
         text = value.strip()
         if text.startswith("{"):
             try:
-                value = json.loads(text)
+                value = json_text.loads(text)
             except ValueError:
                 raise _error(name, value, model) from None
         elif text.isdecimal():

@@ -30,11 +30,10 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import msgspec
-
 from litestar import Request, Response, post
 
 from catalogue_app import files
-from catalogue_app.api import multipart, perms_spec, resource_writes
+from catalogue_app.api import json_text, multipart, perms_spec, resource_writes
 from catalogue_app.api.context import Context
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.executions import queue_job
@@ -330,7 +329,7 @@ def _permissions(ctx: Context, text: str | None) -> dict[str, dict[str, str]] | 
     if not text:
         return None
     try:
-        body = json.loads(text)
+        body = json_text.loads(text)
     except json.JSONDecodeError as exc:
         raise invalid(f"permissions: not valid JSON ({exc.msg}).") from None
 

@@ -185,7 +185,9 @@ def _advertised(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any]]:
 
 
 def _fts_phrase(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
+    """The term as one FTS5 string, so that nothing in it is read as query syntax (a NUL would
+    end the query, so it is dropped)."""
+    return '"' + term.replace("\x00", "").replace('"', '""') + '"'
 
 
 def _candidates(query: ResourceQuery) -> tuple[list[Source], ListSpec]:
