@@ -84,6 +84,10 @@ def migrate(path: Path | str) -> int:
     conn = connect(path)
     try:
         conn.execute("PRAGMA journal_mode = WAL")
+        # Steps may rebuild a table (create, copy, drop, rename): with foreign keys on, dropping
+        # the old one would cascade into the rows that refer to it. (Only settable outside a
+        # transaction.)
+        conn.execute("PRAGMA foreign_keys = OFF")
         conn.execute("BEGIN IMMEDIATE")
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]

@@ -4,6 +4,8 @@ Never edit a step that has shipped: add a new one. A step is an SQL script or a 
 taking the connection (both run inside the migration transaction).
 """
 
+import re
+
 ACCOUNTS = """
 CREATE TABLE users (
     id            INTEGER PRIMARY KEY,
@@ -548,6 +550,36 @@ def special_groups_read_only(conn) -> None:
                      " AND p.group_id = 1 AND p.perm = 'view_resourcebase') WHERE id = ?", [(i, i) for i in ids])
 
 
+# Tables whose ids clients see and keep (in favorites, links, scripts): their ids come from a
+# counter that never goes back (AUTOINCREMENT), so a deleted row's id is never given again.
+COUNTED_TABLES = ("users", "groups", "group_profiles", "resources", "keywords", "thesaurus_keywords", "extra_metadata",
+                  "execution_requests", "resource_files", "dataset_attributes", "styles")
+_ID_COLUMN = re.compile(r"\bid(\s+)INTEGER\s+PRIMARY\s+KEY\b(?!\s+AUTOINCREMENT)", re.I)
+
+
+def ids_never_reused(conn) -> None:
+    """Rebuild the counted tables with AUTOINCREMENT, keeping every row, id, index and trigger.
+
+    Runs with foreign keys off (see db.migrate): the old table is dropped without cascading and
+    the new one takes its name, so the references of other tables point at it unchanged. The
+    text and extent indexes are keyed by resource id, which is kept, so they stay valid."""
+    for table in COUNTED_TABLES:
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone()
+        if sql is None or not _ID_COLUMN.search(sql[0]):
+            continue
+        extras = [r[0] for r in conn.execute(
+            "SELECT sql FROM sqlite_master WHERE tbl_name = ? AND type IN ('index', 'trigger') AND sql IS NOT NULL",
+            (table,))]
+        created = _ID_COLUMN.sub(r"id\1INTEGER PRIMARY KEY AUTOINCREMENT", sql[0], count=1)
+        created = re.sub(rf'^CREATE TABLE\s+"?{table}"?', f"CREATE TABLE {table}__counted", created, count=1)
+        conn.execute(created)
+        conn.execute(f"INSERT INTO {table}__counted SELECT * FROM {table}")
+        conn.execute(f"DROP TABLE {table}")
+        conn.execute(f"ALTER TABLE {table}__counted RENAME TO {table}")
+        for statement in extras:
+            conn.execute(statement)
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
-                    special_groups_read_only]
+                    special_groups_read_only, ids_never_reused]

@@ -139,7 +139,9 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
     other thread run while it works). The search and extent indexes are filled once at the end
     instead of by the per-row triggers.
     """
-    first = (conn.execute("SELECT max(id) FROM resources").fetchone()[0] or 0) + 1
+    # after the highest id ever given (ids are never reused; see migrations.ids_never_reused)
+    first = conn.execute("SELECT max(coalesce((SELECT max(id) FROM resources), 0),"
+                         " coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'resources'), 0)) + 1").fetchone()[0]
     if count <= 0:
         return first
     generator = Generator(conn, random.Random(f"{seed}:{first}"), public_share, types)  # another batch, other rows
