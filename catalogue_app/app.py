@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 
-from litestar import Litestar, Response, get
+from litestar import Controller, Litestar, Response, get
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 
 from catalogue_app import __version__
 from catalogue_app.api import (
+    assets,
     catalogue_records,
     datasets,
     documents,
@@ -19,6 +20,7 @@ from catalogue_app.api import (
     limits,
     lookups,
     metadata,
+    metadata_editor,
     oauth,
     permissions,
     resource_actions,
@@ -33,8 +35,8 @@ from catalogue_app.api import (
     users,
 )
 from catalogue_app.api.auth import AuthMiddleware, CredentialCache
-from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.drain import DrainUnread
+from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.head import HeadAsGet
 from catalogue_app.api.ogc import service as ogc_service
 from catalogue_app.config import Settings, load_settings
@@ -50,6 +52,12 @@ AVATAR_SVG = (
 @get("/static/img/avatar.svg", include_in_schema=False)
 async def default_avatar() -> Response[str]:
     return Response(AVATAR_SVG, media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
+
+
+class NoSchemaRoutes(Controller):
+    """Takes the place of Litestar's own OpenAPI routes, and has none."""
+
+    path = "/api/v2/_litestar_schema"
 
 
 def create_app(settings: Settings) -> Litestar:
@@ -112,6 +120,8 @@ def create_app(settings: Settings) -> Litestar:
             schema.docs_page,
             schema.docs_static,
             *thumbnails.HANDLERS,
+            *assets.HANDLERS,
+            *metadata_editor.HANDLERS,
             default_avatar,
         ],
         state=state,
@@ -119,8 +129,11 @@ def create_app(settings: Settings) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,
         on_startup=[open_database, thumbnails.sweep_at_start],
         on_shutdown=[close_database],
+        # Litestar builds the schema that api/schema.py serves at /api/v2/schema/; its own routes
+        # for it are replaced by a controller without any, so that there is one schema only
         openapi_config=OpenAPIConfig(
             title="Catalogue API", version=__version__, path="/api/v2/_litestar_schema",
+            openapi_controller=NoSchemaRoutes,
             render_plugins=[], description="A geospatial catalogue that speaks the GeoNode REST API v2.",
         ),
         request_max_body_size=10 * 1024 * 1024,

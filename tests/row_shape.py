@@ -35,7 +35,8 @@ def check_row(row: dict, base_url: str) -> None:
     for key in ("thumbnail_url", "link", "detail_url", "bbox_polygon", "srid", "date_type"):
         assert key in row, key
     assert row["thumbnail_url"] is None or isinstance(row["thumbnail_url"], str)
-    assert row["link"] == f"{base_url}/api/v2/resources/{pk}"
+    # the detail URL of the endpoint that listed it (tests/api/test_client_facts.py checks which)
+    assert re.fullmatch(rf"{re.escape(base_url)}/api/v2/(resources|datasets|documents|maps|geoapps)/{pk}", row["link"])
     assert isinstance(row["detail_url"], str) and row["detail_url"].startswith(base_url)
     assert isinstance(row["embed_url"], str)
     assert re.fullmatch(r"EPSG:\d+", row["srid"]), row["srid"]

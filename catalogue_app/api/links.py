@@ -13,7 +13,6 @@ from typing import Any
 from urllib.parse import quote
 
 import msgspec
-from msgspec import UNSET, UnsetType
 
 from catalogue_app.store.documents import mime_type
 from catalogue_app.store.records import NO_FACTS, LinkFacts
@@ -33,13 +32,13 @@ GML32_QUOTED = quote(GML32, safe="")
 SCHEMAS = {schema: quote(schema, safe="") for _, schema in METADATA_FORMATS}
 
 
-class Link(msgspec.Struct, omit_defaults=True):
+class Link(msgspec.Struct):
     extension: str
     link_type: str
     name: str
     mime: str
     url: str
-    extras: dict[str, Any] | UnsetType = UNSET
+    extras: dict[str, Any] = msgspec.field(default_factory=dict)  # clients read it on every link
 
 
 def value(text: str) -> str:

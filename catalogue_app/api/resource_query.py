@@ -71,7 +71,8 @@ def resource_query(params: list[tuple[str, str]], caller_id: int | None,
         if name in resources.COMPUTED:
             raise invalid(f"Invalid filter field: {name} is computed, not stored, and cannot be filtered on.")
         generic.append((key, value))
-    query = ResourceQuery(spec=list_spec(generic, resources.FIELDS, resources.SEARCH_FIELDS), resource_types=types)
+    query = ResourceQuery(spec=list_spec(generic, resources.fields_for(types), resources.SEARCH_FIELDS),
+                          resource_types=types)
     extents = [v for k, v in params if k == "extent"]
     if extents:
         query.extents = parse_extent(extents)

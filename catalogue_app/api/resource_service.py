@@ -48,14 +48,14 @@ def _resource(ctx: Context, pk: str, wanted: Callable[[sqlite3.Row], set[str]]) 
     return ctx.db.read(load)
 
 
-@delete("/api/v2/resources/{pk:str}/delete", status_code=204, tags=["resources"],
-        summary="Delete a resource in the background (204; Location names the status URL to poll)")
-async def delete_resource(request: Request, pk: FromPath[str]) -> Response[None]:
+@delete([f"/api/v2/{family}/{{pk:str}}/delete" for family in ("resources", "datasets", "documents", "maps", "geoapps")],
+        status_code=200, tags=["resources"],
+        summary="Delete a resource in the background: the receipt names the status URL to poll (also in Location)")
+async def delete_resource(request: Request, pk: FromPath[str]) -> Response[Receipt]:
     ctx = Context(request)
     row = _resource(ctx, pk, lambda _: DELETE_PERMS)
     receipt = await queue_job(ctx, "delete", "delete", {"uuid": row["uuid"]}, row["id"])
-    return Response(None, status_code=204, headers={"Location": receipt.status_url,
-                                                    "X-Execution-Id": receipt.execution_id})
+    return Response(receipt, status_code=200, headers={"Location": receipt.status_url})
 
 
 @put("/api/v2/resources/{pk:str}/copy", tags=["resources"],

@@ -211,7 +211,7 @@ def urls(row: sqlite3.Row, base: str) -> tuple[str, str, str | None, list[dict[s
         embed = f"{base}/documents/{rid}/embed"
         download = f"{base}/documents/{rid}/download"
         # ajax_safe: the file is served here (a remote document's download redirects elsewhere)
-        downloads = [{"url": download, "ajax_safe": row["sourcetype"] != "REMOTE"}]
+        downloads = [{"url": download, "ajax_safe": row["sourcetype"] != "REMOTE", "default": True}]
     elif kind == "map":
         embed, download, downloads = f"{base}/maps/{rid}/embed", None, []
     elif kind in resources.GEOAPP_TYPES:

@@ -20,8 +20,8 @@ from catalogue_app.api.context import Context
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.resource_query import apply_selection, resource_query, selection
 from catalogue_app.api.resource_view import FIELD_NAMES, Resource, render
+from catalogue_app.store import executions, permissions, resources
 from catalogue_app.store import resource_writes as store_writes
-from catalogue_app.store import executions, resources
 from catalogue_app.store.filters import Condition, ListSpec
 from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery, Viewer
 
@@ -35,9 +35,37 @@ class ResourceDetail(msgspec.Struct):
     resource: Resource
 
 
+class CompactLevel(msgspec.Struct):
+    name: str
+    label: str
+
+
+class AllowedPerms(msgspec.Struct):
+    """Who may be given what on a type: permission names and levels, for the anonymous group,
+    the registered-members group and everyone else ("default")."""
+
+    perms: dict[str, list[str]]
+    compact: dict[str, list[CompactLevel]]
+
+
 class TypeCount(msgspec.Struct):
     name: str
     count: int
+    allowed_perms: AllowedPerms
+
+
+def allowed_perms(resource_type: str) -> AllowedPerms:
+    subtype = "vector" if resource_type == "dataset" else None
+    everyone = permissions.level_perms(resource_type, subtype, "download")
+    levels = ["view", "download"] if resource_type in resources.DOWNLOADABLE else ["view"]
+    level = [CompactLevel(name, name.capitalize()) for name in levels]
+    read_only = [CompactLevel("none", "None"), *level]
+    return AllowedPerms(
+        perms={"anonymous": everyone, "default": permissions.level_perms(resource_type, subtype, "manage"),
+               "registered-members": everyone},
+        compact={"anonymous": read_only,
+                 "default": [*level, *(CompactLevel(n, n.capitalize()) for n in ("edit", "manage", "owner"))],
+                 "registered-members": read_only})
 
 
 class ResourceTypes(msgspec.Struct):
@@ -77,6 +105,9 @@ def present(conn: sqlite3.Connection, family: Family, rows: list[sqlite3.Row], c
             *, detail: bool, with_data: bool = False) -> list[Any]:
     """Rows as the family shows them (a dataset on /datasets carries its dataset fields)."""
     items = render(conn, rows, ctx.caller, viewer, ctx.base, with_data=with_data)
+    if family.path != "resources":  # a row's link is the detail URL of the endpoint that listed it
+        for item in items:
+            item.link = f"{ctx.base}/api/v2/{family.path}/{item.pk}"
     return family.extend(conn, items, ctx.base, detail) if family.extend else items
 
 
@@ -193,7 +224,7 @@ async def update_answer(request: Request, family: Family, pk: str) -> Response[A
         if family is DATASETS else None
 
     def run(conn: sqlite3.Connection) -> None:
-        _update_one(conn, viewer, caller.is_admin, rid, body, family)
+        update_one(conn, viewer, caller.is_admin, rid, body, family)
         if attributes is not None:
             datasets_api.change_attributes(conn, rid, attributes)
 
@@ -201,7 +232,7 @@ async def update_answer(request: Request, family: Family, pk: str) -> Response[A
     return detail_answer(request, family, pk)
 
 
-def _update_one(conn: sqlite3.Connection, viewer: Viewer, is_admin: bool, rid: int, body: dict[str, Any],
+def update_one(conn: sqlite3.Connection, viewer: Viewer, is_admin: bool, rid: int, body: dict[str, Any],
                 family: Family) -> None:
     row = resources.get_visible(conn, viewer, rid, family.types)
     if row is None:
@@ -285,7 +316,7 @@ async def bulk_update_answer(request: Request, family: Family) -> Response[Any]:
         def run_all(conn: sqlite3.Connection) -> int:
             ids = resources.ids_matching(conn, viewer, query)
             for rid in ids:
-                _update_one(conn, viewer, caller.is_admin, rid, dict(body), family)
+                update_one(conn, viewer, caller.is_admin, rid, dict(body), family)
             return len(ids)
 
         return Response(PatchAllAnswer({"updated": await ctx.db.write(run_all)}))
@@ -302,7 +333,7 @@ async def bulk_update_answer(request: Request, family: Family) -> Response[Any]:
 
     def run(conn: sqlite3.Connection) -> None:
         for rid, fields in batch:
-            _update_one(conn, viewer, caller.is_admin, rid, fields, family)
+            update_one(conn, viewer, caller.is_admin, rid, fields, family)
 
     await ctx.db.write(run)
 
@@ -394,7 +425,7 @@ class ResourceListsController(Controller):
     async def resource_types(self, request: Request) -> ResourceTypes:
         ctx = Context(request)
         counts = ctx.db.read(resources.type_counts, ctx.viewer)
-        return ResourceTypes([TypeCount(name, counts.get(name, 0))
+        return ResourceTypes([TypeCount(name, counts.get(name, 0), allowed_perms(name))
                               for name in ("dataset", "document", "map", *GEOAPP_TYPES)])
 
     @get("/approved", summary="Approved resources")

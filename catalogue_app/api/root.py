@@ -6,9 +6,10 @@ from litestar import Request, get
 
 from catalogue_app.api.pagination import base_url
 
-# Families served by this build; later endpoints add their names here.
-ENDPOINTS = ["categories", "datasets", "documents", "geoapps", "groups", "keywords", "maps", "owners", "regions",
-             "resources", "tkeywords", "users"]
+# The families GeoNode 5 lists (QGIS saves metadata through /metadata when it is listed).
+ENDPOINTS = ["assets", "categories", "datasets", "documents", "executionrequest", "geoapps", "groups", "keywords", "maps",
+             "metadata", "owners", "regions", "resources", "tkeywords", "upload-parallelism-limits", "upload-size-limits",
+             "users"]
 
 
 @get("/api/v2/", tags=["root"], summary="Names and URLs of the endpoint families")

@@ -302,7 +302,8 @@ class UsersController(Controller):
             if body.newOwner is None:
                 raise invalid("Payload not passed")
             current = body.currentOwner if body.currentOwner is not None else target["id"]
-            new, subset = body.newOwner, body.resources
+            # an empty or missing list means all of the user's resources (GeoNode 5; geonodectl sends [])
+            new, subset = body.newOwner, body.resources or None
         if not (caller.is_admin or caller.id == current == target["id"]):
             raise permission_denied()
 

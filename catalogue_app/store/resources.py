@@ -10,7 +10,7 @@ transaction as the permission rows, so the public listing is served by one index
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from catalogue_app.store.filters import Combined, Field, Listing, ListSpec, Source, cached_rows, fetch_page, where_clause
@@ -108,6 +108,38 @@ FIELDS: dict[str, Field] = {
     "regions.code": Field("g.code", exists=REGIONS, sortable=False),
     "tkeywords.name": Field("t.alt_label", exists=TKEYWORDS, sortable=False),
 }
+# The scalar fields a typed endpoint adds to its rows, for filters and sort[] there (as shown: a
+# made-up dataset without data is named after its alternate).
+_DATASET = "(SELECT d.{} FROM datasets d WHERE d.resource_id = r.id)"
+_DOCUMENT = "(SELECT d.{} FROM documents d WHERE d.resource_id = r.id)"
+TYPED_FIELDS: dict[str, dict[str, Field]] = {
+    "dataset": {
+        "name": Field(f"coalesce({_DATASET.format('name')}, substr(r.alternate, instr(r.alternate, ':') + 1))"),
+        "workspace": Field(f"coalesce({_DATASET.format('workspace')}, substr(r.alternate, 1, instr(r.alternate, ':') - 1))"),
+        "store": Field(f"coalesce({_DATASET.format('store')}, '')"),
+        "charset": Field(f"coalesce({_DATASET.format('charset')}, 'UTF-8')"),
+        "has_time": Field(f"coalesce({_DATASET.format('has_time')}, 0)", "bool"),
+        "featureinfo_custom_template": Field(_DATASET.format("featureinfo_custom_template")),
+        "is_mosaic": Field("0", "bool"),
+        "has_elevation": Field("0", "bool"),
+        "ptype": Field("'gxp_wmscsource'"),
+    },
+    "document": {
+        "name": Field("r.title"),
+        "extension": Field(_DOCUMENT.format("extension")),
+        "mime_type": Field(_DOCUMENT.format("mime_type")),
+        "doc_url": Field(_DOCUMENT.format("doc_url")),
+    },
+}
+
+
+def fields_for(types: tuple[str, ...] | list[str] | None) -> dict[str, Field]:
+    """The fields an endpoint listing ``types`` may filter and sort on."""
+    if types and len(types) == 1 and types[0] in TYPED_FIELDS:
+        return {**FIELDS, **TYPED_FIELDS[types[0]]}
+    return FIELDS
+
+
 # Serializer fields that exist but are computed, not stored: named in a clear 400.
 COMPUTED = {"raw_abstract", "raw_purpose", "raw_constraints_other", "raw_supplemental_information",
             "raw_data_quality_statement", "detail_url", "embed_url", "perms", "favorite", "links", "link",
@@ -241,14 +273,15 @@ def _conditions(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any], L
     return cond, params, spec, candidates[:1]
 
 
-def _tests_ids_only(spec: ListSpec) -> bool:
+def _tests_ids_only(spec: ListSpec, types: tuple[str, ...]) -> bool:
     """Whether the generic filters test nothing of a row but its id (relations like keywords
     are tested through their own tables), so that the narrow index can stand for the rows."""
     def through_id(cond) -> bool:
         if isinstance(cond, Combined):
             return all(through_id(part) for part in cond.parts)
-        return FIELDS[cond.path].exists is not None
+        return fields[cond.path].exists is not None
 
+    fields = fields_for(types)
     return not spec.search_terms and all(through_id(c) for c in spec.conditions)
 
 
@@ -258,9 +291,10 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
     ``resources_visible`` where it holds all that is tested; the page is read in the default
     order when matches are dense, and from the candidates (then sorted) when they are sparse."""
     cond, params, spec, driver = _conditions(viewer, query)
+    listing = replace(LISTING, fields=fields_for(query.resource_types))
     if not driver and not spec.conditions and not spec.search_terms:
-        return fetch_page(conn, LISTING, spec, (cond, params), limit, offset)
-    narrow = " INDEXED BY resources_visible" if _tests_ids_only(spec) else ""
+        return fetch_page(conn, listing, spec, (cond, params), limit, offset)
+    narrow = " INDEXED BY resources_visible" if _tests_ids_only(spec, query.resource_types) else ""
     if driver:
         count_from = Source(f"({driver[0].sql}) c CROSS JOIN resources r{narrow} ON r.id = c.id", driver[0].params)
     else:
@@ -280,7 +314,7 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
             return Source(f"({driver[0].sql}) c CROSS JOIN resources r ON r.id = c.id", driver[0].params)
         return Source("resources r")
 
-    return fetch_page(conn, LISTING, spec, (cond, params), limit, offset, count_from=count_from, page_from=page_from)
+    return fetch_page(conn, listing, spec, (cond, params), limit, offset, count_from=count_from, page_from=page_from)
 
 
 def get_visible(conn: sqlite3.Connection, viewer: Viewer, resource_id: int,
@@ -470,6 +504,6 @@ def ids_matching(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery)
     cond, params, spec, driver = _conditions(viewer, query)
     source = Source(f"({driver[0].sql}) c CROSS JOIN resources r ON r.id = c.id", driver[0].params) if driver \
         else Source("resources r")
-    where, where_params = where_clause(spec, FIELDS, SEARCH_FIELDS)
+    where, where_params = where_clause(spec, fields_for(query.resource_types), SEARCH_FIELDS)
     return [r[0] for r in conn.execute(f"SELECT r.id FROM {source.sql} WHERE {cond}{where}",
                                        source.params + params + where_params)]

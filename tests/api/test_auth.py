@@ -11,7 +11,8 @@ def test_root_is_public_and_names_endpoints(anon, server):
     body = r.json()
     assert body["users"] == f"{server.url}/api/v2/users"
     assert body["groups"] == f"{server.url}/api/v2/groups"
-    assert "metadata" not in body  # QGIS would switch to GeoNode 5's metadata editor API
+    # QGIS then saves metadata through GeoNode 5's metadata editor API, which is served
+    assert body["metadata"] == f"{server.url}/api/v2/metadata"
 
 
 def test_anonymous_refused_with_basic_challenge(anon):

@@ -103,7 +103,7 @@ def test_a_file_becomes_a_document(d):
     assert doc["state"] == "PROCESSED" and doc["sourcetype"] == "LOCAL" and doc["doc_url"] is None
     assert doc["href"] == f"{srv.url}/documents/{pk}/link"
     assert doc["detail_url"] == f"{srv.url}/catalogue/#/document/{pk}"
-    assert doc["download_urls"] == [{"url": f"{srv.url}/documents/{pk}/download", "ajax_safe": True}]
+    assert doc["download_urls"] == [{"url": f"{srv.url}/documents/{pk}/download", "ajax_safe": True, "default": True}]
     assert doc["owner"]["username"] == d["people"]["owner"]["username"] and doc["resource_type"] == "document"
     assert (srv.data_dir / "files" / doc["uuid"] / "report.pdf").read_bytes() == content
     # the same document on its own, in the list, and in the base shape on /resources

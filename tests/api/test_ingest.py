@@ -45,7 +45,7 @@ def test_a_file_of_the_import_folder_becomes_a_document(ing):
     out = poll(admin, r.json()["status_url"])["output_params"]["output"]
     assert admin.get(f"/api/v2/resources/{out['pk']}/").json()["resource"]["title"] == "Report 2026"
     r = admin.delete(f"/api/v2/resources/{out['pk']}/delete")
-    assert poll(admin, r.headers["Location"])["status"] == "finished"
+    assert poll(admin, r.json()["status_url"])["status"] == "finished"
     assert gone(srv.data_dir / "files" / out["uuid"])
 
 
@@ -130,7 +130,7 @@ def test_a_copy_has_its_own_copy_of_the_files(ing):
     files = srv.data_dir / "files"
     assert (files / copy["uuid"] / "map.png").read_bytes() == (files / original["uuid"] / "map.png").read_bytes()
     r = admin.delete(f"/api/v2/resources/{original['pk']}/delete")
-    assert poll(admin, r.headers["Location"])["status"] == "finished"
+    assert poll(admin, r.json()["status_url"])["status"] == "finished"
     assert gone(files / original["uuid"]) and (files / copy["uuid"] / "map.png").exists()
 
 

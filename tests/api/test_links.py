@@ -82,8 +82,8 @@ def query(url: str) -> dict[str, str]:
 
 def check_shapes(resource: dict, base: str) -> None:
     for link in resource["links"]:
-        assert set(link) == {"extension", "link_type", "name", "mime", "url"}, link
-        assert all(isinstance(v, str) for v in link.values()), link
+        assert set(link) == {"extension", "link_type", "name", "mime", "url", "extras"}, link
+        assert all(isinstance(v, str) for k, v in link.items() if k != "extras") and isinstance(link["extras"], dict), link
         assert link["link_type"] in GEONODE_LINK_TYPES, link
         assert link["url"].startswith(f"{base}/"), link
 
@@ -96,7 +96,7 @@ def test_a_vector_dataset_has_wms_and_wfs_links(site):
     assert len(wms) == len(wfs) == 1 and not by_type(vector, "OGC:WCS")
     for link, kind in ((wms[0], "OGC:WMS"), (wfs[0], "OGC:WFS")):
         assert link == {"extension": "html", "link_type": kind, "name": vector["alternate"], "mime": kind,
-                        "url": f"{base}/geoserver/ows"}
+                        "url": f"{base}/geoserver/ows", "extras": {}}
     # the map images: a GetMap of the dataset's whole extent in its own CRS
     x0, y0 = vector["bbox_polygon"]["coordinates"][0][0]
     x1, y1 = vector["bbox_polygon"]["coordinates"][0][2]
@@ -116,14 +116,14 @@ def test_a_vector_dataset_has_wms_and_wfs_links(site):
         "GetLegendGraphic", vector["alternate"], "image")
     # the data: the download, and WFS GetFeature in GeoJSON and GML 3.2
     assert links["Zipped Shapefile"] == {"extension": "zip", "link_type": "data", "name": "Zipped Shapefile",
-                                         "mime": "application/zip", "url": vector["download_url"]}
+                                         "mime": "application/zip", "url": vector["download_url"], "extras": {}}
     for name, output in (("GeoJSON", "application/json"), ("GML 3.2", "application/gml+xml; version=3.2")):
         q = query(links[name]["url"])
         assert links[name]["link_type"] == "data" and links[name]["mime"] == output
         assert (q["service"], q["request"], q["typeNames"], q["outputFormat"]) == (
             "WFS", "GetFeature", vector["alternate"], output)
     assert by_type(vector, "html") == [{"extension": "html", "link_type": "html", "name": vector["alternate"],
-                                        "mime": "text/html", "url": vector["detail_url"]}]
+                                        "mime": "text/html", "url": vector["detail_url"], "extras": {}}]
     with site["srv"].client() as anon:  # the download link answers the data
         r = anon.get(links["Zipped Shapefile"]["url"])
         assert r.status_code == 200 and r.headers["content-type"] == "application/zip"
@@ -140,7 +140,7 @@ def test_a_raster_dataset_has_wms_and_wcs_links(site):
     png_link = query(links["PNG"]["url"])
     assert png_link["srs"] == raster["srid"] == "EPSG:32618"  # drawn in the dataset's own CRS
     assert links["GeoTIFF"] == {"extension": "tif", "link_type": "data", "name": "GeoTIFF", "mime": "image/tiff",
-                                "url": raster["download_url"]}
+                                "url": raster["download_url"], "extras": {}}
     wcs = query(links["GeoTIFF (WCS)"]["url"])
     assert (wcs["service"], wcs["request"], wcs["version"]) == ("WCS", "GetCoverage", "2.0.1")
     assert wcs["coverageId"] == raster["alternate"].replace(":", "__")  # WCS 2.0 ids have no ":"
@@ -244,7 +244,7 @@ def test_thumbnails_are_absolute(site):
         item = get(relative)
         assert item["thumbnail_url"] == f"{srv.url}/uploaded/thumbs/a.png"
         assert by_name(item)["Thumbnail"] == {"extension": "png", "link_type": "image", "name": "Thumbnail",
-                                              "mime": "image/png", "url": f"{srv.url}/uploaded/thumbs/a.png"}
+                                              "mime": "image/png", "url": f"{srv.url}/uploaded/thumbs/a.png", "extras": {}}
         item = get(remote)
         assert item["thumbnail_url"] == "https://example.org/t.jpg"
         assert by_name(item)["Thumbnail"]["mime"] == "image/jpeg"
@@ -259,13 +259,13 @@ def test_document_links(site):
         doc = r.json()["document"]
         original = by_type(doc, "original")
         assert original == [{"extension": "png", "link_type": "original", "name": "plan.png", "mime": "image/png",
-                             "url": doc["download_url"]}]
+                             "url": doc["download_url"], "extras": {}}]
         assert c.get(original[0]["url"]).content == png()
         assert not by_type(doc, "OGC:WMS") and {"ISO", "Dublin Core", "Atom"} <= set(by_name(doc))
         remote_url = "https://example.org/reports/annual.pdf"
         remote = c.post("/api/v2/documents", files={"doc_url": (None, remote_url)}).json()["document"]
         assert by_type(remote, "original") == [{"extension": "pdf", "link_type": "original", "name": "Remote document",
-                                                "mime": "application/pdf", "url": remote_url}]
+                                                "mime": "application/pdf", "url": remote_url, "extras": {}}]
         bare = c.post("/api/v2/resources/", json={"resource_type": "document", "title": "No file"}).json()["resource"]
         assert not by_type(bare, "original")
 

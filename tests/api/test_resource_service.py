@@ -38,11 +38,15 @@ def test_delete_runs_as_a_job_and_the_resource_is_gone_for_everyone(rs):
         assert_envelope(c.delete("/api/v2/resources/999999/delete"), 404, "not_found")
     with login(srv, rs["owner"]) as c:
         r = c.delete(url)
-        assert r.status_code == 204 and not r.content
-        status = poll(c, r.headers["Location"])
+        # the receipt geonodectl reads, as for the other resource-service calls
+        assert r.status_code == 200, r.text
+        receipt = r.json()
+        assert set(receipt) == {"status", "execution_id", "status_url"} and receipt["status"] == "ready"
+        assert r.headers["Location"] == receipt["status_url"]
+        status = poll(c, receipt["status_url"])
         assert status["status"] == "finished" and status["func_name"] == "delete"
         assert status["output_params"] == {"output": 1} and status["input_params"] == {"uuid": doc["uuid"]}
-        assert r.headers["X-Execution-Id"] in status["status_url"]
+        assert receipt["execution_id"] in status["status_url"]
         assert_envelope(c.get(f"/api/v2/resources/{doc['pk']}/"), 404, "not_found")
         assert_envelope(c.delete(url), 404, "not_found")
     with srv.client() as anon:
@@ -71,7 +75,7 @@ def test_a_change_waits_for_the_previous_one(rs):
     conn.close()
     with login(srv, rs["owner"]) as c:
         r = c.delete(f"/api/v2/resources/{doc['pk']}/delete")
-        assert r.status_code == 204 and poll(c, r.headers["Location"])["status"] == "finished"
+        assert r.status_code == 200 and poll(c, r.json()["status_url"])["status"] == "finished"
 
 
 def test_copy_belongs_to_the_caller_and_keeps_the_metadata(rs):

@@ -72,7 +72,7 @@ def test_row_shape_for_qgis_and_geonodectl(cat):
     assert row["raw_abstract"] == "Flood lines"
     assert row["extent"] == {"coords": [8.4, 47.3, 8.6, 47.4], "srid": "EPSG:4326"}
     assert set(row["perms"]) == {"view_resourcebase", "download_resourcebase"}
-    assert row["link"].endswith(f"/api/v2/resources/{row['pk']}")
+    assert row["link"].endswith(f"/api/v2/datasets/{row['pk']}")
     assert row["download_url"].endswith("/datasets/catalogue:zurich/dataset_download")
     detail = cat["srv"].client().get(f"/api/v2/datasets/{row['pk']}/").json()["dataset"]
     # the detail adds what GeoNode leaves out of dataset lists

@@ -357,7 +357,7 @@ def test_start_up_removes_files_no_resource_uses(tmp_path_factory):
             kept_file = file_of({"srv": srv}, thumbnail_url(admin, kept["pk"]))
             gone_file = file_of({"srv": srv}, thumbnail_url(admin, gone["pk"]))
             r = admin.delete(f"/api/v2/resources/{gone['pk']}/delete")
-            assert poll(admin, r.headers["Location"])["status"] == "finished"
+            assert poll(admin, r.json()["status_url"])["status"] == "finished"
             deadline = time.monotonic() + 10  # the delete removes the file just after it finishes
             while gone_file.exists() and time.monotonic() < deadline:
                 time.sleep(0.02)

@@ -1,0 +1,121 @@
+"""/api/v2/assets: the stored files of the resources the caller may see (GeoNode 5's assets).
+
+The list and the detail show every visible resource's files; ``{pk}/download`` (an attachment)
+and ``{pk}/link`` (inline) serve the file to those who may download its resource (401 for
+anonymous callers, 403 for others).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import msgspec
+from litestar import Request, Response, get
+from litestar.params import FromPath
+from litestar.response import File
+
+from catalogue_app.api import pagination
+from catalogue_app.api.bodies import path_id
+from catalogue_app.api.context import Context
+from catalogue_app.api.errors import ApiError, denied, not_found
+from catalogue_app.api.resource_writes import may
+from catalogue_app.store import assets, resources
+
+
+class Asset(msgspec.Struct):
+    pk: int
+    title: str
+    description: str
+    type: str
+    owner: int
+    created: str
+    asset_type: str
+    subinfo: dict[str, Any] | None
+    deletable: bool
+    download_url: str
+    size: int
+
+
+class AssetOwner(msgspec.Struct):
+    pk: int
+    username: str
+
+
+class AssetList(msgspec.Struct):
+    links: pagination.Links
+    total: int
+    page: int
+    page_size: int
+    users: list[AssetOwner]
+    assets: list[Asset]
+
+
+class AssetDetail(msgspec.Struct):
+    asset: Asset
+
+
+def _shape(row: sqlite3.Row, base: str) -> Asset:
+    return Asset(pk=row["id"], title=row["name"], description="", type=row["mime_type"], owner=row["owner_id"],
+                 created=row["created"], asset_type="Asset", subinfo=None, deletable=False,
+                 download_url=f"{base}/api/v2/assets/{row['id']}/download", size=row["size"])
+
+
+@get("/api/v2/assets", tags=["assets"], summary="The stored files of the resources the caller may see, newest first")
+async def list_assets(request: Request) -> AssetList:
+    ctx = Context(request)
+
+    def fetch(limit: int, offset: int):
+        return ctx.db.read(assets.page, ctx.viewer, limit, offset)
+
+    page, total, rows = pagination.paginate(request, ctx.params, fetch)
+    owners = {r["owner_id"]: r["username"] for r in rows}
+    return AssetList(links=pagination.envelope_links(request, ctx.params, page, total), total=total, page=page.number,
+                     page_size=page.size, users=[AssetOwner(pk, name) for pk, name in sorted(owners.items(), reverse=True)],
+                     assets=[_shape(r, ctx.base) for r in rows])
+
+
+@get("/api/v2/assets/{pk:str}", tags=["assets"], summary="One asset")
+async def get_asset(request: Request, pk: FromPath[str]) -> AssetDetail:
+    ctx = Context(request)
+    row = ctx.db.read(assets.get, ctx.viewer, path_id(pk, "Asset"))
+    if row is None:
+        raise not_found("Asset")
+    return AssetDetail(_shape(row, ctx.base))
+
+
+def _file(request: Request, pk: str, disposition: str) -> Response[Any]:
+    ctx = Context(request)
+    viewer = ctx.viewer
+
+    def load(conn: sqlite3.Connection) -> sqlite3.Row:
+        row = assets.get(conn, viewer, path_id(pk, "Asset"))
+        if row is None:
+            raise not_found("Asset")
+        resource = resources.get_visible(conn, viewer, row["resource_id"])
+        if resource is None:
+            raise not_found("Asset")
+        if not may(conn, viewer, resource, {"download_resourcebase"}):
+            raise denied(ctx.caller)
+        return row
+
+    row = ctx.db.read(load)
+    root = ctx.settings.files_dir.resolve()
+    path = (root / row["folder"] / row["name"]).resolve()
+    if root not in path.parents or not path.is_file():
+        raise ApiError(404, "This asset's file is gone.", "not_found")
+    return File(path, filename=path.name, media_type=row["mime_type"],
+                content_disposition_type=disposition)  # type: ignore[arg-type]
+
+
+@get("/api/v2/assets/{pk:str}/download", tags=["assets"], summary="An asset's file, as an attachment")
+async def download_asset(request: Request, pk: FromPath[str]) -> Response[Any]:
+    return _file(request, pk, "attachment")
+
+
+@get("/api/v2/assets/{pk:str}/link", tags=["assets"], summary="An asset's file, shown inline")
+async def link_asset(request: Request, pk: FromPath[str]) -> Response[Any]:
+    return _file(request, pk, "inline")
+
+
+HANDLERS = [list_assets, get_asset, download_asset, link_asset]
