@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
+import os
 
 from litestar import Controller, Litestar, Response, get
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 
-from catalogue_app import __version__
+from catalogue_app import __version__, processes
 from catalogue_app.api import (
     assets,
     catalogue_records,
@@ -145,4 +146,7 @@ def create_app(settings: Settings) -> Litestar:
 def create_app_from_env() -> HeadAsGet:
     """Factory for server worker processes: settings come from the environment."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    server = os.environ.get("CATALOGUE_SERVER_PID", "")
+    if server.isdecimal() and int(server) != os.getpid():
+        processes.end_with(int(server))
     return HeadAsGet(DrainUnread(create_app(load_settings())))

@@ -40,6 +40,7 @@ def _prepare(settings, out=sys.stderr) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
+    os.environ.pop("CATALOGUE_SERVER_PID", None)  # set below for this server's own workers only
     settings = _settings(args)
     if getattr(args, "port", None) is None and not os.environ.get("CATALOGUE_PORT"):
         settings.port = _free_port(settings.host, settings.port)
@@ -57,6 +58,7 @@ def serve(args: argparse.Namespace) -> int:
     from granian import Granian
     from granian.constants import Interfaces
 
+    os.environ["CATALOGUE_SERVER_PID"] = str(os.getpid())  # its workers end when it does
     Granian(
         "catalogue_app.app:create_app_from_env",
         factory=True,
@@ -105,6 +107,11 @@ def _port_is_free(host: str, port: int) -> bool:
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as probe:
+        # As the server binds: the connections a killed server left in TIME_WAIT do not hold
+        # the port (without this, a restart right after a crash was refused for a minute);
+        # a process listening there does. (Windows gives SO_REUSEADDR another meaning.)
+        if os.name != "nt":
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             probe.bind((host, port))
         except OSError:

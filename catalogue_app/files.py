@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from catalogue_app import processes
+
 CHUNK = 1024 * 1024
 # A dataset's folder holds its original files and, in this subfolder (which no uploaded file
 # can be named, being a folder), its working copy: data.gpkg or data.tif.
@@ -117,19 +119,43 @@ def remove_resource_files(files_dir: Path, uuid: str) -> None:
         remove(folder)
 
 
+OWNER = ".owner"  # in a workspace that a request fills: the server process doing it
+
+
+def claim_workspace(path: Path) -> Path:
+    """Make a workspace under tmp/ that this process fills (an upload being received, a
+    download being zipped): start-up removes it once this process is gone, whatever its age."""
+    path.mkdir(parents=True, exist_ok=True)
+    (path / OWNER).write_text(processes.me())
+    return path
+
+
+def _owner_gone(entry: Path) -> bool | None:
+    """Whether the process that claimed the workspace has stopped (None: no claim to read)."""
+    try:
+        owner = (entry / OWNER).read_text()
+    except OSError:
+        return None
+    return not processes.still_running(owner)
+
+
 def sweep(tmp_dir: Path, files_dir: Path, keep_tmp: Iterable[str], known: Callable[[str], bool],
           ended: Callable[[str], bool] = lambda name: True, min_age_seconds: float = 600) -> list[Path]:
-    """Remove what crashes left: workspaces under tmp/ of requests that have ended (``ended``)
-    and, once older than ``min_age_seconds``, other entries not named in ``keep_tmp`` (an upload
-    another server process is receiving has no request yet), with the folders of files/ their
-    commit had noted (note_folders) that no resource uses (``known(name)``); and folders of
-    files/ older than that which no resource uses."""
+    """Remove what crashes left: workspaces under tmp/ of requests that have ended (``ended``),
+    claimed workspaces whose process has stopped, and other entries not named in ``keep_tmp``
+    once older than ``min_age_seconds``, with the folders of files/ their commit had noted
+    (note_folders) that no resource uses (``known(name)``); and folders of files/ older than
+    that which no resource uses. A workspace a live process claimed is left to it."""
     removed = []
     keep = set(keep_tmp)
     now = time.time()
     for entry in tmp_dir.iterdir() if tmp_dir.is_dir() else ():
-        if entry.name in keep or not (ended(entry.name) or now - _newest(entry) > min_age_seconds):
+        if entry.name in keep:
             continue
+        if not ended(entry.name):
+            gone = _owner_gone(entry) if entry.is_dir() else None
+            if gone is False or not (gone or now - _newest(entry) > min_age_seconds):
+                continue
         for name in _noted(entry):  # what its commit was moving when the server stopped
             if name and "/" not in name and name not in (".", "..") and not known(name):
                 remove(files_dir / name)

@@ -53,9 +53,9 @@ class StaleConnectionRetry(httpx.HTTPTransport):
 class Server:
     """A ``catalogue serve`` process on a free port."""
 
-    def __init__(self, data_dir: Path, env: dict[str, str] | None = None, workers: int = 1):
+    def __init__(self, data_dir: Path, env: dict[str, str] | None = None, workers: int = 1, port: int | None = None):
         self.data_dir = data_dir
-        self.port = free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, "CATALOGUE_ADMIN_PASSWORD": ADMIN_PASSWORD, **(env or {})}
         self.log = data_dir.parent / f"server-{self.port}.log"

@@ -148,8 +148,7 @@ async def dataset_download(request: Request, alternate: FromPath[str]) -> File:
     if working is None:
         raise ApiError(404, "This dataset's data is not there (it is being replaced, or was removed); try again.",
                        "not_found")
-    scratch = ctx.settings.tmp_dir / f"download-{uuid.uuid4()}"
-    scratch.mkdir(parents=True)
+    scratch = files.claim_workspace(ctx.settings.tmp_dir / f"download-{uuid.uuid4()}")
     try:
         archive = shapefile_zip(working, scratch, name)
     except GeoError as exc:

@@ -71,7 +71,7 @@ async def create_document(request: Request) -> Response[Any]:
         plain = dict(reversed(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True)))
     _check_parallel_uploads(ctx, caller)
     limit = ctx.db.read(limits.size_limit, "document_upload_size")
-    workspace = ctx.settings.tmp_dir / f"document-{uuid.uuid4().hex}"
+    workspace = files.claim_workspace(ctx.settings.tmp_dir / f"document-{uuid.uuid4().hex}")
     try:
         form = Form(plain) if plain is not None else await _receive(request, workspace, limit)
         rid = await _store(ctx, caller, form, workspace / "files")

@@ -50,6 +50,8 @@ def parse_datetime(value: str) -> str:
 
 
 def _coerce(field: Field, op: str, value: str, key: str) -> Any:
+    if CONTROL.search(value):  # a NUL would cut the text the database compares
+        raise invalid(f"Invalid value for {key}: control characters are not allowed.")
     if op == "isnull":
         return truthy(value)
     if op in ("year", "month", "day", "week_day"):

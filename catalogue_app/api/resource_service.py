@@ -161,7 +161,7 @@ async def _ingest_dataset(ctx: Context, source: Path, changes: dict[str, Any]) -
     """The file and its companions (same name, other extension: a Shapefile's parts) are copied
     into the request's workspace, checked as an upload is, and imported by the same job."""
     exec_id = str(uuid.uuid4())
-    workspace = ctx.settings.tmp_dir / exec_id
+    workspace = files.claim_workspace(ctx.settings.tmp_dir / exec_id)
     staged = workspace / "upload"
     try:
         staged.mkdir(parents=True)

@@ -130,7 +130,7 @@ async def _sent_file(ctx: Context, request: Request) -> bytes | str:
     or base64); 400 when missing or of another kind."""
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media == "multipart/form-data":
-        workspace = ctx.settings.tmp_dir / f"thumbnail-{uuid.uuid4().hex}"
+        workspace = files.claim_workspace(ctx.settings.tmp_dir / f"thumbnail-{uuid.uuid4().hex}")
         try:
             try:
                 form = await multipart.receive(request, workspace, limit=MAX_IMAGE,

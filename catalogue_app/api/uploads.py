@@ -156,7 +156,7 @@ async def receive(request: Request) -> Response[Any]:
     caller = ctx.require_login()
     limit = ctx.db.read(limits.size_limit, "dataset_upload_size")
     exec_id = str(uuid.uuid4())
-    workspace = ctx.settings.tmp_dir / exec_id
+    workspace = files.claim_workspace(ctx.settings.tmp_dir / exec_id)
     try:
         try:
             # geonodectl sends a zip as base_file and again as zip_file: the copy is not kept (nor

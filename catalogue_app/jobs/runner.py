@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from catalogue_app import files
+from catalogue_app import files, processes
 from catalogue_app.jobs import registry
 from catalogue_app.store import executions
 from catalogue_app.store.db import Database
@@ -127,23 +127,4 @@ def _commit_and_finish(conn: sqlite3.Connection, commit, exec_id: str) -> None:
 
 def process_alive(pid: int) -> bool:
     """Whether a process with this id runs on this machine."""
-    if os.name == "nt":  # os.kill would end the process there
-        import ctypes
-
-        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
-        if not handle:
-            return False
-        code = ctypes.c_ulong()
-        ctypes.windll.kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
-        ctypes.windll.kernel32.CloseHandle(handle)
-        return code.value == 259  # STILL_ACTIVE
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a killed process nobody has reaped yet (a zombie) still answers, but runs no more
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return True
+    return processes.alive(pid)
