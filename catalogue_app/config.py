@@ -35,6 +35,10 @@ class Settings(msgspec.Struct, kw_only=True):
     max_request_body: int = 1024 * 1024 * 1024
     # Threads running jobs (permission changes, copies, deletes, uploads) in each server process.
     job_workers: int = 4
+    # Rasters larger than this are refused before a pixel is read (a small sparse file may
+    # claim a huge grid).
+    max_raster_side: int = 50_000
+    max_raster_pixels: int = 1_000_000_000
 
     # Files an administrator puts here may be registered as resources (resources/ingest/...);
     # nothing outside it can be. Empty: the "import" folder of the data folder.
@@ -94,6 +98,8 @@ ENVIRONMENT = {
     "CATALOGUE_MAX_PAGE_SIZE": ("max_page_size", int),
     "ACCESS_TOKEN_EXPIRE_SECONDS": ("token_lifetime_seconds", int),
     "CATALOGUE_JOB_WORKERS": ("job_workers", int),
+    "CATALOGUE_MAX_RASTER_SIDE": ("max_raster_side", int),
+    "CATALOGUE_MAX_RASTER_PIXELS": ("max_raster_pixels", int),
     "CATALOGUE_IMPORT_DIR": ("import_dir", Path),
 }
 

@@ -87,3 +87,15 @@ def end_with(parent: int) -> None:
         os._exit(1)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def give_back_memory() -> None:
+    """Hand the memory a large job freed back to the system (glibc keeps freed memory in the
+    process otherwise: a server that imported a large raster would stay that large)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):
+            pass

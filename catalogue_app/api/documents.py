@@ -25,7 +25,7 @@ from litestar import Request, Response, get
 from litestar.params import FromPath
 from litestar.response import File, Redirect
 
-from catalogue_app import files
+from catalogue_app import files, sniff
 from catalogue_app.api import json_text, multipart, resource_writes
 from catalogue_app.api.auth import Caller
 from catalogue_app.api.bodies import decode_json, path_id
@@ -207,6 +207,10 @@ async def _store(ctx: Context, caller: Caller, form: Form, staged: Path) -> int:
     """Check the form, then write the record; a file moves from ``staged`` to files/<uuid>/ in
     the same transaction (and back if the record cannot be written)."""
     content = content_of(form)
+    if content.file_name is not None:
+        refused = sniff.refusal(staged / content.file_name, content.file_name, content.extension)
+        if refused:
+            raise invalid(refused)
     values = _values(form.fields, content.default_title)
     viewer, new_uuid = ctx.viewer, str(uuid.uuid4())
     final = ctx.settings.files_dir / new_uuid

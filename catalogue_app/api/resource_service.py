@@ -15,7 +15,7 @@ from typing import Any
 from litestar import Request, Response, delete, post, put
 from litestar.params import FromPath
 
-from catalogue_app import files
+from catalogue_app import files, sniff
 from catalogue_app.api import json_text, resource_writes
 from catalogue_app.api.bodies import path_id, read_body
 from catalogue_app.api.context import Context
@@ -24,7 +24,7 @@ from catalogue_app.api.executions import Receipt, queue_job
 from catalogue_app.api.resource_writes import clean
 from catalogue_app.api.resources import CREATABLE
 from catalogue_app.geo.errors import GeoError
-from catalogue_app.geo.inspect import inspect_upload
+from catalogue_app.geo.inspect import RasterLimits, inspect_upload
 from catalogue_app.store import datasets, resources
 from catalogue_app.store.resources import DOWNLOADABLE
 
@@ -153,6 +153,9 @@ async def ingest_resource(request: Request, resource_type: FromPath[str]) -> Rec
     cleaned = ctx.db.read(lambda conn: clean(conn, fields, viewer, caller.is_admin, None, resource_type))
     if resource_type == "dataset":
         return await _ingest_dataset(ctx, source, asdict(cleaned))
+    refused = sniff.refusal(source, source.name, source.suffix[1:]) if source.is_file() else None
+    if refused:
+        raise invalid(refused)
     params = {"path": path, "uuid": str(uuid.uuid4()), "owner_id": caller.id, "changes": asdict(cleaned)}
     return await queue_job(ctx, "ingest", "ingest", params, None, name=source.name, source="ingest")
 
@@ -172,7 +175,8 @@ async def _ingest_dataset(ctx: Context, source: Path, changes: dict[str, Any]) -
                 names.append(part.name)
         names.sort(key=lambda n: n != source.name)  # the named file first
         try:
-            layers = inspect_upload([staged / n for n in names], workspace / "check")
+            layers = inspect_upload([staged / n for n in names], workspace / "check", raster_limits=RasterLimits(
+                ctx.settings.max_raster_side, ctx.settings.max_raster_pixels))
         except GeoError as exc:
             raise invalid(str(exc)) from None
         files.remove(workspace / "check")

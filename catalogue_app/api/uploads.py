@@ -42,7 +42,7 @@ from catalogue_app.api.resource_writes import clean
 from catalogue_app.geo.archive import ZipLimits
 from catalogue_app.geo.encoding import codec_name
 from catalogue_app.geo.errors import GeoError
-from catalogue_app.geo.inspect import Description, inspect_upload
+from catalogue_app.geo.inspect import Description, RasterLimits, inspect_upload
 from catalogue_app.geo.iso import parse_iso
 from catalogue_app.geo.styles import check_sld
 from catalogue_app.geo.time_range import TEMPORAL_TYPES
@@ -197,7 +197,8 @@ async def _upload(ctx: Context, caller, form: multipart.Form, workspace: Path, l
     grants = _permissions(ctx, fields.get("permissions"))
     names, extras = _place(form, base_key, workspace / "upload")
     # slow checks (the data is read, a raster's pixels all of them) run outside the event loop
-    layers = await asyncio.to_thread(_check_data, workspace, names, limit, opts)
+    layers = await asyncio.to_thread(_check_data, workspace, names, limit, opts, RasterLimits(
+        ctx.settings.max_raster_side, ctx.settings.max_raster_pixels))
     if opts.overwrite and target is None and len(layers) == 1:
         # the caller's dataset of that name: tied to this request now, so that a copy, a delete or
         # another replacement of it waits (409) rather than meeting the new data half-way
@@ -214,11 +215,12 @@ async def _upload(ctx: Context, caller, form: multipart.Form, workspace: Path, l
     return Response({"execution_id": exec_id}, status_code=201)
 
 
-def _check_data(workspace: Path, names: list[str], limit: int, opts: Options) -> list[Description]:
+def _check_data(workspace: Path, names: list[str], limit: int, opts: Options,
+                raster_limits: RasterLimits) -> list[Description]:
     try:
         layers = inspect_upload([workspace / "upload" / n for n in names], workspace / "check",
                                 limits=ZipLimits(max_total_bytes=4 * limit + 1), charset=opts.charset,
-                                pixel_budget=PIXEL_BUDGET)
+                                pixel_budget=PIXEL_BUDGET, raster_limits=raster_limits)
     except GeoError as exc:
         raise invalid(str(exc)) from None
     finally:

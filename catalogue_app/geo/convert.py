@@ -119,6 +119,9 @@ def overview_factors(width: int, height: int, tile: int = TILE) -> list[int]:
     return factors
 
 
+GDAL_CACHE_MB = 128  # GDAL's block cache while a raster is copied or read through
+
+
 def _write_raster(d: Description, target: Path) -> list[int]:
     import rasterio
     import rasterio.shutil
@@ -144,7 +147,9 @@ def _write_raster(d: Description, target: Path) -> list[int]:
     }
     factors = overview_factors(d.width or 0, d.height or 0)
     try:
-        with rasterio.Env(COMPRESS_OVERVIEW="DEFLATE", PREDICTOR_OVERVIEW=predictor, GDAL_NUM_THREADS="ALL_CPUS"):
+        # block by block, through a bounded block cache (GDAL's default is 5 % of the memory)
+        with rasterio.Env(COMPRESS_OVERVIEW="DEFLATE", PREDICTOR_OVERVIEW=predictor, GDAL_NUM_THREADS="ALL_CPUS",
+                          GDAL_CACHEMAX=GDAL_CACHE_MB):
             rasterio.shutil.copy(d.path, target, driver="GTiff", **options)
             if factors:
                 with rasterio.open(target, "r+") as ds:

@@ -24,6 +24,7 @@ import math
 import re
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -194,15 +195,26 @@ def inspect_upload(
     check_pixels: bool = True,
     charset: str | None = None,
     pixel_budget: int | None = None,
+    raster_limits: RasterLimits | None = None,
 ) -> list[Description]:
     """Describe the dataset in a staged upload: one Description per layer (most files have one).
     ``charset`` is the uploader's word on the text's encoding (see encoding.py)."""
     main, parts = find_dataset(files, staging, limits)
-    return describe(main, parts=parts, check_pixels=check_pixels, charset=charset, pixel_budget=pixel_budget)
+    return describe(main, parts=parts, check_pixels=check_pixels, charset=charset, pixel_budget=pixel_budget,
+                    raster_limits=raster_limits)
+
+
+@dataclass(frozen=True)
+class RasterLimits:
+    """The largest raster taken: pixels a side, and pixels in all."""
+
+    max_side: int = 50_000
+    max_pixels: int = 1_000_000_000
 
 
 def describe(path: str | Path, *, parts: Sequence[str | Path] | None = None, check_pixels: bool = True,
-             charset: str | None = None, pixel_budget: int | None = None) -> list[Description]:
+             charset: str | None = None, pixel_budget: int | None = None,
+             raster_limits: RasterLimits | None = None) -> list[Description]:
     """Describe one dataset file (not an archive): one Description per layer with geometry.
 
     ``check_pixels`` reads every pixel of a raster once, so that a corrupt file is refused here
@@ -214,7 +226,7 @@ def describe(path: str | Path, *, parts: Sequence[str | Path] | None = None, che
     files = [str(p) for p in (parts or [path])]
     suffix = _suffix(path)
     if suffix in RASTER_SUFFIXES:
-        return [_describe_raster(path, files, check_pixels, pixel_budget)]
+        return [_describe_raster(path, files, check_pixels, pixel_budget, raster_limits or RasterLimits())]
     if suffix in VECTOR_DRIVERS:
         encoding = text_encoding(path, [Path(f) for f in files], charset)
         layers = _describe_vector_file(path, files, {"encoding": encoding} if encoding else {})
@@ -325,7 +337,7 @@ def _describe_layer(path: Path, files: list[str], layer: str, open_options: dict
                     *, name_from_layer: bool) -> Description:
     pyogrio = _pyogrio()
     try:
-        info = pyogrio.read_info(path, layer=layer, force_feature_count=True, force_total_bounds=True, **open_options,
+        info = pyogrio.read_info(path, layer=layer, force_feature_count=True, **open_options,
                                  **read_options)
     except _vector_errors() as exc:
         raise GeoError(f"{path.name}: the layer {layer!r} cannot be read ({_clean(exc)}).") from None
@@ -338,7 +350,7 @@ def _describe_layer(path: Path, files: list[str], layer: str, open_options: dict
     if not crs:
         raise GeoError(f"{where} has no coordinate reference system; add one (a .prj for a Shapefile) and send it again.")
     srid, wkt = _srid_of(crs)
-    bounds = info["total_bounds"]
+    bounds = _geometry_bounds(path, layer, open_options, read_options, where)
     if bounds is None or not all(math.isfinite(v) for v in bounds):
         if driver == "CSV":
             columns = f"{open_options['X_POSSIBLE_NAMES']} and {open_options['Y_POSSIBLE_NAMES']}"
@@ -370,6 +382,33 @@ def _describe_layer(path: Path, files: list[str], layer: str, open_options: dict
         geometry_column=geometry_column,
         feature_count=count,
     )
+
+
+def _geometry_bounds(path: Path, layer: str, open_options: dict[str, str], read_options: dict[str, str],
+                     where: str) -> tuple[float, float, float, float] | None:
+    """The extent of the features' own geometries (None when none has a location). A file's
+    header may state another (a Shapefile's, a GeoPackage's contents table, a GeoJSON bbox):
+    it is not trusted."""
+    import numpy as np
+
+    pyogrio = _pyogrio()
+    try:
+        if open_options:  # a CSV, whose points come from the columns these options name
+            import pyogrio.raw
+            import shapely
+
+            _meta, _fids, wkb, _fields = pyogrio.raw.read(path, layer=layer, columns=[], **open_options)
+            bounds = shapely.bounds(shapely.from_wkb(wkb)).T if len(wkb) else np.empty((4, 0))
+        else:
+            _fids, bounds = pyogrio.read_bounds(path, layer=layer)
+    except _vector_errors() as exc:
+        raise GeoError(f"{where}: the geometries cannot be read ({_clean(exc)}).") from None
+    if bounds.size == 0:
+        return None
+    with np.errstate(invalid="ignore"):
+        box = (np.nanmin(bounds[0]), np.nanmin(bounds[1]), np.nanmax(bounds[2]), np.nanmax(bounds[3])) \
+            if not np.isnan(bounds).all() else None
+    return None if box is None else tuple(float(v) for v in box)
 
 
 def _geometry_type(path: Path, layer: str, info: dict, open_options: dict[str, str]) -> str:
@@ -423,16 +462,22 @@ def _xsd_of_dtype(dtype: str) -> str:
     return "xsd:int"
 
 
-def _describe_raster(path: Path, files: list[str], check_pixels: bool, pixel_budget: int | None = None) -> Description:
+def _describe_raster(path: Path, files: list[str], check_pixels: bool, pixel_budget: int | None = None,
+                     limits: RasterLimits = RasterLimits()) -> Description:
     import rasterio
     from rasterio._err import CPLE_BaseError
     from rasterio.errors import NotGeoreferencedWarning, RasterioError
 
     try:
-        with warnings.catch_warnings(), rasterio.Env(GDAL_DISABLE_READDIR_ON_OPEN="NO"), rasterio.open(path) as ds:
+        with warnings.catch_warnings(), rasterio.Env(GDAL_DISABLE_READDIR_ON_OPEN="NO", GDAL_CACHEMAX=128), \
+                rasterio.open(path) as ds:
             warnings.simplefilter("ignore", NotGeoreferencedWarning)
             if ds.driver != "GTiff":
                 raise GeoError(f"{path.name} is a {ds.driver} file, not a GeoTIFF. Send {ACCEPTED}.")
+            if ds.width > limits.max_side or ds.height > limits.max_side or ds.width * ds.height > limits.max_pixels:
+                raise GeoError(f"{path.name} is {ds.width:,} x {ds.height:,} pixels: the largest raster taken is "
+                               f"{limits.max_side:,} pixels a side and {limits.max_pixels:,} pixels in all. "
+                               "Send it in tiles, or at a coarser resolution.")
             if ds.crs is None:
                 raise GeoError(f"{path.name} has no coordinate reference system (it is not georeferenced); send a GeoTIFF with one.")
             srid, wkt = _srid_of(ds.crs.to_wkt())

@@ -14,6 +14,11 @@ from pathlib import Path
 from .errors import GeoError
 
 HEADER = 100  # bytes of the .shp and .shx headers
+# the shape types of the ESRI Shapefile specification (0: null shapes; then points, lines,
+# polygons and multipoints, plain, with Z and with M, and multipatches)
+SHAPE_TYPES = {0: "Null", 1: "Point", 3: "PolyLine", 5: "Polygon", 8: "MultiPoint", 11: "PointZ", 13: "PolyLineZ",
+               15: "PolygonZ", 18: "MultiPointZ", 21: "PointM", 23: "PolyLineM", 25: "PolygonM", 28: "MultiPointM",
+               31: "MultiPatch"}
 
 
 def check_parts(shp: Path, shx: Path, dbf: Path) -> None:
@@ -25,6 +30,15 @@ def check_parts(shp: Path, shx: Path, dbf: Path) -> None:
     if shp_size < HEADER:
         raise GeoError(f"{shp.name} is too short to be a Shapefile; send the file again.")
     records = (shx_size - HEADER) // 8
+    with open(shp, "rb") as f:
+        head = f.read(HEADER)
+    if struct.unpack(">i", head[:4])[0] != 9994:
+        raise GeoError(f"{shp.name} is not a Shapefile (its header does not start as one); send the file again.")
+    shape_type = struct.unpack("<i", head[32:36])[0]
+    if shape_type not in SHAPE_TYPES or shape_type == 0:
+        raise GeoError(f"{shp.name} names shape type {shape_type} in its header, which "
+                       + ("holds no geometry" if shape_type == 0 else "is not a Shapefile shape type")
+                       + ": its features would have no location. Save the layer again from its source.")
     with open(shx, "rb") as f:
         if struct.unpack(">i", f.read(4))[0] != 9994:
             raise GeoError(f"{shx.name} is not a Shapefile index; send the file again.")

@@ -34,7 +34,7 @@ from typing import Any
 
 import msgspec
 
-from catalogue_app import files
+from catalogue_app import files, processes
 from catalogue_app.geo.convert import write_working_copy
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.inspect import Description, inspect_upload
@@ -81,6 +81,7 @@ class ImportDataset:
             except Exception as exc:  # the data did what the checks did not foresee: still the layer's failure
                 raise ImportFailed(f"{layer.name} could not be imported: {_message(exc)}", [layer.name]) from exc
             ctx.progress((i + 1) * 100 // len(layers))
+            processes.give_back_memory()
         return {"layers": staged, "iso": iso, "sld": sld}
 
     def _stage_layer(self, params: dict[str, Any], ctx, i: int, layer: Description) -> dict[str, Any]:

@@ -244,12 +244,12 @@ def test_the_size_limit(d):
             assert_envelope(upload(c["owner"], "big.pdf", b"%" * size), 400, "total_upload_size_exceeded",
                             "Total upload size exceeds 1000\u00a0bytes. Please try again with smaller files.")
         assert snapshot(d) == before
-        doc = created(upload(c["owner"], "small.pdf", b"%" * 1000))  # the limit itself is allowed
+        doc = created(upload(c["owner"], "small.pdf", b"%PDF-" + b"%" * 995))  # the limit itself is allowed
         assert (d["srv"].data_dir / "files" / doc["uuid"] / "small.pdf").stat().st_size == 1000
         assert created(c["owner"].post("/api/v2/documents", files={"doc_url": (None, "https://x.org/big.pdf")}))
     finally:
         assert admin.patch(SIZE_LIMIT, json={"max_size": 104857600}).status_code == 200
-    r = upload(c["owner"], "big.pdf", b"%" * 1001)
+    r = upload(c["owner"], "big.pdf", b"%PDF-" + b"%" * 996)
     assert created(r)["title"] == "big.pdf"
     assert admin.get(SIZE_LIMIT).json()["upload-size-limit"]["max_size_label"] == "100.0\u00a0MB"
 

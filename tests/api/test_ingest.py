@@ -122,7 +122,7 @@ def test_a_crash_during_ingest_leaves_nothing_half_done(tmp_path):
 
 def test_a_copy_has_its_own_copy_of_the_files(ing):
     srv, admin = ing["srv"], ing["admin"]
-    (ing["imports"] / "map.png").write_bytes(b"\x89PNG not really" * 100)
+    (ing["imports"] / "map.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"not really" * 100)
     r = admin.post("/api/v2/resources/ingest/document", json={"path": "map.png"})
     original = poll(admin, r.json()["status_url"])["output_params"]["output"]
     r = admin.put(f"/api/v2/resources/{original['pk']}/copy")
