@@ -153,9 +153,67 @@ def add_request_bodies(app: Litestar, doc: dict[str, Any]) -> None:
         operation["requestBody"] = {"required": method in ("post", "put", "patch"), "content": {k: media for k in kinds}}
 
 
+# -- answers -----------------------------------------------------------------------------------
+ERROR = {"type": "object", "required": ["success", "errors", "code"], "properties": {
+    "success": {"type": "boolean", "enum": [False]},
+    "errors": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+    "code": {"type": "string"},
+    "detail": {"type": "string"}, "message": {"type": "string"}, "extraErrors": {"type": "object"}}}
+ERROR_TEXT = {400: "The request is not valid: the message says why", 401: "Credentials are needed (or were wrong)",
+              403: "The caller may not do this", 404: "Not found, or not visible to the caller",
+              409: "The change conflicts with the stored data or a change still being applied",
+              413: "The body is larger than this address takes", 415: "The body is of a media type not taken here",
+              422: "Values the metadata editor refuses, under extraErrors"}
+EVERY = (400, 401, 403, 404)
+WRITES = ("post", "put", "patch", "delete")
+# RFC 6749's error body, which /o/token/ answers as OAuth2 clients expect
+OAUTH_ERROR = {"type": "object", "required": ["error"], "properties": {
+    "error": {"type": "string"}, "error_description": {"type": "string"}}}
+OWS_EXCEPTION = {"application/xml": {"schema": {"type": "string"}}}
+HTML_PAGE = {"text/html": {"schema": {"type": "string"}}}
+# list addresses that take PATCH or DELETE of many records only where a setting allows it
+BULK = ("/api/v2/resources", "/api/v2/datasets", "/api/v2/documents", "/api/v2/maps", "/api/v2/geoapps",
+        "/api/v2/users", "/api/v2/groups")
+
+
+def declare_answers(doc: dict[str, Any]) -> None:
+    """What the API really answers: errors in its envelope (Litestar's default error schema is
+    not what is sent), the error statuses each kind of operation can give, and no body for 204."""
+    schemas = doc.setdefault("components", {}).setdefault("schemas", {})
+    schemas["Error"], schemas["OAuthError"] = ERROR, OAUTH_ERROR
+    envelope = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    for path, item in doc.get("paths", {}).items():
+        for method, operation in item.items():
+            if method not in ("get", "post", "put", "patch", "delete"):
+                continue
+            responses = operation.setdefault("responses", {})
+            for status in [s for s in responses if s[:1] in ("4", "5")]:
+                del responses[status]
+            statuses = list(EVERY)
+            if method in WRITES:
+                statuses += [409, 413, 415]
+            if path.startswith("/api/v2/metadata/instance"):
+                statuses.append(422)
+            if method in ("patch", "delete") and path.rstrip("/") in BULK:
+                statuses.append(405)
+            error = envelope
+            if path.rstrip("/").endswith("/embed"):
+                error = HTML_PAGE  # a page for an iframe: its errors are pages too
+            elif path.startswith("/catalogue/csw"):
+                error = OWS_EXCEPTION
+            oauth = {"application/json": {"schema": {"$ref": "#/components/schemas/OAuthError"}}}
+            for status in statuses:
+                text = ERROR_TEXT.get(status, "This method is not enabled on this server")
+                content = oauth if path.startswith("/o/") and status in (400, 401) else error
+                responses[str(status)] = {"description": text, "content": content}
+            if "204" in responses:
+                responses["204"].pop("content", None)
+
+
 def build_document(app: Litestar) -> dict[str, Any]:
     doc = app.openapi_schema.to_schema()
     add_request_bodies(app, doc)
+    declare_answers(doc)
     return to_openapi_30(doc)
 
 
