@@ -18,7 +18,7 @@ import httpx
 import numpy as np
 
 from bench.__main__ import PASSWORD, seed_users, start_server
-from bench.uploads import peak_mb, reset_peak, server_pids
+from bench.uploads import peak_mb, reset_peak, server_pids, status_mb
 
 SIDE = 20_000
 
@@ -53,16 +53,8 @@ def import_raster(client: httpx.Client, raster: Path) -> dict:
 
 
 def rss_mb(pids: list[int]) -> float:
-    """The largest VmRSS among ``pids`` (the worker), in MB."""
-    rss = 0
-    for p in pids:
-        try:
-            for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    rss = max(rss, int(line.split()[1]))
-        except OSError:
-            pass
-    return rss / 1024
+    """The worker's resident memory, in MB."""
+    return status_mb(pids, "VmRSS")
 
 
 def memory_benchmarks() -> None:

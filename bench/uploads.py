@@ -113,17 +113,22 @@ def reset_peak(pids: list[int]) -> None:
             pass
 
 
-def peak_mb(pids: list[int]) -> float:
-    """The largest VmHWM among ``pids``, in MB (0 when /proc does not tell)."""
-    peak = 0
+def status_mb(pids: list[int], field: str) -> float:
+    """The largest value of a /proc status field (VmHWM, VmRSS) among ``pids``, in MB (0 when
+    /proc does not tell)."""
+    largest = 0
     for p in pids:
         try:
             for line in Path(f"/proc/{p}/status").read_text().splitlines():
-                if line.startswith("VmHWM:"):
-                    peak = max(peak, int(line.split()[1]))
+                if line.startswith(f"{field}:"):
+                    largest = max(largest, int(line.split()[1]))
         except OSError:
             pass
-    return peak / 1024
+    return largest / 1024
+
+
+def peak_mb(pids: list[int]) -> float:
+    return status_mb(pids, "VmHWM")
 
 
 def upload(client: httpx.Client, shp: Path) -> tuple[float, float, int]:
