@@ -236,10 +236,11 @@ def test_an_upload_asking_for_more_is_refused_and_stores_nothing(g):
 
 
 @pytest.mark.parametrize("kind", ["dataset", "document"])
-def test_after_refused_grants_every_write_is_still_refused(g, kind):
+@pytest.mark.parametrize("body, where, group", REFUSED)
+def test_after_each_refused_grant_every_write_is_still_refused(g, kind, body, where, group):
     pk = g[kind]
-    for body, _, _ in REFUSED:
-        assert g["c"]["owner"].put(f"/api/v2/resources/{pk}/permissions", json=body).status_code == 400
+    for who in ("owner", "admin"):
+        _refused(g["c"][who].put(f"/api/v2/resources/{pk}/permissions", json=body), where, group)
     _walk(g, pk)
 
 
