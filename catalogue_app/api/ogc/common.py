@@ -12,6 +12,7 @@ from litestar import Response
 
 from catalogue_app import files
 from catalogue_app.api.context import Context
+from catalogue_app.geo import basemap
 from catalogue_app.geo.xml import xml_safe
 from catalogue_app.store import ogc
 
@@ -83,13 +84,17 @@ class OgcRequest:
         return found
 
     def data_path(self, layer: dict[str, Any]) -> Path:
-        """The working copy of a dataset (GeoPackage or tiled GeoTIFF)."""
+        """The working copy of a dataset (GeoPackage or tiled GeoTIFF), or the basemap's file."""
+        if layer.get("builtin"):
+            return basemap.PATH
         path = files.working_copy(self.ctx.settings.files_dir / layer["folder"])
         if path is None:
             raise OgcError("NoApplicableCode", f'The data of "{layer["alternate"]}" is missing.', None, 404)
         return path
 
     def style_body(self, layer: dict[str, Any], name: str | None) -> bytes | None:
+        if layer.get("builtin"):
+            return basemap.SLD
         return self.ctx.db.read(ogc.style_body, layer["id"], name)
 
 

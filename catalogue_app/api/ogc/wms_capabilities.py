@@ -1,6 +1,6 @@
-"""The WMS GetCapabilities document, in 1.3.0 or 1.1.1: the service, its operations and one
-layer per dataset the caller may view, with its CRSs, bounding boxes and styles (each with the
-address of its legend).
+"""The WMS GetCapabilities document, in 1.3.0 or 1.1.1: the service, its operations, and one
+layer for the built-in basemap and for each dataset the caller may view, with its CRSs, bounding
+boxes and styles (each with the address of its legend).
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from urllib.parse import quote
 from litestar import Response
 
 from catalogue_app.api.ogc.common import OgcRequest, attr, text, xml_answer
-from catalogue_app.api.ogc.wms_params import MAX_SIZE, negotiate
+from catalogue_app.api.ogc.wms_params import BASEMAP_LAYER, MAX_SIZE, has_basemap, negotiate
 from catalogue_app.geo import map_crs
 
 WORLD = (-180.0, -90.0, 180.0, 90.0)
@@ -128,7 +128,7 @@ def _union(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float
 def capabilities(req: OgcRequest) -> Response:
     version = negotiate(req.get("version") or req.get("wmtver"))
     v130 = version == "1.3.0"
-    layers = req.layers()
+    layers = ([BASEMAP_LAYER] if has_basemap(req) else []) + req.layers()
     info = ["application/json", "text/html", "text/plain"]
     caps_format = "text/xml" if v130 else "application/vnd.ogc.wms_xml"
     requests = (_operation(req, "GetCapabilities", [caps_format]) + _operation(req, "GetMap", list(IMAGE_FORMATS))

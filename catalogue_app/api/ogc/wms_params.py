@@ -2,6 +2,10 @@
 numbers, booleans and colours, the map area (CRS, BBOX, WIDTH, HEIGHT), image formats, and the
 layers and styles a request names. Each raises the OGC error a bad value calls for.
 
+Besides the datasets, a layer named BASEMAP (or bare "basemap") is always there for everyone:
+the built-in basemap of geo/basemap.py. It is no catalogue resource, only the WMS serves it, and
+it takes that name before any dataset (new datasets never get it: store/datasets.py).
+
 Limits: at most MAX_LAYERS layer names a request, an SLD_BODY of at most MAX_SLD bytes that
 must be readable, map CRSs that are 2D (projected or geographic), and boxes whose width and
 height are finite numbers.
@@ -12,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from catalogue_app.api.ogc.common import OgcError, OgcRequest
-from catalogue_app.geo import map_crs, symbolizers
+from catalogue_app.geo import basemap, map_crs, symbolizers
 from catalogue_app.geo.canvas import View
 
 MAX_SIZE = 4096
@@ -139,9 +143,28 @@ def layer_names(raw: str, locator: str | None = None) -> list[str]:
     return names
 
 
+BASEMAP = "catalogue:basemap"
+BASEMAP_LAYER = {
+    "id": 0, "builtin": True, "alternate": BASEMAP, "workspace": "catalogue", "name": "basemap",
+    "title": "Basemap (Natural Earth countries)", "keywords": ["basemap"], "subtype": "vector",
+    "abstract": "The countries of the world from Natural Earth (public domain), drawn under other layers.",
+    "srid": basemap.CRS, "crs_wkt": None, "geometry_type": basemap.GEOMETRY_TYPE, "may_download": False,
+    **dict(zip(("ll_x0", "ll_y0", "ll_x1", "ll_y1"), basemap.BOUNDS)),
+    **dict(zip(("bbox_x0", "bbox_y0", "bbox_x1", "bbox_y1"), basemap.BOUNDS)),
+    "styles": [{"id": 0, "name": basemap.STYLE, "workspace": None, "sld_title": "Countries"}], "default_style_id": 0,
+}
+
+
+def has_basemap(req: OgcRequest) -> bool:
+    """Whether the service address the request came to offers the basemap."""
+    return req.workspace in (None, "catalogue") and req.layer_name in (None, "basemap")
+
+
 def named_layer(req: OgcRequest, name: str, locator: str) -> dict:
     if not name:
         raise OgcError("LayerNotDefined", f"{locator.upper()} names an empty layer.", locator)
+    if name.strip() in (BASEMAP, "basemap") and has_basemap(req):
+        return BASEMAP_LAYER
     return req.layer(name, locator, code="LayerNotDefined")
 
 
