@@ -30,6 +30,8 @@ class Settings(msgspec.Struct, kw_only=True):
     # Larger page_size values are clamped to this and the effective value is echoed.
     max_page_size: int = 10_000
     token_lifetime_seconds: int = 86_400
+    # How long a browser sign-in (the catalogue_session cookie) lasts.
+    session_lifetime_seconds: int = 14 * 86_400
     # How long a verified Basic credential is trusted without running the password KDF again.
     basic_auth_cache_seconds: int = 300
     max_request_body: int = 1024 * 1024 * 1024
@@ -97,6 +99,7 @@ ENVIRONMENT = {
     "REST_API_DEFAULT_PAGE_SIZE": ("default_page_size", int),
     "CATALOGUE_MAX_PAGE_SIZE": ("max_page_size", int),
     "ACCESS_TOKEN_EXPIRE_SECONDS": ("token_lifetime_seconds", int),
+    "CATALOGUE_SESSION_SECONDS": ("session_lifetime_seconds", int),
     "CATALOGUE_JOB_WORKERS": ("job_workers", int),
     "CATALOGUE_MAX_RASTER_SIDE": ("max_raster_side", int),
     "CATALOGUE_MAX_RASTER_PIXELS": ("max_raster_pixels", int),
@@ -122,6 +125,8 @@ def load_settings(environ: dict[str, str] | None = None, **overrides: object) ->
         raise SystemExit("page sizes must satisfy 1 <= default <= maximum")
     if settings.job_workers < 1:
         raise SystemExit("CATALOGUE_JOB_WORKERS must be at least 1")
+    if settings.session_lifetime_seconds < 1:
+        raise SystemExit("CATALOGUE_SESSION_SECONDS must be at least 1")
     return settings
 
 

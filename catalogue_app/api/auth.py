@@ -1,9 +1,14 @@
-"""Who is calling: HTTP Basic or a Bearer token, resolved once per request into a ``Caller``.
+"""Who is calling: HTTP Basic, a Bearer token or a browser session cookie, resolved once per
+request into a ``Caller``.
 
 Passwords are checked with a slow KDF, so a verified Basic header is remembered in memory for a
 short time, keyed by a hash of the header together with the stored password hash it was checked
 against. Each request still reads the user's row (one indexed query): a changed password, from
 this process or another, no longer matches and the header is verified again.
+
+A request without an Authorization header may carry the ``catalogue_session`` cookie that
+``/account/login/`` sets. Browsers send cookies on their own, so a write authenticated by the
+cookie must also send the session's CSRF token in ``X-CSRFToken``; Basic and Bearer need none.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import asyncio
 import base64
 import binascii
 import hashlib
+import hmac
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -22,9 +28,9 @@ import anyio.to_thread
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
 
-from catalogue_app.api.errors import authentication_failed
+from catalogue_app.api.errors import ApiError, authentication_failed
 from catalogue_app.passwords import hash_password, verify_password
-from catalogue_app.store import tokens, users
+from catalogue_app.store import sessions, tokens, users
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +55,16 @@ class Caller:
 
 
 ANONYMOUS = Caller(None, "AnonymousUser")
+SESSION_COOKIE = "catalogue_session"
+CSRF_HEADER = b"x-csrftoken"
+CSRF_FAILED = "CSRF Failed: CSRF token missing or incorrect."
+# Methods that change something: with the session cookie they need the CSRF token.
+UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# Signing in needs no token: the caller has no session yet (and the cookie is ignored there).
+CSRF_EXEMPT_PATHS = frozenset({"/account/login"})
 T = TypeVar("T")
-_DUMMY_HASH = hash_password("not a real password")
+# Checked against when a user name is unknown, so that the answer takes as long as for a known one.
+DUMMY_HASH = hash_password("not a real password")
 
 
 class CredentialCache:
@@ -106,8 +120,27 @@ def caller_of(request) -> Caller:
     return request.scope.get("user") or ANONYMOUS
 
 
+def session_of(request):
+    """The session row (user columns, ``csrf_token``, ``session_digest``) that authenticated the
+    request, or None when the caller did not come by the cookie."""
+    return request.scope.get("catalogue_session")
+
+
+def cookie_value(headers, name: str) -> str | None:
+    """The first value of cookie ``name`` in the request's Cookie headers."""
+    for header, value in headers:
+        if header != b"cookie":
+            continue
+        for part in value.decode("latin-1").split(";"):
+            key, sep, text = part.partition("=")
+            if sep and key.strip() == name:
+                return text.strip().strip('"')
+    return None
+
+
 class AuthMiddleware(ASGIMiddleware):
-    """Puts the Caller in ``scope["user"]``; refuses bad Basic credentials with 401."""
+    """Puts the Caller in ``scope["user"]``; refuses bad Basic credentials with 401 and a cookie
+    write without its CSRF token with 403."""
 
     exclude_path_pattern = ("^/o/",)
 
@@ -118,7 +151,16 @@ class AuthMiddleware(ASGIMiddleware):
                 header = value
                 break
         caller = ANONYMOUS
-        if header:
+        if not header and scope["type"] == "http" and scope["path"].rstrip("/") not in CSRF_EXEMPT_PATHS:
+            value = cookie_value(scope["headers"], SESSION_COOKIE)
+            if value and len(value) <= 256:
+                row = sessions.user_for(scope["litestar_app"].state.db.reader(), value)
+                if row is not None:  # an unknown or expired cookie leaves the caller anonymous
+                    if scope["method"] in UNSAFE_METHODS:
+                        _check_csrf(scope["headers"], row["csrf_token"])
+                    caller = Caller.from_row(row)
+                    scope["catalogue_session"] = row
+        elif header:
             state = scope["litestar_app"].state
             scheme, _, credentials = header.partition(b" ")
             scheme = scheme.lower()
@@ -130,6 +172,16 @@ class AuthMiddleware(ASGIMiddleware):
                     caller = Caller.from_row(row)
         scope["user"] = caller
         await next_app(scope, receive, send)
+
+
+def _check_csrf(headers, expected: str) -> None:
+    sent = b""
+    for name, value in headers:
+        if name == CSRF_HEADER:
+            sent = value
+            break
+    if not hmac.compare_digest(sent, expected.encode("ascii")):
+        raise ApiError(403, CSRF_FAILED, "permission_denied")
 
 
 async def _basic(state, header: bytes, credentials: bytes) -> Caller:
@@ -152,7 +204,7 @@ async def _basic(state, header: bytes, credentials: bytes) -> Caller:
     async def check() -> Caller:
         row = users.by_username(conn, username)
         stored = row["password"] if row is not None and row["is_active"] else ""
-        ok = await anyio.to_thread.run_sync(verify_password, password, stored or _DUMMY_HASH)
+        ok = await anyio.to_thread.run_sync(verify_password, password, stored or DUMMY_HASH)
         if not (ok and stored):
             raise authentication_failed()
         cache.put(key, row["id"], stored)

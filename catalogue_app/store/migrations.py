@@ -580,6 +580,37 @@ def ids_never_reused(conn) -> None:
             conn.execute(statement)
 
 
+# Browser sign-in. A session is found by the SHA-256 of its cookie (the cookie itself is not
+# kept); its ids are never shown. A changed password or a deactivated account ends the user's
+# sessions here, whichever process or command made the change; deleting the user cascades.
+# login_failures holds recent sign-in attempts per user name (any process may read them) for the
+# growing delay; rows older than the counting window are pruned as new ones arrive.
+# (IF NOT EXISTS: a data folder set back to an older user_version may run it again.)
+SESSIONS = """
+CREATE TABLE IF NOT EXISTS sessions (
+    digest      TEXT PRIMARY KEY,                   -- sha256 (hex) of the cookie value
+    user_id     INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+    csrf_token  TEXT NOT NULL,
+    created     TEXT NOT NULL,
+    expires     TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sessions_user ON sessions(user_id);
+CREATE INDEX IF NOT EXISTS sessions_expires ON sessions(expires);
+
+CREATE TRIGGER IF NOT EXISTS users_end_sessions AFTER UPDATE OF password, is_active ON users
+WHEN NEW.password IS NOT OLD.password OR NOT NEW.is_active BEGIN
+    DELETE FROM sessions WHERE user_id = NEW.id;
+END;
+
+CREATE TABLE IF NOT EXISTS login_failures (
+    username  TEXT NOT NULL COLLATE NOCASE,
+    at        TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS login_failures_username ON login_failures(username, at);
+CREATE INDEX IF NOT EXISTS login_failures_at ON login_failures(at);
+"""
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
-                    special_groups_read_only, ids_never_reused]
+                    special_groups_read_only, ids_never_reused, SESSIONS]
