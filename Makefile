@@ -13,9 +13,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/catalogue serve $(ARGS)
+	$(BIN)/catalogue serve --open $(ARGS)
 
 test: $(STAMP)
+	@sh scripts/ensure_chromium.sh
 	$(BIN)/python -m pytest $(ARGS)
 
 bench: $(STAMP)

@@ -11,6 +11,7 @@ from litestar.openapi import OpenAPIConfig
 
 from catalogue_app import __version__, processes
 from catalogue_app.api import (
+    accounts,
     assets,
     catalogue_records,
     datasets,
@@ -34,6 +35,7 @@ from catalogue_app.api import (
     upload_sessions,
     uploads,
     users,
+    web_ui,
 )
 from catalogue_app.api.auth import AuthMiddleware, CredentialCache
 from catalogue_app.api.drain import DrainUnread
@@ -124,6 +126,8 @@ def create_app(settings: Settings) -> Litestar:
             *assets.HANDLERS,
             *metadata_editor.HANDLERS,
             default_avatar,
+            *accounts.HANDLERS,
+            *web_ui.HANDLERS,
         ],
         state=state,
         middleware=[AuthMiddleware()],

@@ -156,7 +156,7 @@ def _open_browser_when_up(url: str) -> None:
                     break
             except OSError:
                 time.sleep(0.1)
-        webbrowser.open(f"{url}/api/v2/docs/")
+        webbrowser.open(f"{url}/")
 
     threading.Thread(target=wait_and_open, daemon=True).start()
 
@@ -267,6 +267,8 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, help="worker processes (default 1)")
     p.add_argument("--public-url", help="base URL that absolute links use")
     p.add_argument("--access-log", action="store_true", help="log every request")
+    p.add_argument("--open", dest="open_browser", action="store_true",
+                   help="open the web UI in the browser once the server answers (where there is a desktop)")
     p.set_defaults(run=serve)
 
     p = commands.add_parser("createsuperuser", help="create an administrator")
@@ -310,5 +312,5 @@ def main(argv: list[str] | None = None) -> None:
     if args.command is None:
         parser().print_help()
         raise SystemExit(2)
-    args.open_browser = opening
+    args.open_browser = opening or getattr(args, "open_browser", False)
     raise SystemExit(args.run(args))

@@ -1,0 +1,73 @@
+// The web UI's entry: a router over the address's hash (#/path?query), so that the whole state
+// of a page is in the URL: back, forward, bookmarks and shared links all work. GeoNode's own
+// addresses (/catalogue/#/dataset/12) open the same pages.
+
+import { currentUser, loadSession, onSessionChange, signOut } from './api.js';
+import { h, mount, toast } from './dom.js';
+
+const ROUTES = [
+  [/^\/?$/, () => import('./pages/search.js')],
+  [/^\/search$/, () => import('./pages/search.js')],
+  [/^\/(dataset|document|map|geostory|dashboard|geoapp)\/(\d+)$/, () => import('./pages/detail.js')],
+  [/^\/(dataset|document|map|geostory|dashboard|geoapp)\/(\d+)\/edit$/, () => import('./pages/edit.js')],
+  [/^\/login$/, () => import('./pages/login.js')],
+  [/^\/upload$/, () => import('./pages/upload.js')],
+  [/^\/me$/, () => import('./pages/mine.js')],
+  [/^\/admin(?:\/(users|groups|executions))?$/, () => import('./pages/admin.js')],
+];
+
+export function parseHash() {
+  const raw = location.hash.replace(/^#/, '') || '/';
+  const [path, qs] = raw.split('?');
+  return { path: path || '/', params: new URLSearchParams(qs || '') };
+}
+
+export function go(path, params) {
+  const qs = params && [...params].length ? `?${params}` : '';
+  location.hash = `#${path}${qs}`;
+}
+
+function renderNav(user) {
+  const links = [h('a', { href: '#/' }, 'Browse')];
+  if (user) {
+    links.push(h('a', { href: '#/upload' }, 'Upload'), h('a', { href: '#/me' }, 'My things'));
+    if (user.is_staff || user.is_superuser) links.push(h('a', { href: '#/admin' }, 'Admin'));
+    links.push(h('span', { class: 'who' }, user.username),
+      h('button', { type: 'button', class: 'link', onclick: async () => { await signOut(); toast('Signed out.'); go('/'); } }, 'Sign out'));
+  } else {
+    links.push(h('a', { href: `#/login?next=${encodeURIComponent(location.hash.slice(1) || '/')}`, class: 'button' }, 'Sign in'));
+  }
+  mount(document.getElementById('nav'), links);
+}
+
+let rendering = 0;
+async function route() {
+  const turn = ++rendering;
+  const { path, params } = parseHash();
+  const main = document.getElementById('main');
+  const found = ROUTES.find(([pattern]) => pattern.test(path));
+  for (const a of document.querySelectorAll('#nav a')) {
+    a.toggleAttribute('aria-current', a.getAttribute('href') === `#${path}` || (path === '/' && a.getAttribute('href') === '#/'));
+  }
+  if (!found) {
+    mount(main, h('section', { class: 'page narrow' }, h('h1', {}, 'Page not found'), h('p', {}, h('a', { href: '#/' }, 'Back to the catalogue'))));
+    return;
+  }
+  const match = path.match(found[0]);
+  const page = await found[1]();
+  if (turn !== rendering) return;
+  try {
+    await page.render(main, { match, params, path, isCurrent: () => turn === rendering });
+  } catch (error) {
+    if (turn !== rendering) return;
+    mount(main, h('section', { class: 'page narrow' }, h('h1', {}, 'Something went wrong'), h('p', { class: 'error' }, error.message || String(error))));
+  }
+}
+
+// Pages re-render on hash changes. A page that changes only its own query (the search page)
+// may set `window.__softNavigation` to update in place instead.
+window.addEventListener('hashchange', () => route());
+onSessionChange((user) => renderNav(user));
+renderNav(null);
+loadSession().then(() => route());
+export { currentUser };

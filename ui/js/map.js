@@ -1,0 +1,80 @@
+// Maps with Leaflet (vendored in ui/vendor/leaflet). The background is the catalogue's own
+// basemap, drawn by its WMS from Natural Earth countries shipped with the app: no tiles come
+// from the internet.
+
+const WMS = '/geoserver/ows';
+const SEA = '0xDCE7EE';
+
+export function createMap(element, { interactive = true } = {}) {
+  const map = L.map(element, {
+    worldCopyJump: true, minZoom: 1, maxZoom: 18,
+    scrollWheelZoom: interactive, attributionControl: true,
+  });
+  map.attributionControl.setPrefix(false);
+  L.tileLayer.wms(WMS, {
+    layers: 'catalogue:basemap', format: 'image/png', version: '1.1.1', bgcolor: SEA,
+    attribution: 'Basemap: Natural Earth', className: 'basemap-tiles', maxZoom: 18,
+  }).addTo(map);
+  map.fitBounds([[-55, -170], [75, 175]]);
+  return map;
+}
+
+export function datasetLayer(alternate, { style = '', cacheKey = '' } = {}) {
+  const options = { layers: alternate, format: 'image/png', transparent: true, version: '1.1.1', className: 'dataset-tiles', maxZoom: 18 };
+  if (style) options.styles = style;
+  if (cacheKey) options.v = cacheKey;
+  return L.tileLayer.wms(WMS, options);
+}
+
+// [west, south, east, north] of a GeoJSON polygon (the API's ll_bbox_polygon), or null.
+export function boxOf(polygon) {
+  const ring = polygon?.coordinates?.[0];
+  if (!Array.isArray(ring) || ring.length < 4) return null;
+  const xs = ring.map((p) => p[0]), ys = ring.map((p) => p[1]);
+  const box = [Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys)];
+  return box.every(Number.isFinite) ? box : null;
+}
+
+export function boundsOf(box) {
+  return L.latLngBounds([box[1], box[0]], [box[3], box[2]]);
+}
+
+// The map's view as the API's extent (west,south,east,north), clamped to the world.
+export function viewExtent(map) {
+  const b = map.getBounds();
+  const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+  let west = b.getWest(), east = b.getEast();
+  if (east - west >= 360) { west = -180; east = 180; }
+  west = clamp(west, -180, 180); east = clamp(east, -180, 180);
+  return [west, clamp(b.getSouth(), -90, 90), east, clamp(b.getNorth(), -90, 90)].map((v) => +v.toFixed(5));
+}
+
+// Lets a person draw a box with the mouse (or a finger); resolves with [w, s, e, n], or null
+// when cancelled with Escape.
+export function drawBox(map) {
+  return new Promise((resolve) => {
+    const container = map.getContainer();
+    container.classList.add('drawing');
+    map.dragging.disable();
+    let start = null, rect = null;
+    const finish = (result) => {
+      container.classList.remove('drawing');
+      map.dragging.enable();
+      map.off('mousedown', down); map.off('mousemove', move); map.off('mouseup', up);
+      document.removeEventListener('keydown', key);
+      if (rect) rect.remove();
+      resolve(result);
+    };
+    const down = (e) => { start = e.latlng; rect = L.rectangle([start, start], { color: '#c0392b', weight: 2, fillOpacity: 0.1 }).addTo(map); };
+    const move = (e) => { if (start) rect.setBounds([start, e.latlng]); };
+    const up = (e) => {
+      if (!start) return;
+      const b = L.latLngBounds(start, e.latlng);
+      if (b.getNorth() === b.getSouth() || b.getEast() === b.getWest()) { finish(null); return; }
+      finish([b.getWest(), b.getSouth(), b.getEast(), b.getNorth()].map((v) => +v.toFixed(5)));
+    };
+    const key = (e) => { if (e.key === 'Escape') finish(null); };
+    map.on('mousedown', down); map.on('mousemove', move); map.on('mouseup', up);
+    document.addEventListener('keydown', key);
+  });
+}

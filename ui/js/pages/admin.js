@@ -1,0 +1,123 @@
+// Administration (staff): people, groups, and the list of background jobs with their errors.
+
+import { api, currentUser } from '../api.js';
+import { errorBox, field, formatDate, h, mount, personName, toast } from '../dom.js';
+
+const TABS = [['users', 'People'], ['groups', 'Groups'], ['executions', 'Jobs']];
+
+export async function render(main, ctx) {
+  const user = currentUser();
+  if (!user) { location.hash = `#/login?next=${encodeURIComponent(ctx.path)}`; return; }
+  if (!user.is_staff && !user.is_superuser) {
+    mount(main, h('section', { class: 'page narrow' }, h('h1', {}, 'Administration'), h('p', { class: 'error' }, 'Only staff may administer this catalogue.')));
+    return;
+  }
+  const tab = ctx.match[1] || 'users';
+  const body = h('div', { class: 'tab-body' });
+  mount(main, h('section', { class: 'page admin' }, h('h1', {}, 'Administration'),
+    h('nav', { class: 'tabs', 'aria-label': 'Administration' }, TABS.map(([key, label]) => h('a', { href: `#/admin/${key}`, 'aria-current': key === tab ? 'page' : null }, label))),
+    body));
+  await ({ users, groups, executions })[tab](body);
+}
+
+async function users(body) {
+  const message = h('p', { role: 'status' });
+  const form = h('form', { class: 'grid-form compact', 'aria-label': 'New user' },
+    h('div', { class: 'two' }, field('User name', h('input', { name: 'username', required: true, autocomplete: 'off' })),
+      field('Email', h('input', { name: 'email', type: 'email', autocomplete: 'off' }))),
+    h('div', { class: 'two' }, field('First name', h('input', { name: 'first_name' })), field('Last name', h('input', { name: 'last_name' }))),
+    field('Password', h('input', { name: 'password', type: 'password', required: true, autocomplete: 'new-password', minlength: 8 })),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Create user'), message));
+  const list = h('tbody');
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const data = Object.fromEntries(new FormData(form));
+    try {
+      await api('/api/v2/users', { method: 'POST', json: data });
+      toast(`User ${data.username} created.`);
+      form.reset();
+      message.textContent = '';
+      await fill();
+    } catch (error) { message.className = 'error'; message.textContent = error.message; }
+  });
+  const change = async (u, changes, done) => {
+    try { await api(`/api/v2/users/${u.pk}`, { method: 'PATCH', json: changes }); toast(done); await fill(); } catch (error) { toast(error.message, 'error'); }
+  };
+  const fill = async () => {
+    const all = await api('/api/v2/users', { params: { page_size: 500, 'sort[]': 'username' } });
+    mount(list, (all.users || []).map((u) => {
+      const active = u.is_active !== false;
+      const reset = h('button', { type: 'button', class: 'link', onclick: async () => {
+        const password = prompt(`New password for ${u.username} (at least 8 characters):`);
+        if (password) await change(u, { password }, `Password of ${u.username} changed.`);
+      } }, 'Reset password');
+      return h('tr', { dataset: { username: u.username } },
+        h('td', {}, u.username), h('td', {}, personName(u) === u.username ? '' : personName(u)), h('td', {}, u.email || ''),
+        h('td', {}, u.is_superuser ? 'superuser' : u.is_staff ? 'staff' : 'member', active ? '' : ' (inactive)'),
+        h('td', { class: 'row-actions' },
+          u.pk === currentUser().pk ? null : h('button', { type: 'button', class: 'link', onclick: () => change(u, { is_active: !active }, `${u.username} ${active ? 'deactivated' : 'activated'}.`) }, active ? 'Deactivate' : 'Activate'),
+          u.is_superuser || u.pk === currentUser().pk ? null : h('button', { type: 'button', class: 'link', onclick: () => change(u, { is_staff: !u.is_staff }, `${u.username} is ${u.is_staff ? 'no longer' : 'now'} staff.`) }, u.is_staff ? 'Remove staff' : 'Make staff'),
+          reset));
+    }));
+  };
+  mount(body, h('section', { class: 'panel' }, h('h2', {}, 'New user'), form),
+    h('section', { class: 'panel' }, h('h2', {}, 'People'), h('div', { class: 'table-wrap' }, h('table', {},
+      h('thead', {}, h('tr', {}, ['User name', 'Name', 'Email', 'Role', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))), list))));
+  await fill();
+}
+
+async function groups(body) {
+  const message = h('p', { role: 'status' });
+  const form = h('form', { class: 'inline-form', 'aria-label': 'New group' },
+    field('Title', h('input', { name: 'title', required: true })), field('Description', h('input', { name: 'description' })),
+    h('button', { type: 'submit' }, 'Create group'), message);
+  const list = h('div', { class: 'groups' });
+  let people = [];
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    try {
+      await api('/api/v2/groups', { method: 'POST', json: Object.fromEntries(new FormData(form)) });
+      form.reset(); toast('Group created.'); await fill();
+    } catch (error) { message.className = 'error'; message.textContent = error.message; }
+  });
+  const fill = async () => {
+    const [data, users] = await Promise.all([api('/api/v2/groups', { params: { page_size: 200 } }), api('/api/v2/users', { params: { page_size: 500 } })]);
+    people = users.users || [];
+    mount(list, (data.group_profiles || []).map((g) => groupCard(g, people, fill)));
+    if (!(data.group_profiles || []).length) list.append(h('p', { class: 'muted' }, 'No groups yet.'));
+  };
+  mount(body, h('section', { class: 'panel' }, h('h2', {}, 'New group'), form), h('section', { class: 'panel' }, h('h2', {}, 'Groups'), list));
+  await fill();
+}
+
+function groupCard(group, people, refresh) {
+  const members = h('ul', { class: 'plain members' }, h('li', { class: 'muted' }, 'Loading…'));
+  const who = h('select', { name: 'user', 'aria-label': `User to add to ${group.title}` }, people.map((u) => h('option', { value: u.pk }, u.username)));
+  const role = h('select', { name: 'role', 'aria-label': 'Role' }, h('option', { value: 'member' }, 'member'), h('option', { value: 'manager' }, 'manager'));
+  const load = async () => {
+    const [all, managers] = await Promise.all([api(`/api/v2/groups/${group.pk}/members`), api(`/api/v2/groups/${group.pk}/managers`)]);
+    const managing = new Set((managers || []).map((m) => m.pk));
+    mount(members, (all || []).map((m) => h('li', {}, m.username, managing.has(m.pk) ? h('span', { class: 'badge light' }, 'manager') : null, ' ',
+      h('button', { type: 'button', class: 'link', onclick: async () => {
+        try { await api(`/api/v2/groups/${group.pk}/members`, { method: 'DELETE', json: { users: [m.pk] } }); toast(`${m.username} removed.`); await load(); } catch (error) { toast(error.message, 'error'); }
+      } }, 'Remove'))));
+    if (!(all || []).length) members.append(h('li', { class: 'muted' }, 'No members.'));
+  };
+  load().catch((error) => mount(members, h('li', {}, errorBox(error))));
+  return h('article', { class: 'group-card' }, h('h3', {}, group.title), group.description ? h('p', {}, group.description) : null, members,
+    h('form', { class: 'inline-form', onsubmit: async (e) => {
+      e.preventDefault();
+      try { await api(`/api/v2/groups/${group.pk}/members`, { method: 'POST', json: { users: [Number(who.value)], role: role.value } }); toast('Added.'); await load(); } catch (error) { toast(error.message, 'error'); }
+    } }, who, role, h('button', { type: 'submit', class: 'secondary' }, 'Add')));
+}
+
+async function executions(body) {
+  const data = await api('/api/v2/executionrequest', { params: { page_size: 100 } });
+  const rows = (data.requests || []).map((r) => h('tr', { class: r.status },
+    h('td', {}, formatDate(r.created), ' ', new Date(r.created).toLocaleTimeString()), h('td', {}, r.func_name || r.action), h('td', {}, r.name || ''),
+    h('td', {}, h('span', { class: `badge status-${r.status}` }, r.status)), h('td', {}, String(r.user ?? '')),
+    h('td', { class: 'log' }, r.log || '')));
+  mount(body, h('section', { class: 'panel' }, h('h2', {}, 'Background jobs'),
+    rows.length ? h('div', { class: 'table-wrap' }, h('table', {}, h('thead', {}, h('tr', {}, ['When', 'Job', 'Input', 'Status', 'User', 'Message'].map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, rows)))
+      : h('p', { class: 'muted' }, 'No jobs yet.')));
+}

@@ -1,0 +1,218 @@
+// The page of one resource: what it is, who made it, where it lies, and what can be done with
+// it (preview, attribute table, downloads, service addresses for QGIS, the ISO record).
+
+import { api, can, currentUser } from '../api.js';
+import { formatDate, h, mount, personName, toast, TYPE_LABELS, typeImage } from '../dom.js';
+import { boundsOf, boxOf, createMap, datasetLayer } from '../map.js';
+
+const ENDPOINTS = { dataset: ['datasets', 'dataset'], document: ['documents', 'document'], map: ['maps', 'map'] };
+const SERVICES = [['OGC:WMS', 'WMS'], ['OGC:WFS', 'WFS'], ['OGC:WCS', 'WCS']];
+
+export async function loadResource(type, pk) {
+  const [path, key] = ENDPOINTS[type] || ['geoapps', 'geoapp'];
+  const data = await api(`/api/v2/${path}/${pk}`);
+  return data[key];
+}
+
+export async function render(main, ctx) {
+  const [, type, pk] = ctx.match;
+  let resource;
+  try {
+    resource = await loadResource(type, pk);
+  } catch (error) {
+    if (!ctx.isCurrent()) return;
+    const signIn = !currentUser() && (error.status === 404 || error.status === 401 || error.status === 403);
+    mount(main, h('section', { class: 'page narrow' },
+      h('h1', {}, error.status === 404 ? 'Not found' : 'Cannot open this resource'),
+      h('p', {}, error.message),
+      signIn ? h('p', {}, 'It may be private: ', h('a', { href: `#/login?next=${encodeURIComponent(ctx.path)}` }, 'sign in'), ' to see it.') : null,
+      h('p', {}, h('a', { href: '#/' }, '← Back to the catalogue'))));
+    return;
+  }
+  if (!ctx.isCurrent()) return;
+  const preview = h('div', { class: 'preview' });
+  const extra = h('div', { class: 'extra' });
+  mount(main, h('article', { class: 'page detail', dataset: { pk: resource.pk } },
+    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Catalogue'), ' › ', TYPE_LABELS[resource.resource_type] || resource.resource_type),
+    header(resource),
+    h('div', { class: 'detail-layout' },
+      h('div', { class: 'detail-main' }, preview, abstract(resource), extra),
+      h('aside', { class: 'detail-side' }, metadata(resource), downloads(resource), services(resource), h('div', { class: 'linked' })))));
+  if (resource.resource_type === 'dataset') {
+    datasetPreview(preview, resource);
+    attributeTable(extra, resource);
+  } else if (resource.resource_type === 'document') {
+    documentPreview(preview, resource);
+  } else {
+    preview.append(h('img', { class: 'thumbnail', src: resource.thumbnail_url || typeImage(resource.resource_type), alt: `Thumbnail of ${resource.title}` }));
+  }
+  linked(main.querySelector('.linked'), resource);
+}
+
+function header(resource) {
+  const user = currentUser();
+  const actions = h('div', { class: 'actions' });
+  if (user) {
+    let favorite = Boolean(resource.favorite);
+    const button = h('button', { type: 'button', class: 'secondary', 'aria-pressed': String(favorite) });
+    const paint = () => { button.textContent = favorite ? '★ Favorite' : '☆ Add to favorites'; button.setAttribute('aria-pressed', String(favorite)); };
+    paint();
+    button.addEventListener('click', async () => {
+      try {
+        await api(`/api/v2/resources/${resource.pk}/favorite`, { method: favorite ? 'DELETE' : 'POST' });
+        favorite = !favorite;
+        paint();
+        toast(favorite ? 'Added to your favorites.' : 'Removed from your favorites.');
+      } catch (error) { toast(error.message, 'error'); }
+    });
+    actions.append(button);
+  }
+  if (can(resource, 'change_resourcebase_metadata') || can(resource, 'change_resourcebase_permissions') || can(resource, 'delete_resourcebase')) {
+    actions.append(h('a', { class: 'button', href: `#/${resource.resource_type}/${resource.pk}/edit` }, 'Edit and share'));
+  }
+  return h('header', { class: 'detail-head' },
+    h('div', {},
+      h('p', { class: 'meta' }, h('span', { class: `badge ${resource.resource_type}` }, TYPE_LABELS[resource.resource_type] || resource.resource_type),
+        resource.subtype ? h('span', { class: 'badge light' }, resource.subtype.replace('_', ' ')) : null,
+        resource.is_published === false ? h('span', { class: 'badge warn' }, 'unpublished') : null),
+      h('h1', {}, resource.title || '(untitled)'),
+      h('p', { class: 'byline' }, 'By ', personName(resource.owner), ' · ', formatDate(resource.date), resource.date_type ? ` (${resource.date_type})` : '')),
+    actions);
+}
+
+function abstract(resource) {
+  const text = (resource.raw_abstract && resource.raw_abstract !== 'None' ? resource.raw_abstract : resource.abstract || '')
+    .replace(/<[^>]*>/g, ' ').trim();
+  return h('section', { class: 'abstract' }, h('h2', {}, 'About'), text ? text.split(/\n{2,}/).map((p) => h('p', {}, p)) : h('p', { class: 'muted' }, 'No abstract yet.'));
+}
+
+function row(label, value) {
+  if (value === null || value === undefined || value === '' || (Array.isArray(value) && value.length === 0)) return null;
+  return [h('dt', {}, label), h('dd', {}, value)];
+}
+
+function metadata(resource) {
+  const box = boxOf(resource.ll_bbox_polygon);
+  const contacts = (resource.poc || []).map(personName).join(', ');
+  return h('section', { class: 'metadata' }, h('h2', {}, 'Details'), h('dl', {},
+    row('Owner', personName(resource.owner)),
+    row('Contact', contacts),
+    row('Category', resource.category?.gn_description || resource.category?.identifier),
+    row('Keywords', (resource.keywords || []).map((k) => h('a', { class: 'tag', href: `#/?keyword=${encodeURIComponent(k.name)}` }, k.name))),
+    row('Regions', (resource.regions || []).map((r) => r.name).join(', ')),
+    row('Licence', resource.license?.identifier),
+    row('Attribution', resource.attribution),
+    row('Constraints', resource.raw_constraints_other && resource.raw_constraints_other !== 'None' ? resource.raw_constraints_other : null),
+    row('Date', `${formatDate(resource.date)}${resource.date_type ? ` (${resource.date_type})` : ''}`),
+    row('Time span', resource.temporal_extent_start ? `${formatDate(resource.temporal_extent_start)} – ${formatDate(resource.temporal_extent_end)}` : null),
+    row('Created', formatDate(resource.created)),
+    row('Updated', formatDate(resource.last_updated)),
+    row('Coordinate system', resource.srid),
+    row('Extent', box ? box.map((v) => v.toFixed(3)).join(', ') : null),
+    row('Language', resource.language),
+    row('Identifier', h('code', {}, resource.uuid))));
+}
+
+function downloads(resource) {
+  const urls = resource.download_urls || [];
+  const iso = `/api/v2/resources/${resource.pk}/iso_metadata_xml`;
+  const allowed = can(resource, 'download_resourcebase');
+  return h('section', { class: 'downloads' }, h('h2', {}, 'Download'),
+    allowed && urls.length
+      ? h('ul', { class: 'plain' }, urls.map((u, i) => h('li', {}, h('a', { class: `button${u.default ? '' : ' secondary'}`, href: u.url, download: '' },
+        u.default ? 'Download the data' : `Download (${i + 1})`))))
+      : h('p', { class: 'muted' }, allowed ? 'Nothing to download.' : 'You may look at this resource, not download it.'),
+    h('p', {}, h('a', { href: iso, target: '_blank', rel: 'noopener' }, 'ISO 19139 metadata (XML)')));
+}
+
+function services(resource) {
+  const links = resource.links || [];
+  const rows = [];
+  for (const [kind, label] of SERVICES) {
+    const link = links.find((l) => l.link_type === kind);
+    if (!link) continue;
+    const base = link.url.split('?')[0];
+    const input = h('input', { type: 'text', readonly: true, value: base, 'aria-label': `${label} address` });
+    rows.push(h('div', { class: 'copy-row' }, h('span', { class: 'svc' }, label), input,
+      h('button', { type: 'button', class: 'secondary small', onclick: () => copy(input) }, 'Copy')));
+  }
+  if (!rows.length) return null;
+  return h('section', { class: 'services' }, h('h2', {}, 'Use in QGIS or another GIS'),
+    h('p', { class: 'muted' }, `Add a ${rows.length > 1 ? 'WMS, WFS or WCS' : 'service'} connection with this address; the layer is `, h('code', {}, resource.alternate || ''), '.'), rows);
+}
+
+async function copy(input) {
+  input.select();
+  try {
+    await navigator.clipboard.writeText(input.value);
+    toast('Copied.');
+  } catch {
+    document.execCommand?.('copy');
+    toast('Selected: press Ctrl+C to copy.');
+  }
+}
+
+function datasetPreview(el, resource) {
+  const mapEl = h('div', { class: 'map preview-map', id: 'preview-map', role: 'img', 'aria-label': `Map of ${resource.title}` });
+  el.append(mapEl);
+  const map = createMap(mapEl);
+  if (resource.alternate) datasetLayer(resource.alternate, { cacheKey: resource.last_updated }).addTo(map);
+  const box = boxOf(resource.ll_bbox_polygon);
+  if (box) map.fitBounds(boundsOf(box), { padding: [12, 12], maxZoom: 14 });
+}
+
+async function attributeTable(el, resource) {
+  if (resource.subtype === 'raster' || !resource.alternate) return;
+  const section = h('section', { class: 'attributes' }, h('h2', {}, 'Attribute table'), h('p', { class: 'muted' }, 'Loading the first features…'));
+  el.append(section);
+  if (!can(resource, 'download_resourcebase')) {
+    mount(section, h('h2', {}, 'Attribute table'), h('p', { class: 'muted' }, 'The features are shown to those who may download this dataset.'));
+    return;
+  }
+  const params = new URLSearchParams({ service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: resource.alternate, count: '100', outputFormat: 'application/json' });
+  try {
+    const response = await fetch(`/geoserver/ows?${params}`, { credentials: 'same-origin' });
+    if (!response.ok) throw new Error(`The features could not be read (${response.status}).`);
+    const data = await response.json();
+    const features = data.features || [];
+    const columns = [...new Set(features.flatMap((f) => Object.keys(f.properties || {})))];
+    const total = data.numberMatched ?? data.totalFeatures;
+    mount(section, h('h2', {}, 'Attribute table'),
+      h('p', { class: 'muted' }, features.length ? `The first ${features.length} of ${Number.isFinite(total) ? total.toLocaleString() : 'the'} features.` : 'No features.'),
+      features.length ? h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Attribute table' },
+        h('table', {}, h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col' }, c)))),
+          h('tbody', {}, features.map((f) => h('tr', {}, columns.map((c) => h('td', {}, cell(f.properties?.[c])))))))) : null);
+  } catch (error) {
+    mount(section, h('h2', {}, 'Attribute table'), h('p', { class: 'error' }, error.message));
+  }
+}
+
+function cell(value) {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+function documentPreview(el, resource) {
+  const mime = resource.mime_type || '';
+  const address = resource.href || `/documents/${resource.pk}/link`;
+  if (!can(resource, 'download_resourcebase')) {
+    el.append(h('img', { class: 'thumbnail', src: resource.thumbnail_url || typeImage('document'), alt: `Thumbnail of ${resource.title}` }));
+  } else if (mime.startsWith('image/')) {
+    el.append(h('img', { class: 'document-image', src: address, alt: resource.title }));
+  } else if (mime === 'application/pdf') {
+    el.append(h('iframe', { class: 'document-pdf', src: address, title: `PDF: ${resource.title}` }));
+  } else {
+    el.append(h('img', { class: 'thumbnail', src: resource.thumbnail_url || typeImage('document'), alt: `Thumbnail of ${resource.title}` }));
+  }
+}
+
+async function linked(el, resource) {
+  try {
+    const data = await api(`/api/v2/resources/${resource.pk}/linked_resources`);
+    const items = [...(data.linked_to || []), ...(data.linked_by || [])];
+    if (!items.length) return;
+    mount(el, h('section', {}, h('h2', {}, 'Linked resources'), h('ul', { class: 'plain' },
+      items.map((item) => h('li', {}, h('a', { href: `#/${item.resource_type}/${item.pk}` }, item.title || `#${item.pk}`), ' ',
+        h('span', { class: 'muted' }, TYPE_LABELS[item.resource_type] || item.resource_type))))));
+  } catch { /* linked resources are a nicety */ }
+}

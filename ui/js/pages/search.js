@@ -1,0 +1,238 @@
+// Browse and search: text, filters, sort and pages, with a map of the results' extents. The
+// address holds the whole state (#/?q=...&type=...&page=2&extent=w,s,e,n); the page updates in
+// place when only the query changes, so the map keeps its view.
+
+import { api } from '../api.js';
+import { field, formatDate, h, mount, personName, select, TYPE_LABELS, typeImage } from '../dom.js';
+import { go } from '../main.js';
+import { boundsOf, boxOf, createMap, drawBox, viewExtent } from '../map.js';
+
+const PAGE_SIZE = 20;
+const FIELDS = ['pk', 'title', 'resource_type', 'subtype', 'thumbnail_url', 'owner', 'date', 'abstract', 'll_bbox_polygon', 'detail_url'];
+const TYPES = [['', 'All types'], ['dataset', 'Datasets'], ['document', 'Documents'], ['map', 'Maps'], ['app', 'Apps']];
+const SUBTYPES = [['', 'Vector and raster'], ['vector', 'Vector'], ['raster', 'Raster']];
+const SORTS = [['-date', 'Newest first'], ['date', 'Oldest first'], ['title', 'Title A–Z'], ['-title', 'Title Z–A'],
+  ['-last_updated', 'Recently updated'], ['-popular_count', 'Most viewed']];
+const KEYS = ['q', 'type', 'subtype', 'category', 'keyword', 'owner', 'region', 'from', 'to', 'sort', 'page', 'extent'];
+
+let view = null;   // the mounted page: its elements, map and the lookups it loaded
+
+export function apiParams(params, extra = {}) {
+  const p = { page_size: PAGE_SIZE, page: params.get('page') || 1, 'exclude[]': '*', 'include[]': FIELDS, ...extra };
+  const q = params.get('q');
+  if (q) { p.search = q; p.search_fields = ['title', 'abstract']; }
+  const type = params.get('type');
+  if (type === 'app') p['filter{resource_type.in}'] = ['geostory', 'dashboard'];
+  else if (type) p['filter{resource_type}'] = type;
+  const subtype = params.get('subtype');
+  if (subtype === 'vector') p['filter{subtype.in}'] = ['vector', 'vector_time'];
+  else if (subtype) p['filter{subtype}'] = subtype;
+  if (params.get('category')) p['filter{category.identifier}'] = params.get('category');
+  if (params.get('keyword')) p['filter{keywords.name}'] = params.get('keyword');
+  if (params.get('owner')) p['filter{owner.username}'] = params.get('owner');
+  if (params.get('region')) p['filter{regions.name}'] = params.get('region');
+  if (params.get('from')) p['filter{date.gte}'] = `${params.get('from')}T00:00:00Z`;
+  if (params.get('to')) p['filter{date.lte}'] = `${params.get('to')}T23:59:59Z`;
+  if (params.get('extent')) p.extent = params.get('extent');
+  p['sort[]'] = params.get('sort') || '-date';
+  return p;
+}
+
+function setParams(changes, { keepPage = false } = {}) {
+  const params = new URLSearchParams(location.hash.split('?')[1] || '');
+  for (const [key, value] of Object.entries(changes)) {
+    if (value === '' || value === null || value === undefined) params.delete(key); else params.set(key, value);
+  }
+  if (!keepPage) params.delete('page');
+  const ordered = new URLSearchParams();
+  for (const key of KEYS) if (params.has(key)) ordered.set(key, params.get(key));
+  go('/', ordered);
+}
+
+export async function render(main, ctx) {
+  if (!view || !main.contains(view.root)) view = build(main);
+  await update(ctx.params, ctx);
+}
+
+function build(main) {
+  const form = h('form', { class: 'filters', 'aria-label': 'Filters' });
+  const q = h('input', { type: 'search', name: 'q', placeholder: 'Search titles and abstracts', 'aria-label': 'Search text', autocomplete: 'off' });
+  const searchForm = h('form', { class: 'searchbar', role: 'search', onsubmit: (e) => { e.preventDefault(); setParams({ q: q.value.trim() }); } },
+    q, h('button', { type: 'submit' }, 'Search'));
+  const summary = h('p', { class: 'summary', 'aria-live': 'polite' });
+  const chips = h('div', { class: 'chips' });
+  const list = h('ol', { class: 'cards', 'aria-label': 'Results' });
+  const pager = h('nav', { class: 'pager', 'aria-label': 'Pages' });
+  const mapEl = h('div', { class: 'map', id: 'search-map', role: 'region', 'aria-label': 'Map of the results' });
+  const areaButtons = h('div', { class: 'map-actions' },
+    h('button', { type: 'button', class: 'secondary', onclick: () => setParams({ extent: viewExtent(view.map).join(',') }) }, 'Search this area'),
+    h('button', { type: 'button', class: 'secondary', id: 'draw-area', onclick: async (e) => {
+      const button = e.currentTarget;
+      button.setAttribute('aria-pressed', 'true');
+      const box = await drawBox(view.map);
+      button.removeAttribute('aria-pressed');
+      if (box) setParams({ extent: box.join(',') });
+    } }, 'Draw an area'));
+  const root = h('section', { class: 'search' },
+    h('h1', { class: 'visually-hidden' }, 'Browse the catalogue'),
+    searchForm,
+    h('div', { class: 'search-layout' },
+      h('details', { class: 'filter-panel', open: window.matchMedia('(min-width: 900px)').matches },
+        h('summary', {}, 'Filters'), form),
+      h('div', { class: 'results' }, summary, chips, list, pager),
+      h('div', { class: 'mapcol' }, mapEl, areaButtons)));
+  mount(main, root);
+  const map = createMap(mapEl);
+  const extents = L.layerGroup().addTo(map);
+  const state = { root, form, q, summary, chips, list, pager, map, extents, lookups: null, fitted: false };
+  form.addEventListener('change', () => {
+    const data = new FormData(form);
+    const changes = {};
+    for (const key of ['type', 'subtype', 'category', 'keyword', 'owner', 'region', 'from', 'to', 'sort']) changes[key] = (data.get(key) || '').trim();
+    setParams(changes);
+  });
+  form.addEventListener('submit', (e) => e.preventDefault());
+  return state;
+}
+
+async function lookups() {
+  if (view.lookups) return view.lookups;
+  const get = (path, params) => api(path, { params }).catch(() => null);
+  const [categories, owners, keywords, regions] = await Promise.all([
+    get('/api/v2/categories', { page_size: 100 }),
+    get('/api/v2/owners', { page_size: 200 }),
+    get('/api/v2/keywords', { page_size: 300 }),
+    get('/api/v2/regions', { page_size: 500 }),
+  ]);
+  view.lookups = {
+    categories: categories?.categories || [], owners: owners?.owners || [],
+    keywords: keywords?.keywords || [], regions: regions?.regions || [],
+  };
+  return view.lookups;
+}
+
+function renderFilters(params, found) {
+  const type = params.get('type') || '';
+  const controls = [
+    field('Type', select('type', TYPES, type)),
+    type === '' || type === 'dataset' ? field('Kind of data', select('subtype', SUBTYPES, params.get('subtype'))) : null,
+    field('Category', select('category', [['', 'Any category'], ...found.categories.map((c) => [c.identifier, `${c.gn_description || c.identifier}${c.count ? ` (${c.count})` : ''}`])], params.get('category'))),
+    field('Keyword', withList(h('input', { name: 'keyword', value: params.get('keyword') || '', list: 'keyword-list', autocomplete: 'off' }), 'keyword-list', found.keywords.map((k) => k.name))),
+    field('Owner', select('owner', [['', 'Anyone'], ...found.owners.map((o) => [o.username, personName(o)])], params.get('owner'))),
+    field('Region', withList(h('input', { name: 'region', value: params.get('region') || '', list: 'region-list', autocomplete: 'off' }), 'region-list', found.regions.map((r) => r.name))),
+    h('fieldset', { class: 'dates' }, h('legend', {}, 'Date'),
+      field('From', h('input', { type: 'date', name: 'from', value: params.get('from') || '' })),
+      field('To', h('input', { type: 'date', name: 'to', value: params.get('to') || '' }))),
+    field('Sort by', select('sort', SORTS, params.get('sort') || '-date')),
+    h('p', {}, h('a', { href: '#/' }, 'Clear all filters')),
+  ];
+  mount(view.form, controls);
+}
+
+function withList(input, id, values) {
+  return h('span', { class: 'with-list' }, input, h('datalist', { id }, values.map((v) => h('option', { value: v }))));
+}
+
+function renderChips(params) {
+  const chips = [];
+  const labels = { q: 'Text', type: 'Type', subtype: 'Kind', category: 'Category', keyword: 'Keyword', owner: 'Owner', region: 'Region', from: 'From', to: 'To', extent: 'Area' };
+  for (const [key, label] of Object.entries(labels)) {
+    const value = params.get(key);
+    if (!value) continue;
+    chips.push(h('button', { type: 'button', class: 'chip', 'aria-label': `Remove filter ${label}: ${value}`, onclick: () => setParams({ [key]: '' }) },
+      `${label}: ${key === 'extent' ? 'drawn on the map' : value}`, h('span', { 'aria-hidden': 'true' }, ' ×')));
+  }
+  mount(view.chips, chips);
+}
+
+function card(resource) {
+  const type = resource.resource_type;
+  const href = `#/${type}/${resource.pk}`;
+  const abstract = (resource.abstract || '').replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  return h('li', { class: 'card', dataset: { pk: resource.pk } },
+    h('a', { href, class: 'thumb', tabindex: '-1', 'aria-hidden': 'true' },
+      h('img', { src: resource.thumbnail_url || typeImage(type), alt: '', loading: 'lazy', width: 160, height: 100 })),
+    h('div', { class: 'card-body' },
+      h('h2', {}, h('a', { href }, resource.title || '(untitled)')),
+      h('p', { class: 'meta' },
+        h('span', { class: `badge ${type}` }, TYPE_LABELS[type] || type),
+        resource.subtype && type === 'dataset' ? h('span', { class: 'badge light' }, resource.subtype.replace('_', ' ')) : null,
+        h('span', {}, personName(resource.owner)), h('span', {}, formatDate(resource.date))),
+      abstract ? h('p', { class: 'snippet' }, abstract.length > 220 ? `${abstract.slice(0, 220)}…` : abstract) : null));
+}
+
+function renderPager(params, total, page) {
+  const pages = Math.max(1, Math.ceil(total / PAGE_SIZE));
+  if (pages <= 1) { mount(view.pager); return; }
+  const link = (n, label, attrs = {}) => h('button', { type: 'button', class: 'page', ...attrs, onclick: () => setParams({ page: n === 1 ? '' : String(n) }, { keepPage: true }) }, label);
+  const items = [link(page - 1, '← Previous', { disabled: page <= 1 })];
+  const shown = new Set([1, pages, page - 1, page, page + 1].filter((n) => n >= 1 && n <= pages));
+  let last = 0;
+  for (const n of [...shown].sort((a, b) => a - b)) {
+    if (n - last > 1) items.push(h('span', { class: 'gap' }, '…'));
+    items.push(link(n, String(n), n === page ? { 'aria-current': 'page' } : {}));
+    last = n;
+  }
+  items.push(link(page + 1, 'Next →', { disabled: page >= pages }));
+  mount(view.pager, items);
+}
+
+function renderExtents(resources, params) {
+  view.extents.clearLayers();
+  const all = [];
+  for (const r of resources) {
+    const box = boxOf(r.ll_bbox_polygon);
+    if (!box || (box[2] - box[0] >= 359 && box[3] - box[1] >= 179)) continue;
+    const rect = L.rectangle(boundsOf(box), { color: '#1f6f5c', weight: 1.5, fillOpacity: 0.08 });
+    rect.bindTooltip(r.title || '', { sticky: true });
+    rect.on('click', () => go(`/${r.resource_type}/${r.pk}`));
+    rect.on('mouseover', () => view.list.querySelector(`[data-pk="${r.pk}"]`)?.classList.add('hover'));
+    rect.on('mouseout', () => view.list.querySelector(`[data-pk="${r.pk}"]`)?.classList.remove('hover'));
+    view.extents.addLayer(rect);
+    all.push(boundsOf(box));
+  }
+  const extent = params.get('extent');
+  if (extent && !view.fitted) {
+    const box = extent.split(',').map(Number);
+    if (box.length === 4 && box.every(Number.isFinite)) view.map.fitBounds(boundsOf(box));
+    view.fitted = true;
+  }
+  if (extent) {
+    const box = extent.split(',').map(Number);
+    if (box.length === 4 && box.every(Number.isFinite)) {
+      view.extents.addLayer(L.rectangle(boundsOf(box), { color: '#c0392b', weight: 2, dashArray: '6 4', fill: false, interactive: false }));
+    }
+  }
+}
+
+async function update(params, ctx) {
+  view.q.value = params.get('q') || '';
+  renderChips(params);
+  const page = Math.max(1, parseInt(params.get('page') || '1', 10) || 1);
+  view.summary.textContent = 'Searching…';
+  view.root.setAttribute('aria-busy', 'true');
+  const lookupsReady = lookups().then((found) => { if (ctx.isCurrent()) renderFilters(params, found); });
+  let data;
+  try {
+    data = await api('/api/v2/resources', { params: apiParams(params) });
+  } catch (error) {
+    if (!ctx.isCurrent()) return;
+    view.summary.textContent = '';
+    mount(view.list, h('li', { class: 'error', role: 'alert' }, error.message));
+    mount(view.pager);
+    view.root.removeAttribute('aria-busy');
+    return;
+  }
+  if (!ctx.isCurrent()) return;
+  const resources = data.resources || [];
+  const first = (page - 1) * PAGE_SIZE + 1;
+  view.summary.textContent = data.total === 0 ? 'Nothing found.'
+    : `${first.toLocaleString()}–${(first + resources.length - 1).toLocaleString()} of ${data.total.toLocaleString()} result${data.total === 1 ? '' : 's'}`;
+  mount(view.list, resources.map(card));
+  if (data.total === 0) view.list.append(h('li', { class: 'empty' }, 'No resource matches. Try fewer words, another area, or ', h('a', { href: '#/' }, 'clear the filters'), '.'));
+  renderPager(params, data.total, page);
+  renderExtents(resources, params);
+  view.root.removeAttribute('aria-busy');
+  view.root.dataset.loaded = 'true';
+  await lookupsReady;
+}

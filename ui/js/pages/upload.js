@@ -1,0 +1,144 @@
+// Upload: drop files (a Shapefile with its parts, a zip, GeoPackage, GeoJSON, CSV, KML,
+// GeoTIFF, with optional .sld and .xml side files; or any document), watch the bytes go, then
+// the import until it is finished or failed. Files the catalogue would refuse are named before
+// anything is sent.
+
+import { api, currentUser, followExecution, sendWithProgress } from '../api.js';
+import { formatBytes, h, mount } from '../dom.js';
+
+const DATA_BASES = ['shp', 'zip', 'gpkg', 'geojson', 'json', 'csv', 'kml', 'kmz', 'tif', 'tiff'];
+const SHAPE_PARTS = { dbf: 'dbf_file', shx: 'shx_file', prj: 'prj_file', cpg: 'cpg_file', cst: 'cst_file' };
+const DOCUMENTS = ['pdf', 'png', 'jpg', 'jpeg', 'gif', 'svg', 'txt', 'csv', 'doc', 'docx', 'xls', 'xlsx', 'ppt', 'pptx', 'odt', 'ods', 'odp', 'rtf', 'zip', 'xml', 'json', 'md', 'tif', 'tiff'];
+
+const ext = (file) => (file.name.includes('.') ? file.name.split('.').pop().toLowerCase() : '');
+const stem = (file) => file.name.replace(/\.[^.]*$/, '');
+
+let limits = null;
+async function sizeLimits() {
+  if (!limits) {
+    try {
+      const data = await api('/api/v2/upload-size-limits', { params: { page_size: 50 } });
+      limits = Object.fromEntries((data['upload-size-limits'] || []).map((l) => [l.slug, l]));
+    } catch { limits = {}; }
+  }
+  return limits;
+}
+
+// Group dropped files into uploads: each data file with its side files; the rest as documents.
+export function plan(files, asDocuments) {
+  const jobs = [], problems = [];
+  if (asDocuments) {
+    for (const file of files) {
+      if (DOCUMENTS.includes(ext(file))) jobs.push({ kind: 'document', name: file.name, files: { doc_file: file }, size: file.size });
+      else problems.push(`${file.name}: documents of type “.${ext(file) || '?'}” are not accepted.`);
+    }
+    return { jobs, problems };
+  }
+  const used = new Set();
+  for (const base of files.filter((f) => DATA_BASES.includes(ext(f)))) {
+    const job = { kind: 'dataset', name: base.name, files: {}, size: 0 };
+    const key = ext(base) === 'zip' ? 'zip_file' : ext(base) === 'kmz' ? 'kmz_file' : 'base_file';
+    job.files[key] = base;
+    used.add(base);
+    const siblings = files.filter((f) => f !== base && stem(f) === stem(base));
+    if (ext(base) === 'shp') {
+      for (const [part, field] of Object.entries(SHAPE_PARTS)) {
+        const found = siblings.find((f) => ext(f) === part);
+        if (found) { job.files[field] = found; used.add(found); }
+      }
+      const missing = ['dbf', 'shx'].filter((needed) => !siblings.some((f) => ext(f) === needed));
+      for (const needed of missing) problems.push(`${base.name}: the .${needed} file of this Shapefile is missing; drop all its parts together.`);
+      if (missing.length) continue;
+    }
+    for (const [side, field] of [['sld', 'sld_file'], ['xml', 'xml_file']]) {
+      const found = siblings.find((f) => ext(f) === side) || (files.filter((f) => ext(f) === side && !used.has(f)).length === 1 && files.filter((f) => DATA_BASES.includes(ext(f))).length === 1 ? files.find((f) => ext(f) === side) : null);
+      if (found) { job.files[field] = found; used.add(found); }
+    }
+    job.size = Object.values(job.files).reduce((n, f) => n + f.size, 0);
+    jobs.push(job);
+  }
+  for (const file of files) {
+    if (used.has(file)) continue;
+    const e = ext(file);
+    if (Object.keys(SHAPE_PARTS).includes(e) || e === 'sld' || e === 'xml') problems.push(`${file.name}: a side file without its data file; drop it together with the .shp or .tif it belongs to.`);
+    else problems.push(`${file.name}: “.${e || '?'}” is not a data format this catalogue reads (Shapefile, zip, GeoPackage, GeoJSON, CSV, KML, GeoTIFF). Upload it as a document instead.`);
+  }
+  return { jobs, problems };
+}
+
+export async function render(main, ctx) {
+  if (!currentUser()) { location.hash = `#/login?next=${encodeURIComponent('/upload')}`; return; }
+  const input = h('input', { type: 'file', multiple: true, id: 'upload-files', class: 'visually-hidden' });
+  const kind = h('fieldset', { class: 'kind' }, h('legend', {}, 'What are you uploading?'),
+    h('label', {}, h('input', { type: 'radio', name: 'kind', value: 'dataset', checked: ctx.params.get('kind') !== 'document' }), ' Data (maps and layers)'),
+    h('label', {}, h('input', { type: 'radio', name: 'kind', value: 'document', checked: ctx.params.get('kind') === 'document' }), ' Documents (PDF, images, office files)'));
+  const drop = h('label', { class: 'dropzone', for: 'upload-files', tabindex: '0' },
+    h('strong', {}, 'Drop files here'), h('span', {}, 'or click to choose them. For a Shapefile, drop the .shp with its .dbf, .shx and .prj.'));
+  const queue = h('ol', { class: 'uploads', 'aria-live': 'polite' });
+  mount(main, h('section', { class: 'page' }, h('h1', {}, 'Upload'), kind, drop, input, queue));
+  const limitsReady = sizeLimits();
+
+  const start = async (fileList) => {
+    const files = [...fileList];
+    if (!files.length) return;
+    const asDocuments = kind.querySelector('input:checked').value === 'document';
+    const { jobs, problems } = plan(files, asDocuments);
+    const found = await limitsReady;
+    for (const problem of problems) queue.prepend(h('li', { class: 'upload failed' }, h('p', { class: 'error' }, problem)));
+    for (const job of jobs) {
+      const limit = found[job.kind === 'document' ? 'document_upload_size' : 'dataset_upload_size'];
+      if (limit && job.size > limit.max_size) {
+        queue.prepend(h('li', { class: 'upload failed' }, h('p', { class: 'error' }, `${job.name}: ${formatBytes(job.size)} is more than the ${limit.max_size_label} this catalogue accepts.`)));
+        continue;
+      }
+      send(job, queue);
+    }
+  };
+  input.addEventListener('change', () => { start(input.files); input.value = ''; });
+  drop.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); input.click(); } });
+  for (const name of ['dragenter', 'dragover']) drop.addEventListener(name, (e) => { e.preventDefault(); drop.classList.add('over'); });
+  for (const name of ['dragleave', 'drop']) drop.addEventListener(name, () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (e) => { e.preventDefault(); start(e.dataTransfer.files); });
+}
+
+async function send(job, queue) {
+  const bar = h('progress', { max: 100, value: 0 });
+  const status = h('p', { class: 'status' }, `Sending ${formatBytes(job.size)}…`);
+  const item = h('li', { class: 'upload' }, h('strong', {}, job.name), bar, status);
+  queue.prepend(item);
+  const form = new FormData();
+  for (const [key, file] of Object.entries(job.files)) form.append(key, file, file.name);
+  if (job.kind === 'document') form.append('title', job.name.replace(/\.[^.]*$/, ''));
+  try {
+    const answer = await sendWithProgress(job.kind === 'document' ? '/api/v2/documents' : '/api/v2/uploads/upload', form, (sent, total) => {
+      bar.value = Math.round((sent / total) * 100);
+      status.textContent = `Sending: ${formatBytes(sent)} of ${formatBytes(total)}`;
+    });
+    bar.value = 100;
+    if (job.kind === 'document') {
+      const doc = answer.document;
+      finished(item, status, `/document/${doc.pk}`, doc.title);
+      return;
+    }
+    status.textContent = 'Received. Importing…';
+    bar.removeAttribute('value');
+    const state = await followExecution(answer.execution_id, (s) => {
+      if (s.status === 'running' || s.status === 'ready') status.textContent = `Importing: ${s.step || s.status}${s.progress ? ` (${Math.round(s.progress)}%)` : ''}`;
+    });
+    if (state.status === 'failed') throw new Error(state.log || 'The import failed.');
+    const made = state.output_params?.resources?.[0];
+    finished(item, status, made ? `/dataset/${made.id}` : null, job.name);
+  } catch (error) {
+    item.classList.add('failed');
+    bar.value = 0;
+    status.className = 'error';
+    status.textContent = `${job.name} was not uploaded: ${error.message}`;
+  }
+}
+
+function finished(item, status, path, title) {
+  item.classList.add('done');
+  const bar = item.querySelector('progress');
+  bar.value = 100;
+  mount(status, 'Done. ', path ? h('a', { href: `#${path}` }, `Open “${title}”`) : null);
+}
