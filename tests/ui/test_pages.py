@@ -196,3 +196,52 @@ def test_keyboard_reaches_the_search(tab, path):
         page.keyboard.press("Tab")
         found.append(page.evaluate("document.activeElement.getAttribute('aria-label') || document.activeElement.textContent"))
     assert "Search text" in found, found
+
+
+RED_SLD = b"""<?xml version="1.0" encoding="UTF-8"?>
+<StyledLayerDescriptor version="1.0.0" xmlns="http://www.opengis.net/sld" xmlns:ogc="http://www.opengis.net/ogc">
+  <NamedLayer><Name>countries</Name><UserStyle><Title>Red</Title><FeatureTypeStyle><Rule>
+    <PolygonSymbolizer><Fill><CssParameter name="fill">#ff0000</CssParameter></Fill></PolygonSymbolizer>
+  </Rule></FeatureTypeStyle></UserStyle></NamedLayer>
+</StyledLayerDescriptor>"""
+
+RED_PIXELS = """() => {
+  let red = 0;
+  for (const img of document.querySelectorAll('#style-map .dataset-tiles img.leaflet-tile-loaded')) {
+    const c = document.createElement('canvas'); c.width = img.naturalWidth; c.height = img.naturalHeight;
+    const ctx = c.getContext('2d'); ctx.drawImage(img, 0, 0);
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    for (let i = 0; i < d.length; i += 4) if (d[i] > 200 && d[i + 1] < 60 && d[i + 2] < 60 && d[i + 3] > 0) red++;
+  }
+  return red;
+}"""
+
+
+def test_owner_restyles_then_deletes(tab, ui_server, alice):
+    from tests.ui.conftest import wait_for_execution
+
+    countries = DATA / "naturalearth_lowres"
+    with ui_server.client(auth=("alice", USER_PASSWORD)) as as_alice:
+        files = {key: (f"naturalearth_lowres.{ext}", (countries / f"naturalearth_lowres.{ext}").read_bytes())
+                 for key, ext in (("base_file", "shp"), ("dbf_file", "dbf"), ("shx_file", "shx"), ("prj_file", "prj"))}
+        r = as_alice.post("/api/v2/uploads/upload", files=files)
+        state = wait_for_execution(as_alice, r.json()["execution_id"])
+        pk = state["output_params"]["resources"][0]["id"]
+    tab.sign_in("alice", USER_PASSWORD)
+    page = tab.go(f"/dataset/{pk}/edit", wait="form[aria-label='Style']")
+    tab.until("document.querySelectorAll('#style-map .dataset-tiles img.leaflet-tile-loaded').length > 0")
+    assert page.evaluate(RED_PIXELS) == 0
+    page.set_input_files("form[aria-label='Style'] input[type=file]",
+                         {"name": "red.sld", "mimeType": "application/xml", "buffer": RED_SLD})
+    page.click("form[aria-label='Style'] button[type=submit]")
+    page.wait_for_selector("form[aria-label='Style'] [role=status]:text('Style applied.')")
+    tab.until(f"({RED_PIXELS})() > 1000")
+    tab.shot("restyled")
+
+    page.click("button:text('Delete this resource')")
+    page.wait_for_selector("dialog.confirm[open]")
+    tab.shot("confirm-delete")
+    page.click("dialog.confirm button:text('Delete')")
+    page.wait_for_selector("[data-loaded]")
+    with ui_server.client(auth=("alice", USER_PASSWORD)) as as_alice:
+        assert as_alice.get(f"/api/v2/resources/{pk}").status_code == 404

@@ -92,3 +92,13 @@ export function typeImage(type) {
   const name = type === 'dataset' || type === 'document' || type === 'map' ? type : 'app';
   return `/ui/img/${name}.svg`;
 }
+
+// The licences a catalogue starts with (the identifiers the API takes), with short names.
+export const LICENCES = [['', '—'], ['not_known', 'Not specified'], ['varied_original', 'Varied / original'], ['cc-by', 'CC BY 4.0'],
+  ['cc-by-sa', 'CC BY-SA 4.0'], ['cc-by-nd', 'CC BY-ND 4.0'], ['cc-by-nc', 'CC BY-NC 4.0'], ['cc-by-nc-sa', 'CC BY-NC-SA 4.0'],
+  ['cc-by-nc-nd', 'CC BY-NC-ND 4.0'], ['cc0', 'CC0 (public domain dedication)'], ['odbl', 'ODbL 1.0'], ['odc-by', 'ODC-By 1.0'],
+  ['pddl', 'PDDL 1.0'], ['public_domain', 'Public domain']];
+
+export function licenceName(identifier) {
+  return LICENCES.find(([id]) => id === identifier)?.[1] || identifier;
+}

@@ -69,5 +69,7 @@ async function route() {
 window.addEventListener('hashchange', () => route());
 onSessionChange((user) => renderNav(user));
 renderNav(null);
-loadSession().then(() => route());
+// The session and the first page's code load side by side; the page renders once both are in.
+const firstPage = ROUTES.find(([pattern]) => pattern.test(parseHash().path));
+Promise.all([loadSession(), firstPage ? firstPage[1]() : null]).then(() => route());
 export { currentUser };

@@ -47,9 +47,12 @@ async function users(body) {
     const all = await api('/api/v2/users', { params: { page_size: 500, 'sort[]': 'username' } });
     mount(list, (all.users || []).map((u) => {
       const active = u.is_active !== false;
-      const reset = h('button', { type: 'button', class: 'link', onclick: async () => {
-        const password = prompt(`New password for ${u.username} (at least 8 characters):`);
-        if (password) await change(u, { password }, `Password of ${u.username} changed.`);
+      const reset = h('button', { type: 'button', class: 'link', onclick: () => {
+        const password = h('input', { type: 'password', minlength: 8, required: true, autocomplete: 'new-password', 'aria-label': `New password for ${u.username}` });
+        const form = h('form', { class: 'inline-form password-form', onsubmit: async (e) => { e.preventDefault(); await change(u, { password: password.value }, `Password of ${u.username} changed.`); } },
+          password, h('button', { type: 'submit', class: 'small' }, 'Set'), h('button', { type: 'button', class: 'link', onclick: () => form.replaceWith(reset) }, 'Cancel'));
+        reset.replaceWith(form);
+        password.focus();
       } }, 'Reset password');
       return h('tr', { dataset: { username: u.username } },
         h('td', {}, u.username), h('td', {}, personName(u) === u.username ? '' : personName(u)), h('td', {}, u.email || ''),

@@ -2,7 +2,7 @@
 // it (preview, attribute table, downloads, service addresses for QGIS, the ISO record).
 
 import { api, can, currentUser } from '../api.js';
-import { formatDate, h, mount, personName, toast, TYPE_LABELS, typeImage } from '../dom.js';
+import { formatDate, h, licenceName, mount, personName, toast, TYPE_LABELS, typeImage } from '../dom.js';
 import { boundsOf, boxOf, createMap, datasetLayer } from '../map.js';
 
 const ENDPOINTS = { dataset: ['datasets', 'dataset'], document: ['documents', 'document'], map: ['maps', 'map'] };
@@ -37,7 +37,10 @@ export async function render(main, ctx) {
     header(resource),
     h('div', { class: 'detail-layout' },
       h('div', { class: 'detail-main' }, preview, abstract(resource), extra),
-      h('aside', { class: 'detail-side' }, metadata(resource), downloads(resource), services(resource), h('div', { class: 'linked' })))));
+      h('aside', { class: 'detail-side' },
+        resource.thumbnail_url && (resource.resource_type === 'dataset' || (resource.resource_type === 'document' && !String(resource.mime_type).startsWith('image/')))
+          ? h('img', { class: 'thumbnail side-thumb', src: resource.thumbnail_url, alt: `Thumbnail of ${resource.title}` }) : null,
+        metadata(resource), downloads(resource), services(resource), h('div', { class: 'linked' })))));
   if (resource.resource_type === 'dataset') {
     datasetPreview(preview, resource);
     attributeTable(extra, resource);
@@ -100,7 +103,7 @@ function metadata(resource) {
     row('Category', resource.category?.gn_description || resource.category?.identifier),
     row('Keywords', (resource.keywords || []).map((k) => h('a', { class: 'tag', href: `#/?keyword=${encodeURIComponent(k.name)}` }, k.name))),
     row('Regions', (resource.regions || []).map((r) => r.name).join(', ')),
-    row('Licence', resource.license?.identifier),
+    row('Licence', resource.license?.identifier ? licenceName(resource.license.identifier) : null),
     row('Attribution', resource.attribution),
     row('Constraints', resource.raw_constraints_other && resource.raw_constraints_other !== 'None' ? resource.raw_constraints_other : null),
     row('Date', `${formatDate(resource.date)}${resource.date_type ? ` (${resource.date_type})` : ''}`),
@@ -120,7 +123,7 @@ function downloads(resource) {
   return h('section', { class: 'downloads' }, h('h2', {}, 'Download'),
     allowed && urls.length
       ? h('ul', { class: 'plain' }, urls.map((u, i) => h('li', {}, h('a', { class: `button${u.default ? '' : ' secondary'}`, href: u.url, download: '' },
-        u.default ? 'Download the data' : `Download (${i + 1})`))))
+        u.default ? (resource.resource_type === 'document' ? 'Download the file' : 'Download the data') : `Download (${i + 1})`))))
       : h('p', { class: 'muted' }, allowed ? 'Nothing to download.' : 'You may look at this resource, not download it.'),
     h('p', {}, h('a', { href: iso, target: '_blank', rel: 'noopener' }, 'ISO 19139 metadata (XML)')));
 }

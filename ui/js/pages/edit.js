@@ -3,14 +3,10 @@
 // given at most view and download: the catalogue refuses more, and the form offers no more.
 
 import { api, can, currentUser, followExecution, sendWithProgress } from '../api.js';
-import { confirmDialog, errorBox, field, h, mount, personName, select, toast, TYPE_LABELS } from '../dom.js';
+import { confirmDialog, errorBox, field, h, LICENCES, mount, personName, select, toast, TYPE_LABELS } from '../dom.js';
 import { boundsOf, boxOf, createMap, datasetLayer } from '../map.js';
 import { loadResource } from './detail.js';
 
-const LICENCES = [['', '—'], ['not_known', 'Not specified'], ['varied_original', 'Varied / original'], ['cc-by', 'CC BY 4.0'],
-  ['cc-by-sa', 'CC BY-SA 4.0'], ['cc-by-nd', 'CC BY-ND 4.0'], ['cc-by-nc', 'CC BY-NC 4.0'], ['cc-by-nc-sa', 'CC BY-NC-SA 4.0'],
-  ['cc-by-nc-nd', 'CC BY-NC-ND 4.0'], ['cc0', 'CC0 (public domain dedication)'], ['odbl', 'ODbL 1.0'], ['odc-by', 'ODC-By 1.0'],
-  ['pddl', 'PDDL 1.0'], ['public_domain', 'Public domain']];
 const DATE_TYPES = [['publication', 'Publication'], ['creation', 'Creation'], ['revision', 'Revision']];
 const EVERYONE = new Set(['anonymous', 'registered-members']);
 
