@@ -10,10 +10,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from playwright.sync_api import sync_playwright  # noqa: E402
+from playwright.sync_api import sync_playwright
 
-from tests.conftest import ADMIN_PASSWORD, Server, poll  # noqa: E402
-from tests.ui.conftest import ARGS, CHROMIUM  # noqa: E402
+from tests.conftest import ADMIN_PASSWORD, Server, poll
+from tests.ui.conftest import ARGS, CHROMIUM
 
 DATA = ROOT / "tests" / "data"
 OUT = ROOT / "docs" / "screenshots"

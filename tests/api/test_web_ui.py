@@ -3,8 +3,6 @@ it safe, its files compressed and cached, nothing outside ui/ reachable."""
 
 from __future__ import annotations
 
-import gzip
-
 import pytest
 
 

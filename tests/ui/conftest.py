@@ -26,12 +26,13 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 
 @pytest.fixture(scope="session")
 def browser():
+    from playwright.sync_api import Error as PlaywrightError
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         try:
             chromium = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        except Exception as exc:  # the tests need the browser: fail, never skip
+        except PlaywrightError as exc:  # the tests need the browser: fail, never skip
             pytest.fail(f"Chromium could not start from {CHROMIUM} ({exc}). `make test` installs it "
                         "(apt-get install chromium); elsewhere set CATALOGUE_CHROMIUM to a Chromium binary.")
         yield chromium
@@ -126,4 +127,4 @@ def wait_for_execution(client: httpx.Client, exec_id: str) -> dict:
     return poll(client, f"/api/v2/resource-service/execution-status/{exec_id}")
 
 
-__all__ = ["ADMIN_PASSWORD", "USER_PASSWORD", "DATA"]
+__all__ = ["ADMIN_PASSWORD", "DATA", "USER_PASSWORD"]

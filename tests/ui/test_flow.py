@@ -54,7 +54,7 @@ def test_upload_find_look_edit_hide(tab, ui_admin, alice):
 
     # find it by drawing an area over Europe on the map
     tab.go("/", wait="[data-loaded]")
-    page.wait_for_selector(".card[data-pk='%s']" % southern["pk"])
+    page.wait_for_selector(f".card[data-pk='{southern['pk']}']")
     page.click("#draw-area")
     box = page.locator("#search-map").bounding_box()
     x0, y0 = box["x"] + box["width"] * 0.50, box["y"] + box["height"] * 0.30
@@ -64,11 +64,11 @@ def test_upload_find_look_edit_hide(tab, ui_admin, alice):
     page.mouse.up()
     tab.until("location.hash.includes('extent=')")
     page.wait_for_selector(f".card[data-pk='{pk}']")
-    assert page.query_selector(".card[data-pk='%s']" % southern["pk"]) is None
+    assert page.query_selector(f".card[data-pk='{southern['pk']}']") is None
     assert "Area: drawn on the map" in page.inner_text(".chips")
     tab.shot("search-area")
     page.go_back()  # the address holds the state: back shows the whole list again
-    page.wait_for_selector(".card[data-pk='%s']" % southern["pk"])
+    page.wait_for_selector(f".card[data-pk='{southern['pk']}']")
 
     # open it: the preview map draws the cities
     page.goto(f"{tab.server.url}/#/?q=naturalearth_cities")

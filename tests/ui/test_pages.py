@@ -9,7 +9,7 @@ import io
 import pytest
 from PIL import Image
 
-from tests.conftest import ADMIN_PASSWORD, USER_PASSWORD, make_user
+from tests.conftest import ADMIN_PASSWORD, USER_PASSWORD
 from tests.ui.conftest import DATA
 
 XSS_TITLE = '<img src=x onerror="window.__xss=1">Harbour <b>depths</b>'
@@ -161,8 +161,8 @@ def test_every_page_at_laptop_and_phone_size(browser, ui_server, ui_admin, alice
         context = browser.new_context(viewport=viewport, is_mobile=name == "phone", has_touch=name == "phone")
         page = context.new_page()
         errors = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m, seen=errors: seen.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e, seen=errors: seen.append(str(e)))
         page.goto(f"{ui_server.url}/#/login")
         page.fill("input[name=username]", "admin")
         page.fill("input[name=password]", ADMIN_PASSWORD)

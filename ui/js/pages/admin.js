@@ -100,7 +100,7 @@ function groupCard(group, people, refresh) {
   const load = async () => {
     const [all, managers] = await Promise.all([api(`/api/v2/groups/${group.pk}/members`), api(`/api/v2/groups/${group.pk}/managers`)]);
     const managing = new Set((managers || []).map((m) => m.pk));
-    mount(members, (all || []).map((m) => h('li', {}, m.username, managing.has(m.pk) ? h('span', { class: 'badge light' }, 'manager') : null, ' ',
+    mount(members, (all || []).map((m) => h('li', {}, m.username, ' ', managing.has(m.pk) ? h('span', { class: 'badge light' }, 'manager') : null, ' ',
       h('button', { type: 'button', class: 'link', onclick: async () => {
         try { await api(`/api/v2/groups/${group.pk}/members`, { method: 'DELETE', json: { users: [m.pk] } }); toast(`${m.username} removed.`); await load(); } catch (error) { toast(error.message, 'error'); }
       } }, 'Remove'))));
