@@ -245,3 +245,18 @@ def test_owner_restyles_then_deletes(tab, ui_server, alice):
     page.wait_for_selector("[data-loaded]")
     with ui_server.client(auth=("alice", USER_PASSWORD)) as as_alice:
         assert as_alice.get(f"/api/v2/resources/{pk}").status_code == 404
+
+
+def test_a_pdf_is_shown_in_the_page(tab, ui_admin):
+    pdf = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj\n2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj\n"
+           b"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]>>endobj\ntrailer<</Root 1 0 R>>\n%%EOF\n")
+    doc = ui_admin.post("/api/v2/documents", files={"doc_file": ("report.pdf", pdf, "application/pdf")},
+                        data={"title": "Spring report"}).json()["document"]
+    page = tab.go(f"/document/{doc['pk']}", wait="iframe.document-pdf")
+    src = page.get_attribute("iframe.document-pdf", "src")
+    framed = ui_admin.get(src)
+    assert framed.status_code == 200 and framed.headers["content-type"] == "application/pdf"
+    assert framed.headers["content-disposition"].startswith("inline")
+    assert "x-frame-options" not in framed.headers
+    assert page.inner_text(".downloads a.button") == "Download the file"
+    tab.shot("pdf")
