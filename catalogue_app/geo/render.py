@@ -33,6 +33,17 @@ class MapLayer:
     kind: str               # "vector" or "raster"
     crs: str                # the data's CRS: "EPSG:n" or WKT
     sld: bytes | None = None  # its style; None = the default for its geometry type
+    opacity: float = 1.0    # 0 (invisible) to 1; a map's layer may be see-through
+
+
+def _blend(canvas: np.ndarray, layer: np.ndarray, opacity: float) -> np.ndarray:
+    """``layer`` (RGBA, drawn on a clear canvas) over ``canvas``, its alpha scaled by ``opacity``."""
+    alpha = layer[..., 3:4].astype(np.float32) * (opacity / 255.0)
+    below = canvas[..., 3:4].astype(np.float32) / 255.0
+    out_alpha = alpha + below * (1.0 - alpha)
+    safe = np.where(out_alpha > 0, out_alpha, 1.0)
+    rgb = (layer[..., :3] * alpha + canvas[..., :3] * below * (1.0 - alpha)) / safe
+    return np.concatenate([rgb, out_alpha * 255.0], axis=-1).round().clip(0, 255).astype(np.uint8)
 
 
 def _plain_colours(symbols) -> list[tuple[int, int, int, int]] | None:
@@ -69,11 +80,17 @@ def _draw(layers: list[MapLayer], bbox, crs: str, width: int, height: int, trans
     drawn = 0
     found: dict[tuple[str, str], object] = {}  # a layer named twice is looked up once
     for layer in layers:
+        if layer.opacity <= 0:
+            continue
+        see_through = layer.opacity < 1
+        below, canvas = (canvas, new_canvas(view, (0, 0, 0, 0))) if see_through else (None, canvas)
         try:
             if layer.kind == "raster":
                 drawn += 1
                 canvas = draw_raster(canvas, str(layer.path), layer.crs, raster_symbol(layer.sld), view, crs)
                 colours = None
+                if see_through:
+                    canvas = _blend(below, canvas, layer.opacity)
                 continue
             key = (str(layer.path), layer.crs)
             if key not in found:
@@ -93,7 +110,9 @@ def _draw(layers: list[MapLayer], bbox, crs: str, width: int, height: int, trans
                 raise ValueError(f"the layers and their styles draw more than {MAX_DRAWS} symbols")
             canvas = draw_vector(canvas, parts, symbols, view)
             plain = _plain_colours(symbols)
-            colours = colours + plain if colours is not None and plain is not None else None
+            colours = colours + plain if colours is not None and plain is not None and not see_through else None
+        if see_through:
+            canvas = _blend(below, canvas, layer.opacity)
     return canvas, colours
 
 

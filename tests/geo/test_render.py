@@ -502,3 +502,24 @@ def test_layer_cache_derives_a_projection_once_for_concurrent_maps(tmp_path, mon
         found = list(pool.map(lambda _: cache.geometries(path, "EPSG:4326", "EPSG:3857", 1000.0), range(8)))
     assert calls == ["EPSG:3857"]
     assert all(f is found[0] for f in found)
+
+
+# --- opacity (a map's layers) ----------------------------------------------------------------------
+
+
+def test_a_see_through_layer_blends_with_what_is_below():
+    box = (0, 40, 20, 52)  # France and around
+    full = draw([MapLayer(COUNTRIES, "vector", "EPSG:4326", RED_FILL)], box)
+    half = draw([MapLayer(COUNTRIES, "vector", "EPSG:4326", RED_FILL, opacity=0.5)], box)
+    none = draw([MapLayer(COUNTRIES, "vector", "EPSG:4326", RED_FILL, opacity=0.0)], box)
+    assert at(full, 2.5, 46.5, box) == (255, 0, 0)
+    r, g, b = at(half, 2.5, 46.5, box)
+    assert r == 255 and 120 <= g <= 135 and 120 <= b <= 135  # half red over white
+    assert at(none, 2.5, 46.5, box) == WHITE
+
+
+def test_a_see_through_layer_over_a_transparent_map_keeps_its_alpha():
+    box = (0, 40, 20, 52)
+    img = draw([MapLayer(COUNTRIES, "vector", "EPSG:4326", RED_FILL, opacity=0.4)], box, transparent=True)
+    r, g, b, a = at(img, 2.5, 46.5, box)
+    assert (r, g, b) == (255, 0, 0) and 95 <= a <= 110
