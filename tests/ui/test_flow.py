@@ -63,6 +63,8 @@ def test_upload_find_look_edit_hide(tab, ui_admin, alice):
     page.mouse.move(x0 + 60, y0 + 40, steps=5)
     page.mouse.up()
     tab.until("location.hash.includes('extent=')")
+    page.wait_for_selector(".chips :text('Area: drawn on the map')")
+    page.wait_for_selector("section.search[data-loaded]")
     page.wait_for_selector(f".card[data-pk='{pk}']")
     assert page.query_selector(f".card[data-pk='{southern['pk']}']") is None
     assert "Area: drawn on the map" in page.inner_text(".chips")

@@ -207,6 +207,7 @@ function renderExtents(resources, params) {
 
 async function update(params, ctx) {
   view.q.value = params.get('q') || '';
+  delete view.root.dataset.loaded;  // set again once these results are shown
   renderChips(params);
   const page = Math.max(1, parseInt(params.get('page') || '1', 10) || 1);
   view.summary.textContent = 'Searching…';
