@@ -111,22 +111,29 @@ async function lookups() {
   return view.lookups;
 }
 
+// The filter form is built once; later searches only set its values, so that the control a
+// person just changed keeps the focus.
 function renderFilters(params, found) {
+  if (!view.form.elements.type) {
+    mount(view.form, [
+      field('Type', select('type', TYPES, '')),
+      field('Kind of data', select('subtype', SUBTYPES, '')),
+      field('Category', select('category', [['', 'Any category'], ...found.categories.map((c) => [c.identifier, `${c.gn_description || c.identifier}${c.count ? ` (${c.count})` : ''}`])], '')),
+      field('Keyword', withList(h('input', { name: 'keyword', list: 'keyword-list', autocomplete: 'off' }), 'keyword-list', found.keywords.map((k) => k.name))),
+      field('Owner', select('owner', [['', 'Anyone'], ...found.owners.map((o) => [o.username, personName(o)])], '')),
+      field('Region', withList(h('input', { name: 'region', list: 'region-list', autocomplete: 'off' }), 'region-list', found.regions.map((r) => r.name))),
+      h('fieldset', { class: 'dates' }, h('legend', {}, 'Date'),
+        field('From', h('input', { type: 'date', name: 'from' })),
+        field('To', h('input', { type: 'date', name: 'to' }))),
+      field('Sort by', select('sort', SORTS, '-date')),
+      h('p', {}, h('a', { href: '#/' }, 'Clear all filters')),
+    ]);
+  }
+  const controls = view.form.elements;
+  for (const key of ['type', 'subtype', 'category', 'keyword', 'owner', 'region', 'from', 'to']) controls[key].value = params.get(key) || '';
+  controls.sort.value = params.get('sort') || '-date';
   const type = params.get('type') || '';
-  const controls = [
-    field('Type', select('type', TYPES, type)),
-    type === '' || type === 'dataset' ? field('Kind of data', select('subtype', SUBTYPES, params.get('subtype'))) : null,
-    field('Category', select('category', [['', 'Any category'], ...found.categories.map((c) => [c.identifier, `${c.gn_description || c.identifier}${c.count ? ` (${c.count})` : ''}`])], params.get('category'))),
-    field('Keyword', withList(h('input', { name: 'keyword', value: params.get('keyword') || '', list: 'keyword-list', autocomplete: 'off' }), 'keyword-list', found.keywords.map((k) => k.name))),
-    field('Owner', select('owner', [['', 'Anyone'], ...found.owners.map((o) => [o.username, personName(o)])], params.get('owner'))),
-    field('Region', withList(h('input', { name: 'region', value: params.get('region') || '', list: 'region-list', autocomplete: 'off' }), 'region-list', found.regions.map((r) => r.name))),
-    h('fieldset', { class: 'dates' }, h('legend', {}, 'Date'),
-      field('From', h('input', { type: 'date', name: 'from', value: params.get('from') || '' })),
-      field('To', h('input', { type: 'date', name: 'to', value: params.get('to') || '' }))),
-    field('Sort by', select('sort', SORTS, params.get('sort') || '-date')),
-    h('p', {}, h('a', { href: '#/' }, 'Clear all filters')),
-  ];
-  mount(view.form, controls);
+  controls.subtype.closest('.field').hidden = !(type === '' || type === 'dataset');
 }
 
 function withList(input, id, values) {
