@@ -46,7 +46,7 @@ def test_the_asynchronous_delete_answers_the_receipt_geonodectl_reads(cf, family
     if family == "datasets":
         pk = cf["datasets"].pop()
     elif family in ("maps", "geoapps"):
-        r = alice.post(f"/api/v2/{family}", json={"title": "To go", **({"resource_type": "geostory"} if family == "geoapps" else {})})
+        r = alice.post(f"/api/v2/{family}", json={"title": "To go", **({"resource_type": "geostory", "name": "to-go"} if family == "geoapps" else {})})
         assert r.status_code in (200, 201), r.text
         pk = r.json()["map" if family == "maps" else "geoapp"]["pk"]
     else:
@@ -120,7 +120,7 @@ def test_a_rows_link_is_the_detail_url_of_the_endpoint_that_listed_it(cf, family
     alice = cf["c"]["alice"]
     document(alice, "Linked doc")
     alice.post("/api/v2/maps", json={"title": "Linked map"})
-    alice.post("/api/v2/geoapps", json={"title": "Linked app", "resource_type": "geostory"})
+    alice.post("/api/v2/geoapps", json={"title": "Linked app", "resource_type": "geostory", "name": f"linked-{family}"})
     rows = alice.get(f"/api/v2/{family}", params={"page_size": 5}).json()[family]
     assert rows
     for row in rows:
