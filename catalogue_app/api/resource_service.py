@@ -19,7 +19,7 @@ from catalogue_app import files, sniff
 from catalogue_app.api import json_text, resource_writes
 from catalogue_app.api.bodies import path_id, read_body
 from catalogue_app.api.context import Context
-from catalogue_app.api.errors import invalid, not_found, permission_denied
+from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.executions import Receipt, queue_job
 from catalogue_app.api.resource_writes import clean
 from catalogue_app.api.resources import CREATABLE
@@ -64,7 +64,8 @@ async def copy_resource(request: Request, pk: FromPath[str]) -> Receipt:
     ctx = Context(request)
     row = _resource(ctx, pk, _copy_perms)
     if row["resource_type"] == "dataset" and ctx.db.read(datasets.folder_of, row["id"]) is None:
-        raise invalid("This dataset has no data to copy (is_copyable is false).")
+        raise ApiError(400, "Resource can not be cloned: this dataset has no data to copy (is_copyable is false).",
+                       extra={"message": "Resource can not be cloned."})
     defaults = _defaults(await read_body(request))
     params = {"instance": row["id"], "source_uuid": row["uuid"], "owner": ctx.caller.username,
               "defaults": json.dumps(defaults)}
@@ -72,7 +73,8 @@ async def copy_resource(request: Request, pk: FromPath[str]) -> Receipt:
 
 
 def _copy_perms(row: sqlite3.Row) -> set[str]:
-    """Seeing a resource is enough to copy it; one that can be downloaded needs that too."""
+    """Seeing a resource is enough to copy it; one that can be downloaded (a dataset, a
+    document) needs that too. Any signed-in user may add resources, so no more is asked."""
     return {"download_resourcebase"} if row["resource_type"] in DOWNLOADABLE else {"view_resourcebase"}
 
 

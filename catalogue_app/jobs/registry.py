@@ -19,7 +19,7 @@ JOBS = {
     "set_permissions": "catalogue_app.jobs.permissions:set_permissions",
     "remove_permissions": "catalogue_app.jobs.permissions:remove_permissions",
     "delete": "catalogue_app.jobs.resources:DeleteResource",
-    "copy": "catalogue_app.jobs.resources:CopyResource",
+    "copy": "catalogue_app.jobs.copies:CopyResource",
     "create": "catalogue_app.jobs.resources:create_resource",
     "update": "catalogue_app.jobs.resources:update_resource",
     "ingest": "catalogue_app.jobs.ingest:IngestDocument",
