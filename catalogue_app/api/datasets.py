@@ -1,6 +1,6 @@
-"""Dataset-only endpoints: /api/v2/datasets/{pk}/attribute_set (read and change),
-/api/v2/datasets/{pk}/maplayers and /maps, and the download,
-/datasets/{alternate}/dataset_download (a zipped Shapefile for vectors, the GeoTIFF for rasters)."""
+"""Dataset-only endpoints: /api/v2/datasets/{pk}/attribute_set (read and change) and the download,
+/datasets/{alternate}/dataset_download (a zipped Shapefile for vectors, the GeoTIFF for rasters).
+(datasets/{pk}/maplayers and /maps are in map_layers.py.)"""
 
 from __future__ import annotations
 
@@ -99,22 +99,6 @@ def change_attributes(conn: sqlite3.Connection, rid: int, items: Any) -> None:
                   and k in item}
         if attribute_id is None or not datasets.update_attribute(conn, rid, attribute_id, values):
             raise invalid(f"attribute_set: the dataset has no attribute {change.pk or change.attribute!r}.")
-
-
-@get("/api/v2/datasets/{pk:str}/maplayers", tags=["datasets"], summary="Map layers that show the dataset")
-async def dataset_maplayers(request: Request, pk: FromPath[str]) -> list[dict[str, Any]]:
-    ctx = Context(request)
-    viewer = ctx.viewer
-    ctx.db.read(lambda conn: _dataset(conn, viewer, pk))
-    return []  # maps have no layers yet: no layer shows a dataset
-
-
-@get("/api/v2/datasets/{pk:str}/maps", tags=["datasets"], summary="Maps that show the dataset")
-async def dataset_maps(request: Request, pk: FromPath[str]) -> list[dict[str, Any]]:
-    ctx = Context(request)
-    viewer = ctx.viewer
-    ctx.db.read(lambda conn: _dataset(conn, viewer, pk))
-    return []
 
 
 @get("/datasets/{alternate:str}/dataset_download", tags=["datasets"],

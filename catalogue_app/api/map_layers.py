@@ -1,0 +1,391 @@
+"""Maps and their layers: the map representation on /api/v2/maps (``featuredurl``, ``urlsuffix``,
+``maplayers`` in the detail), the writes of ``maplayers``, the routes maps/{pk}/maplayers,
+maps/{pk}/datasets, datasets/{pk}/maplayers, datasets/{pk}/maps, and the map template that
+geonodectl reads before it creates a map (/static/mapstore/configs/map.json).
+
+A layer shows the dataset it names only to those who may view that dataset; to others, and for
+layers from elsewhere, its ``dataset`` is null.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+import msgspec
+from litestar import Request, get
+from litestar.params import FromPath
+
+from catalogue_app.api import dataset_view
+from catalogue_app.api.auth import ANONYMOUS
+from catalogue_app.api.bodies import path_id
+from catalogue_app.api.context import Context
+from catalogue_app.api.dataset_view import Style
+from catalogue_app.api.errors import invalid, not_found, parse_error
+from catalogue_app.api.links import Link
+from catalogue_app.api.resource_view import Resource, render
+from catalogue_app.store import map_layers as store
+from catalogue_app.store import resources
+from catalogue_app.store.datasets import RESERVED, WORKSPACE
+from catalogue_app.store.resources import Viewer
+
+
+class LayerDataset(msgspec.Struct):
+    """The dataset a map layer shows, as GeoNode embeds it."""
+
+    pk: int
+    alternate: str | None
+    title: str
+    featureinfo_custom_template: str | None
+    perms: list[str]
+    links: list[Link]
+    has_time: bool
+    default_style: Style | None
+    styles: list[Style]
+    ptype: str
+
+
+class MapLayer(msgspec.Struct):
+    pk: int
+    extra_params: dict[str, Any]
+    current_style: str | None
+    name: str
+    order: int
+    visibility: bool
+    opacity: float
+    dataset: LayerDataset | None
+
+
+class DatasetLayer(msgspec.Struct):
+    """A layer showing a dataset, as datasets/{pk}/maplayers lists it."""
+
+    pk: int
+    name: str
+    extra_params: dict[str, Any]
+    current_style: str | None
+    order: int
+    visibility: bool
+    opacity: float
+
+
+class MapRef(msgspec.Struct):
+    """A map showing a dataset, as datasets/{pk}/maps lists it."""
+
+    pk: int
+    title: str
+    detail_url: str
+    link: str
+
+
+class LayerWrite(msgspec.Struct, kw_only=True):
+    """One item of ``maplayers`` in a map write: with the pk (or id) of one of the map's layers
+    it changes that layer, without one it is a new layer. The dataset is named by ``dataset``
+    (its pk, or an object with it) or by ``name`` being its alternate."""
+
+    pk: int | None = None
+    id: int | None = None
+    name: str | None = None
+    dataset: int | dict[str, Any] | None = None
+    order: int | None = None
+    visibility: bool | None = None
+    opacity: float | None = None
+    current_style: str | None = None
+    extra_params: dict[str, Any] | None = None
+
+
+class MapItem(Resource, kw_only=True):
+    """A map in a list."""
+
+    featuredurl: str
+    urlsuffix: str
+
+
+class Map(MapItem, kw_only=True):
+    """A map on its own (detail): with its layers."""
+
+    maplayers: list[MapLayer]
+
+
+# -- reading -------------------------------------------------------------------------------------
+def layer_datasets(conn: sqlite3.Connection, ids: list[int], viewer: Viewer, base: str) -> dict[int, LayerDataset]:
+    """The embedded objects of the datasets among ``ids`` that the viewer may view."""
+    rows = store.visible_datasets(conn, viewer, ids)
+    if not rows:
+        return {}
+    # the caller only shapes user objects, which the embedded dataset has none of
+    items = dataset_view.extend(conn, render(conn, list(rows.values()), ANONYMOUS, viewer, base), base, False)
+    return {int(d.pk): LayerDataset(pk=int(d.pk), alternate=d.alternate, title=d.title,
+                                    featureinfo_custom_template=d.featureinfo_custom_template, perms=d.perms,
+                                    links=d.links, has_time=d.has_time, default_style=d.default_style,
+                                    styles=d.styles, ptype=d.ptype) for d in items}
+
+
+def _extra(text: str | None) -> dict[str, Any]:
+    try:
+        value = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def maplayers_of(conn: sqlite3.Connection, map_ids: list[int], viewer: Viewer, base: str) -> dict[int, list[MapLayer]]:
+    """The layers of each map, with the datasets the viewer may view."""
+    layers = store.layers_of(conn, map_ids)
+    shown = layer_datasets(conn, [r["dataset_id"] for rows in layers.values() for r in rows if r["dataset_id"]],
+                           viewer, base)
+    return {mid: [MapLayer(pk=r["id"], extra_params=_extra(r["extra_params"]), current_style=r["current_style"],
+                           name=r["name"], order=r["position"], visibility=bool(r["visibility"]),
+                           opacity=r["opacity"], dataset=shown.get(r["dataset_id"]))
+                  for r in rows] for mid, rows in layers.items()}
+
+
+def extend(conn: sqlite3.Connection, items: list[Resource], base: str, detail: bool, viewer: Viewer) -> list[MapItem]:
+    """The map fields added to rendered resources (all of them maps); layers in the detail only."""
+    layers = maplayers_of(conn, [int(i.pk) for i in items], viewer, base) if detail else {}
+    out: list[MapItem] = []
+    for item in items:
+        fields = msgspec.structs.asdict(item)
+        if detail:
+            out.append(Map(**fields, featuredurl="", urlsuffix="", maplayers=layers[int(item.pk)]))
+        else:
+            out.append(MapItem(**fields, featuredurl="", urlsuffix=""))
+    return out
+
+
+def maplayers_payload(conn: sqlite3.Connection, ids: list[int], viewer: Viewer, base: str) -> dict[int, list[Any]]:
+    """``maplayers`` as plain JSON for each of ``ids`` (include[]=maplayers on lists)."""
+    return {rid: msgspec.to_builtins(layers) for rid, layers in maplayers_of(conn, ids, viewer, base).items()}
+
+
+# -- writing -------------------------------------------------------------------------------------
+def _int(value: Any) -> int | None:
+    if isinstance(value, str) and value.isdecimal() and len(value) <= 18:
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63:
+        return value
+    return None
+
+
+def _values(item: dict[str, Any], index: int) -> dict[str, Any]:
+    """The layer columns an item sets, checked (a null where null means nothing is left out)."""
+    where = f"maplayers[{index}]"
+    out: dict[str, Any] = {}
+    if item.get("name") is not None:
+        name = item["name"]
+        if not isinstance(name, str) or not name.strip():
+            raise invalid(f"{where}.name: a layer name is a non-empty string.")
+        out["name"] = name.strip()
+    if item.get("order") is not None:
+        order = item["order"]
+        if isinstance(order, str) and order.isdecimal():
+            order = int(order)
+        if not isinstance(order, int) or isinstance(order, bool) or not 0 <= order < 2**31:
+            raise invalid(f"{where}.order: a whole number, 0 or more.")
+        out["position"] = order
+    if item.get("visibility") is not None:
+        if not isinstance(item["visibility"], bool):
+            raise invalid(f"{where}.visibility: Must be a valid boolean.")
+        out["visibility"] = item["visibility"]
+    if item.get("opacity") is not None:
+        opacity = item["opacity"]
+        if not isinstance(opacity, (int, float)) or isinstance(opacity, bool) or not 0 <= opacity <= 1:
+            raise invalid(f"{where}.opacity: a number from 0 to 1.")
+        out["opacity"] = float(opacity)
+    if "current_style" in item:
+        style = item["current_style"]
+        if style is not None and not isinstance(style, str):
+            raise invalid(f"{where}.current_style: a style name or null.")
+        out["current_style"] = style or None
+    if item.get("extra_params") is not None:
+        extra = item["extra_params"]
+        if isinstance(extra, str):
+            try:
+                extra = json.loads(extra)
+            except ValueError:
+                extra = None
+        if extra is not None and not isinstance(extra, dict):
+            raise invalid(f"{where}.extra_params: a JSON object.")
+        out["extra_params"] = extra or {}
+    return out
+
+
+def _dataset(conn: sqlite3.Connection, viewer: Viewer, item: dict[str, Any], name: str | None,
+             index: int) -> sqlite3.Row | None:
+    """The dataset a layer item names: by ``dataset`` (a pk or an object with one), else by a
+    name that is a dataset's alternate. A name in the catalogue's own workspace must be a dataset
+    the caller may view; other names that are none are layers from elsewhere (None)."""
+    given = item.get("dataset")
+    if given is not None:
+        rid = _int(given.get("pk", given.get("id")) if isinstance(given, dict) else given)
+        row = store.visible_datasets(conn, viewer, [rid]).get(rid) if rid else None
+        if row is None:
+            shown = given.get("pk", given.get("id")) if isinstance(given, dict) else given
+            raise invalid(f"Invalid value for 'maplayers': Dataset object with ID={shown} not found")
+        return row
+    if name is None:
+        return None
+    rid = store.dataset_named(conn, name)
+    row = store.visible_datasets(conn, viewer, [rid]).get(rid) if rid else None
+    if row is None and name.partition(":")[0] == WORKSPACE and name not in RESERVED:
+        raise invalid(f"Invalid value for 'maplayers[{index}]': no dataset named {name!r} that you may view.")
+    return row
+
+
+def write_layers(conn: sqlite3.Connection, viewer: Viewer, map_id: int, items: Any, *, creating: bool) -> None:
+    """Make the map's layers those of ``items`` (inside the caller's write transaction): items
+    with the pk (or id) of a layer of the map change it, items without one are new layers, the
+    map's other layers are deleted. Any bad item answers 400 and the transaction writes nothing.
+
+    On a new map an item with a pk and neither name nor dataset names a dataset by its pk: the
+    body geonodectl sent before it sent layer names (``"maplayers": [{"pk": <dataset pk>}]``)."""
+    if not isinstance(items, list):
+        raise parse_error("'maplayers' value must be a list")
+    existing = {r["id"]: r for r in store.layers_of(conn, [map_id])[map_id]}
+    kept: set[int] = set()
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise invalid(f"maplayers[{index}]: each map layer is an object.")
+        ref = item.get("pk", item.get("id"))
+        if isinstance(ref, str) and not ref.isdecimal():
+            ref = None  # not a layer of ours: MapStore's own layer id, say
+        if ref is not None:
+            layer_id = _int(ref)
+            if layer_id in existing:
+                current = existing[layer_id]
+                values = _values(item, index)
+                if item.get("dataset") is not None or values.get("name", current["name"]) != current["name"]:
+                    row = _dataset(conn, viewer, item, values.get("name", current["name"]), index)
+                    values["dataset_id"] = row["id"] if row else None
+                store.update(conn, layer_id, values)
+                kept.add(layer_id)
+                continue
+            if creating and item.get("name") is None and item.get("dataset") is None:
+                item = {k: v for k, v in item.items() if k not in ("pk", "id")} | {"dataset": ref}
+            else:
+                raise invalid(f"maplayers[{index}]: the map has no layer {ref!r}; leave out the pk of a new layer.")
+        values = _values(item, index)
+        row = _dataset(conn, viewer, item, values.get("name"), index)
+        if "name" not in values:
+            if row is None or not row["alternate"]:
+                raise invalid(f"maplayers[{index}]: a map layer needs a name or a dataset.")
+            values["name"] = row["alternate"]
+        values.setdefault("position", index)
+        values["dataset_id"] = row["id"] if row else None
+        store.insert(conn, map_id, values)
+    store.delete(conn, [i for i in existing if i not in kept])
+    store.sync_links(conn, map_id)
+    store.fit_extent(conn, map_id)
+
+
+# -- routes --------------------------------------------------------------------------------------
+def _visible(conn: sqlite3.Connection, viewer: Viewer, pk: str, kind: str, model: str) -> sqlite3.Row:
+    row = resources.get_visible(conn, viewer, path_id(pk, model), (kind,))
+    if row is None:
+        raise not_found(model)
+    return row
+
+
+@get("/api/v2/maps/{pk:str}/maplayers", tags=["maps"], summary="The layers of a map, in order")
+async def map_maplayers(request: Request, pk: FromPath[str]) -> list[MapLayer]:
+    ctx = Context(request)
+    viewer = ctx.viewer
+
+    def load(conn: sqlite3.Connection) -> list[MapLayer]:
+        rid = _visible(conn, viewer, pk, "map", "Map")["id"]
+        return maplayers_of(conn, [rid], viewer, ctx.base)[rid]
+
+    return ctx.db.read(load)
+
+
+@get("/api/v2/maps/{pk:str}/datasets", tags=["maps"],
+     summary="The datasets of a map's layers that the caller may view, in layer order")
+async def map_datasets(request: Request, pk: FromPath[str]) -> list[LayerDataset]:
+    ctx = Context(request)
+    viewer = ctx.viewer
+
+    def load(conn: sqlite3.Connection) -> list[LayerDataset]:
+        rid = _visible(conn, viewer, pk, "map", "Map")["id"]
+        ids = list(dict.fromkeys(r["dataset_id"] for r in store.layers_of(conn, [rid])[rid] if r["dataset_id"]))
+        shown = layer_datasets(conn, ids, viewer, ctx.base)
+        return [shown[i] for i in ids if i in shown]
+
+    return ctx.db.read(load)
+
+
+@get("/api/v2/datasets/{pk:str}/maplayers", tags=["datasets"],
+     summary="The layers that show a dataset, in maps the caller may view")
+async def dataset_maplayers(request: Request, pk: FromPath[str]) -> list[DatasetLayer]:
+    ctx = Context(request)
+    viewer = ctx.viewer
+
+    def load(conn: sqlite3.Connection) -> list[DatasetLayer]:
+        rid = _visible(conn, viewer, pk, "dataset", "Dataset")["id"]
+        return [DatasetLayer(pk=r["id"], name=r["name"], extra_params=_extra(r["extra_params"]),
+                             current_style=r["current_style"], order=r["position"],
+                             visibility=bool(r["visibility"]), opacity=r["opacity"])
+                for r in store.layers_of_dataset(conn, rid, viewer)]
+
+    return ctx.db.read(load)
+
+
+@get("/api/v2/datasets/{pk:str}/maps", tags=["datasets"], summary="The maps the caller may view that show a dataset")
+async def dataset_maps(request: Request, pk: FromPath[str]) -> list[MapRef]:
+    ctx = Context(request)
+    viewer = ctx.viewer
+
+    def load(conn: sqlite3.Connection) -> list[MapRef]:
+        rid = _visible(conn, viewer, pk, "dataset", "Dataset")["id"]
+        return [MapRef(r["id"], r["title"], f"{ctx.base}/catalogue/#/map/{r['id']}", f"{ctx.base}/api/v2/maps/{r['id']}")
+                for r in store.maps_of_dataset(conn, rid, viewer)]
+
+    return ctx.db.read(load)
+
+
+# -- the map template ----------------------------------------------------------------------------
+class TemplateLayer(msgspec.Struct):
+    type: str
+    url: str
+    name: str
+    title: str
+    group: str
+    visibility: bool
+    format: str
+
+
+class TemplateCenter(msgspec.Struct):
+    x: float
+    y: float
+    crs: str
+
+
+class TemplateMap(msgspec.Struct):
+    projection: str
+    units: str
+    center: TemplateCenter
+    zoom: int
+    maxExtent: list[float]  # MapStore's key
+    layers: list[TemplateLayer]
+
+
+class MapTemplate(msgspec.Struct):
+    version: int
+    map: TemplateMap
+
+
+WEB_MERCATOR_EXTENT = [-20037508.34, -20037508.34, 20037508.34, 20037508.34]
+
+
+@get("/static/mapstore/configs/map.json", tags=["maps"], include_in_schema=False,
+     summary="The template of a new map's configuration (MapStore's), with the built-in basemap")
+async def map_template(request: Request) -> MapTemplate:
+    base = Context(request).base
+    basemap = TemplateLayer(type="wms", url=f"{base}/geoserver/ows", name=f"{WORKSPACE}:basemap",
+                            title="Basemap (Natural Earth countries)", group="background", visibility=True,
+                            format="image/png")
+    return MapTemplate(version=2, map=TemplateMap(
+        projection="EPSG:900913", units="m", center=TemplateCenter(0, 0, "EPSG:4326"), zoom=2,
+        maxExtent=list(WEB_MERCATOR_EXTENT), layers=[basemap]))
+
+
+HANDLERS = [map_maplayers, map_datasets, dataset_maplayers, dataset_maps, map_template]
