@@ -13,7 +13,7 @@ from litestar import Controller, Request, Response, delete, get, patch, post, pu
 from litestar.params import FromPath
 
 from catalogue_app import files
-from catalogue_app.api import dataset_view, document_view, pagination, resource_writes
+from catalogue_app.api import dataset_view, document_view, geoapps, map_layers, pagination, resource_writes
 from catalogue_app.api import datasets as datasets_api
 from catalogue_app.api.bodies import path_id, read_body, record_ids, records, unwrap, update_records
 from catalogue_app.api.context import Context
@@ -76,7 +76,7 @@ class Family(msgspec.Struct, frozen=True):
     """One endpoint family: its path, its JSON keys, the resource types it lists, its model
     name, and for typed families their own fields: ``extend(conn, items, base, detail)`` turns
     rendered resources into the family's representation, of type ``item`` in lists and
-    ``detail`` alone."""
+    ``detail`` alone (with the viewer as a fifth argument when ``extend_with_viewer``)."""
 
     path: str
     singular: str
@@ -86,6 +86,7 @@ class Family(msgspec.Struct, frozen=True):
     item: type = Resource
     detail: type = Resource
     extend: Callable[..., list[Any]] | None = None
+    extend_with_viewer: bool = False
 
     @property
     def field_names(self) -> set[str]:
@@ -97,8 +98,10 @@ DATASETS = Family("datasets", "dataset", "datasets", ("dataset",), "Dataset", da
                   dataset_view.Dataset, dataset_view.extend)
 DOCUMENTS = Family("documents", "document", "documents", ("document",), "Document", document_view.Document,
                    document_view.Document, document_view.extend)
-MAPS = Family("maps", "map", "maps", ("map",), "Map")
-GEOAPPS = Family("geoapps", "geoapp", "geoapps", GEOAPP_TYPES, "GeoApp")
+MAPS = Family("maps", "map", "maps", ("map",), "Map", map_layers.MapItem, map_layers.Map, map_layers.extend,
+              extend_with_viewer=True)
+GEOAPPS = Family("geoapps", "geoapp", "geoapps", GEOAPP_TYPES, "GeoApp", geoapps.GeoApp, geoapps.GeoApp,
+                 geoapps.extend)
 
 
 def present(conn: sqlite3.Connection, family: Family, rows: list[sqlite3.Row], ctx: Context, viewer: Viewer,
@@ -108,6 +111,8 @@ def present(conn: sqlite3.Connection, family: Family, rows: list[sqlite3.Row], c
     if family.path != "resources":  # a row's link is the detail URL of the endpoint that listed it
         for item in items:
             item.link = f"{ctx.base}/api/v2/{family.path}/{item.pk}"
+    if family.extend_with_viewer:
+        return family.extend(conn, items, ctx.base, detail, viewer)
     return family.extend(conn, items, ctx.base, detail) if family.extend else items
 
 
@@ -157,15 +162,19 @@ def detail_answer(request: Request, family: Family, pk: str) -> Response[Any]:
 
 
 def deferred_fields(conn: sqlite3.Connection, ids: list[int], sel, viewer: Viewer, base: str) -> list[dict[str, Any]]:
-    """The fields GeoNode sends only when asked with include[]: metadata, linked_resources, executions."""
+    """The fields GeoNode sends only when asked with include[]: metadata, linked_resources,
+    executions, and a map's maplayers on lists."""
     from catalogue_app.api.resource_actions import linked_payload
     from catalogue_app.store import resource_extras
 
-    if not {"metadata", "linked_resources", "executions"} & set(sel.include):
+    if not {"metadata", "linked_resources", "executions", "maplayers"} & set(sel.include):
         return [{} for _ in ids]
+    layers = map_layers.maplayers_payload(conn, ids, viewer, base) if "maplayers" in sel.include else {}
     out: list[dict[str, Any]] = []
     for rid in ids:
         extra: dict[str, Any] = {}
+        if "maplayers" in sel.include:
+            extra["maplayers"] = layers[rid]
         if "metadata" in sel.include:
             extra["metadata"] = resource_extras.extra_metadata(conn, rid)
         if "linked_resources" in sel.include:
@@ -201,6 +210,14 @@ class ResourceWrite(msgspec.Struct, kw_only=True):
     metadata_only: bool | None = None
     extent: dict[str, Any] | None = None
     blob: Any = None
+
+
+class MapWrite(ResourceWrite, kw_only=True):
+    """A map's writable fields: those of every resource, its layers, and its configuration
+    (``data``, or ``blob``)."""
+
+    maplayers: list[map_layers.LayerWrite] | None = None
+    data: Any = None
 
 
 class UpdateRecord(ResourceWrite, kw_only=True):
@@ -239,7 +256,12 @@ def update_one(conn: sqlite3.Connection, viewer: Viewer, is_admin: bool, rid: in
         raise not_found(family.model)
     if not resource_writes.may(conn, viewer, row, resource_writes.CHANGE):
         raise permission_denied()
-    resource_writes.apply(conn, rid, resource_writes.clean(conn, body, viewer, is_admin, row, row["resource_type"]))
+    cleaned = resource_writes.clean(conn, body, viewer, is_admin, row, row["resource_type"])
+    if family is MAPS and "maplayers" in body:  # the layers first, in the same transaction
+        map_layers.write_layers(conn, viewer, rid, body["maplayers"], creating=False)
+    resource_writes.apply(conn, rid, cleaned)
+    if family is GEOAPPS and "name" in body:
+        geoapps.save_name(conn, rid, body["name"])
 
 
 def _delete_one(conn: sqlite3.Connection, viewer: Viewer, rid: int, family: Family) -> str:
@@ -267,6 +289,8 @@ async def create_answer(request: Request, family: Family, body: Any = UNREAD) ->
     items, many = records(await read_body(request) if body is UNREAD else body, family.singular, family.plural)
     viewer = ctx.viewer
     for item in items:
+        if family is GEOAPPS:
+            geoapps.check_new(item)
         kind = item.get("resource_type") or (family.types[0] if len(family.types) == 1 else None)
         if kind not in CREATABLE or (family.types and kind not in family.types):
             allowed = [t for t in CREATABLE if not family.types or t in family.types]
@@ -278,7 +302,11 @@ async def create_answer(request: Request, family: Family, body: Any = UNREAD) ->
         for item in items:
             cleaned = resource_writes.clean(conn, item, viewer, caller.is_admin, None, item["resource_type"])
             rid = store_writes.create(conn, item["resource_type"], caller.id, {})
+            if family is MAPS and "maplayers" in item:  # the layers first, in the same transaction
+                map_layers.write_layers(conn, viewer, rid, item["maplayers"], creating=True)
             resource_writes.apply(conn, rid, cleaned)
+            if family is GEOAPPS:
+                geoapps.save_name(conn, rid, item["name"])
             ids.append(rid)
         return ids
 
@@ -351,6 +379,8 @@ def _controller(family: Family) -> type[Controller]:
         ItemList = pagination.list_type(f"{family.singular.title()}List", family.plural, family.item)
         Detail = msgspec.defstruct(f"{family.singular.title()}Detail", [(family.singular, family.detail)])
 
+    Write = MapWrite if family is MAPS else ResourceWrite
+
     class FamilyController(Controller):
         path = f"/api/v2/{family.path}"
         tags = [family.path]
@@ -363,11 +393,11 @@ def _controller(family: Family) -> type[Controller]:
         async def get_item(self, request: Request, pk: FromPath[str]) -> Detail:
             return detail_answer(request, family, pk)  # type: ignore[return-value]
 
-        @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=f"Change a {family.singular}")
+        @patch("/{pk:str}", opt={"body": Write}, summary=f"Change a {family.singular}")
         async def patch_item(self, request: Request, pk: FromPath[str]) -> Detail:
             return await update_answer(request, family, pk)  # type: ignore[return-value]
 
-        @put("/{pk:str}", opt={"body": ResourceWrite}, summary=f"Change a {family.singular}")
+        @put("/{pk:str}", opt={"body": Write}, summary=f"Change a {family.singular}")
         async def put_item(self, request: Request, pk: FromPath[str]) -> Detail:
             return await update_answer(request, family, pk)  # type: ignore[return-value]
 
@@ -382,7 +412,7 @@ def _controller(family: Family) -> type[Controller]:
                 from catalogue_app.api.documents import MAX_BODY  # documents imports this module
                 uploads = {"request_max_body_size": MAX_BODY}
 
-            @post("/", status_code=201, opt={"body": ResourceWrite},
+            @post("/", status_code=201, opt={"body": Write},
                   summary=f"Create one {family.singular} or several", **uploads)
             async def create_items(self, request: Request) -> Detail:
                 if family is DOCUMENTS:  # multipart with doc_file or doc_url; JSON goes on to create_answer

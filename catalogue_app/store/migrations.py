@@ -553,7 +553,7 @@ def special_groups_read_only(conn) -> None:
 # Tables whose ids clients see and keep (in favorites, links, scripts): their ids come from a
 # counter that never goes back (AUTOINCREMENT), so a deleted row's id is never given again.
 COUNTED_TABLES = ("users", "groups", "group_profiles", "resources", "keywords", "thesaurus_keywords", "extra_metadata",
-                  "execution_requests", "resource_files", "dataset_attributes", "styles")
+                  "execution_requests", "resource_files", "dataset_attributes", "styles", "map_layers")
 _ID_COLUMN = re.compile(r"\bid(\s+)INTEGER\s+PRIMARY\s+KEY\b(?!\s+AUTOINCREMENT)", re.I)
 
 
@@ -611,6 +611,36 @@ CREATE INDEX IF NOT EXISTS login_failures_at ON login_failures(at);
 """
 
 
+# Map layers: one row per layer of a map, in the map's order. A layer may show a dataset of the
+# catalogue (deleting the dataset leaves the layer, with no dataset) or a layer from elsewhere,
+# named in extra_params. Their ids are shown and kept by clients: never given twice.
+MAP_LAYERS = """
+CREATE TABLE IF NOT EXISTS map_layers (
+    id             INTEGER PRIMARY KEY AUTOINCREMENT,
+    map_id         INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    dataset_id     INTEGER REFERENCES resources(id) ON DELETE SET NULL,
+    name           TEXT NOT NULL,
+    position       INTEGER NOT NULL DEFAULT 0,      -- the layer's "order"
+    visibility     INTEGER NOT NULL DEFAULT 1,
+    opacity        REAL NOT NULL DEFAULT 1.0,
+    current_style  TEXT,
+    extra_params   TEXT NOT NULL DEFAULT '{}'       -- a JSON object
+);
+CREATE INDEX IF NOT EXISTS map_layers_map ON map_layers(map_id, position);
+CREATE INDEX IF NOT EXISTS map_layers_dataset ON map_layers(dataset_id) WHERE dataset_id IS NOT NULL;
+"""
+
+
+# Migration 16: a geoapp's name, unique among geoapps (GeoNode answers 409 to a second one).
+GEOAPPS = """
+CREATE TABLE IF NOT EXISTS geoapps (
+    resource_id  INTEGER PRIMARY KEY REFERENCES resources(id) ON DELETE CASCADE,
+    name         TEXT NOT NULL UNIQUE
+);
+"""
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
-                    special_groups_read_only, ids_never_reused, SESSIONS]
+                    special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
+                    GEOAPPS]
