@@ -177,7 +177,19 @@ def _described(request: Request, pk: str, types: tuple[str, ...]) -> Response[st
 
 @get("/maps/{pk:str}/embed", tags=["maps"], summary="An embeddable view of a map (HTML)")
 async def map_embed(request: Request, pk: FromPath[str]) -> Response[str]:
-    return _described(request, pk, ("map",))
+    """The map drawn by the catalogue's WMS (its layers over the offline basemap), in the same
+    small viewer as a dataset's preview."""
+    ctx = Context(request)
+    viewer, base = ctx.viewer, ctx.base
+    row = ctx.db.read(resources.get_visible, viewer, int(pk), ("map",)) if pk.isdecimal() and len(pk) <= 18 else None
+    if row is None:
+        return not_found(base)
+    crs, box = _start_view(row) or ("EPSG:3857", "-180.0,-60.0,180.0,75.0")
+    stage = (f'<div class="embed-map" data-wms="{esc(base)}/geoserver/ows" data-layer="catalogue:basemap,'
+             f'catalogue:map_{row["id"]}" data-crs="{crs}" data-bbox="{box}" role="img" aria-label="Map: '
+             f'{esc(row["title"])}"><noscript><p class="embed-message">The map needs JavaScript.</p></noscript></div>')
+    about = f'<p class="embed-abstract">{esc(raw(row["abstract"] or ""))}</p>' if row["abstract"] else ""
+    return page(base, row["title"] or "Map", f"{stage}{heading(row, base)}{about}", script=True)
 
 
 @get("/apps/{pk:str}/embed", tags=["geoapps"], summary="An embeddable view of a geoapp (HTML)")

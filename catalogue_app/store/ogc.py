@@ -127,3 +127,17 @@ def style_body(conn: sqlite3.Connection, resource_id: int, name: str | None) -> 
         return None
     body = style[0]
     return body.encode("utf-8") if isinstance(body, str) else bytes(body)
+
+
+def map_layer_names(conn: sqlite3.Connection, viewer: Viewer, map_id: int) -> list[dict[str, Any]] | None:
+    """The layers of a map the viewer may see, bottom first, with the alternate of each layer's
+    dataset (None for a layer from outside the catalogue or whose dataset was deleted); None when
+    the map is unknown or hidden. Whether each dataset may be seen is the caller's next question."""
+    cond, params = resources.visibility(viewer)
+    if conn.execute(f"SELECT 1 FROM resources r WHERE r.id = ? AND r.resource_type = 'map' AND {cond}",
+                    [map_id, *params]).fetchone() is None:
+        return None
+    rows = conn.execute(
+        "SELECT l.id, l.visibility, l.opacity, l.current_style, d.alternate FROM map_layers l"
+        " LEFT JOIN resources d ON d.id = l.dataset_id WHERE l.map_id = ? ORDER BY l.position, l.id", (map_id,))
+    return [dict(row) for row in rows]

@@ -19,6 +19,7 @@ from litestar import Response
 
 from catalogue_app.api.ogc.common import OgcError, OgcRequest
 from catalogue_app.api.ogc.wms_capabilities import capabilities
+from catalogue_app.api.ogc.wms_maps import map_id, map_parts
 from catalogue_app.api.ogc.wms_params import (bool_param, colour_param, data_crs, image_format_of, int_param,
                                               is_130, layer_kind, layer_names, layer_style, map_area, named_layer)
 from catalogue_app.geo import feature_info
@@ -103,12 +104,23 @@ def get_map(req: OgcRequest) -> Response:
     bgcolor = colour_param(req)
     sources = _Sources(req, "layers")
     layers, alternates = [], {}
-    for name, style in zip(names, styles):
-        layer = sources.layer(name)
-        sld = sources.style(layer, style, "styles")
+    def add(layer: dict, sld: bytes | None, opacity: float = 1.0) -> None:
         path = str(sources.path(layer))
         alternates[path] = layer["alternate"]
-        layers.append(MapLayer(path=path, kind=layer_kind(layer), crs=data_crs(layer), sld=sld))
+        layers.append(MapLayer(path=path, kind=layer_kind(layer), crs=data_crs(layer), sld=sld, opacity=opacity))
+
+    for name, style in zip(names, styles):
+        if map_id(name) is not None:  # a map: its visible layers, bottom first
+            for part in map_parts(req, name, "layers"):
+                layer = sources.layer(part.alternate)
+                try:
+                    sld = sources.style(layer, part.style, "styles")
+                except OgcError:  # its style was removed: the default
+                    sld = sources.style(layer, None, "styles")
+                add(layer, sld, part.opacity)
+            continue
+        layer = sources.layer(name)
+        add(layer, sources.style(layer, style, "styles"))
     try:
         image = render_map(layers, area.bbox, area.crs, area.width, area.height, image_format, transparent, bgcolor)
     except FileNotFoundError as exc:
