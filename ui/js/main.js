@@ -8,6 +8,8 @@ import { h, mount, toast } from './dom.js';
 const ROUTES = [
   [/^\/?$/, () => import('./pages/search.js')],
   [/^\/search$/, () => import('./pages/search.js')],
+  [/^\/map\/new$/, () => import('./pages/composer.js')],
+  [/^\/map\/(\d+)\/compose$/, () => import('./pages/composer.js')],
   [/^\/(dataset|document|map|geostory|dashboard|geoapp)\/(\d+)$/, () => import('./pages/detail.js')],
   [/^\/(dataset|document|map|geostory|dashboard|geoapp)\/(\d+)\/edit$/, () => import('./pages/edit.js')],
   [/^\/login$/, () => import('./pages/login.js')],
@@ -30,7 +32,7 @@ export function go(path, params) {
 function renderNav(user) {
   const links = [h('a', { href: '#/' }, 'Browse')];
   if (user) {
-    links.push(h('a', { href: '#/upload' }, 'Upload'), h('a', { href: '#/me' }, 'My things'));
+    links.push(h('a', { href: '#/upload' }, 'Upload'), h('a', { href: '#/map/new' }, 'New map'), h('a', { href: '#/me' }, 'My things'));
     if (user.is_staff || user.is_superuser) links.push(h('a', { href: '#/admin' }, 'Admin'));
     links.push(h('span', { class: 'who' }, user.username),
       h('button', { type: 'button', class: 'link', onclick: async () => { await signOut(); toast('Signed out.'); go('/'); } }, 'Sign out'));

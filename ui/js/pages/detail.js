@@ -4,6 +4,7 @@
 import { api, can, currentUser } from '../api.js';
 import { formatDate, h, licenceName, mount, personName, toast, TYPE_LABELS, typeImage } from '../dom.js';
 import { boundsOf, boxOf, createMap, datasetLayer } from '../map.js';
+import { layersTopFirst, MapView } from '../mapview.js';
 
 const ENDPOINTS = { dataset: ['datasets', 'dataset'], document: ['documents', 'document'], map: ['maps', 'map'] };
 const SERVICES = [['OGC:WMS', 'WMS'], ['OGC:WFS', 'WFS'], ['OGC:WCS', 'WCS']];
@@ -46,6 +47,9 @@ export async function render(main, ctx) {
     attributeTable(extra, resource);
   } else if (resource.resource_type === 'document') {
     documentPreview(preview, resource);
+  } else if (resource.resource_type === 'map') {
+    const view = new MapView(preview);
+    view.setLayers(layersTopFirst(resource.maplayers));
   } else {
     preview.append(h('img', { class: 'thumbnail', src: resource.thumbnail_url || typeImage(resource.resource_type), alt: `Thumbnail of ${resource.title}` }));
   }
@@ -69,6 +73,9 @@ function header(resource) {
       } catch (error) { toast(error.message, 'error'); }
     });
     actions.append(button);
+  }
+  if (resource.resource_type === 'map' && can(resource, 'change_resourcebase')) {
+    actions.append(h('a', { class: 'button secondary', href: `#/map/${resource.pk}/compose` }, 'Open in the composer'));
   }
   if (can(resource, 'change_resourcebase_metadata') || can(resource, 'change_resourcebase_permissions') || can(resource, 'delete_resourcebase')) {
     actions.append(h('a', { class: 'button', href: `#/${resource.resource_type}/${resource.pk}/edit` }, 'Edit and share'));

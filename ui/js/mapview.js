@@ -1,0 +1,102 @@
+// A map of the catalogue: the basemap, then its layers in order, each drawn by the app's WMS
+// with its style and opacity, a panel to show, hide, reorder and fade them, and their legends.
+// The map page shows a saved map with it; the composer edits the same list of layers.
+
+import { h, mount } from './dom.js';
+import { boundsOf, boxOf, createMap, datasetLayer } from './map.js';
+
+// One layer as the panel holds it: the API's map layer (`maplayers` item) reduced to what
+// drawing needs.
+export function fromMapLayer(item) {
+  return {
+    pk: item.pk, name: item.name, title: item.dataset?.title || item.name, dataset: item.dataset || null,
+    style: item.current_style || '', visibility: item.visibility !== false,
+    opacity: typeof item.opacity === 'number' ? item.opacity : 1, extra_params: item.extra_params || {},
+  };
+}
+
+// A map's layers as the panel lists them: the top one first (GeoNode's `order` counts from the
+// bottom: 0 is drawn first).
+export function layersTopFirst(maplayers) {
+  return (maplayers || []).slice().sort((a, b) => b.order - a.order).map(fromMapLayer);
+}
+
+export function legendUrl(layer) {
+  const params = new URLSearchParams({ service: 'WMS', version: '1.1.1', request: 'GetLegendGraphic', format: 'image/png', layer: layer.name });
+  if (layer.style) params.set('style', layer.style);
+  return `/geoserver/ows?${params}`;
+}
+
+export class MapView {
+  constructor(element, { editable = false, onChange = null } = {}) {
+    this.layers = [];
+    this.editable = editable;
+    this.onChange = onChange;
+    this.mapEl = h('div', { class: 'map map-view', id: 'map-view', role: 'region', 'aria-label': 'Map' });
+    this.panel = h('ol', { class: 'layer-list', 'aria-label': 'Layers, top first' });
+    mount(element, h('div', { class: 'map-layout' }, this.mapEl,
+      h('section', { class: 'layer-panel' }, h('h2', {}, 'Layers'), this.panel,
+        h('button', { type: 'button', class: 'secondary small', onclick: () => this.zoomToLayers() }, 'Zoom to the layers'))));
+    this.map = createMap(this.mapEl);
+    this.drawn = [];
+  }
+
+  setLayers(layers) {
+    this.layers = layers;
+    this.redraw();
+    this.zoomToLayers();
+  }
+
+  zoomToLayers() {
+    let bounds = null;
+    for (const layer of this.layers) {
+      const box = boxOf(layer.dataset?.ll_bbox_polygon) || layer.box;
+      if (!box) continue;
+      bounds = bounds ? bounds.extend(boundsOf(box)) : boundsOf(box);
+    }
+    if (bounds) this.map.fitBounds(bounds, { padding: [12, 12], maxZoom: 14 });
+  }
+
+  redraw() {
+    for (const tiles of this.drawn) tiles.remove();
+    this.drawn = [];
+    // the list holds the top layer first: draw from the bottom up
+    [...this.layers].reverse().forEach((layer, index) => {
+      if (!layer.visibility || !layer.name) return;
+      const tiles = datasetLayer(layer.name, { style: layer.style }).setOpacity(layer.opacity).setZIndex(10 + index).addTo(this.map);
+      this.drawn.push(tiles);
+    });
+    this.renderPanel();
+    this.onChange?.(this.layers);
+  }
+
+  move(index, by) {
+    const to = index + by;
+    if (to < 0 || to >= this.layers.length) return;
+    const [layer] = this.layers.splice(index, 1);
+    this.layers.splice(to, 0, layer);
+    this.redraw();
+  }
+
+  renderPanel() {
+    mount(this.panel, this.layers.map((layer, index) => {
+      const id = `layer-${index}`;
+      const shown = h('input', { type: 'checkbox', id, checked: layer.visibility, onchange: (e) => { layer.visibility = e.target.checked; this.redraw(); } });
+      const opacity = h('input', { type: 'range', min: 0, max: 1, step: 0.05, value: layer.opacity, 'aria-label': `Opacity of ${layer.title}`,
+        onchange: (e) => { layer.opacity = Number(e.target.value); this.redraw(); } });
+      const styles = layer.dataset?.styles || [];
+      const style = this.editable && styles.length > 1 ? h('select', { 'aria-label': `Style of ${layer.title}`, onchange: (e) => { layer.style = e.target.value; this.redraw(); } },
+        styles.map((s) => h('option', { value: s.name, selected: s.name === layer.style || `${s.workspace}:${s.name}` === layer.style }, s.sld_title || s.name))) : null;
+      return h('li', { class: 'layer-item', dataset: { name: layer.name } },
+        h('div', { class: 'layer-head' }, shown, h('label', { for: id }, layer.title),
+          layer.dataset ? h('a', { href: `#/dataset/${layer.dataset.pk}`, class: 'small-link', 'aria-label': `Open ${layer.title}` }, '↗') : null),
+        h('div', { class: 'layer-tools' }, opacity,
+          h('button', { type: 'button', class: 'link', 'aria-label': `Move ${layer.title} up`, disabled: index === 0, onclick: () => this.move(index, -1) }, '▲'),
+          h('button', { type: 'button', class: 'link', 'aria-label': `Move ${layer.title} down`, disabled: index === this.layers.length - 1, onclick: () => this.move(index, 1) }, '▼'),
+          this.editable ? h('button', { type: 'button', class: 'link', 'aria-label': `Remove ${layer.title}`, onclick: () => { this.layers.splice(index, 1); this.redraw(); } }, 'Remove') : null),
+        style,
+        layer.name ? h('img', { class: 'legend', src: legendUrl(layer), alt: `Legend of ${layer.title}`, loading: 'lazy' }) : null);
+    }));
+    if (!this.layers.length) this.panel.append(h('li', { class: 'muted' }, this.editable ? 'No layers yet: add datasets below.' : 'This map has no layers.'));
+  }
+}

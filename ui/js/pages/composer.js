@@ -1,0 +1,94 @@
+// The map composer: start from an empty map (or open a saved one), add datasets found by
+// search, order them, set their opacity and style, and save the map with its title and abstract,
+// through the same API calls a client makes (POST or PATCH /api/v2/maps with maplayers and data).
+
+import { api, can, currentUser } from '../api.js';
+import { errorBox, field, h, mount, toast } from '../dom.js';
+import { layersTopFirst, MapView } from '../mapview.js';
+
+const DATASET_FIELDS = ['pk', 'title', 'alternate', 'll_bbox_polygon', 'subtype', 'styles'];
+
+// The map configuration stored with the map (`data`): a MapStore-style document whose
+// background is the catalogue's own basemap.
+function mapConfig(view, layers) {
+  const centre = view.map.getCenter();
+  return {
+    version: 2,
+    map: {
+      projection: 'EPSG:900913', units: 'm', zoom: view.map.getZoom(),
+      center: { x: +centre.lng.toFixed(6), y: +centre.lat.toFixed(6), crs: 'EPSG:4326' },
+      layers: [
+        { type: 'wms', url: `${location.origin}/geoserver/ows`, name: 'catalogue:basemap', title: 'Basemap (Natural Earth countries)', group: 'background', visibility: true, format: 'image/png' },
+        ...layers.map((l) => ({ type: 'wms', url: `${location.origin}/geoserver/ows`, name: l.name, title: l.title, visibility: l.visibility, opacity: l.opacity, style: l.style || undefined })),
+      ],
+    },
+  };
+}
+
+export async function render(main, ctx) {
+  if (!currentUser()) { location.hash = `#/login?next=${encodeURIComponent(ctx.path)}`; return; }
+  const pk = ctx.match[1];
+  let saved = null;
+  if (pk) {
+    try { saved = (await api(`/api/v2/maps/${pk}`)).map; } catch (error) { mount(main, h('section', { class: 'page narrow' }, h('h1', {}, 'Cannot open the map'), errorBox(error))); return; }
+    if (!can(saved, 'change_resourcebase')) { mount(main, h('section', { class: 'page narrow' }, h('h1', {}, saved.title), h('p', { class: 'error' }, 'You may look at this map, not change it.'))); return; }
+  }
+  if (!ctx.isCurrent()) return;
+  const title = h('input', { name: 'title', required: true, value: saved?.title || '', maxlength: 255 });
+  const abstract = h('textarea', { name: 'abstract', rows: 3 }, saved?.raw_abstract && saved.raw_abstract !== 'None' ? saved.raw_abstract : '');
+  const status = h('p', { role: 'status' });
+  const mapHolder = h('div');
+  const query = h('input', { type: 'search', name: 'q', placeholder: 'Find datasets by title', 'aria-label': 'Find datasets' });
+  const found = h('ul', { class: 'plain found', 'aria-label': 'Datasets found' });
+  const form = h('form', { class: 'grid-form', 'aria-label': 'Map' }, field('Title', title), field('Abstract', abstract),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, saved ? 'Save the map' : 'Save as a new map'), status));
+  mount(main, h('section', { class: 'page composer' },
+    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Catalogue'), ' › ', saved ? h('a', { href: `#/map/${saved.pk}` }, saved.title) : 'New map'),
+    h('h1', {}, saved ? `Compose: ${saved.title}` : 'A new map'),
+    mapHolder,
+    h('section', { class: 'panel' }, h('h2', {}, 'Add datasets'),
+      h('form', { class: 'searchbar', role: 'search', onsubmit: (e) => { e.preventDefault(); search(); } }, query, h('button', { type: 'submit' }, 'Find')), found),
+    h('section', { class: 'panel' }, h('h2', {}, 'Save'), form)));
+  const view = new MapView(mapHolder, { editable: true });
+  view.setLayers(layersTopFirst(saved?.maplayers));
+
+  async function search() {
+    const params = { page_size: 10, 'exclude[]': '*', 'include[]': DATASET_FIELDS };
+    if (query.value.trim()) { params.search = query.value.trim(); params.search_fields = ['title', 'abstract']; }
+    try {
+      const data = await api('/api/v2/datasets', { params });
+      mount(found, (data.datasets || []).map((d) => h('li', { class: 'found-item' }, h('span', {}, d.title), ' ',
+        h('span', { class: 'badge light' }, d.subtype || 'dataset'), ' ',
+        h('button', { type: 'button', class: 'secondary small', 'aria-label': `Add ${d.title}`, onclick: () => {
+          view.layers.unshift({ pk: null, name: d.alternate, title: d.title, dataset: d, style: '', visibility: true, opacity: 1, extra_params: {} });
+          view.redraw();
+          view.zoomToLayers();
+          toast(`${d.title} added.`);
+        } }, 'Add'))));
+      if (!(data.datasets || []).length) found.append(h('li', { class: 'muted' }, 'No dataset found.'));
+    } catch (error) { mount(found, h('li', {}, errorBox(error))); }
+  }
+  search();
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const maplayers = view.layers.map((l, index) => {
+      const order = view.layers.length - 1 - index;  // GeoNode's order: 0 is drawn first, at the bottom
+      const item = { name: l.name, order, visibility: l.visibility, opacity: l.opacity, current_style: l.style || null, extra_params: { msId: l.extra_params?.msId || `${l.name}__${order}` } };
+      if (l.pk) item.pk = l.pk;
+      if (l.dataset?.pk) item.dataset = Number(l.dataset.pk);
+      return item;
+    });
+    const body = { title: title.value.trim(), abstract: abstract.value, maplayers, data: mapConfig(view, view.layers) };
+    status.className = '';
+    status.textContent = 'Saving…';
+    try {
+      const answer = saved
+        ? await api(`/api/v2/maps/${saved.pk}`, { method: 'PATCH', json: body })
+        : await api('/api/v2/maps', { method: 'POST', json: { resource_type: 'map', ...body } });
+      const map = answer.map;
+      toast('Map saved.');
+      location.hash = `#/map/${map.pk}`;
+    } catch (error) { status.className = 'error'; status.textContent = error.message; }
+  });
+}
