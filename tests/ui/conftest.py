@@ -83,6 +83,7 @@ class Browsing:
     def shot(self, label: str) -> Path:
         OUTPUT.mkdir(parents=True, exist_ok=True)
         path = OUTPUT / f"{self.name}-{label}.png"
+        self.page.evaluate("window.scrollTo(0, 0)")  # the sticky header then stays at the top
         self.page.screenshot(path=str(path), full_page=True)
         return path
 

@@ -32,7 +32,7 @@ export class MapView {
     this.layers = [];
     this.editable = editable;
     this.onChange = onChange;
-    this.mapEl = h('div', { class: 'map map-view', id: 'map-view', role: 'region', 'aria-label': 'Map' });
+    this.mapEl = h('div', { class: 'map-canvas map-view', id: 'map-view', role: 'region', 'aria-label': 'Map' });
     this.panel = h('ol', { class: 'layer-list', 'aria-label': 'Layers, top first' });
     mount(element, h('div', { class: 'map-layout' }, this.mapEl,
       h('section', { class: 'layer-panel' }, h('h2', {}, 'Layers'), this.panel,

@@ -41,7 +41,7 @@ export async function render(main, ctx) {
       h('aside', { class: 'detail-side' },
         resource.thumbnail_url && (resource.resource_type === 'dataset' || (resource.resource_type === 'document' && !String(resource.mime_type).startsWith('image/')))
           ? h('img', { class: 'thumbnail side-thumb', src: resource.thumbnail_url, alt: `Thumbnail of ${resource.title}` }) : null,
-        metadata(resource), downloads(resource), services(resource), h('div', { class: 'linked' })))));
+        metadata(resource), resource.resource_type === 'dataset' || resource.resource_type === 'document' ? downloads(resource) : null, services(resource), h('div', { class: 'linked' })))));
   if (resource.resource_type === 'dataset') {
     datasetPreview(preview, resource);
     attributeTable(extra, resource);
@@ -163,7 +163,7 @@ async function copy(input) {
 }
 
 function datasetPreview(el, resource) {
-  const mapEl = h('div', { class: 'map preview-map', id: 'preview-map', role: 'img', 'aria-label': `Map of ${resource.title}` });
+  const mapEl = h('div', { class: 'map-canvas preview-map', id: 'preview-map', role: 'img', 'aria-label': `Map of ${resource.title}` });
   el.append(mapEl);
   const map = createMap(mapEl);
   if (resource.alternate) datasetLayer(resource.alternate, { cacheKey: resource.last_updated }).addTo(map);

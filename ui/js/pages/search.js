@@ -63,7 +63,7 @@ function build(main) {
   const chips = h('div', { class: 'chips' });
   const list = h('ol', { class: 'cards', 'aria-label': 'Results' });
   const pager = h('nav', { class: 'pager', 'aria-label': 'Pages' });
-  const mapEl = h('div', { class: 'map', id: 'search-map', role: 'region', 'aria-label': 'Map of the results' });
+  const mapEl = h('div', { class: 'map-canvas', id: 'search-map', role: 'region', 'aria-label': 'Map of the results' });
   const areaButtons = h('div', { class: 'map-actions' },
     h('button', { type: 'button', class: 'secondary', onclick: () => setParams({ extent: viewExtent(view.map).join(',') }) }, 'Search this area'),
     h('button', { type: 'button', class: 'secondary', id: 'draw-area', onclick: async (e) => {
