@@ -6,7 +6,7 @@ from __future__ import annotations
 import sqlite3
 from typing import NamedTuple
 
-from catalogue_app.store import datasets, geoapps, resource_writes
+from catalogue_app.store import datasets, geoapps, map_layers, resource_writes
 from catalogue_app.store.resources import GEOAPP_TYPES
 
 
@@ -53,5 +53,5 @@ def copy_type_rows(conn: sqlite3.Connection, kind: str, source_id: int, new_id: 
 
 
 def _map_rows(conn: sqlite3.Connection, source_id: int, new_id: int) -> None:
-    """A map's own rows. Nothing yet: the record and its config (blob) are copied already; the
-    map's layers (map_layers) are to be copied here, in this transaction."""
+    """A map's layers (new ids, the same datasets; the record and its config are copied already)."""
+    map_layers.copy(conn, source_id, new_id)

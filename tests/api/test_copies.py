@@ -297,3 +297,27 @@ def test_a_dataset_without_data_is_not_copyable(cp):
         assert_envelope(r, 400, "invalid")
         assert r.json()["message"] == "Resource can not be cloned."
         assert c.get("/api/v2/executionrequest/").json()["total"] == before
+
+
+def test_a_map_copy_has_its_own_layers(cp):
+    srv, vector, raster = cp["srv"], cp["vector"], cp["raster"]
+    with login(srv, cp["owner"]) as o:
+        r = o.post("/api/v2/maps", json={"resource_type": "map", "title": "Both", "data": {"map": {"layers": []}},
+                                         "maplayers": [{"name": raster["alternate"], "order": 0, "opacity": 0.5},
+                                                       {"name": vector["alternate"], "order": 1, "visibility": False}]})
+        assert r.status_code in (200, 201), r.text
+        original = r.json()["map"]
+    with login(srv, cp["copier"]) as c:
+        made = copy_of(c, original["pk"], title="My copy of both")
+        copy = c.get(f"/api/v2/maps/{made['pk']}", params={"include[]": "data"}).json()["map"]
+    assert copy["owner"]["pk"] == cp["copier"]["pk"] and copy["title"] == "My copy of both"
+    assert copy["data"] == {"map": {"layers": []}}
+    before = sorted(original["maplayers"], key=lambda layer: layer["order"])
+    after = sorted(copy["maplayers"], key=lambda layer: layer["order"])
+    assert [(a["name"], a["order"], a["opacity"], a["visibility"], a["dataset"]["pk"]) for a in after] == \
+        [(b["name"], b["order"], b["opacity"], b["visibility"], b["dataset"]["pk"]) for b in before]
+    assert not {a["pk"] for a in after} & {b["pk"] for b in before}
+    with login(srv, cp["owner"]) as o:
+        delete(o, original["pk"])
+    with login(srv, cp["copier"]) as c:
+        assert len(c.get(f"/api/v2/maps/{made['pk']}").json()["map"]["maplayers"]) == 2
