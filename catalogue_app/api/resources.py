@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import Any
 
+import anyio.to_thread
 import msgspec
 from litestar import Controller, Request, Response, delete, get, patch, post, put
 from litestar.params import FromPath
@@ -20,6 +21,7 @@ from catalogue_app.api.context import Context
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.resource_query import apply_selection, resource_query, selection
 from catalogue_app.api.resource_view import FIELD_NAMES, Resource, render
+from catalogue_app.jobs import thumbnails as map_thumbnails
 from catalogue_app.store import executions, permissions, resources
 from catalogue_app.store import resource_writes as store_writes
 from catalogue_app.store.filters import Condition, ListSpec
@@ -246,6 +248,8 @@ async def update_answer(request: Request, family: Family, pk: str) -> Response[A
             datasets_api.change_attributes(conn, rid, attributes)
 
     await ctx.db.write(run)
+    if family is MAPS and "maplayers" in body:
+        await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, [rid])
     return detail_answer(request, family, pk)
 
 
@@ -311,6 +315,9 @@ async def create_answer(request: Request, family: Family, body: Any = UNREAD) ->
         return ids
 
     ids = await ctx.db.write(run)
+    drawn = [rid for rid, item in zip(ids, items) if family is MAPS and "maplayers" in item]
+    if drawn:  # a map's thumbnail shows its layers
+        await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, drawn)
 
     def load(conn: sqlite3.Connection):
         rows = [resources.get_visible(conn, viewer, rid) for rid in ids]

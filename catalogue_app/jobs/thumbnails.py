@@ -29,6 +29,8 @@ from catalogue_app.store import thumbnails as store
 from catalogue_app.store.db import Database
 
 log = logging.getLogger("catalogue.thumbnails")
+SEA = (0xDC, 0xE7, 0xEE)  # the background of maps drawn over the basemap, as the web UI shows them
+MERCATOR_WORLD = thumbnail.MERCATOR_HALF
 
 THUMBS = "thumbs"  # the folder of thumbnail files, in the data folder
 URL_PREFIX = "/uploaded/thumbs/"  # GeoNode's address of its thumbnail files
@@ -139,6 +141,37 @@ def draw_dataset(db: Database, files_dir: Path, thumbs: Path, resource_id: int,
     if not png:
         raise ValueError("the renderer gave no image")
     return save(db, thumbs, resource_id, source["uuid"], png, "png")
+
+
+def draw_map(db: Database, files_dir: Path, map_id: int) -> str:
+    """Draw the map (its layers that everyone may see, over the built-in basemap, on its own box)
+    and save the PNG as its thumbnail; returns the address. NothingToDraw when it is no map."""
+    from catalogue_app.geo import basemap
+    from catalogue_app.geo.render import MapLayer, render_map
+
+    source = db.read(store.map_drawing_source, map_id)
+    if source is None:
+        raise NothingToDraw("This is no map.")
+    layers = [MapLayer(str(basemap.PATH), "vector", basemap.CRS, basemap.SLD)]
+    for layer in source["layers"]:
+        data = files.working_copy(files_dir / layer["folder"])
+        if data is not None:
+            layers.append(MapLayer(str(data), "raster" if layer["subtype"] == "raster" else "vector", layer["crs"],
+                                   layer["sld"], min(1.0, float(layer["opacity"]))))
+    box, box_crs = thumbnail.dataset_view(source["ll_bbox"], None, None) if None not in source["ll_bbox"] \
+        else ((-MERCATOR_WORLD, -MERCATOR_WORLD / 2, MERCATOR_WORLD, MERCATOR_WORLD * 0.75), "EPSG:3857")
+    png = render_map(layers, box, box_crs, thumbnail.WIDTH, thumbnail.HEIGHT, "image/png", False, SEA)
+    return save(db, folder(files_dir.parent), map_id, source["uuid"], png, "png")
+
+
+def after_map_change(db: Database, files_dir: Path, map_ids: list[int]) -> None:
+    """Draw the thumbnail of each map whose layers were written; a failure is logged and leaves
+    the thumbnail as it was: the change stands."""
+    for map_id in map_ids:
+        try:
+            draw_map(db, files_dir, map_id)
+        except Exception as exc:
+            log.warning("thumbnail of map %s not drawn: %s", map_id, exc, exc_info=not isinstance(exc, NothingToDraw))
 
 
 def after_import(db: Database, files_dir: Path, resource_ids: list[int]) -> None:

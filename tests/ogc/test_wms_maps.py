@@ -112,3 +112,20 @@ def test_a_private_map_is_not_drawn_for_others(admin, anon, a_map):
                                            "layers": f"catalogue:map_{a_map['pk']}", "styles": "", "srs": "EPSG:4326",
                                            "bbox": EUROPE, "width": 10, "height": 10, "format": "image/png"})
     assert r.status_code == 400 and "LayerNotDefined" in r.text
+
+
+def test_saving_a_map_draws_its_thumbnail(admin, anon, layers, a_map):
+    countries, _ = layers
+    url = admin.get(f"/api/v2/maps/{a_map['pk']}").json()["map"]["thumbnail_url"]
+    assert url and "/uploaded/thumbs/" in url
+    image = np.asarray(Image.open(io.BytesIO(anon.get(url).content)).convert("RGB"))
+    assert image.shape == (200, 500, 3)
+    colours = {tuple(c) for c in image.reshape(-1, 3)[::97]}
+    assert (0xDC, 0xE7, 0xEE) in colours  # the sea of the basemap
+    assert (0xD6, 0xD0, 0xC4) in colours  # the countries dataset's default fill, over the land
+    r = admin.patch(f"/api/v2/maps/{a_map['pk']}", json={"maplayers": []})
+    assert r.status_code == 200
+    again = admin.get(f"/api/v2/maps/{a_map['pk']}").json()["map"]["thumbnail_url"]
+    assert again != url
+    redrawn = np.asarray(Image.open(io.BytesIO(anon.get(again).content)).convert("RGB"))
+    assert (0xD6, 0xD0, 0xC4) not in {tuple(c) for c in redrawn.reshape(-1, 3)}
