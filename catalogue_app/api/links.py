@@ -73,6 +73,20 @@ def resource_links(row: dict[str, Any], facts: LinkFacts | None, base: str, deta
         links += dataset_links(row, base, download_url)
     elif kind == "document":
         links += document_links(facts, download_url)
+    elif kind == "map":
+        links += map_links(row, base)
+    return links
+
+
+def map_links(row: dict[str, Any], base: str) -> list[Link]:
+    """A map is a layer of the catalogue's WMS (catalogue:map_<pk>: its visible layers, in
+    order); an image of it over its box, when it has one."""
+    ows = f"{base}/geoserver/ows"
+    name = f"catalogue:map_{row['id']}"
+    links = [Link("html", "OGC:WMS", name, "OGC:WMS", ows)]
+    getmap = _getmap(row, ows, value(name))
+    if getmap:
+        links.append(Link("png", "image", "PNG", "image/png", f"{getmap}&format=image%2Fpng"))
     return links
 
 

@@ -168,7 +168,7 @@ def test_every_resource_has_metadata_links(site):
         made = r.json()["resource"]
         assert {"ISO", "Dublin Core", "Atom", "Detail page"} == set(by_name(made))
         assert by_type(made, "html")[0]["url"] == made["detail_url"]
-        assert not by_type(made, "OGC:WMS")
+        assert [link["name"] for link in by_type(made, "OGC:WMS")] == [f"catalogue:map_{made['pk']}"]  # drawn by the WMS
 
 
 def test_the_same_links_on_every_list_and_detail(site):

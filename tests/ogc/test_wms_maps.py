@@ -129,3 +129,13 @@ def test_saving_a_map_draws_its_thumbnail(admin, anon, layers, a_map):
     assert again != url
     redrawn = np.asarray(Image.open(io.BytesIO(anon.get(again).content)).convert("RGB"))
     assert (0xD6, 0xD0, 0xC4) not in {tuple(c) for c in redrawn.reshape(-1, 3)}
+
+
+def test_a_map_links_to_the_wms_that_draws_it(admin, a_map):
+    links = admin.get(f"/api/v2/maps/{a_map['pk']}").json()["map"]["links"]
+    wms = [link for link in links if link["link_type"] == "OGC:WMS"]
+    assert [(link["name"], link["url"].endswith("/geoserver/ows")) for link in wms] == \
+        [(f"catalogue:map_{a_map['pk']}", True)]
+    png = next(link for link in links if link["name"] == "PNG")
+    r = admin.get(png["url"])
+    assert r.status_code == 200 and r.headers["content-type"] == "image/png"
