@@ -7,6 +7,7 @@ transaction that records the new facts; the old folder is removed after the comm
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from typing import Any
 
@@ -14,8 +15,10 @@ from catalogue_app.clock import now
 from catalogue_app.store import resource_writes
 
 WORKSPACE = "catalogue"
-# Names no dataset gets: the WMS's built-in basemap (api/ogc/wms_params.py).
+# Names no dataset gets: the WMS's built-in basemap (api/ogc/wms_params.py) and its maps,
+# catalogue:map_<pk> (api/ogc/wms_maps.py).
 RESERVED = frozenset({f"{WORKSPACE}:basemap"})
+MAP_NAME = re.compile(rf"^{WORKSPACE}:map_\d+$")
 # The srid of data in a CRS without an EPSG equivalent: GeoServer's code for "unknown", which
 # GeoNode copies; the exact CRS is kept in datasets.crs_wkt.
 UNKNOWN_SRID = "EPSG:404000"
@@ -27,7 +30,7 @@ DETAIL_COLUMNS = ("d.resource_id, d.name, d.workspace, d.store, d.source_name, d
 def unique_alternate(conn: sqlite3.Connection, name: str) -> str:
     """``catalogue:<name>``, with _2, _3... added when another dataset has it or it is reserved."""
     candidate, n = f"{WORKSPACE}:{name}", 1
-    while candidate in RESERVED or conn.execute("SELECT 1 FROM resources WHERE alternate = ?", (candidate,)).fetchone():
+    while candidate in RESERVED or MAP_NAME.match(candidate) or conn.execute("SELECT 1 FROM resources WHERE alternate = ?", (candidate,)).fetchone():
         n += 1
         candidate = f"{WORKSPACE}:{name}_{n}"
     return candidate

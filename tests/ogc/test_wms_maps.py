@@ -139,3 +139,16 @@ def test_a_map_links_to_the_wms_that_draws_it(admin, a_map):
     png = next(link for link in links if link["name"] == "PNG")
     r = admin.get(png["url"])
     assert r.status_code == 200 and r.headers["content-type"] == "image/png"
+
+
+def test_a_dataset_named_like_a_map_gets_another_name(admin, tmp_path):
+    folder = tmp_path / "named"
+    folder.mkdir()
+    for part in (DATA / "naturalearth_cities").iterdir():
+        (folder / f"map_1{part.suffix}").write_bytes(part.read_bytes())
+    files = {key: (f"map_1.{ext}", (folder / f"map_1.{ext}").read_bytes())
+             for key, ext in (("base_file", "shp"), ("dbf_file", "dbf"), ("shx_file", "shx"), ("prj_file", "prj"))}
+    r = admin.post("/api/v2/uploads/upload", files=files)
+    state = poll(admin, f"/api/v2/resource-service/execution-status/{r.json()['execution_id']}")
+    made = admin.get(f"/api/v2/datasets/{state['output_params']['resources'][0]['id']}").json()["dataset"]
+    assert made["alternate"] == "catalogue:map_1_2"  # catalogue:map_1 names the map of pk 1
