@@ -152,3 +152,10 @@ def test_a_dataset_named_like_a_map_gets_another_name(admin, tmp_path):
     state = poll(admin, f"/api/v2/resource-service/execution-status/{r.json()['execution_id']}")
     made = admin.get(f"/api/v2/datasets/{state['output_params']['resources'][0]['id']}").json()["dataset"]
     assert made["alternate"] == "catalogue:map_1_2"  # catalogue:map_1 names the map of pk 1
+
+
+def test_the_embed_page_of_a_map_draws_it(admin, anon, a_map):
+    page = anon.get(f"/maps/{a_map['pk']}/embed")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert f'data-layer="catalogue:basemap,catalogue:map_{a_map["pk"]}"' in page.text
+    assert 'data-wms="' in page.text and "/static/embed/viewer.js" in page.text
