@@ -231,7 +231,7 @@ def main() -> None:
     parser.add_argument("--resources", type=int, default=100_000)
     parser.add_argument("--resource-workers", type=int, default=2)
     parser.add_argument("--million", action="store_true", help="also search and extent at 1,000,000 resources")
-    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui"], help="run one group")
+    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking"], help="run one group")
     parser.add_argument("--uploads", type=int, default=3, help="uploads of the 100 MB Shapefile per catalogue size")
     args = parser.parse_args()
     if args.only == "binary":
@@ -243,6 +243,11 @@ def main() -> None:
         from bench.memory import memory_benchmarks
 
         memory_benchmarks()
+        return
+    if args.only == "blocking":
+        from bench.blocking import blocking_benchmarks
+
+        blocking_benchmarks(args)
         return
     if args.only == "ui":
         from bench.ui import ui_benchmarks

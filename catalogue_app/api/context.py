@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 from litestar import Request
@@ -15,6 +17,14 @@ from catalogue_app.config import Settings
 from catalogue_app.store import resources
 from catalogue_app.store.db import Database
 from catalogue_app.store.resources import Viewer
+
+T = TypeVar("T")
+
+
+async def reading(request: Request, fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)``, the read side of a handler, run on a reader thread in one snapshot: the
+    event loop keeps serving other requests while it reads."""
+    return await request.app.state.db.offload(fn, *args)
 
 
 @dataclass

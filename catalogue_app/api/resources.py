@@ -17,7 +17,7 @@ from catalogue_app import files
 from catalogue_app.api import dataset_view, document_view, geoapps, map_layers, pagination, resource_writes
 from catalogue_app.api import datasets as datasets_api
 from catalogue_app.api.bodies import path_id, read_body, record_ids, records, unwrap, update_records
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.resource_query import apply_selection, resource_query, selection
 from catalogue_app.api.resource_view import FIELD_NAMES, Resource, render
@@ -250,7 +250,7 @@ async def update_answer(request: Request, family: Family, pk: str) -> Response[A
     await ctx.db.write(run)
     if family is MAPS and "maplayers" in body:
         await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, [rid])
-    return detail_answer(request, family, pk)
+    return await reading(request, detail_answer, request, family, pk)
 
 
 def update_one(conn: sqlite3.Connection, viewer: Viewer, is_admin: bool, rid: int, body: dict[str, Any],
@@ -323,7 +323,7 @@ async def create_answer(request: Request, family: Family, body: Any = UNREAD) ->
         rows = [resources.get_visible(conn, viewer, rid) for rid in ids]
         return present(conn, family, rows, ctx, viewer, detail=True)
 
-    rendered = ctx.db.read(load)
+    rendered = await ctx.db.execute(load)
     body = {family.plural: rendered} if many else {family.singular: rendered[0]}
     return Response(body, status_code=201)
 
@@ -346,7 +346,7 @@ async def bulk_update_answer(request: Request, family: Family) -> Response[Any]:
             raise invalid("patch-all expects one object with the fields to change.")
         query, tkeyword_ids, force_and = resource_query(ctx.params, viewer.id, family.types)
         if tkeyword_ids:
-            query.tkeyword_groups = ctx.db.read(resources.tkeyword_groups, tkeyword_ids, force_and)
+            query.tkeyword_groups = await ctx.db.execute(resources.tkeyword_groups, tkeyword_ids, force_and)
 
         def run_all(conn: sqlite3.Connection) -> int:
             ids = resources.ids_matching(conn, viewer, query)
@@ -376,7 +376,7 @@ async def bulk_update_answer(request: Request, family: Family) -> Response[Any]:
         return present(conn, family, [resources.get_visible(conn, viewer, rid) for rid, _ in batch], ctx, viewer,
                        detail=False)
 
-    return Response({family.plural: ctx.db.read(load)})
+    return Response({family.plural: await ctx.db.execute(load)})
 
 
 def _controller(family: Family) -> type[Controller]:
@@ -394,11 +394,11 @@ def _controller(family: Family) -> type[Controller]:
 
         @get("/", summary=f"List {family.plural} visible to the caller")
         async def list_items(self, request: Request) -> ItemList:  # type: ignore[valid-type]
-            return list_answer(request, family)  # type: ignore[return-value]
+            return await reading(request, list_answer, request, family)  # type: ignore[return-value]
 
         @get("/{pk:str}", summary=f"One {family.singular}")
         async def get_item(self, request: Request, pk: FromPath[str]) -> Detail:
-            return detail_answer(request, family, pk)  # type: ignore[return-value]
+            return await reading(request, detail_answer, request, family, pk)  # type: ignore[return-value]
 
         @patch("/{pk:str}", opt={"body": Write}, summary=f"Change a {family.singular}")
         async def patch_item(self, request: Request, pk: FromPath[str]) -> Detail:
@@ -461,28 +461,28 @@ class ResourceListsController(Controller):
     @get("/resource_types", summary="Resource types with the number the caller can see")
     async def resource_types(self, request: Request) -> ResourceTypes:
         ctx = Context(request)
-        counts = ctx.db.read(resources.type_counts, ctx.viewer)
+        counts = await reading(request, lambda: ctx.db.read(resources.type_counts, ctx.viewer))
         return ResourceTypes([TypeCount(name, counts.get(name, 0), allowed_perms(name))
                               for name in ("dataset", "document", "map", *GEOAPP_TYPES)])
 
     @get("/approved", summary="Approved resources")
     async def approved(self, request: Request) -> ResourceList:  # type: ignore[valid-type]
-        return list_answer(request, RESOURCES, _fixed(request, "is_approved"), honour_params=False)
+        return await reading(request, list_answer, request, RESOURCES, _fixed(request, "is_approved"), False)
 
     @get("/published", summary="Published resources")
     async def published(self, request: Request) -> ResourceList:  # type: ignore[valid-type]
-        return list_answer(request, RESOURCES, _fixed(request, "is_published"), honour_params=False)
+        return await reading(request, list_answer, request, RESOURCES, _fixed(request, "is_published"), False)
 
     @get("/featured", summary="Featured resources")
     async def featured(self, request: Request) -> ResourceList:  # type: ignore[valid-type]
-        return list_answer(request, RESOURCES, _fixed(request, "featured"), honour_params=False)
+        return await reading(request, list_answer, request, RESOURCES, _fixed(request, "featured"), False)
 
     @get("/favorites", summary="The caller's favorite resources")
     async def favorites(self, request: Request) -> Response[Any]:
         ctx = Context(request)
         caller = ctx.require_login()
         query = ResourceQuery(favorites_of=caller.id, advertised_all=True)
-        answer = list_answer(request, RESOURCES, query, honour_params=False)
+        answer = await reading(request, list_answer, request, RESOURCES, query, False)
         body = answer.content
         body["favorites"] = body.pop("resources")
         return Response(body)

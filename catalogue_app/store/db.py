@@ -4,7 +4,9 @@ Every write is a function handed to the single writer thread, which runs it insi
 ``BEGIN IMMEDIATE ... COMMIT``; callers await the result. Writes inside a process are therefore
 serialised by construction, and writes of other processes wait on SQLite's lock (busy timeout).
 Reads run on a connection owned by the calling thread, inside a read transaction so that a count
-and the page it belongs to come from the same snapshot.
+and the page it belongs to come from the same snapshot. Async handlers await their reads on a
+small pool of reader threads (``execute`` and ``offload``), so that a slow search never holds the
+event loop while other requests wait.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from catalogue_app.store.migrations import MIGRATIONS
 T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 30_000
+READ_THREADS = 4  # reader threads per process: SQLite reads in parallel, the GIL is released in its C code
 
 
 class WriteConflict(Exception):
@@ -127,8 +130,9 @@ def _statements(script: str) -> list[str]:
 class Database:
     """Owns the database file: the writer thread and the reader connections."""
 
-    def __init__(self, path: Path | str):
+    def __init__(self, path: Path | str, read_threads: int = READ_THREADS):
         self.path = Path(path)
+        self._read_pool = concurrent.futures.ThreadPoolExecutor(read_threads, thread_name_prefix="sqlite-reader")
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
@@ -157,6 +161,16 @@ class Database:
             return fn(conn, *args)
         finally:
             conn.execute("COMMIT")
+
+    async def execute(self, fn: Callable[..., T], *args: Any) -> T:
+        """``read(fn, *args)`` on a reader thread, awaited: the event loop serves other requests
+        meanwhile."""
+        return await asyncio.wrap_future(self._read_pool.submit(self.read, fn, *args))
+
+    async def offload(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on a reader thread inside one read transaction: every ``read`` it makes,
+        however deep, joins that snapshot. For a handler's whole read side in one hop."""
+        return await asyncio.wrap_future(self._read_pool.submit(self.read, lambda _conn: fn(*args)))
 
     # -- writes ------------------------------------------------------------------------------
     def _write_loop(self) -> None:
@@ -205,6 +219,7 @@ class Database:
         if self._closed:
             return
         self._closed = True
+        self._read_pool.shutdown(wait=True, cancel_futures=True)
         self._jobs.put(None)
         self._writer.join(timeout=10)
         with self._readers_lock:
