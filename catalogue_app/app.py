@@ -45,6 +45,7 @@ from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.head import HeadAsGet
 from catalogue_app.api.ogc import service as ogc_service
 from catalogue_app.config import Settings, load_settings
+from catalogue_app.geo import layer_cache
 from catalogue_app.jobs.runner import Folders, Runner
 from catalogue_app.store.db import Database, migrate
 
@@ -71,7 +72,8 @@ def create_app(settings: Settings) -> Litestar:
     def open_database(app: Litestar) -> None:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         migrate(settings.database_path)  # a no-op when `catalogue serve` has already done it
-        app.state.db = Database(settings.database_path)
+        app.state.db = Database(settings.database_path, settings.read_threads)
+        layer_cache.CACHE.limit = settings.layer_cache_mb * 1024 * 1024
         folders = Folders(settings.files_dir, settings.tmp_dir, settings.import_folder)
         app.state.runner = Runner(app.state.db, settings.job_workers, folders)
         app.state.runner.start()
@@ -152,7 +154,7 @@ def create_app(settings: Settings) -> Litestar:
 def create_app_from_env() -> HeadAsGet:
     """Factory for server worker processes: settings come from the environment."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    server = os.environ.get("CATALOGUE_SERVER_PID", "")
-    if server.isdecimal() and int(server) != os.getpid():
-        processes.end_with(int(server))
-    return HeadAsGet(DrainUnread(create_app(load_settings())))
+    settings = load_settings()
+    if settings.server_pid and settings.server_pid != os.getpid():
+        processes.end_with(settings.server_pid)
+    return HeadAsGet(DrainUnread(create_app(settings)))

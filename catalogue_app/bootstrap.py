@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from catalogue_app.config import Settings
@@ -26,14 +25,14 @@ def prepare(settings: Settings) -> Prepared:
     with dbmod.transaction(settings.database_path) as conn:
         if users.principal_superuser(conn) is not None:
             return Prepared(False)
-        password = os.environ.get("CATALOGUE_ADMIN_PASSWORD") or ""
+        password = settings.admin_password
         generated = not password
         if generated:
             password = generate_password()
-        username = os.environ.get("CATALOGUE_ADMIN_USERNAME") or "admin"
+        username = settings.admin_username or "admin"
         users.create(conn, {
             "username": username, "password": hash_password(password),
-            "email": os.environ.get("CATALOGUE_ADMIN_EMAIL", ""),
+            "email": settings.admin_email,
             "is_superuser": 1, "is_staff": 1,
         })
     return Prepared(True, username, password if generated else None)

@@ -11,7 +11,7 @@ import os
 import sys
 
 from catalogue_app import __version__
-from catalogue_app.config import export_environment, load_settings
+from catalogue_app.config import desktop_available, export_environment, load_settings
 
 
 def _settings(args: argparse.Namespace):
@@ -131,18 +131,9 @@ def _free_port(host: str, preferred: int) -> int:
         return probe.getsockname()[1]
 
 
-def _has_display() -> bool:
-    """A desktop to open a browser on: never under CI, over SSH without X, or on a bare server."""
-    if os.environ.get("CI") or os.environ.get("CATALOGUE_NO_BROWSER"):
-        return False
-    if sys.platform in ("win32", "darwin"):
-        return True
-    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
 def _open_browser_when_up(url: str) -> None:
     """Open the catalogue in the browser once it answers (from a background thread)."""
-    if not _has_display():
+    if not desktop_available():
         return
     import threading
     import time
@@ -161,11 +152,13 @@ def _open_browser_when_up(url: str) -> None:
     threading.Thread(target=wait_and_open, daemon=True).start()
 
 
-def _read_password(args: argparse.Namespace, prompt: str = "Password: ") -> str:
+def _read_password(args: argparse.Namespace, prompt: str = "Password: ", preset: str = "") -> str:
+    """The --password flag, else ``preset`` (CATALOGUE_ADMIN_PASSWORD, for createsuperuser),
+    else a prompt, else a line of standard input."""
     if args.password:
         return args.password
-    if os.environ.get("CATALOGUE_ADMIN_PASSWORD") and args.command == "createsuperuser":
-        return os.environ["CATALOGUE_ADMIN_PASSWORD"]
+    if preset:
+        return preset
     if sys.stdin.isatty():
         first = getpass.getpass(prompt)
         if first != getpass.getpass("Password (again): "):
@@ -180,7 +173,7 @@ def createsuperuser(args: argparse.Namespace) -> int:
 
     settings = _settings(args)
     _prepare(settings)
-    password = _read_password(args)
+    password = _read_password(args, preset=settings.admin_password)
     problems = check_strength(password, args.username)
     if problems:
         raise SystemExit(" ".join(problems))

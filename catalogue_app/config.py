@@ -45,6 +45,17 @@ class Settings(msgspec.Struct, kw_only=True):
     # Files an administrator puts here may be registered as resources (resources/ingest/...);
     # nothing outside it can be. Empty: the "import" folder of the data folder.
     import_dir: Path | None = None
+    # Memory for the vector layers the WMS keeps ready to draw, per process.
+    layer_cache_mb: int = 512
+    # Threads per process that run SQLite reads for the async handlers.
+    read_threads: int = 4
+    # The first administrator, made on the first start (an empty password: one is generated).
+    admin_username: str = "admin"
+    admin_password: str = ""
+    admin_email: str = ""
+    # The serving process a worker process belongs to (set by `catalogue serve` for its
+    # workers, which end with it); 0 when there is none.
+    server_pid: int = 0
 
     @property
     def database_path(self) -> Path:
@@ -104,6 +115,12 @@ ENVIRONMENT = {
     "CATALOGUE_MAX_RASTER_SIDE": ("max_raster_side", int),
     "CATALOGUE_MAX_RASTER_PIXELS": ("max_raster_pixels", int),
     "CATALOGUE_IMPORT_DIR": ("import_dir", Path),
+    "CATALOGUE_LAYER_CACHE_MB": ("layer_cache_mb", int),
+    "CATALOGUE_READ_THREADS": ("read_threads", int),
+    "CATALOGUE_ADMIN_USERNAME": ("admin_username", str),
+    "CATALOGUE_ADMIN_PASSWORD": ("admin_password", str),
+    "CATALOGUE_ADMIN_EMAIL": ("admin_email", str),
+    "CATALOGUE_SERVER_PID": ("server_pid", int),
 }
 
 
@@ -127,7 +144,22 @@ def load_settings(environ: dict[str, str] | None = None, **overrides: object) ->
         raise SystemExit("CATALOGUE_JOB_WORKERS must be at least 1")
     if settings.session_lifetime_seconds < 1:
         raise SystemExit("CATALOGUE_SESSION_SECONDS must be at least 1")
+    if settings.read_threads < 1 or settings.layer_cache_mb < 0:
+        raise SystemExit("CATALOGUE_READ_THREADS must be at least 1 and CATALOGUE_LAYER_CACHE_MB at least 0")
     return settings
+
+
+def desktop_available(environ: dict[str, str] | None = None) -> bool:
+    """Whether there is a desktop to open a browser on: never under CI, with
+    CATALOGUE_NO_BROWSER set, over SSH without X, or on a bare server."""
+    import sys
+
+    environ = os.environ if environ is None else environ
+    if environ.get("CI") or environ.get("CATALOGUE_NO_BROWSER"):
+        return False
+    if sys.platform in ("win32", "darwin"):
+        return True
+    return bool(environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
 
 
 def export_environment(settings: Settings) -> dict[str, str]:

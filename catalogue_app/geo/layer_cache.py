@@ -25,7 +25,7 @@ import shapely
 from . import map_crs
 from .shapes import Geometries, from_geometries
 
-DEFAULT_LIMIT = int(os.environ.get("CATALOGUE_LAYER_CACHE_MB", "512")) * 1024 * 1024
+DEFAULT_LIMIT = 512 * 1024 * 1024  # the app sets CACHE.limit from its settings (layer_cache_mb)
 
 
 def _arrays(parts: Geometries):
