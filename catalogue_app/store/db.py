@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from catalogue_app.store.migrations import MIGRATIONS
+from catalogue_app.store.migrations import MIGRATIONS, statements
 
 T = TypeVar("T")
 
@@ -100,7 +100,7 @@ def migrate(path: Path | str) -> int:
                 if callable(step):
                     step(conn)
                 else:
-                    for statement in _statements(step):
+                    for statement in statements(step):
                         conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {number}")
                 version = number
@@ -111,20 +111,6 @@ def migrate(path: Path | str) -> int:
         return version
     finally:
         conn.close()
-
-
-def _statements(script: str) -> list[str]:
-    """Split a migration script into complete statements (triggers contain semicolons)."""
-    out, buffer = [], ""
-    for line in script.splitlines(keepends=True):
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            if buffer.strip():
-                out.append(buffer.strip())
-            buffer = ""
-    if buffer.strip():
-        out.append(buffer.strip())
-    return out
 
 
 class Database:

@@ -5,6 +5,22 @@ taking the connection (both run inside the migration transaction).
 """
 
 import re
+import sqlite3
+
+
+def statements(script: str) -> list[str]:
+    """Split a migration script into complete statements (triggers contain semicolons)."""
+    out, buffer = [], ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                out.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        out.append(buffer.strip())
+    return out
+
 
 ACCOUNTS = """
 CREATE TABLE users (
@@ -518,9 +534,8 @@ def dataset_details(conn) -> None:
     """DATASET_DETAILS, and the rows of datasets and documents uploaded before it existed."""
     import os
 
-    from catalogue_app.store.db import _statements
 
-    for statement in _statements(DATASET_DETAILS):
+    for statement in statements(DATASET_DETAILS):
         conn.execute(statement)
     conn.execute(
         "INSERT INTO datasets (resource_id, name, workspace, source_name, folder)"
