@@ -5,7 +5,7 @@ import sqlite3
 import uuid
 
 from catalogue_app.store import migrations
-from catalogue_app.store.db import _statements
+from catalogue_app.store.migrations import statements
 from tests.conftest import ADMIN_PASSWORD, Server, make_group, make_user, poll
 
 
@@ -68,7 +68,7 @@ def _old_data_folder(folder) -> dict:
         if callable(step):
             step(conn)
         else:
-            for statement in _statements(step):
+            for statement in statements(step):
                 conn.execute(statement)
     conn.execute("PRAGMA user_version = 12")
     now = "2026-01-01T00:00:00.000000Z"
