@@ -106,7 +106,7 @@ async def login(request: Request) -> Response[SessionAnswer]:
     delay = failure_delay(await state.db.write(sessions.begin_attempt, name))
     if delay:
         await asyncio.sleep(delay)
-    row = state.db.read(users.by_username, username) if len(username) <= MAX_USERNAME else None
+    row = await state.db.execute(users.by_username, username) if len(username) <= MAX_USERNAME else None
     stored = row["password"] if row is not None and row["is_active"] else ""
     ok = await anyio.to_thread.run_sync(verify_password, password, stored or DUMMY_HASH)
     if not (ok and stored):

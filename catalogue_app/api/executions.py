@@ -13,7 +13,7 @@ from litestar import Controller, Request, Response, delete, get
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, denied, invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.store import executions
@@ -112,14 +112,14 @@ async def queue_job(ctx: Context, func_name: str, action: str, input_params: dic
     return Receipt("ready", exec_id, status_url(ctx.base, exec_id))
 
 
-def _own(ctx: Context, exec_id: str) -> sqlite3.Row:
+async def _own(ctx: Context, exec_id: str) -> sqlite3.Row:
     """The caller's request (any request for admins); 404 for others, as if it did not exist."""
     try:
         uuid.UUID(exec_id)
     except ValueError:
         raise invalid(f"'{exec_id}' is not a valid UUID.") from None
     caller = ctx.require_login()
-    row = ctx.db.read(executions.get, exec_id)
+    row = await ctx.db.execute(executions.get, exec_id)
     if row is None or not (caller.is_admin or row["user_id"] == caller.id):
         raise ApiError(404, f"uuid provided does not exists: {exec_id}", "not_found")
     return row
@@ -138,19 +138,19 @@ class ExecutionsController(Controller):
         def fetch(limit: int, offset: int):
             return ctx.db.read(executions.page, spec, caller.id, caller.is_admin, limit, offset)
 
-        page, total, rows = pagination.paginate(request, ctx.params, fetch)
+        page, total, rows = await reading(request, pagination.paginate, request, ctx.params, fetch)
         items = [shape(r, ctx.base) for r in rows]
         return pagination.build(request, ctx.params, RequestList, page, total, items)
 
     @get("/{exec_id:str}", summary="One execution request")
     async def get_request(self, request: Request, exec_id: FromPath[str]) -> RequestDetail:
         ctx = Context(request)
-        return RequestDetail(shape(_own(ctx, exec_id), ctx.base))
+        return RequestDetail(shape(await _own(ctx, exec_id), ctx.base))
 
     @delete("/{exec_id:str}", status_code=200, summary="Forget a finished or failed execution request")
     async def delete_request(self, request: Request, exec_id: FromPath[str]) -> Response[None]:
         ctx = Context(request)
-        row = _own(ctx, exec_id)
+        row = await _own(ctx, exec_id)
         if row["status"] in executions.OPEN:
             raise ApiError(409, "This execution request is still ready or running; it can be removed once it ends.")
         await ctx.db.write(executions.delete, exec_id)
@@ -165,7 +165,7 @@ async def execution_status(request: Request, execution_id: FromPath[str]) -> Exe
         uuid.UUID(execution_id)
     except ValueError:
         raise invalid(f"'{execution_id}' is not a valid UUID.") from None
-    row = ctx.db.read(executions.get, execution_id)
+    row = await ctx.db.execute(executions.get, execution_id)
     if row is None:
         raise ApiError(404, f"uuid provided does not exists: {execution_id}", "not_found")
     caller = ctx.caller

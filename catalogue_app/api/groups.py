@@ -14,7 +14,7 @@ from msgspec import UNSET, UnsetType
 
 from catalogue_app.api import pagination
 from catalogue_app.api.bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import denied, invalid, not_found, permission_denied
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.resource_view import Resource, render
@@ -98,6 +98,7 @@ def _may_change(conn: sqlite3.Connection, caller, profile: sqlite3.Row) -> bool:
 
 
 def _render(ctx: Context, profile_ids: list[int]) -> list[GroupProfile]:
+    """Runs on a reader thread (through ``reading``)."""
     def load(conn: sqlite3.Connection) -> list[GroupProfile]:
         rows = [groups.get(conn, pid) for pid in profile_ids]
         return group_profiles(conn, [r for r in rows if r is not None], ctx.base)
@@ -121,7 +122,7 @@ class GroupsController(Controller):
                 return total, group_profiles(conn, rows, ctx.base)
             return ctx.db.read(load)
 
-        page, total, items = pagination.paginate(request, ctx.params, fetch)
+        page, total, items = await reading(request, pagination.paginate, request, ctx.params, fetch)
         return pagination.build(request, ctx.params, GroupList, page, total, items)
 
     @post("/", status_code=201, opt={"body": GroupWrite}, summary="Create one group or several (admins)")
@@ -141,7 +142,7 @@ class GroupsController(Controller):
                 ids.append(groups.create(conn, values, _categories(conn, slugs) or [], caller.id))
             return ids
 
-        rendered = _render(ctx, await ctx.db.write(run))
+        rendered = await reading(request, _render, ctx, await ctx.db.write(run))
         return GroupBatch(rendered) if many else GroupDetail(rendered[0])
 
     @patch("/", opt={"body": list[GroupUpdate]}, summary="Update several groups (ENABLE_BULK_UPDATE)")
@@ -161,7 +162,7 @@ class GroupsController(Controller):
                 self._apply(conn, caller, profile_id, values, slugs)
 
         await ctx.db.write(run)
-        return GroupBatch(_render(ctx, [b[0] for b in batch]))
+        return GroupBatch(await reading(request, _render, ctx, [b[0] for b in batch]))
 
     @delete("/", status_code=204, summary="Delete several groups (admins)")
     async def bulk_delete(self, request: Request) -> None:
@@ -192,6 +193,8 @@ class GroupsController(Controller):
         groups.update(conn, profile_id, values, _categories(conn, slugs))
 
     def _visible(self, ctx: Context, pk: str) -> sqlite3.Row:
+        """The group profile at ``pk`` as the caller sees it. Runs on a reader thread (through
+        ``reading`` or inside a handler's read function)."""
         row = ctx.db.read(groups.get_visible, path_id(pk, "GroupProfile"), ctx.caller.id, ctx.caller.is_admin)
         if row is None:
             raise not_found("GroupProfile")
@@ -200,7 +203,7 @@ class GroupsController(Controller):
     @get("/{pk:str}", summary="One group profile")
     async def get_group(self, request: Request, pk: FromPath[str]) -> GroupDetail:
         ctx = Context(request)
-        return GroupDetail(_render(ctx, [self._visible(ctx, pk)["id"]])[0])
+        return GroupDetail((await reading(request, lambda: _render(ctx, [self._visible(ctx, pk)["id"]])))[0])
 
     @patch("/{pk:str}", opt={"body": GroupWrite}, summary="Change a group (its managers or admins)")
     async def patch_group(self, request: Request, pk: FromPath[str]) -> GroupDetail:
@@ -214,24 +217,25 @@ class GroupsController(Controller):
         ctx = Context(request)
         if ctx.caller.is_anonymous:
             raise denied(ctx.caller)
-        profile_id = self._visible(ctx, pk)["id"]
+        profile_id = (await reading(request, self._visible, ctx, pk))["id"]
         body = unwrap(await read_body(request), "group_profile")
         values, slugs = _values(convert(body, GroupWrite), creating=False)
         await ctx.db.write(self._apply, ctx.caller, profile_id, values, slugs, admins_only)
-        return GroupDetail(_render(ctx, [profile_id])[0])
+        return GroupDetail((await reading(request, _render, ctx, [profile_id]))[0])
 
     @delete("/{pk:str}", status_code=204, summary="Delete a group (admins)")
     async def delete_group(self, request: Request, pk: FromPath[str]) -> None:
         ctx = Context(request)
         if ctx.caller.is_anonymous:
             raise denied(ctx.caller)
-        profile = self._visible(ctx, pk)
+        profile = await reading(request, self._visible, ctx, pk)
         if not ctx.caller.is_admin:
             raise permission_denied()
         await ctx.db.write(groups.delete, profile["id"])
 
     @staticmethod
     def _people(ctx: Context, profile: sqlite3.Row, managers_only: bool) -> list[User]:
+        """Runs on a reader thread (through ``reading``)."""
         def load(conn: sqlite3.Connection) -> list[User]:
             ids = groups.member_ids(conn, profile["group_id"], managers_only)
             return [user(r, ctx.caller, ctx.base) for r in users.by_ids(conn, ids)]
@@ -241,12 +245,12 @@ class GroupsController(Controller):
     @get("/{pk:str}/managers", summary="Managers of the group")
     async def managers(self, request: Request, pk: FromPath[str]) -> list[User]:
         ctx = Context(request)
-        return self._people(ctx, self._visible(ctx, pk), managers_only=True)
+        return await reading(request, lambda: self._people(ctx, self._visible(ctx, pk), managers_only=True))
 
     @get("/{pk:str}/members", summary="Members of the group (managers included)")
     async def members(self, request: Request, pk: FromPath[str]) -> list[User]:
         ctx = Context(request)
-        return self._people(ctx, self._visible(ctx, pk), managers_only=False)
+        return await reading(request, lambda: self._people(ctx, self._visible(ctx, pk), managers_only=False))
 
     @post("/{pk:str}/members", status_code=200, opt={"body": MembersBody},
           summary="Add users to the group, as members or managers")
@@ -264,7 +268,7 @@ class GroupsController(Controller):
         caller = ctx.caller
         if caller.is_anonymous:
             raise denied(caller)
-        profile = self._visible(ctx, pk)
+        profile = await reading(request, self._visible, ctx, pk)
         body = convert(await read_body(request) or {}, MembersBody)
 
         def run(conn: sqlite3.Connection) -> None:
@@ -283,17 +287,21 @@ class GroupsController(Controller):
                     groups.remove_member(conn, profile["group_id"], user_id)
 
         await ctx.db.write(run)
-        return self._people(ctx, profile, managers_only=False)
+        return await reading(request, self._people, ctx, profile, False)
 
     @get("/{pk:str}/resources", summary="Resources on which the group holds a permission")
     async def group_resources(self, request: Request, pk: FromPath[str]) -> GroupResources:  # type: ignore[valid-type]
         ctx = Context(request)
-        profile = self._visible(ctx, pk)
-        caller = ctx.caller
 
-        def fetch(limit: int, offset: int):
-            return ctx.db.read(resources.page_of_group, profile["group_id"], ctx.viewer, limit, offset)
+        def answer() -> Any:
+            profile = self._visible(ctx, pk)
+            caller = ctx.caller
 
-        page, total, rows = pagination.paginate(request, ctx.params, fetch)
-        items = ctx.db.read(render, rows, caller, ctx.viewer, ctx.base)
-        return pagination.build(request, ctx.params, GroupResources, page, total, items)
+            def fetch(limit: int, offset: int):
+                return ctx.db.read(resources.page_of_group, profile["group_id"], ctx.viewer, limit, offset)
+
+            page, total, rows = pagination.paginate(request, ctx.params, fetch)
+            items = ctx.db.read(render, rows, caller, ctx.viewer, ctx.base)
+            return pagination.build(request, ctx.params, GroupResources, page, total, items)
+
+        return await reading(request, answer)

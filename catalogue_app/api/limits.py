@@ -16,7 +16,7 @@ from litestar.params import FromPath
 
 from catalogue_app.api import pagination
 from catalogue_app.api.bodies import read_body, records, unwrap
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, denied, invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.store import limits
@@ -103,14 +103,14 @@ def _controller(family: Family, item: type) -> type[Controller]:
             def fetch(limit: int, offset: int):
                 return ctx.db.read(limits.page, family.kind, spec, limit, offset)
 
-            page, total, rows = pagination.paginate(request, ctx.params, fetch)
+            page, total, rows = await reading(request, pagination.paginate, request, ctx.params, fetch)
             items = [shape(family, r, ctx.base) for r in rows]
             return pagination.build(request, ctx.params, ListType, page, total, items)
 
         @get("/{slug:str}", summary=f"One {family.singular.replace('-', ' ')}")
         async def get_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
             ctx = Context(request)
-            return Response({family.singular: shape(family, _row(ctx, family, slug), ctx.base)})
+            return Response({family.singular: shape(family, await _row(ctx, family, slug), ctx.base)})
 
         @post("/", status_code=201, summary=f"Add {family.plural.replace('-', ' ')} (administrators)")
         async def create_limits(self, request: Request) -> Response[Any]:
@@ -140,8 +140,8 @@ def _controller(family: Family, item: type) -> type[Controller]:
     return LimitsController
 
 
-def _row(ctx: Context, family: Family, slug: str) -> sqlite3.Row:
-    row = ctx.db.read(limits.get, family.kind, slug)
+async def _row(ctx: Context, family: Family, slug: str) -> sqlite3.Row:
+    row = await ctx.db.execute(limits.get, family.kind, slug)
     if row is None:
         raise ApiError(404, "No limit matches the given query.", "not_found")
     return row
@@ -155,7 +155,7 @@ async def _update(ctx: Context, family: Family, slug: str) -> Response[Any]:
     _, description, value = _clean(family, body, creating=False)
     if not await ctx.db.write(limits.update, family.kind, slug, description, value):
         raise ApiError(404, "No limit matches the given query.", "not_found")
-    return Response({family.singular: shape(family, _row(ctx, family, slug), ctx.base)})
+    return Response({family.singular: shape(family, await _row(ctx, family, slug), ctx.base)})
 
 
 CONTROLLERS = [_controller(SIZE, SizeLimit), _controller(PARALLELISM, ParallelismLimit)]

@@ -17,7 +17,7 @@ from litestar.params import FromPath
 
 from catalogue_app.api import pagination
 from catalogue_app.api.bodies import path_id
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import not_found
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.resource_query import strtobool
@@ -138,21 +138,26 @@ def _lookup_controller(name: str, item: type, model: str) -> type[Controller]:
             listing = lookups.LOOKUPS[name].listing
             spec = list_spec(ctx.params, listing.fields, listing.search)
             with_resources = next((strtobool("with_resources", v) for k, v in ctx.params if k == "with_resources"), None)
-            scope, viewer = _scope(ctx.params), ctx.viewer
 
-            def fetch(limit: int, offset: int):
-                def load(conn: sqlite3.Connection):
-                    total, rows, counts = lookups.page(conn, name, spec, viewer, scope, with_resources, limit, offset)
-                    return total, [_render(name, r, counts.get(r[0], 0), ctx.base) for r in rows]
-                return ctx.db.read(load)
+            def answer():
+                scope, viewer = _scope(ctx.params), ctx.viewer
 
-            page, total, items = pagination.paginate(request, ctx.params, fetch)
+                def fetch(limit: int, offset: int):
+                    def load(conn: sqlite3.Connection):
+                        total, rows, counts = lookups.page(conn, name, spec, viewer, scope, with_resources, limit, offset)
+                        return total, [_render(name, r, counts.get(r[0], 0), ctx.base) for r in rows]
+                    return ctx.db.read(load)
+
+                return pagination.paginate(request, ctx.params, fetch)
+
+            page, total, items = await reading(request, answer)
             return pagination.build(request, ctx.params, ItemList, page, total, items)
 
         @get("/{pk:str}", summary=f"One of the {name}")
         async def get_item(self, request: Request, pk: FromPath[str]) -> Response[dict[str, item]]:  # type: ignore[valid-type]
             ctx = Context(request)
-            row, count = ctx.db.read(lookups.get, name, path_id(pk, model), ctx.viewer, _scope(ctx.params))
+            row, count = await reading(
+                request, lambda: ctx.db.read(lookups.get, name, path_id(pk, model), ctx.viewer, _scope(ctx.params)))
             if row is None:
                 raise not_found(model)
             return Response({name: _render(name, row, count, ctx.base)})

@@ -57,7 +57,7 @@ async def token(request: Request) -> Response[TokenAnswer] | Response[OAuthError
     if not isinstance(username, str) or not isinstance(password, str):
         return _oauth_error(400, "invalid_request", "username and password are required.")
     state = request.app.state
-    row = state.db.read(users.by_username, username)
+    row = await state.db.execute(users.by_username, username)
     stored = row["password"] if row is not None and row["is_active"] else ""
     ok = await anyio.to_thread.run_sync(verify_password, password, stored)
     if not (ok and stored):

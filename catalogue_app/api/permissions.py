@@ -18,7 +18,7 @@ from litestar import Controller, Request, Response, delete, get, patch, put
 from litestar.params import FromPath
 
 from catalogue_app.api.bodies import path_id, read_body
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import not_found, permission_denied
 from catalogue_app.api.executions import Receipt, start_job
 from catalogue_app.api.perms_spec import Spec, parse
@@ -131,13 +131,18 @@ class PermissionsController(Controller):
 
     async def _target(self, ctx: Context, pk: str) -> Managed:
         caller = ctx.require_login()
-        return ctx.db.read(managed, ctx.viewer, caller.is_staff, pk)
+        return await reading(ctx.request, lambda: ctx.db.read(managed, ctx.viewer, caller.is_staff, pk))
 
     @get("/", summary="Users, organizations and special groups holding a level on the resource")
     async def get_permissions(self, request: Request, pk: FromPath[str]) -> Overview:
         ctx = Context(request)
-        target = await self._target(ctx, pk)
-        return ctx.db.read(overview, target.id, ctx.base)
+        caller = ctx.require_login()
+
+        def load(conn: sqlite3.Connection) -> Overview:
+            target = managed(conn, ctx.viewer, caller.is_staff, pk)
+            return overview(conn, target.id, ctx.base)
+
+        return await ctx.db.execute(load)
 
     @put("/", status_code=200, opt={"body": PermsSpecBody},
          summary="Merge a perms spec into the resource's permissions (asynchronous)")
@@ -162,7 +167,7 @@ class PermissionsController(Controller):
         ctx = Context(request)
         target = await self._target(ctx, pk)
         body = await read_body(request)
-        spec = _allowed(ctx.db.read(parse, body, target.resource_type), target)
+        spec = _allowed(await ctx.db.execute(parse, body, target.resource_type), target)
         params = {"uuid": target.uuid, "resource_id": target.id, "permissions": spec.as_json(), "replace": False}
         return await start_job(ctx, "set_permissions", "permissions", params, target.id)
 

@@ -11,7 +11,7 @@ from litestar.params import FromPath
 
 from catalogue_app.api import resource_writes
 from catalogue_app.api.bodies import path_id, read_body
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.links import absolute
 from catalogue_app.api.resource_view import FIELD_NAMES, render
@@ -110,7 +110,7 @@ class ResourceActionsController(Controller):
     async def add_favorite(self, request: Request, pk: FromPath[str]) -> Message:
         ctx = Context(request)
         caller = ctx.require_login()
-        row = ctx.db.read(_visible, ctx.viewer, pk)
+        row = await reading(request, lambda: ctx.db.read(_visible, ctx.viewer, pk))
         if not await ctx.db.write(resource_extras.add_favorite, caller.id, row["id"]):
             raise ApiError(400, "Resource is already in favorites", "invalid",
                            extra={"message": "Resource is already in favorites"})
@@ -120,7 +120,7 @@ class ResourceActionsController(Controller):
     async def remove_favorite(self, request: Request, pk: FromPath[str]) -> Message:
         ctx = Context(request)
         caller = ctx.require_login()
-        row = ctx.db.read(_visible, ctx.viewer, pk)
+        row = await reading(request, lambda: ctx.db.read(_visible, ctx.viewer, pk))
         if not await ctx.db.write(resource_extras.remove_favorite, caller.id, row["id"]):
             raise ApiError(404, "Resource not in favorites", "not_found", extra={"message": "Resource not in favorites"})
         return Message("Successfuly removed resource from favorites")
@@ -129,14 +129,18 @@ class ResourceActionsController(Controller):
     @get("/ratings", summary="The average rating, how many rated, and the caller's own rating")
     async def get_rating(self, request: Request, pk: FromPath[str]) -> RatingAnswer:
         ctx = Context(request)
-        row = ctx.db.read(_visible, ctx.viewer, pk)
-        return RatingAnswer(*ctx.db.read(resource_extras.rating, row["id"], ctx.caller.id))
+
+        def load(conn: sqlite3.Connection) -> RatingAnswer:
+            row = _visible(conn, ctx.viewer, pk)
+            return RatingAnswer(*resource_extras.rating(conn, row["id"], ctx.caller.id))
+
+        return await ctx.db.execute(load)
 
     @post("/ratings", status_code=200, opt={"body": RatingBody}, summary="Rate the resource from 1 to 5")
     async def post_rating(self, request: Request, pk: FromPath[str]) -> RatingAnswer:
         ctx = Context(request)
         caller = ctx.require_login()
-        row = ctx.db.read(_visible, ctx.viewer, pk)
+        row = await reading(request, lambda: ctx.db.read(_visible, ctx.viewer, pk))
         body = await read_body(request)
         value = body.get("rating") if isinstance(body, dict) else None
         if isinstance(value, str) and value.isdecimal():
@@ -144,14 +148,17 @@ class ResourceActionsController(Controller):
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 5:
             raise invalid("rating: a whole number from 1 to 5 is required.")
         await ctx.db.write(resource_extras.rate, caller.id, row["id"], value)
-        return RatingAnswer(*ctx.db.read(resource_extras.rating, row["id"], caller.id))
+        return RatingAnswer(*await ctx.db.execute(resource_extras.rating, row["id"], caller.id))
 
     # -- extra metadata --------------------------------------------------------------------------
     @get("/extra_metadata", summary="Extra metadata items (query parameters filter on item keys)")
     async def get_extra(self, request: Request, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx = Context(request)
-        row = ctx.db.read(_visible, ctx.viewer, pk)
-        items = ctx.db.read(resource_extras.extra_metadata, row["id"])
+
+        def load(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+            return resource_extras.extra_metadata(conn, _visible(conn, ctx.viewer, pk)["id"])
+
+        items = await ctx.db.execute(load)
         if ctx.params:
             key, value = ctx.params[0]
             items = [i for i in items if str(i.get(key)) == value]
@@ -209,7 +216,7 @@ class ResourceActionsController(Controller):
         def load(conn: sqlite3.Connection) -> dict[str, Any]:
             return linked_payload(conn, _visible(conn, ctx.viewer, pk), ctx.viewer, ctx.base, ctx.params)
 
-        return ctx.db.read(load)
+        return await ctx.db.execute(load)
 
     @post("/linked_resources", status_code=200, opt={"body": TargetsBody}, summary="Link to other resources")
     async def add_links(self, request: Request, pk: FromPath[str]) -> Response[LinkResult]:
@@ -260,7 +267,7 @@ class ResourceActionsController(Controller):
                 return {field_name: msgspec.to_builtins(linked_payload(conn, row, ctx.viewer, ctx.base, []))}
             return {field_name: item.get(field_name, [])}
 
-        return ctx.db.read(load)
+        return await ctx.db.execute(load)
 
 
 @get("/api/v2/documents/{pk:str}/linked_resources", tags=["documents"], summary="Links of a document")
@@ -270,4 +277,4 @@ async def document_links(request: Request, pk: FromPath[str]) -> dict[str, Any]:
     def load(conn: sqlite3.Connection) -> dict[str, Any]:
         return linked_payload(conn, _visible(conn, ctx.viewer, pk, ("document",)), ctx.viewer, ctx.base, ctx.params)
 
-    return ctx.db.read(load)
+    return await ctx.db.execute(load)

@@ -17,7 +17,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination, uploads
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError
 from catalogue_app.api.executions import status_url
 from catalogue_app.api.query import list_spec
@@ -80,7 +80,7 @@ class UploadSessionsController(Controller):
         def fetch(limit: int, offset: int):
             return ctx.db.read(executions.page_of_action, spec, "import", caller.id, caller.is_admin, limit, offset)
 
-        page, total, rows = pagination.paginate(request, ctx.params, fetch)
+        page, total, rows = await reading(request, pagination.paginate, request, ctx.params, fetch)
         return pagination.build(request, ctx.params, UploadList, page, total, [shape(r, ctx.base) for r in rows])
 
     @post("/", status_code=201, request_max_body_size=uploads.MAX_BODY, opt=uploads.FORM,
@@ -92,7 +92,8 @@ class UploadSessionsController(Controller):
     async def get_upload(self, request: Request, upload_id: FromPath[str]) -> UploadDetail:
         ctx = Context(request)
         caller = ctx.require_login()
-        row = ctx.db.read(executions.get_by_id, int(upload_id)) if upload_id.isdecimal() and len(upload_id) < 19 else None
+        row = (await ctx.db.execute(executions.get_by_id, int(upload_id))
+               if upload_id.isdecimal() and len(upload_id) < 19 else None)
         if row is None or row["action"] != "import" or not (caller.is_admin or row["user_id"] == caller.id):
             raise ApiError(404, "No Upload matches the given query.", "not_found")
         return UploadDetail(shape(row, ctx.base))

@@ -15,7 +15,7 @@ from msgspec import UNSET, UnsetType
 from catalogue_app.api import pagination
 from catalogue_app.api.answers import json_string
 from catalogue_app.api.bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import invalid, not_found, permission_denied
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.resource_view import Resource, render
@@ -179,8 +179,11 @@ class UsersController(Controller):
         ctx = Context(request)
         caller = ctx.require_login()
         spec = list_spec(ctx.params, users.FIELDS, users.SEARCH_FIELDS)
-        page, total, rows = pagination.paginate(request, ctx.params, lambda limit, offset: ctx.db.read(
-            users.page, spec, caller.id, caller.is_admin, limit, offset))
+
+        def fetch(limit: int, offset: int):
+            return ctx.db.read(users.page, spec, caller.id, caller.is_admin, limit, offset)
+
+        page, total, rows = await reading(request, pagination.paginate, request, ctx.params, fetch)
         items = [user(r, caller, ctx.base) for r in rows]
         return pagination.build(request, ctx.params, UserList, page, total, items)
 
@@ -197,7 +200,7 @@ class UsersController(Controller):
             _check_values(values, caller, creating=True, settings=ctx.settings)
             batch.append(await _hash(values))
         ids = await ctx.db.write(_create_rows, batch)
-        rendered = [user(r, caller, ctx.base) for r in ctx.db.read(users.by_ids, ids)]
+        rendered = [user(r, caller, ctx.base) for r in await ctx.db.execute(users.by_ids, ids)]
         return UserBatch(rendered) if many else UserDetail(rendered[0])
 
     @patch("/", opt={"body": list[UserUpdate]}, summary="Update several users (ENABLE_BULK_UPDATE)")
@@ -213,7 +216,7 @@ class UsersController(Controller):
             batch.append((data.id, await _hash(values)))
         await ctx.db.write(_update_rows, caller, batch)
         _forget(request, [i for i, _ in batch])
-        rows = ctx.db.read(users.by_ids, [i for i, _ in batch])
+        rows = await ctx.db.execute(users.by_ids, [i for i, _ in batch])
         return UserBatch([user(r, caller, ctx.base) for r in rows])
 
     @delete("/", status_code=204, summary="Delete several users")
@@ -226,6 +229,8 @@ class UsersController(Controller):
 
     # -- one user ----------------------------------------------------------------------------
     def _visible(self, ctx: Context, pk: str) -> sqlite3.Row:
+        """The user at ``pk`` as the caller sees it. Runs on a reader thread (through ``reading``
+        or inside a handler's read function)."""
         caller = ctx.require_login()
         row = ctx.db.read(users.get_visible, path_id(pk, "User"), caller.id, caller.is_admin)
         if row is None:
@@ -235,7 +240,7 @@ class UsersController(Controller):
     @get("/{pk:str}", summary="One user")
     async def get_user(self, request: Request, pk: FromPath[str]) -> UserDetail:
         ctx = Context(request)
-        return UserDetail(user(self._visible(ctx, pk), ctx.caller, ctx.base))
+        return UserDetail(user(await reading(request, self._visible, ctx, pk), ctx.caller, ctx.base))
 
     @patch("/{pk:str}", opt={"body": UserWrite}, summary="Change a user (self or admin)")
     async def patch_user(self, request: Request, pk: FromPath[str]) -> UserDetail:
@@ -247,17 +252,17 @@ class UsersController(Controller):
 
     async def _update(self, request: Request, pk: str) -> UserDetail:
         ctx = Context(request)
-        target = self._visible(ctx, pk)
+        target = await reading(request, self._visible, ctx, pk)
         values = _values(convert(unwrap(await read_body(request), "user"), UserWrite))
         _check_values(values, ctx.caller, creating=False, settings=ctx.settings, username=target["username"])
         await ctx.db.write(_update_rows, ctx.caller, [(target["id"], await _hash(values))])
         _forget(request, [target["id"]])
-        return UserDetail(user(ctx.db.read(users.get, target["id"]), ctx.caller, ctx.base))
+        return UserDetail(user(await ctx.db.execute(users.get, target["id"]), ctx.caller, ctx.base))
 
     @delete("/{pk:str}", status_code=200, summary="Delete a user after the USER_DELETION_RULES checks")
     async def delete_user(self, request: Request, pk: FromPath[str]) -> Response[bytes]:
         ctx = Context(request)
-        target = self._visible(ctx, pk)
+        target = await reading(request, self._visible, ctx, pk)
         await ctx.db.write(_delete_rows, ctx.caller, [target["id"]], ctx.settings.user_deletion_rules)
         _forget(request, [target["id"]])
         return json_string("User deleted sucessfully")
@@ -265,35 +270,39 @@ class UsersController(Controller):
     @get("/{pk:str}/groups", summary="Groups the user belongs to")
     async def user_groups(self, request: Request, pk: FromPath[str]) -> list[GroupProfile]:
         ctx = Context(request)
-        target = self._visible(ctx, pk)
 
         def load(conn: sqlite3.Connection) -> list[GroupProfile]:
+            target = self._visible(ctx, pk)
             rows = groups.of_user(conn, target["id"], ctx.caller.id, ctx.caller.is_admin)
             return group_profiles(conn, rows, ctx.base)
 
-        return ctx.db.read(load)
+        return await ctx.db.execute(load)
 
     @get("/{pk:str}/resources", summary="Resources the user can see (and so can the caller)")
     async def user_resources(self, request: Request, pk: FromPath[str]) -> UserResources:  # type: ignore[valid-type]
         ctx = Context(request)
-        target = self._visible(ctx, pk)
-        caller = ctx.caller
 
-        def fetch(limit: int, offset: int):
-            def load(conn: sqlite3.Connection):
-                seer = resources.viewer_of(conn, target["id"], bool(target["is_superuser"]))
-                return resources.page_visible_to_user(conn, seer, ctx.viewer, limit, offset)
-            return ctx.db.read(load)
+        def answer() -> Any:
+            target = self._visible(ctx, pk)
+            caller = ctx.caller
 
-        page, total, rows = pagination.paginate(request, ctx.params, fetch)
-        items = ctx.db.read(render, rows, caller, ctx.viewer, ctx.base)
-        return pagination.build(request, ctx.params, UserResources, page, total, items)
+            def fetch(limit: int, offset: int):
+                def load(conn: sqlite3.Connection):
+                    seer = resources.viewer_of(conn, target["id"], bool(target["is_superuser"]))
+                    return resources.page_visible_to_user(conn, seer, ctx.viewer, limit, offset)
+                return ctx.db.read(load)
+
+            page, total, rows = pagination.paginate(request, ctx.params, fetch)
+            items = ctx.db.read(render, rows, caller, ctx.viewer, ctx.base)
+            return pagination.build(request, ctx.params, UserResources, page, total, items)
+
+        return await reading(request, answer)
 
     @post("/{pk:str}/transfer_resources", status_code=200, opt={"body": TransferBody},
           summary="Give the user's resources to another user")
     async def transfer(self, request: Request, pk: FromPath[str]) -> Response[bytes]:
         ctx = Context(request)
-        target = self._visible(ctx, pk)
+        target = await reading(request, self._visible, ctx, pk)
         caller = ctx.caller
         body = convert(await read_body(request) or {}, TransferBody)
         if body.owner is not None:
@@ -336,7 +345,7 @@ class UsersController(Controller):
           summary='Demote the user from manager to member in the listed groups or "ALL"')
     async def remove_from_group_manager(self, request: Request, pk: FromPath[str]) -> Response[Message]:
         ctx = Context(request)
-        target = self._visible(ctx, pk)
+        target = await reading(request, self._visible, ctx, pk)
         if not (ctx.caller.is_admin or ctx.caller.id == target["id"]):
             raise permission_denied()
         body = convert(await read_body(request) or {}, GroupsBody)
