@@ -17,7 +17,7 @@ from litestar import Request, Response, get, patch, put
 from litestar.params import FromPath
 
 from catalogue_app.api.bodies import read_body
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError
 
 TEXT_OR_NULL = ("attribution", "data_quality_statement", "constraints_other", "edition", "doi", "purpose",
@@ -116,7 +116,7 @@ def _read(request: Request, pk: str) -> dict[str, Any]:
 @get(["/api/v2/metadata/instance/{pk:str}", "/api/v2/metadata/instance/{pk:str}/"], tags=["metadata"],
      summary="One resource's metadata values")
 async def get_instance(request: Request, pk: FromPath[str]) -> Response[dict[str, Any]]:
-    return Response(_instance(_read(request, pk)), media_type="application/schema-instance+json")
+    return Response(_instance(await reading(request, _read, request, pk)), media_type="application/schema-instance+json")
 
 
 async def _change(request: Request, pk: str) -> dict[str, Any]:
@@ -124,9 +124,9 @@ async def _change(request: Request, pk: str) -> dict[str, Any]:
 
     ctx = Context(request)
     caller = ctx.require_login()
-    rid = int(_read(request, pk)["pk"])  # 404 in GeoNode's words when the caller cannot see it
+    rid = int((await reading(request, _read, request, pk))["pk"])  # 404 in GeoNode's words when the caller cannot see it
     changes = _changes(await read_body(request))
-    viewer = ctx.viewer
+    viewer = await reading(request, lambda: ctx.viewer)
 
     def run(conn: sqlite3.Connection) -> None:
         update_one(conn, viewer, caller.is_admin, rid, changes, RESOURCES)

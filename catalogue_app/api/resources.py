@@ -237,7 +237,7 @@ async def update_answer(request: Request, family: Family, pk: str) -> Response[A
     body = unwrap(await read_body(request), family.singular)
     if not isinstance(body, dict):
         raise invalid("Expected a JSON object.")
-    viewer, rid = ctx.viewer, path_id(pk, family.model)
+    viewer, rid = await reading(request, lambda: ctx.viewer), path_id(pk, family.model)
     # geonodectl sends attribute changes with the dataset (as "attribute" or "attribute_set")
     attributes = next((body.pop(k) for k in ("attribute", "attribute_set") if k in body), None) \
         if family is DATASETS else None
@@ -291,7 +291,7 @@ async def create_answer(request: Request, family: Family, body: Any = UNREAD) ->
     ctx = Context(request)
     caller = ctx.require_login()
     items, many = records(await read_body(request) if body is UNREAD else body, family.singular, family.plural)
-    viewer = ctx.viewer
+    viewer = await reading(request, lambda: ctx.viewer)
     for item in items:
         if family is GEOAPPS:
             geoapps.check_new(item)
@@ -333,7 +333,7 @@ async def bulk_update_answer(request: Request, family: Family) -> Response[Any]:
     list's filters and one partial object (ENABLE_PATCH_ALL). Every record's rights are checked."""
     ctx = Context(request)
     caller = ctx.require_login()
-    viewer = ctx.viewer
+    viewer = await reading(request, lambda: ctx.viewer)
     patch_all = next((v for k, v in ctx.params if k == "patch-all"), None)
     body = await read_body(request)
     if patch_all is not None:
@@ -432,7 +432,8 @@ def _controller(family: Family) -> type[Controller]:
             async def delete_item(self, request: Request, pk: FromPath[str]) -> None:
                 ctx = Context(request)
                 ctx.require_login()
-                gone = await ctx.db.write(_delete_one, ctx.viewer, path_id(pk, family.model), family)
+                viewer = await reading(request, lambda: ctx.viewer)
+                gone = await ctx.db.write(_delete_one, viewer, path_id(pk, family.model), family)
                 files.remove_resource_files(ctx.settings.files_dir, gone)
 
             @delete("/", status_code=204, summary="Delete several resources (ENABLE_BULK_UPDATE)")
@@ -441,9 +442,10 @@ def _controller(family: Family) -> type[Controller]:
                 ctx.require_login()
                 ctx.require_bulk_update()  # the list URL takes DELETE only with bulk updates on
                 ids = record_ids(await read_body(request), family.plural)
+                viewer = await reading(request, lambda: ctx.viewer)
 
                 def run(conn: sqlite3.Connection) -> list[str]:
-                    return [_delete_one(conn, ctx.viewer, rid, family) for rid in ids]
+                    return [_delete_one(conn, viewer, rid, family) for rid in ids]
 
                 for gone in await ctx.db.write(run):
                     files.remove_resource_files(ctx.settings.files_dir, gone)
