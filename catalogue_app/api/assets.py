@@ -17,7 +17,7 @@ from litestar.response import File
 
 from catalogue_app.api import pagination
 from catalogue_app.api.bodies import path_id
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, denied, not_found
 from catalogue_app.api.resource_writes import may
 from catalogue_app.store import assets, resources
@@ -63,6 +63,11 @@ def _shape(row: sqlite3.Row, base: str) -> Asset:
 
 @get("/api/v2/assets", tags=["assets"], summary="The stored files of the resources the caller may see, newest first")
 async def list_assets(request: Request) -> AssetList:
+    return await reading(request, _list_answer, request)
+
+
+def _list_answer(request: Request) -> AssetList:
+    """A page of assets (on a reader thread, in one snapshot)."""
     ctx = Context(request)
 
     def fetch(limit: int, offset: int):
@@ -78,17 +83,17 @@ async def list_assets(request: Request) -> AssetList:
 @get("/api/v2/assets/{pk:str}", tags=["assets"], summary="One asset")
 async def get_asset(request: Request, pk: FromPath[str]) -> AssetDetail:
     ctx = Context(request)
-    row = ctx.db.read(assets.get, ctx.viewer, path_id(pk, "Asset"))
+    row = await reading(request, lambda: ctx.db.read(assets.get, ctx.viewer, path_id(pk, "Asset")))
     if row is None:
         raise not_found("Asset")
     return AssetDetail(_shape(row, ctx.base))
 
 
-def _file(request: Request, pk: str, disposition: str) -> Response[Any]:
+async def _file(request: Request, pk: str, disposition: str) -> Response[Any]:
     ctx = Context(request)
-    viewer = ctx.viewer
 
     def load(conn: sqlite3.Connection) -> sqlite3.Row:
+        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         row = assets.get(conn, viewer, path_id(pk, "Asset"))
         if row is None:
             raise not_found("Asset")
@@ -99,7 +104,7 @@ def _file(request: Request, pk: str, disposition: str) -> Response[Any]:
             raise denied(ctx.caller)
         return row
 
-    row = ctx.db.read(load)
+    row = await ctx.db.execute(load)
     root = ctx.settings.files_dir.resolve()
     path = (root / row["folder"] / row["name"]).resolve()
     if root not in path.parents or not path.is_file():
@@ -110,12 +115,12 @@ def _file(request: Request, pk: str, disposition: str) -> Response[Any]:
 
 @get("/api/v2/assets/{pk:str}/download", tags=["assets"], summary="An asset's file, as an attachment")
 async def download_asset(request: Request, pk: FromPath[str]) -> Response[Any]:
-    return _file(request, pk, "attachment")
+    return await _file(request, pk, "attachment")
 
 
 @get("/api/v2/assets/{pk:str}/link", tags=["assets"], summary="An asset's file, shown inline")
 async def link_asset(request: Request, pk: FromPath[str]) -> Response[Any]:
-    return _file(request, pk, "inline")
+    return await _file(request, pk, "inline")
 
 
 HANDLERS = [list_assets, get_asset, download_asset, link_asset]

@@ -18,7 +18,7 @@ from litestar import Request, Response, get
 from lxml import etree
 
 from catalogue_app.api import record_formats
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.links import ATOM_NS, CSW_NS, ISO_NS
 from catalogue_app.api.resource_view import render
 from catalogue_app.geo.xml import xml_safe
@@ -92,12 +92,13 @@ async def csw(request: Request) -> Response[bytes]:
                 raise CswError("MissingParameterValue", 'The parameter "request" is required.', "request")
             raise CswError("OperationNotSupported", f'"{params["request"]}" is not supported here: use '
                            "GetRecordById or GetCapabilities.", "request")
-        return record_answer(ctx, params)
+        return await reading(request, record_answer, ctx, params)
     except CswError as error:
         return exception_report(error)
 
 
 def record_answer(ctx: Context, params: dict[str, str]) -> Response[bytes]:
+    """The records asked for (run on a reader thread, by ``reading``)."""
     version = params.get("version")
     if not version:
         raise CswError("MissingParameterValue", 'The parameter "version" is required (version=2.0.2).', "version")

@@ -17,7 +17,7 @@ from litestar.response import File
 from catalogue_app import files
 from catalogue_app.api import resource_writes
 from catalogue_app.api.bodies import path_id, read_body
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.dataset_view import Attribute, attribute
 from catalogue_app.api.errors import ApiError, denied, invalid, not_found, permission_denied
 from catalogue_app.geo.errors import GeoError
@@ -39,10 +39,11 @@ def _dataset(conn: sqlite3.Connection, viewer: resources.Viewer, pk: str) -> sql
 @get("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"],
      summary="The fields of a vector dataset (or the bands of a raster), as GeoNode's attribute_set")
 async def attribute_set(request: Request, pk: FromPath[str]) -> AttributeSet:
-    return _attributes(Context(request), pk)
+    return await reading(request, _attributes, Context(request), pk)
 
 
 def _attributes(ctx: Context, pk: str) -> AttributeSet:
+    """The dataset's attributes as the caller sees them (run on a reader thread, by ``reading``)."""
     viewer = ctx.viewer
     rows = ctx.db.read(lambda conn: datasets.attributes(conn, _dataset(conn, viewer, pk)["id"]))
     return AttributeSet([attribute(r) for r in rows])
@@ -66,7 +67,7 @@ async def change_attribute_set(request: Request, pk: FromPath[str]) -> Attribute
     ctx.require_login()
     body = await read_body(request)
     items = body.get("attributes", body.get("attribute_set")) if isinstance(body, dict) else body
-    viewer = ctx.viewer
+    viewer = await reading(request, lambda: ctx.viewer)
 
     def run(conn: sqlite3.Connection) -> None:
         row = _dataset(conn, viewer, pk)
@@ -75,7 +76,7 @@ async def change_attribute_set(request: Request, pk: FromPath[str]) -> Attribute
         change_attributes(conn, row["id"], items)
 
     await ctx.db.write(run)
-    return _attributes(ctx, pk)
+    return await reading(request, _attributes, ctx, pk)
 
 
 def change_attributes(conn: sqlite3.Connection, rid: int, items: Any) -> None:
@@ -105,9 +106,9 @@ def change_attributes(conn: sqlite3.Connection, rid: int, items: Any) -> None:
      summary="Download a dataset: a zipped Shapefile for vectors, the GeoTIFF for rasters")
 async def dataset_download(request: Request, alternate: FromPath[str]) -> File:
     ctx = Context(request)
-    viewer = ctx.viewer
 
     def load(conn: sqlite3.Connection):
+        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = datasets.by_alternate(conn, alternate)
         row = resources.get_visible(conn, viewer, rid, ("dataset",)) if rid else None
         if row is None:
@@ -119,7 +120,7 @@ async def dataset_download(request: Request, alternate: FromPath[str]) -> File:
             raise ApiError(404, "This dataset has no data to download.", "not_found")
         return row, found["folder"], datasets.file_names(conn, rid)
 
-    row, folder_name, names = ctx.db.read(load)
+    row, folder_name, names = await ctx.db.execute(load)
     folder = ctx.settings.files_dir / folder_name
     name = alternate.split(":")[-1]
     working = files.working_copy(folder)

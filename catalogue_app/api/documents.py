@@ -29,7 +29,7 @@ from catalogue_app import files, sniff
 from catalogue_app.api import json_text, multipart, resource_writes
 from catalogue_app.api.auth import Caller
 from catalogue_app.api.bodies import decode_json, path_id
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, denied, invalid, not_found
 from catalogue_app.api.limits import size_label
 from catalogue_app.store import documents, executions, limits, resources
@@ -69,15 +69,14 @@ async def create_document(request: Request) -> Response[Any]:
         if media != "application/x-www-form-urlencoded":
             return await create_answer(request, DOCUMENTS, decode_json(media, raw))
         plain = dict(reversed(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True)))
-    _check_parallel_uploads(ctx, caller)
-    limit = ctx.db.read(limits.size_limit, "document_upload_size")
+    limit = await reading(request, _before_upload, ctx, caller)
     workspace = files.claim_workspace(ctx.settings.tmp_dir / f"document-{uuid.uuid4().hex}")
     try:
         form = Form(plain) if plain is not None else await _receive(request, workspace, limit)
         rid = await _store(ctx, caller, form, workspace / "files")
     finally:
         files.remove(workspace)
-    return _answer(ctx, rid)
+    return await _answer(ctx, rid)
 
 
 async def _capped(request: Request, cap: int) -> bytes:
@@ -96,6 +95,14 @@ async def _capped(request: Request, cap: int) -> bytes:
     # one far past the cap is cut off and the connection closed after the answer.
     headers = {"Connection": "close"} if seen > cap + DRAIN else None
     raise ApiError(413, f"The request body is larger than {size_label(cap)}.", "request_too_large", headers)
+
+
+def _before_upload(ctx: Context, caller: Caller) -> int:
+    """What a document upload reads before its body (on a reader thread, in one snapshot): the
+    open uploads are checked, the caller's groups read for the record, and the size limit given."""
+    _check_parallel_uploads(ctx, caller)
+    ctx.viewer  # noqa: B018 -- read here, off the event loop; _store uses it
+    return ctx.db.read(limits.size_limit, "document_upload_size")
 
 
 def _check_parallel_uploads(ctx: Context, caller: Caller) -> None:
@@ -243,7 +250,7 @@ async def _store(ctx: Context, caller: Caller, form: Form, staged: Path) -> int:
     return rid
 
 
-def _answer(ctx: Context, rid: int) -> Response[Any]:
+async def _answer(ctx: Context, rid: int) -> Response[Any]:
     from catalogue_app.api.resources import DOCUMENTS, present  # resources imports this module
 
     viewer = ctx.viewer
@@ -251,27 +258,17 @@ def _answer(ctx: Context, rid: int) -> Response[Any]:
     def load(conn: sqlite3.Connection):
         return present(conn, DOCUMENTS, [resources.get_visible(conn, viewer, rid)], ctx, viewer, detail=True)[0]
 
-    return Response({"document": ctx.db.read(load)}, status_code=201)
+    return Response({"document": await ctx.db.execute(load)}, status_code=201)
 
 
 # -- the content -----------------------------------------------------------------------------------
-def _content_answer(request: Request, pk: str, disposition: str) -> Response[Any]:
+async def _content_answer(request: Request, pk: str, disposition: str) -> Response[Any]:
     """The stored file with its media type, or a redirect to a remote document's address.
     Needs download permission (owners and administrators hold it): anonymous callers without it
     get 401, others 403, and a document the caller cannot see is a 404. GeoNode answers these
     with HTML pages; this catalogue answers the API's JSON envelope."""
     ctx = Context(request)
-    viewer = ctx.viewer
-
-    def load(conn: sqlite3.Connection):
-        row = resources.get_visible(conn, viewer, path_id(pk, "Document"), ("document",))
-        if row is None:
-            raise not_found("Document")
-        if not resource_writes.may(conn, viewer, row, {"download_resourcebase"}):
-            raise denied(ctx.caller)
-        return row["uuid"], documents.get(conn, row["id"])
-
-    folder, doc = ctx.db.read(load)
+    folder, doc = await reading(request, _stored_document, ctx, pk)
     if doc is not None and doc["doc_url"]:
         return Redirect(doc["doc_url"], status_code=302)
     path = ctx.settings.files_dir / folder / doc["file_name"] if doc is not None and doc["file_name"] else None
@@ -282,13 +279,28 @@ def _content_answer(request: Request, pk: str, disposition: str) -> Response[Any
                 content_disposition_type=disposition)  # type: ignore[arg-type]
 
 
+def _stored_document(ctx: Context, pk: str) -> tuple[str, sqlite3.Row | None]:
+    """The folder and document row of ``pk``, if the caller may download it (run on a reader thread)."""
+    viewer = ctx.viewer
+
+    def load(conn: sqlite3.Connection):
+        row = resources.get_visible(conn, viewer, path_id(pk, "Document"), ("document",))
+        if row is None:
+            raise not_found("Document")
+        if not resource_writes.may(conn, viewer, row, {"download_resourcebase"}):
+            raise denied(ctx.caller)
+        return row["uuid"], documents.get(conn, row["id"])
+
+    return ctx.db.read(load)
+
+
 @get("/documents/{pk:str}/download", tags=["documents"],
      summary="Download a document's file (an attachment); a remote document redirects to its address")
 async def document_download(request: Request, pk: FromPath[str]) -> Response[Any]:
-    return _content_answer(request, pk, "attachment")
+    return await _content_answer(request, pk, "attachment")
 
 
 @get("/documents/{pk:str}/link", tags=["documents"],
      summary="A document's file shown inline; a remote document redirects to its address")
 async def document_link(request: Request, pk: FromPath[str]) -> Response[Any]:
-    return _content_answer(request, pk, "inline")
+    return await _content_answer(request, pk, "inline")

@@ -86,16 +86,17 @@ def _start_view(row: sqlite3.Row) -> tuple[str, str] | None:
 @get("/datasets/{alternate:str}/embed", tags=["datasets"], summary="An embeddable map preview of a dataset (HTML)")
 async def dataset_embed(request: Request, alternate: FromPath[str]) -> Response[str]:
     ctx = Context(request)
-    viewer, base = ctx.viewer, ctx.base
+    base = ctx.base
 
     def load(conn: sqlite3.Connection):
+        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         row = records.visible_dataset(conn, viewer, alternate) if len(alternate) <= 300 else None
         if row is None:
             return None
         facts = records.link_facts(conn, [row["id"]]).get(row["id"])
         return row, facts is not None and facts.has_data, attribution(conn, row)
 
-    found = ctx.db.read(load)
+    found = await ctx.db.execute(load)
     if found is None:
         return not_found(base)
     row, has_data, credit = found
@@ -141,18 +142,19 @@ def document_body(row: sqlite3.Row, doc: sqlite3.Row | None, may_download: bool,
 @get("/documents/{pk:str}/embed", tags=["documents"], summary="An embeddable view of a document (HTML)")
 async def document_embed(request: Request, pk: FromPath[str]) -> Response[str]:
     ctx = Context(request)
-    viewer, base = ctx.viewer, ctx.base
+    base = ctx.base
     if not pk.isdecimal() or len(pk) > 18:
         return not_found(base)
 
     def load(conn: sqlite3.Connection):
+        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         row = resources.get_visible(conn, viewer, int(pk), ("document",))
         if row is None:
             return None
         may = resource_writes.may(conn, viewer, row, {"download_resourcebase"})
         return row, documents.get(conn, row["id"]), may
 
-    found = ctx.db.read(load)
+    found = await ctx.db.execute(load)
     if found is None:
         return not_found(base)
     row, doc, may_download = found
@@ -162,10 +164,15 @@ async def document_embed(request: Request, pk: FromPath[str]) -> Response[str]:
 
 
 # -- maps and apps -------------------------------------------------------------------------------
-def _described(request: Request, pk: str, types: tuple[str, ...]) -> Response[str]:
+def _visible(conn: sqlite3.Connection, ctx: Context, pk: str, types: tuple[str, ...]) -> sqlite3.Row | None:
+    """The resource ``pk`` of one of ``types`` if the caller sees it (run on a reader thread)."""
+    return resources.get_visible(conn, ctx.viewer, int(pk), types)
+
+
+async def _described(request: Request, pk: str, types: tuple[str, ...]) -> Response[str]:
     ctx = Context(request)
-    viewer, base = ctx.viewer, ctx.base
-    row = ctx.db.read(resources.get_visible, viewer, int(pk), types) if pk.isdecimal() and len(pk) <= 18 else None
+    base = ctx.base
+    row = await ctx.db.execute(_visible, ctx, pk, types) if pk.isdecimal() and len(pk) <= 18 else None
     if row is None:
         return not_found(base)
     thumbnail = absolute(base, row["thumbnail_url"])
@@ -180,8 +187,8 @@ async def map_embed(request: Request, pk: FromPath[str]) -> Response[str]:
     """The map drawn by the catalogue's WMS (its layers over the offline basemap), in the same
     small viewer as a dataset's preview."""
     ctx = Context(request)
-    viewer, base = ctx.viewer, ctx.base
-    row = ctx.db.read(resources.get_visible, viewer, int(pk), ("map",)) if pk.isdecimal() and len(pk) <= 18 else None
+    base = ctx.base
+    row = await ctx.db.execute(_visible, ctx, pk, ("map",)) if pk.isdecimal() and len(pk) <= 18 else None
     if row is None:
         return not_found(base)
     crs, box = _start_view(row) or ("EPSG:3857", "-180.0,-60.0,180.0,75.0")
@@ -194,7 +201,7 @@ async def map_embed(request: Request, pk: FromPath[str]) -> Response[str]:
 
 @get("/apps/{pk:str}/embed", tags=["geoapps"], summary="An embeddable view of a geoapp (HTML)")
 async def app_embed(request: Request, pk: FromPath[str]) -> Response[str]:
-    return _described(request, pk, GEOAPP_TYPES)
+    return await _described(request, pk, GEOAPP_TYPES)
 
 
 HANDLERS = [static_files, dataset_embed, document_embed, map_embed, app_embed]

@@ -289,57 +289,57 @@ def _visible(conn: sqlite3.Connection, viewer: Viewer, pk: str, kind: str, model
 @get("/api/v2/maps/{pk:str}/maplayers", tags=["maps"], summary="The layers of a map, in order")
 async def map_maplayers(request: Request, pk: FromPath[str]) -> list[MapLayer]:
     ctx = Context(request)
-    viewer = ctx.viewer
 
     def load(conn: sqlite3.Connection) -> list[MapLayer]:
+        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = _visible(conn, viewer, pk, "map", "Map")["id"]
         return maplayers_of(conn, [rid], viewer, ctx.base)[rid]
 
-    return ctx.db.read(load)
+    return await ctx.db.execute(load)
 
 
 @get("/api/v2/maps/{pk:str}/datasets", tags=["maps"],
      summary="The datasets of a map's layers that the caller may view, in layer order")
 async def map_datasets(request: Request, pk: FromPath[str]) -> list[LayerDataset]:
     ctx = Context(request)
-    viewer = ctx.viewer
 
     def load(conn: sqlite3.Connection) -> list[LayerDataset]:
+        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = _visible(conn, viewer, pk, "map", "Map")["id"]
         ids = list(dict.fromkeys(r["dataset_id"] for r in store.layers_of(conn, [rid])[rid] if r["dataset_id"]))
         shown = layer_datasets(conn, ids, viewer, ctx.base)
         return [shown[i] for i in ids if i in shown]
 
-    return ctx.db.read(load)
+    return await ctx.db.execute(load)
 
 
 @get("/api/v2/datasets/{pk:str}/maplayers", tags=["datasets"],
      summary="The layers that show a dataset, in maps the caller may view")
 async def dataset_maplayers(request: Request, pk: FromPath[str]) -> list[DatasetLayer]:
     ctx = Context(request)
-    viewer = ctx.viewer
 
     def load(conn: sqlite3.Connection) -> list[DatasetLayer]:
+        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = _visible(conn, viewer, pk, "dataset", "Dataset")["id"]
         return [DatasetLayer(pk=r["id"], name=r["name"], extra_params=_extra(r["extra_params"]),
                              current_style=r["current_style"], order=r["position"],
                              visibility=bool(r["visibility"]), opacity=r["opacity"])
                 for r in store.layers_of_dataset(conn, rid, viewer)]
 
-    return ctx.db.read(load)
+    return await ctx.db.execute(load)
 
 
 @get("/api/v2/datasets/{pk:str}/maps", tags=["datasets"], summary="The maps the caller may view that show a dataset")
 async def dataset_maps(request: Request, pk: FromPath[str]) -> list[MapRef]:
     ctx = Context(request)
-    viewer = ctx.viewer
 
     def load(conn: sqlite3.Connection) -> list[MapRef]:
+        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = _visible(conn, viewer, pk, "dataset", "Dataset")["id"]
         return [MapRef(r["id"], r["title"], f"{ctx.base}/catalogue/#/map/{r['id']}", f"{ctx.base}/api/v2/maps/{r['id']}")
                 for r in store.maps_of_dataset(conn, rid, viewer)]
 
-    return ctx.db.read(load)
+    return await ctx.db.execute(load)
 
 
 # -- the map template ----------------------------------------------------------------------------

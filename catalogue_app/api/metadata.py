@@ -13,7 +13,7 @@ from litestar.params import FromPath
 
 from catalogue_app.api import resource_writes
 from catalogue_app.api.bodies import path_id
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, permission_denied
 from catalogue_app.api.uploads import Binary
 from catalogue_app.geo.errors import GeoError
@@ -51,7 +51,7 @@ async def upload_metadata(request: Request, pk: FromPath[str]) -> Response[dict]
         fields = parse_iso(data)
     except GeoError as exc:
         raise ApiError(400, f"metadata_file: {exc}", "invalid_metadata_exception") from None
-    viewer = ctx.viewer
+    viewer = await reading(request, lambda: ctx.viewer)
 
     def run(conn: sqlite3.Connection) -> None:
         row = resources.get_visible(conn, viewer, int(pk), ("dataset",))
@@ -69,13 +69,13 @@ async def upload_metadata(request: Request, pk: FromPath[str]) -> Response[dict]
      summary="The ISO XML metadata document uploaded for a resource, as it was sent")
 async def iso_metadata_xml(request: Request, pk: FromPath[str]) -> Response[bytes]:
     ctx = Context(request)
-    viewer = ctx.viewer
 
     def load(conn: sqlite3.Connection) -> bytes | None:
+        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         row = resources.get_visible(conn, viewer, path_id(pk, "ResourceBase"))
         return metadata.iso_xml(conn, row["id"]) if row is not None else None
 
-    xml = ctx.db.read(load)
+    xml = await ctx.db.execute(load)
     if xml is None:
         raise ApiError(404, NOT_AVAILABLE, "not_found", extra={"message": NOT_AVAILABLE})
     return Response(xml, media_type="application/xml")

@@ -12,7 +12,7 @@ from litestar import Request, get
 from litestar.params import FromPath
 
 from catalogue_app.api.bodies import path_id
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import not_found
 from catalogue_app.api.resource_query import Selection
 from catalogue_app.api.resources import DATASETS, DOCUMENTS, GEOAPPS, MAPS, Family, deferred_fields, present
@@ -23,6 +23,7 @@ ASKED_FOR = ("metadata", "linked_resources", "executions")
 
 
 def field_answer(request: Request, family: Family, pk: str, field_name: str) -> dict[str, Any]:
+    """The field as the detail shows it (run on a reader thread, by ``reading``)."""
     ctx = Context(request)
     if field_name not in family.field_names:
         raise not_found()
@@ -44,7 +45,7 @@ def _handler(family: Family):
     @get(f"/api/v2/{family.path}/{{pk:str}}/{{field_name:str}}", tags=[family.path],
          summary=f"One field of a {family.singular} (relations such as keywords, owner, regions)")
     async def one_field(request: Request, pk: FromPath[str], field_name: FromPath[str]) -> dict[str, Any]:
-        return field_answer(request, family, pk, field_name)
+        return await reading(request, field_answer, request, family, pk, field_name)
 
     return one_field
 

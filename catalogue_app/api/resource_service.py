@@ -18,7 +18,7 @@ from litestar.params import FromPath
 from catalogue_app import files, sniff
 from catalogue_app.api import json_text, resource_writes
 from catalogue_app.api.bodies import path_id, read_body
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.executions import Receipt, queue_job
 from catalogue_app.api.resource_writes import clean
@@ -33,7 +33,7 @@ DELETE_PERMS = {"delete_resourcebase", "change_resourcebase_permissions"}
 
 def _resource(ctx: Context, pk: str, wanted: Callable[[sqlite3.Row], set[str]]) -> sqlite3.Row:
     """The resource if the caller sees it (404 otherwise) and holds one of the permissions
-    ``wanted(row)`` names (403 otherwise)."""
+    ``wanted(row)`` names (403 otherwise). Runs on a reader thread (``reading``)."""
     ctx.require_login()
     viewer = ctx.viewer
 
@@ -48,12 +48,18 @@ def _resource(ctx: Context, pk: str, wanted: Callable[[sqlite3.Row], set[str]]) 
     return ctx.db.read(load)
 
 
+def _cleaned(ctx: Context, fields: dict[str, Any], row: sqlite3.Row | None, resource_type: str):
+    """``fields`` checked as the resource's new fields (clean()), on a reader thread (``reading``)."""
+    viewer, caller = ctx.viewer, ctx.caller
+    return ctx.db.read(lambda conn: clean(conn, fields, viewer, caller.is_admin, row, resource_type))
+
+
 @delete([f"/api/v2/{family}/{{pk:str}}/delete" for family in ("resources", "datasets", "documents", "maps", "geoapps")],
         status_code=200, tags=["resources"],
         summary="Delete a resource in the background: the receipt names the status URL to poll (also in Location)")
 async def delete_resource(request: Request, pk: FromPath[str]) -> Response[Receipt]:
     ctx = Context(request)
-    row = _resource(ctx, pk, lambda _: DELETE_PERMS)
+    row = await reading(request, _resource, ctx, pk, lambda _: DELETE_PERMS)
     receipt = await queue_job(ctx, "delete", "delete", {"uuid": row["uuid"]}, row["id"])
     return Response(receipt, status_code=200, headers={"Location": receipt.status_url})
 
@@ -62,14 +68,20 @@ async def delete_resource(request: Request, pk: FromPath[str]) -> Response[Recei
      summary="Copy a resource in the background; the copy belongs to the caller")
 async def copy_resource(request: Request, pk: FromPath[str]) -> Receipt:
     ctx = Context(request)
-    row = _resource(ctx, pk, _copy_perms)
-    if row["resource_type"] == "dataset" and ctx.db.read(datasets.folder_of, row["id"]) is None:
-        raise ApiError(400, "Resource can not be cloned: this dataset has no data to copy (is_copyable is false).",
-                       extra={"message": "Resource can not be cloned."})
+    row = await reading(request, _copy_source, ctx, pk)
     defaults = _defaults(await read_body(request))
     params = {"instance": row["id"], "source_uuid": row["uuid"], "owner": ctx.caller.username,
               "defaults": json.dumps(defaults)}
     return await queue_job(ctx, "copy", "copy", params, row["id"], exclusive=False)
+
+
+def _copy_source(ctx: Context, pk: str) -> sqlite3.Row:
+    """The resource to copy, if the caller may copy it and it has something to copy (on a reader thread)."""
+    row = _resource(ctx, pk, _copy_perms)
+    if row["resource_type"] == "dataset" and ctx.db.read(datasets.folder_of, row["id"]) is None:
+        raise ApiError(400, "Resource can not be cloned: this dataset has no data to copy (is_copyable is false).",
+                       extra={"message": "Resource can not be cloned."})
+    return row
 
 
 def _copy_perms(row: sqlite3.Row) -> set[str]:
@@ -114,8 +126,7 @@ async def create_resource(request: Request, resource_type: FromPath[str]) -> Rec
         raise invalid(f"resource_type: expected one of {', '.join(CREATABLE)} (datasets come from uploads).")
     fields = {k: v for k, v in _object_field(await read_body(request), "defaults").items() if k != "owner"}
     fields.setdefault("title", f"New {resource_type}")
-    viewer = ctx.viewer
-    cleaned = ctx.db.read(lambda conn: clean(conn, fields, viewer, caller.is_admin, None, resource_type))
+    cleaned = await reading(request, _cleaned, ctx, fields, None, resource_type)
     params = {"resource_type": resource_type, "owner_id": caller.id, "uuid": str(uuid.uuid4()),
               "changes": asdict(cleaned)}
     return await queue_job(ctx, "create", "create", params, None)
@@ -125,10 +136,10 @@ async def create_resource(request: Request, resource_type: FromPath[str]) -> Rec
      summary="Change a resource in the background from 'vals' (fields, as a PATCH takes them)")
 async def update_resource(request: Request, pk: FromPath[str]) -> Receipt:
     ctx = Context(request)
-    row = _resource(ctx, pk, lambda _: resource_writes.CHANGE)
+    row = await reading(request, _resource, ctx, pk, lambda _: resource_writes.CHANGE)
     vals = _object_field(await read_body(request), "vals")
-    viewer, caller = ctx.viewer, ctx.caller
-    cleaned = ctx.db.read(lambda conn: clean(conn, vals, viewer, caller.is_admin, row, row["resource_type"]))
+    # a second hop: the body arrives between the two reads (its errors come after a 401, 404 or 403)
+    cleaned = await reading(request, _cleaned, ctx, vals, row, row["resource_type"])
     return await queue_job(ctx, "update", "update", {"uuid": row["uuid"], "changes": asdict(cleaned)}, row["id"])
 
 
@@ -151,8 +162,7 @@ async def ingest_resource(request: Request, resource_type: FromPath[str]) -> Rec
         raise invalid(f"path: {exc}.") from None
     fields = {k: v for k, v in _object_field(body, "defaults").items() if k != "owner"}
     fields.setdefault("title", source.stem or source.name)
-    viewer = ctx.viewer
-    cleaned = ctx.db.read(lambda conn: clean(conn, fields, viewer, caller.is_admin, None, resource_type))
+    cleaned = await reading(request, _cleaned, ctx, fields, None, resource_type)
     if resource_type == "dataset":
         return await _ingest_dataset(ctx, source, asdict(cleaned))
     refused = sniff.refusal(source, source.name, source.suffix[1:]) if source.is_file() else None

@@ -11,7 +11,7 @@ from litestar import Request, Response, get, put
 from litestar.params import FromPath
 
 from catalogue_app.api import resource_writes
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, permission_denied
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.styles import check_sld
@@ -34,16 +34,16 @@ def _missing(workspace: str, name: str) -> ApiError:
 @get(PATHS, tags=["styles"], summary="A style of a dataset as an SLD document")
 async def get_style(request: Request, workspace: FromPath[str], filename: FromPath[str]) -> Response[bytes]:
     ctx = Context(request)
-    viewer = ctx.viewer
     name = _name(filename)
 
     def load(conn: sqlite3.Connection) -> sqlite3.Row | None:
+        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         style = datasets.style_named(conn, workspace, name)
         if style is None or resources.get_visible(conn, viewer, style["resource_id"]) is None:
             return None
         return style
 
-    style = ctx.db.read(load)
+    style = await ctx.db.execute(load)
     if style is None:
         raise _missing(workspace, name)
     return Response(bytes(style["sld_body"]) if not isinstance(style["sld_body"], str)
@@ -61,7 +61,7 @@ async def put_style(request: Request, workspace: FromPath[str], filename: FromPa
         info = check_sld(body)
     except GeoError as exc:
         raise invalid(str(exc)) from None
-    viewer = ctx.viewer
+    viewer = await reading(request, lambda: ctx.viewer)
 
     def run(conn: sqlite3.Connection) -> None:
         style = datasets.style_named(conn, workspace, name)

@@ -21,7 +21,7 @@ from litestar.params import FromPath
 from catalogue_app import files
 from catalogue_app.api import multipart, resource_writes
 from catalogue_app.api.bodies import read_body
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_authenticated, not_found, permission_denied
 from catalogue_app.geo import thumbnail
 from catalogue_app.jobs import thumbnails
@@ -81,7 +81,8 @@ def _with_message(error: ApiError) -> ApiError:
 
 def _changeable(ctx: Context, pk: str, missing: str | None = None) -> sqlite3.Row:
     """The resource, for a caller who may change it: 401 anonymous, 404 unknown or hidden
-    (``missing`` as the message), 403 without change_resourcebase(_metadata)."""
+    (``missing`` as the message), 403 without change_resourcebase(_metadata). Runs on a reader
+    thread (``reading``)."""
     ctx.require_login()
     viewer = ctx.viewer
 
@@ -101,7 +102,7 @@ def _changeable(ctx: Context, pk: str, missing: str | None = None) -> sqlite3.Ro
      summary="Set the thumbnail: multipart field or JSON key 'file' with an image, a base64 image or an image URL")
 async def set_thumbnail(request: Request, pk: FromPath[str]) -> ThumbnailUrl:
     ctx = Context(request)
-    row = _changeable(ctx, pk)
+    row = await reading(request, _changeable, ctx, pk)
     sent = await _sent_file(ctx, request)
     if isinstance(sent, str) and _is_address(sent):
         address = _image_address(sent)
@@ -194,7 +195,7 @@ async def set_thumbnail_from_bbox(request: Request, pk: FromPath[str]) -> Drawn:
     if ctx.caller.is_anonymous:
         raise _with_message(not_authenticated())
     try:
-        row = _changeable(ctx, pk, f"Resource selected with id {pk} does not exists")
+        row = await reading(request, _changeable, ctx, pk, f"Resource selected with id {pk} does not exists")
     except ApiError as exc:
         raise _with_message(exc) from None
     if row["resource_type"] != "dataset":
@@ -225,7 +226,7 @@ async def set_thumbnail_from_bbox(request: Request, pk: FromPath[str]) -> Drawn:
 async def delete_thumbnail(request: Request, pk: FromPath[str]) -> Outcome:
     ctx = Context(request)
     try:
-        row = _changeable(ctx, pk, "Resource not found.")
+        row = await reading(request, _changeable, ctx, pk, "Resource not found.")
     except ApiError as exc:
         raise _with_message(exc) from None
     try:
@@ -246,8 +247,8 @@ async def thumbnail_file(request: Request, name: FromPath[str]) -> Response[byte
     if found is None:
         raise not_found()
     url = thumbnails.URL_PREFIX + name
-    viewer = ctx.viewer
-    seen = await asyncio.to_thread(ctx.db.read, thumbnail_store.visible_with_url, viewer, url, found["uuid"])
+    seen = await reading(request, lambda: ctx.db.read(thumbnail_store.visible_with_url, ctx.viewer, url,
+                                                      found["uuid"]))
     if seen is None:
         raise not_found()
     etag = f'"{name.rsplit(".", 1)[0].rsplit("-", 1)[1]}"'

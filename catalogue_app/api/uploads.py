@@ -34,7 +34,7 @@ from litestar import Request, Response, post
 
 from catalogue_app import files
 from catalogue_app.api import json_text, multipart, perms_spec, resource_writes
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.executions import queue_job
 from catalogue_app.api.limits import size_label
@@ -154,7 +154,7 @@ async def receive(request: Request) -> Response[Any]:
     """An upload, from /api/v2/uploads/upload or /api/v2/uploads."""
     ctx = Context(request)
     caller = ctx.require_login()
-    limit = ctx.db.read(limits.size_limit, "dataset_upload_size")
+    limit = await ctx.db.execute(limits.size_limit, "dataset_upload_size")
     exec_id = str(uuid.uuid4())
     workspace = files.claim_workspace(ctx.settings.tmp_dir / exec_id)
     try:
@@ -180,6 +180,31 @@ async def _upload(ctx: Context, caller, form: multipart.Form, workspace: Path, l
     base_key = next((k for k in ("base_file", "zip_file", "kmz_file", "tif_file") if k in form.files), None)
     if base_key is None:
         raise invalid("base_file: No file was submitted.")
+    target, changes, grants = await reading(ctx.request, _form_checks, ctx, caller, opts, fields)
+    names, extras = _place(form, base_key, workspace / "upload")
+    # slow checks (the data is read, a raster's pixels all of them) run outside the event loop
+    layers = await asyncio.to_thread(_check_data, workspace, names, limit, opts, RasterLimits(
+        ctx.settings.max_raster_side, ctx.settings.max_raster_pixels))
+    if opts.overwrite and target is None and len(layers) == 1:
+        # the caller's dataset of that name: tied to this request now, so that a copy, a delete or
+        # another replacement of it waits (409) rather than meeting the new data half-way
+        target = await ctx.db.execute(datasets.of_owner_named, caller.id, layers[0].name)
+    params = {"files": [n for n in names if n not in extras.values()], "owner_id": caller.id,
+              "changes": changes, "permissions": grants, "total_layers": len(layers),
+              "time": opts.time, "time_attributes": _time_attributes(layers, opts), "charset": opts.charset,
+              "overwrite_existing_layer": opts.overwrite, "skip_existing_layers": opts.skip_existing,
+              "resource_pk": opts.resource_pk, "metadata_uploaded_preserve": opts.metadata_uploaded_preserve,
+              "action": opts.action,
+              **await asyncio.to_thread(_side_documents, extras, workspace / "upload", len(layers))}
+    await queue_job(ctx, "import", "import", params, target, name=form.files[base_key].filename or names[0],
+                    source="upload", exec_id=exec_id)
+    return Response({"execution_id": exec_id}, status_code=201)
+
+
+def _form_checks(ctx: Context, caller, opts: Options, fields: dict[str, str]
+                 ) -> tuple[int | None, dict[str, Any], dict[str, dict[str, str]] | None]:
+    """The form's checks that read the database, in one snapshot on a reader thread: the open
+    uploads, the dataset to replace, the resource fields and the permissions."""
     parallel = ctx.db.read(executions.parallel_limit)
     if ctx.db.read(executions.open_layers, caller.id, "import") >= parallel:
         raise ApiError(400, f"The number of active parallel uploads exceeds {parallel}. Wait for the pending "
@@ -194,25 +219,7 @@ async def _upload(ctx: Context, caller, form: multipart.Form, workspace: Path, l
     changes = asdict(ctx.db.read(lambda conn: clean(conn, checked, viewer, caller.is_admin, None, "dataset")))
     if "title" not in values:
         changes["values"].pop("title", None)
-    grants = _permissions(ctx, fields.get("permissions"))
-    names, extras = _place(form, base_key, workspace / "upload")
-    # slow checks (the data is read, a raster's pixels all of them) run outside the event loop
-    layers = await asyncio.to_thread(_check_data, workspace, names, limit, opts, RasterLimits(
-        ctx.settings.max_raster_side, ctx.settings.max_raster_pixels))
-    if opts.overwrite and target is None and len(layers) == 1:
-        # the caller's dataset of that name: tied to this request now, so that a copy, a delete or
-        # another replacement of it waits (409) rather than meeting the new data half-way
-        target = ctx.db.read(datasets.of_owner_named, caller.id, layers[0].name)
-    params = {"files": [n for n in names if n not in extras.values()], "owner_id": caller.id,
-              "changes": changes, "permissions": grants, "total_layers": len(layers),
-              "time": opts.time, "time_attributes": _time_attributes(layers, opts), "charset": opts.charset,
-              "overwrite_existing_layer": opts.overwrite, "skip_existing_layers": opts.skip_existing,
-              "resource_pk": opts.resource_pk, "metadata_uploaded_preserve": opts.metadata_uploaded_preserve,
-              "action": opts.action,
-              **await asyncio.to_thread(_side_documents, extras, workspace / "upload", len(layers))}
-    await queue_job(ctx, "import", "import", params, target, name=form.files[base_key].filename or names[0],
-                    source="upload", exec_id=exec_id)
-    return Response({"execution_id": exec_id}, status_code=201)
+    return target, changes, _permissions(ctx, fields.get("permissions"))
 
 
 def _check_data(workspace: Path, names: list[str], limit: int, opts: Options,
@@ -285,7 +292,7 @@ async def _onto_dataset(ctx: Context, opts: Options, form: multipart.Form, works
     key = key if key in form.files else "base_file"
     if key not in form.files:
         raise invalid(f"base_file: No file was submitted (send the {'ISO XML' if metadata else 'SLD'} file).")
-    rid = _target(ctx, opts, EDIT_METADATA if metadata else EDIT_STYLE)
+    rid = await reading(ctx.request, _target, ctx, opts, EDIT_METADATA if metadata else EDIT_STYLE)
     item = form.files[key]
     if item.size > MAX_DOCUMENT:
         raise invalid(f"{key}: a metadata or style document is at most 10 MB.")
