@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import base64
-import os
 import re
 import shutil
 import socket
@@ -30,8 +29,7 @@ PASSWORD = "bench-password-1"
 
 def seed_users(data_dir: Path, count: int) -> str:
     """count users (the admin included) and a token for the admin; returns the token."""
-    settings = load_settings(environ={}, data_dir=data_dir)
-    os.environ["CATALOGUE_ADMIN_PASSWORD"] = PASSWORD
+    settings = load_settings(environ={"CATALOGUE_ADMIN_PASSWORD": PASSWORD}, data_dir=data_dir)
     prepare(settings)
     hashed = hash_password(PASSWORD)
     with db.transaction(settings.database_path) as conn:

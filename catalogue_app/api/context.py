@@ -21,10 +21,11 @@ from catalogue_app.store.resources import Viewer
 T = TypeVar("T")
 
 
-async def reading(request: Request, fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)``, the read side of a handler, run on a reader thread in one snapshot: the
-    event loop keeps serving other requests while it reads."""
-    return await request.app.state.db.offload(fn, *args)
+async def reading(request: Request, fn: Callable[..., T], *args: Any, slow: bool | None = None) -> T:
+    """``fn(*args)``, the read side of a handler, in one snapshot, on a reader thread unless it
+    is quick (store/db.py Database.offload): the event loop keeps serving other requests while
+    a long read runs. ``slow=True`` for reads that may take long whatever they took before."""
+    return await request.app.state.db.offload(fn, *args, slow=slow)
 
 
 @dataclass

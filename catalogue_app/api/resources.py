@@ -19,7 +19,7 @@ from catalogue_app.api import datasets as datasets_api
 from catalogue_app.api.bodies import path_id, read_body, record_ids, records, unwrap, update_records
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
-from catalogue_app.api.resource_query import apply_selection, resource_query, selection
+from catalogue_app.api.resource_query import apply_selection, may_be_slow, resource_query, selection
 from catalogue_app.api.resource_view import FIELD_NAMES, Resource, render
 from catalogue_app.jobs import thumbnails as map_thumbnails
 from catalogue_app.store import executions, permissions, resources
@@ -394,7 +394,8 @@ def _controller(family: Family) -> type[Controller]:
 
         @get("/", summary=f"List {family.plural} visible to the caller")
         async def list_items(self, request: Request) -> ItemList:  # type: ignore[valid-type]
-            return await reading(request, list_answer, request, family)  # type: ignore[return-value]
+            return await reading(request, list_answer, request, family,  # type: ignore[return-value]
+                                 slow=may_be_slow(Context(request).params))
 
         @get("/{pk:str}", summary=f"One {family.singular}")
         async def get_item(self, request: Request, pk: FromPath[str]) -> Detail:

@@ -19,6 +19,7 @@ import queue
 import re
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
@@ -29,6 +30,7 @@ T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 30_000
 READ_THREADS = 4  # reader threads per process: SQLite reads in parallel, the GIL is released in its C code
+QUICK_READ = 0.002  # seconds: reads that lately took less run on the event loop's thread
 
 
 class WriteConflict(Exception):
@@ -119,6 +121,7 @@ class Database:
     def __init__(self, path: Path | str, read_threads: int = READ_THREADS):
         self.path = Path(path)
         self._read_pool = concurrent.futures.ThreadPoolExecutor(read_threads, thread_name_prefix="sqlite-reader")
+        self._costs: dict[Any, float] = {}  # recent duration of reads, by the code that asks them
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
@@ -148,15 +151,43 @@ class Database:
         finally:
             conn.execute("COMMIT")
 
-    async def execute(self, fn: Callable[..., T], *args: Any) -> T:
-        """``read(fn, *args)`` on a reader thread, awaited: the event loop serves other requests
-        meanwhile."""
-        return await asyncio.wrap_future(self._read_pool.submit(self.read, fn, *args))
+    async def execute(self, fn: Callable[..., T], *args: Any, slow: bool | None = None) -> T:
+        """``read(fn, *args)``, awaited: on a reader thread, so that the event loop serves other
+        requests meanwhile, unless it is known to be quick (see ``_quick``)."""
+        return await self._run(fn, lambda: self.read(fn, *args), slow)
 
-    async def offload(self, fn: Callable[..., T], *args: Any) -> T:
-        """``fn(*args)`` on a reader thread inside one read transaction: every ``read`` it makes,
-        however deep, joins that snapshot. For a handler's whole read side in one hop."""
-        return await asyncio.wrap_future(self._read_pool.submit(self.read, lambda _conn: fn(*args)))
+    async def offload(self, fn: Callable[..., T], *args: Any, slow: bool | None = None) -> T:
+        """``fn(*args)`` inside one read transaction: every ``read`` it makes, however deep, joins
+        that snapshot. For a handler's whole read side in one step; where it runs as execute()."""
+        return await self._run(fn, lambda: self.read(lambda _conn: fn(*args)), slow)
+
+    async def _run(self, fn: Callable[..., Any], call: Callable[[], T], slow: bool | None) -> T:
+        key = getattr(fn, "__code__", fn)
+        if self._quick(key, slow):
+            return self._timed(key, call)
+        return await asyncio.wrap_future(self._read_pool.submit(self._timed, key, call))
+
+    def _quick(self, key: Any, slow: bool | None) -> bool:
+        """Whether a read may run on the event loop's own thread: when the caller says it is
+        quick (slow=False), or when reads from the same code took less than QUICK_READ seconds
+        lately. Handing a read to a thread costs a switch of the GIL each way, which under load
+        halves what a worker serves; a read that may take long (a text search, an unindexed
+        filter: slow=True) always goes to a thread, so that it never holds the loop."""
+        if slow is not None:
+            return not slow
+        cost = self._costs.get(key)
+        return cost is not None and cost < QUICK_READ
+
+    def _timed(self, key: Any, call: Callable[[], T]) -> T:
+        """Run the read and remember what it cost: the CPU time of this thread, which the waits
+        for the GIL under load do not inflate."""
+        started = time.thread_time()
+        try:
+            return call()
+        finally:
+            took = time.thread_time() - started
+            known = self._costs.get(key)
+            self._costs[key] = took if known is None else known * 0.8 + took * 0.2
 
     # -- writes ------------------------------------------------------------------------------
     def _write_loop(self) -> None:
