@@ -1,0 +1,91 @@
+"""The database owner: where reads run (the event loop's thread or a reader thread) and the
+snapshot a handler's reads share."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from catalogue_app.store.db import Database, migrate
+
+
+@pytest.fixture
+def db(tmp_path):
+    path = tmp_path / "catalogue.sqlite3"
+    migrate(path)
+    database = Database(path, read_threads=2)
+    yield database
+    database.close()
+
+
+def where(_conn=None) -> str:
+    return threading.current_thread().name
+
+
+HEAVY = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000) SELECT count(*) FROM n"
+
+
+def heavy(conn) -> int:
+    return conn.execute(HEAVY).fetchone()[0]
+
+
+def test_a_read_said_to_be_slow_runs_on_a_reader_thread_and_a_quick_one_on_the_loop(db):
+    async def main():
+        return await db.execute(where, slow=True), await db.execute(where, slow=False)
+
+    slow, quick = asyncio.run(main())
+    assert slow.startswith("sqlite-reader") and quick == "MainThread"
+
+
+def test_cheap_reads_move_to_the_loop_and_costly_ones_stay_off_it(db):
+    async def main():
+        first = await db.execute(where)            # unknown cost: a reader thread
+        later = await db.execute(where)            # it took microseconds: the loop's thread
+        await db.execute(heavy)                    # tens of milliseconds of CPU
+        again = await db.execute(heavy, slow=None)
+        return first, later, again
+
+    first, later, _ = asyncio.run(main())
+    assert first.startswith("sqlite-reader") and later == "MainThread"
+    assert db._costs[heavy.__code__] > 0.002
+    assert not db._quick(heavy.__code__, None)  # the next heavy read goes to a thread
+
+
+def test_the_loop_keeps_running_while_a_slow_read_runs(db):
+    async def main():
+        ticks = 0
+
+        async def tick():
+            nonlocal ticks
+            while True:
+                ticks += 1
+                await asyncio.sleep(0.001)
+
+        ticker = asyncio.create_task(tick())
+        await asyncio.sleep(0.01)
+        before = ticks
+        assert await db.execute(heavy, slow=True) == 3_000_000
+        after = ticks
+        ticker.cancel()
+        return after - before
+
+    assert asyncio.run(main()) >= 5
+
+
+def test_reads_of_one_handler_share_one_snapshot(db):
+    db.write_sync(lambda conn: conn.execute("INSERT INTO keywords (name, slug) VALUES ('a', 'a')"))
+
+    def handler() -> tuple[int, int, bool]:
+        first = db.read(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0])
+        db.write_sync(lambda conn: conn.execute("INSERT INTO keywords (name, slug) VALUES ('b', 'b')"))
+        second = db.read(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0])
+        return first, second, db.reader().in_transaction
+
+    async def main():
+        return await db.offload(handler, slow=True)
+
+    first, second, inside = asyncio.run(main())
+    assert first == second == 1 and inside  # the write made meanwhile is not half-seen
+    assert db.read(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0]) == 2
