@@ -287,7 +287,7 @@ def _group(conn: sqlite3.Connection, value: Any, viewer: Viewer, caller_is_admin
             resource_writes.lookup_id(conn, "groups", "name", value)
     if group_id is None:
         raise _error("group", value, "Group")
-    if conn.execute("SELECT 1 FROM group_profiles WHERE group_id = ?", (group_id,)).fetchone() is None:
+    if not groups.has_profile(conn, group_id):
         raise invalid("The selected group does not have a valid group profile.")
     if not caller_is_admin and groups.role(conn, group_id, viewer.id) is None:
         raise invalid("You do not have permission to use this group.")

@@ -42,7 +42,7 @@ from catalogue_app.geo.iso import parse_iso
 from catalogue_app.geo.styles import check_sld, default_sld, style_kind
 from catalogue_app.geo.time_range import time_range
 from catalogue_app.jobs import thumbnails
-from catalogue_app.store import datasets, metadata, permissions, resource_writes
+from catalogue_app.store import datasets, metadata, permissions, resource_writes, resources
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID
 
 
@@ -196,7 +196,7 @@ class ImportDataset:
         resource_writes.apply_changes(conn, rid, {**params["changes"], "values": values})
         datasets.replace_attributes(conn, rid, layer["attributes"])
         resource_writes.add_files(conn, rid, _file_rows(folder))
-        alternate = conn.execute("SELECT alternate FROM resources WHERE id = ?", (rid,)).fetchone()[0]
+        alternate = resources.alternate_of(conn, rid)
         _style(conn, staged["sld"], rid, alternate, layer, keep_uploaded=True)
         if staged["iso"]:
             metadata.apply_iso(conn, rid, staged["iso"]["fields"], staged["iso"]["xml"])
@@ -238,7 +238,7 @@ def _details(params: dict[str, Any], layer: dict[str, Any]) -> dict[str, Any]:
 
 
 def _uuid_of(conn: sqlite3.Connection, rid: int) -> str:
-    return conn.execute("SELECT uuid FROM resources WHERE id = ?", (rid,)).fetchone()[0]
+    return resources.uuid_of(conn, rid)
 
 
 def _file_rows(folder: str) -> list[tuple[str, int, str]]:

@@ -11,12 +11,11 @@ import msgspec
 
 from catalogue_app.geo.iso import parse_iso
 from catalogue_app.geo.styles import check_sld
-from catalogue_app.store import datasets, metadata
+from catalogue_app.store import datasets, metadata, resources
 
 
 def _dataset(conn: sqlite3.Connection, rid: int) -> sqlite3.Row:
-    row = conn.execute("SELECT r.id, r.alternate FROM resources r JOIN datasets d ON d.resource_id = r.id"
-                       " WHERE r.id = ?", (rid,)).fetchone()
+    row = resources.dataset_alternate(conn, rid)
     if row is None:
         raise ValueError("The dataset no longer exists.")
     return row

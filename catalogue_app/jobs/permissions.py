@@ -11,14 +11,14 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from catalogue_app.store import permissions
+from catalogue_app.store import permissions, resources
 
 
 def _resource_id(conn: sqlite3.Connection, params: dict[str, Any]) -> int:
-    row = conn.execute("SELECT id FROM resources WHERE uuid = ?", (params["uuid"],)).fetchone()
-    if row is None:
+    rid = resources.id_by_uuid(conn, params["uuid"])
+    if rid is None:
         raise LookupError(f"The resource {params['uuid']} no longer exists.")
-    return row[0]
+    return rid
 
 
 def set_permissions(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import sqlite3
 from typing import Any
 
 from catalogue_app import files
-from catalogue_app.store import resource_writes
+from catalogue_app.store import resource_writes, resources
 
 
 class DeleteResource:
@@ -18,10 +18,10 @@ class DeleteResource:
     or 0 when it was already gone."""
 
     def commit(self, conn: sqlite3.Connection, params: dict[str, Any], staged: None, ctx) -> dict[str, Any]:
-        row = conn.execute("SELECT id FROM resources WHERE uuid = ?", (params["uuid"],)).fetchone()
-        if row is None:
+        rid = resources.id_by_uuid(conn, params["uuid"])
+        if rid is None:
             return {"output": 0}
-        resource_writes.delete(conn, row[0])
+        resource_writes.delete(conn, rid)
         return {"output": 1}
 
     def after(self, params: dict[str, Any], staged: None, ctx) -> None:
@@ -41,8 +41,8 @@ def create_resource(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[st
 
 def update_resource(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
     """The validated ``changes`` applied to the resource; output its uuid."""
-    row = conn.execute("SELECT id FROM resources WHERE uuid = ?", (params["uuid"],)).fetchone()
-    if row is None:
+    rid = resources.id_by_uuid(conn, params["uuid"])
+    if rid is None:
         raise ValueError("The resource to update no longer exists.")
-    resource_writes.apply_changes(conn, row[0], params["changes"])
+    resource_writes.apply_changes(conn, rid, params["changes"])
     return {"output": {"uuid": params["uuid"]}}

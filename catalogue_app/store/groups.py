@@ -206,3 +206,8 @@ def demote(conn: sqlite3.Connection, user_id: int, group_ids: list[int]) -> None
 
 def group_ids_of(conn: sqlite3.Connection, user_id: int) -> list[int]:
     return [r[0] for r in conn.execute("SELECT group_id FROM group_members WHERE user_id = ?", (user_id,))]
+
+
+def has_profile(conn: sqlite3.Connection, group_id: int) -> bool:
+    """Whether the group is a group profile's (and not only a permission group such as anonymous)."""
+    return conn.execute("SELECT 1 FROM group_profiles WHERE group_id = ?", (group_id,)).fetchone() is not None

@@ -507,3 +507,25 @@ def ids_matching(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery)
     where, where_params = where_clause(spec, fields_for(query.resource_types), SEARCH_FIELDS)
     return [r[0] for r in conn.execute(f"SELECT r.id FROM {source.sql} WHERE {cond}{where}",
                                        source.params + params + where_params)]
+
+
+def id_by_uuid(conn: sqlite3.Connection, uuid: str) -> int | None:
+    """The id of the resource with this uuid; None when there is none."""
+    row = conn.execute("SELECT id FROM resources WHERE uuid = ?", (uuid,)).fetchone()
+    return row[0] if row else None
+
+
+def uuid_of(conn: sqlite3.Connection, rid: int) -> str | None:
+    row = conn.execute("SELECT uuid FROM resources WHERE id = ?", (rid,)).fetchone()
+    return row[0] if row else None
+
+
+def alternate_of(conn: sqlite3.Connection, rid: int) -> str | None:
+    row = conn.execute("SELECT alternate FROM resources WHERE id = ?", (rid,)).fetchone()
+    return row[0] if row else None
+
+
+def dataset_alternate(conn: sqlite3.Connection, rid: int) -> sqlite3.Row | None:
+    """id and alternate of the dataset with this id; None when it is no (longer a) dataset."""
+    return conn.execute("SELECT r.id, r.alternate FROM resources r JOIN datasets d ON d.resource_id = r.id"
+                        " WHERE r.id = ?", (rid,)).fetchone()
