@@ -21,7 +21,7 @@ from catalogue_app.store.resources import Viewer
 EXTRA_KEYS = {"filter_header", "field_name", "field_label", "field_value"}
 
 
-class Message(msgspec.Struct):
+class FavoriteAnswer(msgspec.Struct):
     message: str
 
 
@@ -107,23 +107,23 @@ class ResourceActionsController(Controller):
 
     # -- favorites -------------------------------------------------------------------------------
     @post("/favorite", status_code=201, summary="Mark as a favorite of the caller")
-    async def add_favorite(self, request: Request, pk: FromPath[str]) -> Message:
+    async def add_favorite(self, request: Request, pk: FromPath[str]) -> FavoriteAnswer:
         ctx = Context(request)
         caller = ctx.require_login()
         row = await reading(request, lambda: ctx.db.read(_visible, ctx.viewer, pk))
         if not await ctx.db.write(resource_extras.add_favorite, caller.id, row["id"]):
             raise ApiError(400, "Resource is already in favorites", "invalid",
                            extra={"message": "Resource is already in favorites"})
-        return Message("Successfuly added resource to favorites")
+        return FavoriteAnswer("Successfuly added resource to favorites")
 
     @delete("/favorite", status_code=200, summary="Unmark as a favorite of the caller")
-    async def remove_favorite(self, request: Request, pk: FromPath[str]) -> Message:
+    async def remove_favorite(self, request: Request, pk: FromPath[str]) -> FavoriteAnswer:
         ctx = Context(request)
         caller = ctx.require_login()
         row = await reading(request, lambda: ctx.db.read(_visible, ctx.viewer, pk))
         if not await ctx.db.write(resource_extras.remove_favorite, caller.id, row["id"]):
             raise ApiError(404, "Resource not in favorites", "not_found", extra={"message": "Resource not in favorites"})
-        return Message("Successfuly removed resource from favorites")
+        return FavoriteAnswer("Successfuly removed resource from favorites")
 
     # -- ratings ---------------------------------------------------------------------------------
     @get("/ratings", summary="The average rating, how many rated, and the caller's own rating")

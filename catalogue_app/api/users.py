@@ -71,7 +71,7 @@ class GroupsBody(msgspec.Struct):
     groups: list[Id] | str | None = None
 
 
-class Message(msgspec.Struct, omit_defaults=True):
+class GroupManagerAnswer(msgspec.Struct, omit_defaults=True):
     success: str | None = None
     error: str | None = None
 
@@ -343,7 +343,7 @@ class UsersController(Controller):
 
     @post("/{pk:str}/remove_from_group_manager", status_code=200, opt={"body": GroupsBody},
           summary='Demote the user from manager to member in the listed groups or "ALL"')
-    async def remove_from_group_manager(self, request: Request, pk: FromPath[str]) -> Response[Message]:
+    async def remove_from_group_manager(self, request: Request, pk: FromPath[str]) -> Response[GroupManagerAnswer]:
         ctx = Context(request)
         target = await reading(request, self._visible, ctx, pk)
         if not (ctx.caller.is_admin or ctx.caller.id == target["id"]):
@@ -362,7 +362,7 @@ class UsersController(Controller):
             return [managed[g] for g in done], [g for g in wanted if g not in managed]
 
         titles, refused = await ctx.db.write(run)
-        message = Message(success=f"User removed as a group manager from : {', '.join(titles)}")
+        message = GroupManagerAnswer(success=f"User removed as a group manager from : {', '.join(titles)}")
         if refused:
             message.error = f"User is not manager of the following groups: : {refused}"
             return Response(message, status_code=400)
