@@ -22,8 +22,8 @@ from catalogue_app.api.auth import (
     cookie_value,
     session_of,
 )
-from catalogue_app.api.bodies import read_body
 from catalogue_app.api.errors import ApiError, invalid
+from catalogue_app.api.request_bodies import read_body
 from catalogue_app.passwords import verify_password
 from catalogue_app.store import sessions, users
 

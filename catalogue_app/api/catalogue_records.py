@@ -20,7 +20,7 @@ from lxml import etree
 from catalogue_app.api import record_formats
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.links import ATOM_NS, CSW_NS, ISO_NS
-from catalogue_app.api.resource_view import render
+from catalogue_app.api.resource_schema import render
 from catalogue_app.geo.xml import xml_safe
 from catalogue_app.store import records
 

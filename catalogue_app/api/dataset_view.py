@@ -12,7 +12,7 @@ import sqlite3
 
 import msgspec
 
-from catalogue_app.api.resource_view import Resource
+from catalogue_app.api.resource_schema import Resource
 from catalogue_app.store import datasets
 
 STATISTICS = ("count", "min", "max", "average", "median", "stddev", "sum", "unique_values")

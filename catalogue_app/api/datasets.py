@@ -16,10 +16,10 @@ from litestar.response import File
 
 from catalogue_app import files
 from catalogue_app.api import resource_writes
-from catalogue_app.api.bodies import path_id, read_body
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.dataset_view import Attribute, attribute
 from catalogue_app.api.errors import ApiError, denied, invalid, not_found, permission_denied
+from catalogue_app.api.request_bodies import path_id, read_body
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.export import shapefile_zip
 from catalogue_app.store import datasets, resources

@@ -28,10 +28,10 @@ from litestar.response import File, Redirect
 from catalogue_app import files, sniff
 from catalogue_app.api import json_text, multipart, resource_writes
 from catalogue_app.api.auth import Caller
-from catalogue_app.api.bodies import decode_json, path_id
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, denied, invalid, not_found
 from catalogue_app.api.limits import size_label
+from catalogue_app.api.request_bodies import decode_json, path_id
 from catalogue_app.store import documents, executions, limits, resources
 
 MAX_BODY = 4 * 1024**3  # what one upload may carry at all; the stored size limit is checked as it arrives

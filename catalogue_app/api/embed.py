@@ -25,7 +25,7 @@ from litestar.static_files import create_static_files_router
 from catalogue_app.api import resource_writes
 from catalogue_app.api.context import Context
 from catalogue_app.api.links import DATA_SUBTYPES, absolute
-from catalogue_app.api.resource_view import raw, urls
+from catalogue_app.api.resource_schema import raw, urls
 from catalogue_app.store import documents, records, resources, users
 from catalogue_app.store.resources import GEOAPP_TYPES
 

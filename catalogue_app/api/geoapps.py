@@ -10,7 +10,7 @@ from typing import Any
 import msgspec
 
 from catalogue_app.api.errors import ApiError, invalid
-from catalogue_app.api.resource_view import Resource
+from catalogue_app.api.resource_schema import Resource
 from catalogue_app.store import geoapps
 
 CODE = "geoapp_exception"

@@ -13,12 +13,12 @@ from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
 
 from catalogue_app.api import pagination
-from catalogue_app.api.bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import denied, invalid, not_found, permission_denied
 from catalogue_app.api.query import list_spec
-from catalogue_app.api.resource_view import Resource, render
-from catalogue_app.api.shapes import GroupProfile, User, group_profiles, user
+from catalogue_app.api.request_bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
+from catalogue_app.api.resource_schema import Resource, render
+from catalogue_app.api.user_schemas import GroupProfile, User, group_profiles, user
 from catalogue_app.store import groups, resources, users
 
 ACCESS = ("public", "public-invite", "private")

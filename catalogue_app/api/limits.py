@@ -15,10 +15,10 @@ from litestar import Controller, Request, Response, get, patch, post, put
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination
-from catalogue_app.api.bodies import read_body, records, unwrap
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, denied, invalid
 from catalogue_app.api.query import list_spec
+from catalogue_app.api.request_bodies import read_body, records, unwrap
 from catalogue_app.store import limits
 
 SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,255}$")

@@ -55,7 +55,7 @@ def absolute(base: str, url: str | None) -> str | None:
 
 def resource_links(row: dict[str, Any], facts: LinkFacts | None, base: str, detail_url: str,
                    thumbnail_url: str | None, download_url: str | None) -> list[Link]:
-    """The links of one resource (``row`` as resource_view reads it)."""
+    """The links of one resource (``row`` as resource_schema reads it)."""
     facts = facts or NO_FACTS
     uuid = row["uuid"]
     start = (f"{base}/catalogue/csw?service=CSW&version=2.0.2&request=GetRecordById&id={value(uuid)}"

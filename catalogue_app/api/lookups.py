@@ -16,13 +16,13 @@ from litestar import Controller, Request, Response, get
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination
-from catalogue_app.api.bodies import path_id
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import not_found
 from catalogue_app.api.query import list_spec
+from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.resource_query import strtobool
-from catalogue_app.api.resource_view import Thesaurus, TKeyword, tkeyword
-from catalogue_app.api.shapes import DEFAULT_AVATAR, absolute, global_perms
+from catalogue_app.api.resource_schema import Thesaurus, TKeyword, tkeyword
+from catalogue_app.api.user_schemas import DEFAULT_AVATAR, absolute, global_perms
 from catalogue_app.store import lookups
 from catalogue_app.store.lookups import CountScope
 from catalogue_app.store.resources import GEOAPP_TYPES

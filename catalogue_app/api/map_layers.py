@@ -19,12 +19,12 @@ from litestar.params import FromPath
 
 from catalogue_app.api import dataset_view
 from catalogue_app.api.auth import ANONYMOUS
-from catalogue_app.api.bodies import path_id
 from catalogue_app.api.context import Context
 from catalogue_app.api.dataset_view import Style
 from catalogue_app.api.errors import invalid, not_found, parse_error
 from catalogue_app.api.links import Link
-from catalogue_app.api.resource_view import Resource, render
+from catalogue_app.api.request_bodies import path_id
+from catalogue_app.api.resource_schema import Resource, render
 from catalogue_app.store import map_layers as store
 from catalogue_app.store import resources
 from catalogue_app.store.datasets import RESERVED, WORKSPACE

@@ -12,9 +12,9 @@ from litestar.datastructures import UploadFile
 from litestar.params import FromPath
 
 from catalogue_app.api import resource_writes
-from catalogue_app.api.bodies import path_id
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, permission_denied
+from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.uploads import Binary
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.iso import parse_iso

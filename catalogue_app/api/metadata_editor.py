@@ -16,9 +16,9 @@ import msgspec
 from litestar import Request, Response, get, patch, put
 from litestar.params import FromPath
 
-from catalogue_app.api.bodies import read_body
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError
+from catalogue_app.api.request_bodies import read_body
 
 TEXT_OR_NULL = ("attribution", "data_quality_statement", "constraints_other", "edition", "doi", "purpose",
                 "supplemental_information", "maintenance_frequency")

@@ -10,8 +10,8 @@ import anyio.to_thread
 import msgspec
 from litestar import Request, Response, post
 
-from catalogue_app.api.bodies import read_body
 from catalogue_app.api.errors import ApiError
+from catalogue_app.api.request_bodies import read_body
 from catalogue_app.passwords import verify_password
 from catalogue_app.store import tokens, users
 

@@ -17,12 +17,12 @@ import msgspec
 from litestar import Controller, Request, Response, delete, get, patch, put
 from litestar.params import FromPath
 
-from catalogue_app.api.bodies import path_id, read_body
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import not_found, permission_denied
 from catalogue_app.api.executions import Receipt, start_job
 from catalogue_app.api.perms_spec import Spec, parse
-from catalogue_app.api.shapes import DEFAULT_AVATAR, absolute
+from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.api.user_schemas import DEFAULT_AVATAR, absolute
 from catalogue_app.store import permissions, resources
 from catalogue_app.store.resources import Viewer
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID

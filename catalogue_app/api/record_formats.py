@@ -1,5 +1,5 @@
 """Metadata records written from a resource as the API represents it (a dict of its fields, as
-``resource_view.render`` gives them): ISO 19139 ``gmd:MD_Metadata``, Dublin Core ``csw:Record``
+``resource_schema.render`` gives them): ISO 19139 ``gmd:MD_Metadata``, Dublin Core ``csw:Record``
 (full, summary or brief) and ``atom:entry``. Built with lxml, so text and attributes are
 escaped. The functions return elements; ``response_document`` wraps them in a CSW
 GetRecordByIdResponse.

@@ -10,11 +10,11 @@ from litestar import Controller, Request, Response, delete, get, post, put
 from litestar.params import FromPath
 
 from catalogue_app.api import resource_writes
-from catalogue_app.api.bodies import path_id, read_body
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.links import absolute
-from catalogue_app.api.resource_view import FIELD_NAMES, render
+from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.api.resource_schema import FIELD_NAMES, render
 from catalogue_app.store import resource_extras, resources
 from catalogue_app.store.resources import Viewer
 

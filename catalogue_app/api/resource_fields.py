@@ -11,9 +11,9 @@ import msgspec
 from litestar import Request, get
 from litestar.params import FromPath
 
-from catalogue_app.api.bodies import path_id
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import not_found
+from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.resource_query import Selection
 from catalogue_app.api.resources import DATASETS, DOCUMENTS, GEOAPPS, MAPS, Family, deferred_fields, present
 from catalogue_app.store import resources

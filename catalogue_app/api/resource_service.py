@@ -17,10 +17,10 @@ from litestar.params import FromPath
 
 from catalogue_app import files, sniff
 from catalogue_app.api import json_text, resource_writes
-from catalogue_app.api.bodies import path_id, read_body
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.executions import Receipt, queue_job
+from catalogue_app.api.request_bodies import path_id, read_body
 from catalogue_app.api.resource_writes import clean
 from catalogue_app.api.resources import CREATABLE
 from catalogue_app.geo.errors import GeoError

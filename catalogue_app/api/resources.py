@@ -16,11 +16,11 @@ from litestar.params import FromPath
 from catalogue_app import files
 from catalogue_app.api import dataset_view, document_view, geoapps, map_layers, pagination, resource_writes
 from catalogue_app.api import datasets as datasets_api
-from catalogue_app.api.bodies import path_id, read_body, record_ids, records, unwrap, update_records
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
+from catalogue_app.api.request_bodies import path_id, read_body, record_ids, records, unwrap, update_records
 from catalogue_app.api.resource_query import apply_selection, may_be_slow, resource_query, selection
-from catalogue_app.api.resource_view import FIELD_NAMES, Resource, render
+from catalogue_app.api.resource_schema import FIELD_NAMES, Resource, render
 from catalogue_app.jobs import thumbnails as map_thumbnails
 from catalogue_app.store import executions, permissions, resources
 from catalogue_app.store import resource_writes as store_writes

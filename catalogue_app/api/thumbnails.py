@@ -20,9 +20,9 @@ from litestar.params import FromPath
 
 from catalogue_app import files
 from catalogue_app.api import multipart, resource_writes
-from catalogue_app.api.bodies import read_body
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_authenticated, not_found, permission_denied
+from catalogue_app.api.request_bodies import read_body
 from catalogue_app.geo import thumbnail
 from catalogue_app.jobs import thumbnails
 from catalogue_app.store import resources

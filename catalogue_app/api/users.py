@@ -8,18 +8,17 @@ from typing import Any
 
 import anyio.to_thread
 import msgspec
-from litestar import Controller, Request, Response, delete, get, patch, post, put
+from litestar import Controller, MediaType, Request, Response, delete, get, patch, post, put
 from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
 
 from catalogue_app.api import pagination
-from catalogue_app.api.answers import json_string
-from catalogue_app.api.bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import invalid, not_found, permission_denied
 from catalogue_app.api.query import list_spec
-from catalogue_app.api.resource_view import Resource, render
-from catalogue_app.api.shapes import GroupProfile, User, group_profiles, user
+from catalogue_app.api.request_bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
+from catalogue_app.api.resource_schema import Resource, render
+from catalogue_app.api.user_schemas import GroupProfile, User, group_profiles, user
 from catalogue_app.passwords import check_strength, hash_password
 from catalogue_app.store import groups, resources, users
 
@@ -29,6 +28,11 @@ EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
 UserList = pagination.list_type("UserList", "users", User)
 UserResources = pagination.list_type("UserResources", "resources", Resource)
 
+
+
+def json_string(message: str, status: int = 200) -> Response[bytes]:
+    """A bare JSON string body, as GeoNode answers some actions (``"User deleted sucessfully"``)."""
+    return Response(msgspec.json.encode(message), status_code=status, media_type=MediaType.JSON)
 
 class UserDetail(msgspec.Struct):
     user: User

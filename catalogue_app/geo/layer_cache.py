@@ -1,6 +1,6 @@
 """Vector layers kept in memory for drawing, so a map does not read its GeoPackage each time.
 
-A layer is loaded once as flat arrays (see shapes.py) and kept under its path, modification
+A layer is loaded once as flat arrays (see geometry_arrays.py) and kept under its path, modification
 time and size, so a replaced file is read again. Its coordinates transformed into another CRS
 are kept beside it, one copy per CRS, and thinned copies per scale. The cache holds at most
 ``limit`` bytes of arrays (an array shared by several copies counts once). When it is full,
@@ -23,7 +23,7 @@ import numpy as np
 import shapely
 
 from . import map_crs
-from .shapes import Geometries, from_geometries
+from .geometry_arrays import Geometries, from_geometries
 
 DEFAULT_LIMIT = 512 * 1024 * 1024  # the app sets CACHE.limit from its settings (layer_cache_mb)
 

@@ -144,7 +144,8 @@ def draw_raster(canvas: np.ndarray, path: str, data_crs: str, symbol: RasterSymb
     from rasterio.enums import MaskFlags, Resampling
     from rasterio.transform import from_bounds
     from rasterio.warp import reproject
-    from rasterio.windows import Window, from_bounds as window_from_bounds
+    from rasterio.windows import Window
+    from rasterio.windows import from_bounds as window_from_bounds
 
     with rasterio.open(path) as ds:
         src_name = ds.crs.to_wkt() if ds.crs else data_crs

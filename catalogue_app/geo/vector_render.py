@@ -1,4 +1,4 @@
-"""Drawing vector parts (see shapes.py) onto a canvas (see canvas.py), with numpy.
+"""Drawing vector parts (see geometry_arrays.py) onto a canvas (see canvas.py), with numpy.
 
 Every step works on all parts of a symbol at once, not one part at a time:
 - parts smaller than two pixels set the pixels under their box;
@@ -26,7 +26,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from .canvas import View, over, packed, words
-from .shapes import Geometries, Shapes
+from .geometry_arrays import Geometries, Shapes
 from .symbolizers import LineSymbol, PointSymbol, PolygonSymbol
 
 TINY = 2.0          # parts narrower and lower than this many pixels set the pixels under their box

@@ -19,7 +19,7 @@ from msgspec import UNSET, UnsetType
 from catalogue_app.api import links as links_
 from catalogue_app.api.auth import Caller
 from catalogue_app.api.links import Link
-from catalogue_app.api.shapes import GroupRef, User, user
+from catalogue_app.api.user_schemas import GroupRef, User, user
 from catalogue_app.store import records, resources, users
 from catalogue_app.store.resources import Related, Viewer
 
