@@ -19,7 +19,7 @@ from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, denied, not_found
 from catalogue_app.api.request_bodies import path_id
-from catalogue_app.api.resource_writes import may
+from catalogue_app.services.access import may
 from catalogue_app.store import assets, resources
 
 

@@ -15,13 +15,13 @@ from litestar.params import FromPath
 from litestar.response import File
 
 from catalogue_app import files
-from catalogue_app.api import resource_writes
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.dataset_view import Attribute, attribute
 from catalogue_app.api.errors import ApiError, denied, invalid, not_found, permission_denied
 from catalogue_app.api.request_bodies import path_id, read_body
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.export import shapefile_zip
+from catalogue_app.services import access
 from catalogue_app.store import datasets, resources
 
 
@@ -71,7 +71,7 @@ async def change_attribute_set(request: Request, pk: FromPath[str]) -> Attribute
 
     def run(conn: sqlite3.Connection) -> None:
         row = _dataset(conn, viewer, pk)
-        if not resource_writes.may(conn, viewer, row, resource_writes.CHANGE):
+        if not access.may(conn, viewer, row, access.CHANGE):
             raise permission_denied()
         change_attributes(conn, row["id"], items)
 
@@ -113,7 +113,7 @@ async def dataset_download(request: Request, alternate: FromPath[str]) -> File:
         row = resources.get_visible(conn, viewer, rid, ("dataset",)) if rid else None
         if row is None:
             raise not_found("Dataset")
-        if not resource_writes.may(conn, viewer, row, {"download_resourcebase"}):
+        if not access.may(conn, viewer, row, access.DOWNLOAD):
             raise denied(ctx.caller)
         found = datasets.detail(conn, rid)
         if found is None:

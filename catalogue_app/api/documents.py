@@ -32,6 +32,7 @@ from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, denied, invalid, not_found
 from catalogue_app.api.limits import size_label
 from catalogue_app.api.request_bodies import decode_json, path_id
+from catalogue_app.services import access
 from catalogue_app.store import documents, executions, limits, resources
 
 MAX_BODY = 4 * 1024**3  # what one upload may carry at all; the stored size limit is checked as it arrives
@@ -287,7 +288,7 @@ def _stored_document(ctx: Context, pk: str) -> tuple[str, sqlite3.Row | None]:
         row = resources.get_visible(conn, viewer, path_id(pk, "Document"), ("document",))
         if row is None:
             raise not_found("Document")
-        if not resource_writes.may(conn, viewer, row, {"download_resourcebase"}):
+        if not access.may(conn, viewer, row, access.DOWNLOAD):
             raise denied(ctx.caller)
         return row["uuid"], documents.get(conn, row["id"])
 

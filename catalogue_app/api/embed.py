@@ -22,10 +22,10 @@ from litestar.datastructures import CacheControlHeader
 from litestar.params import FromPath
 from litestar.static_files import create_static_files_router
 
-from catalogue_app.api import resource_writes
 from catalogue_app.api.context import Context
 from catalogue_app.api.links import DATA_SUBTYPES, absolute
 from catalogue_app.api.resource_schema import raw, urls
+from catalogue_app.services import access
 from catalogue_app.store import documents, records, resources, users
 from catalogue_app.store.resources import GEOAPP_TYPES
 
@@ -151,7 +151,7 @@ async def document_embed(request: Request, pk: FromPath[str]) -> Response[str]:
         row = resources.get_visible(conn, viewer, int(pk), ("document",))
         if row is None:
             return None
-        may = resource_writes.may(conn, viewer, row, {"download_resourcebase"})
+        may = access.may(conn, viewer, row, access.DOWNLOAD)
         return row, documents.get(conn, row["id"]), may
 
     found = await ctx.db.execute(load)

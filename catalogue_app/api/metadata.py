@@ -11,13 +11,13 @@ from litestar import Request, Response, get, put
 from litestar.datastructures import UploadFile
 from litestar.params import FromPath
 
-from catalogue_app.api import resource_writes
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, permission_denied
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.uploads import Binary
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.iso import parse_iso
+from catalogue_app.services import access
 from catalogue_app.store import datasets, metadata, resources
 
 MAX_XML = 10 * 1024 * 1024
@@ -57,7 +57,7 @@ async def upload_metadata(request: Request, pk: FromPath[str]) -> Response[dict]
         row = resources.get_visible(conn, viewer, int(pk), ("dataset",))
         if row is None or datasets.detail(conn, row["id"]) is None:
             raise missing
-        if not resource_writes.may(conn, viewer, row, resource_writes.CHANGE):
+        if not access.may(conn, viewer, row, access.CHANGE):
             raise permission_denied()
         metadata.apply_iso(conn, row["id"], msgspec.to_builtins(fields), data)
 

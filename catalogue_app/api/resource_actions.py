@@ -9,12 +9,12 @@ import msgspec
 from litestar import Controller, Request, Response, delete, get, post, put
 from litestar.params import FromPath
 
-from catalogue_app.api import resource_writes
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.links import absolute
 from catalogue_app.api.request_bodies import path_id, read_body
 from catalogue_app.api.resource_schema import FIELD_NAMES, render
+from catalogue_app.services import access
 from catalogue_app.store import resource_extras, resources
 from catalogue_app.store.resources import Viewer
 
@@ -63,7 +63,7 @@ def _visible(conn: sqlite3.Connection, viewer: Viewer, pk: str, types: tuple[str
 
 def _changeable(conn: sqlite3.Connection, viewer: Viewer, pk: str) -> sqlite3.Row:
     row = _visible(conn, viewer, pk)
-    if not resource_writes.may(conn, viewer, row, resource_writes.CHANGE):
+    if not access.may(conn, viewer, row, access.CHANGE):
         raise permission_denied()
     return row
 

@@ -16,7 +16,7 @@ from litestar import Request, Response, delete, post, put
 from litestar.params import FromPath
 
 from catalogue_app import files, sniff
-from catalogue_app.api import json_text, resource_writes
+from catalogue_app.api import json_text
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.executions import Receipt, queue_job
@@ -25,6 +25,7 @@ from catalogue_app.api.resource_writes import clean
 from catalogue_app.api.resources import CREATABLE
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.inspect import RasterLimits, inspect_upload
+from catalogue_app.services import access
 from catalogue_app.store import datasets, resources
 from catalogue_app.store.resources import DOWNLOADABLE
 
@@ -41,7 +42,7 @@ def _resource(ctx: Context, pk: str, wanted: Callable[[sqlite3.Row], set[str]]) 
         row = resources.get_visible(conn, viewer, path_id(pk, "ResourceBase"))
         if row is None:
             raise not_found("ResourceBase")
-        if not resource_writes.may(conn, viewer, row, wanted(row)):
+        if not access.may(conn, viewer, row, wanted(row)):
             raise permission_denied()
         return row
 
@@ -136,7 +137,7 @@ async def create_resource(request: Request, resource_type: FromPath[str]) -> Rec
      summary="Change a resource in the background from 'vals' (fields, as a PATCH takes them)")
 async def update_resource(request: Request, pk: FromPath[str]) -> Receipt:
     ctx = Context(request)
-    row = await reading(request, _resource, ctx, pk, lambda _: resource_writes.CHANGE)
+    row = await reading(request, _resource, ctx, pk, lambda _: access.CHANGE)
     vals = _object_field(await read_body(request), "vals")
     # a second hop: the body arrives between the two reads (its errors come after a 401, 404 or 403)
     cleaned = await reading(request, _cleaned, ctx, vals, row, row["resource_type"])

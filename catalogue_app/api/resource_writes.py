@@ -13,7 +13,8 @@ from typing import Any
 from catalogue_app.api import json_text
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.query import parse_datetime, truthy
-from catalogue_app.store import groups, resource_writes, resources
+from catalogue_app.services import access
+from catalogue_app.store import groups, resource_writes
 from catalogue_app.store.resources import Viewer
 
 TEXT = ("title", "abstract", "attribution", "doi", "edition", "purpose", "maintenance_frequency",
@@ -25,8 +26,6 @@ ROLE_FLAGS = ("featured", "is_published", "is_approved", "advertised")
 CONTACT_ROLES = ("poc", "metadata_author", "processor", "publisher", "custodian", "distributor",
                  "resource_user", "resource_provider", "originator", "principal_investigator")
 EXTENT_TYPES = ("document", "geostory", "dashboard")
-CHANGE = {"change_resourcebase", "change_resourcebase_metadata"}
-DELETE = {"delete_resourcebase", "change_resourcebase_permissions"}
 
 
 @dataclass
@@ -195,27 +194,6 @@ def _extent(value: Any) -> dict[str, float]:
             "ll_x0": lx0, "ll_y0": ly0, "ll_x1": lx1, "ll_y1": ly1}
 
 
-def may(conn: sqlite3.Connection, viewer: Viewer, row: sqlite3.Row, wanted: set[str]) -> bool:
-    """Whether the viewer holds one of the ``wanted`` permissions (owners and superusers hold all)."""
-    if viewer.is_superuser or (viewer.id is not None and row["owner_id"] == viewer.id):
-        return True
-    return bool(wanted & resources.held_perms(conn, viewer, row["id"]))
-
-
-def _role_flag_allowed(conn: sqlite3.Connection, viewer: Viewer, row: sqlite3.Row | None, flag: str) -> bool:
-    if viewer.is_superuser:
-        return True
-    owner = row is None or row["owner_id"] == viewer.id
-    manager = bool(row is not None and row["group_id"] and groups.role(conn, row["group_id"], viewer.id) == "manager")
-    if flag == "featured":
-        return manager
-    if flag in ("is_published", "advertised"):
-        return owner or manager
-    # is_approved
-    return owner or manager or (row is not None and "change_resourcebase_metadata" in
-                                resources.held_perms(conn, viewer, row["id"]))
-
-
 def clean(conn: sqlite3.Connection, body: dict[str, Any], viewer: Viewer, caller_is_admin: bool,
           row: sqlite3.Row | None, resource_type: str) -> Cleaned:
     """Validated values for a create (row None) or an update of ``row``."""
@@ -257,7 +235,7 @@ def clean(conn: sqlite3.Connection, body: dict[str, Any], viewer: Viewer, caller
             if value is not None:
                 v[name] = _bool(name, value)
         elif name in ROLE_FLAGS:
-            if value is not None and _role_flag_allowed(conn, viewer, row, name):
+            if value is not None and access.may_set_flag(conn, viewer, row, name):
                 v[name] = _bool(name, value)  # not allowed: ignored, as GeoNode does
         elif name == "extent" and resource_type in EXTENT_TYPES:
             box = _extent(value)

@@ -22,6 +22,7 @@ from catalogue_app.api.request_bodies import path_id, read_body, record_ids, rec
 from catalogue_app.api.resource_query import apply_selection, may_be_slow, resource_query, selection
 from catalogue_app.api.resource_schema import FIELD_NAMES, Resource, render
 from catalogue_app.jobs import thumbnails as map_thumbnails
+from catalogue_app.services import access
 from catalogue_app.store import executions, permissions, resources
 from catalogue_app.store import resource_writes as store_writes
 from catalogue_app.store.filters import Condition, ListSpec
@@ -258,7 +259,7 @@ def update_one(conn: sqlite3.Connection, viewer: Viewer, is_admin: bool, rid: in
     row = resources.get_visible(conn, viewer, rid, family.types)
     if row is None:
         raise not_found(family.model)
-    if not resource_writes.may(conn, viewer, row, resource_writes.CHANGE):
+    if not access.may(conn, viewer, row, access.CHANGE):
         raise permission_denied()
     cleaned = resource_writes.clean(conn, body, viewer, is_admin, row, row["resource_type"])
     if family is MAPS and "maplayers" in body:  # the layers first, in the same transaction
@@ -273,7 +274,7 @@ def _delete_one(conn: sqlite3.Connection, viewer: Viewer, rid: int, family: Fami
     row = resources.get_visible(conn, viewer, rid, family.types)
     if row is None:
         raise not_found(family.model)
-    if not resource_writes.may(conn, viewer, row, resource_writes.DELETE):
+    if not access.may(conn, viewer, row, access.DELETE):
         raise permission_denied()
     if executions.busy(conn, rid):
         raise ApiError(409, "A change of this resource is still being applied; wait until its execution request "

@@ -10,16 +10,15 @@ import sqlite3
 from litestar import Request, Response, get, put
 from litestar.params import FromPath
 
-from catalogue_app.api import resource_writes
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, permission_denied
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.styles import check_sld
+from catalogue_app.services import access
 from catalogue_app.store import datasets, resources
 
 SLD_TYPE = "application/vnd.ogc.sld+xml"
 MAX_SLD = 10 * 1024 * 1024
-EDIT_STYLE = {"change_dataset_style", "change_resourcebase"}
 PATHS = [f"{root}/rest/workspaces/{{workspace:str}}/styles/{{filename:str}}" for root in ("/geoserver", "/gs")]
 
 
@@ -68,7 +67,7 @@ async def put_style(request: Request, workspace: FromPath[str], filename: FromPa
         row = resources.get_visible(conn, viewer, style["resource_id"]) if style is not None else None
         if row is None:
             raise _missing(workspace, name)
-        if not resource_writes.may(conn, viewer, row, EDIT_STYLE):
+        if not access.may(conn, viewer, row, access.EDIT_STYLE):
             raise permission_denied()
         datasets.set_default_style(conn, row["id"], name=name, workspace=workspace, title=info.title or style["sld_title"],
                                    sld=body, generated=False)

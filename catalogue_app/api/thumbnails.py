@@ -19,12 +19,13 @@ from litestar import Request, Response, get, post, put
 from litestar.params import FromPath
 
 from catalogue_app import files
-from catalogue_app.api import multipart, resource_writes
+from catalogue_app.api import multipart
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_authenticated, not_found, permission_denied
 from catalogue_app.api.request_bodies import read_body
 from catalogue_app.geo import thumbnail
 from catalogue_app.jobs import thumbnails
+from catalogue_app.services import access
 from catalogue_app.store import resources
 from catalogue_app.store import thumbnails as thumbnail_store
 
@@ -90,7 +91,7 @@ def _changeable(ctx: Context, pk: str, missing: str | None = None) -> sqlite3.Ro
         row = resources.get_visible(conn, viewer, int(pk)) if pk.isdecimal() and len(pk) <= 18 else None
         if row is None:
             raise ApiError(404, missing, "not_found") if missing else not_found("ResourceBase")
-        if not resource_writes.may(conn, viewer, row, resource_writes.CHANGE):
+        if not access.may(conn, viewer, row, access.CHANGE):
             raise permission_denied()
         return row
 

@@ -33,7 +33,7 @@ import msgspec
 from litestar import Request, Response, post
 
 from catalogue_app import files
-from catalogue_app.api import json_text, multipart, perms_spec, resource_writes
+from catalogue_app.api import json_text, multipart, perms_spec
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.executions import queue_job
@@ -46,6 +46,7 @@ from catalogue_app.geo.inspect import Description, RasterLimits, inspect_upload
 from catalogue_app.geo.iso import parse_iso
 from catalogue_app.geo.styles import check_sld
 from catalogue_app.geo.time_range import TEMPORAL_TYPES
+from catalogue_app.services import access
 from catalogue_app.store import datasets, executions, limits, resources
 
 FILE_FIELDS = ("base_file", "zip_file", "kmz_file", "tif_file", "dbf_file", "shx_file", "prj_file", "cpg_file",
@@ -60,8 +61,6 @@ ACTIONS = ("upload", "replace", "resource_metadata_upload", "resource_style_uplo
 TRUE = {"true", "t", "1", "yes", "y", "on"}
 FALSE = {"false", "f", "0", "no", "n", "off", ""}
 EDIT_DATA = {"change_dataset_data", "change_resourcebase"}
-EDIT_METADATA = {"change_resourcebase_metadata", "change_resourcebase"}
-EDIT_STYLE = {"change_dataset_style", "change_resourcebase"}
 
 
 Binary = Annotated[bytes, msgspec.Meta(extra_json_schema={"type": "string", "format": "binary"})]
@@ -277,7 +276,7 @@ def _target(ctx: Context, opts: Options, wanted: set[str] = EDIT_DATA) -> int:
         row = resources.get_visible(conn, viewer, opts.resource_pk, ("dataset",))
         if row is None or datasets.detail(conn, row["id"]) is None:
             raise not_found("Dataset")
-        if not resource_writes.may(conn, viewer, row, wanted):
+        if not access.may(conn, viewer, row, wanted):
             raise permission_denied()
         return row["id"]
 
@@ -292,7 +291,7 @@ async def _onto_dataset(ctx: Context, opts: Options, form: multipart.Form, works
     key = key if key in form.files else "base_file"
     if key not in form.files:
         raise invalid(f"base_file: No file was submitted (send the {'ISO XML' if metadata else 'SLD'} file).")
-    rid = await reading(ctx.request, _target, ctx, opts, EDIT_METADATA if metadata else EDIT_STYLE)
+    rid = await reading(ctx.request, _target, ctx, opts, access.CHANGE if metadata else access.EDIT_STYLE)
     item = form.files[key]
     if item.size > MAX_DOCUMENT:
         raise invalid(f"{key}: a metadata or style document is at most 10 MB.")

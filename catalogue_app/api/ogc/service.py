@@ -5,10 +5,9 @@ the operation; the work runs in a worker thread, as drawing and encoding are CPU
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl
-
 import importlib
 import os
+from urllib.parse import parse_qsl
 
 import anyio
 import anyio.to_thread

@@ -16,8 +16,17 @@ from catalogue_app.api.ogc.common import OgcError, OgcRequest, xml_answer
 from catalogue_app.api.ogc.wcs_capabilities import capabilities_10, capabilities_20
 from catalogue_app.api.ogc.wcs_coverages import TIFF, coverage_id, coverage_layer, native_crs
 from catalogue_app.api.ogc.wcs_describe import describe_10, describe_20
-from catalogue_app.api.ogc.wcs_params import (check_format, crs_param, pair_param, parse_count, parse_number,
-                                              range_subset, resampling_param, scaling, subset_box)
+from catalogue_app.api.ogc.wcs_params import (
+    check_format,
+    crs_param,
+    pair_param,
+    parse_count,
+    parse_number,
+    range_subset,
+    resampling_param,
+    scaling,
+    subset_box,
+)
 
 
 def handle(req: OgcRequest) -> Response:

@@ -5,8 +5,19 @@ WCS 1.0.0, listing the raster datasets the caller may view.
 from __future__ import annotations
 
 from catalogue_app.api.ogc.common import OgcRequest, attr, text
-from catalogue_app.api.ogc.wcs_coverages import (EPSG_URI, NS10, NS20, TIFF, coverage_id, coverages, lonlat_box,
-                                                 lonlat_envelope, native_box_corners, num, srs_uri)
+from catalogue_app.api.ogc.wcs_coverages import (
+    EPSG_URI,
+    NS10,
+    NS20,
+    TIFF,
+    coverage_id,
+    coverages,
+    lonlat_box,
+    lonlat_envelope,
+    native_box_corners,
+    num,
+    srs_uri,
+)
 from catalogue_app.api.ogc.wcs_params import INTERPOLATION_URI
 
 PROFILES = ("http://www.opengis.net/spec/WCS/2.0/conf/core",

@@ -8,8 +8,20 @@ import math
 from typing import Any
 
 from catalogue_app.api.ogc.common import OgcError, OgcRequest, attr, text
-from catalogue_app.api.ogc.wcs_coverages import (NS10, NS20, TIFF, axis_pair, coverage_grid, coverage_id,
-                                                 coverage_layer, coverages, lonlat_envelope, native_crs, num, srs_uri)
+from catalogue_app.api.ogc.wcs_coverages import (
+    NS10,
+    NS20,
+    TIFF,
+    axis_pair,
+    coverage_grid,
+    coverage_id,
+    coverage_layer,
+    coverages,
+    lonlat_envelope,
+    native_crs,
+    num,
+    srs_uri,
+)
 
 
 def describe_20(req: OgcRequest) -> str:

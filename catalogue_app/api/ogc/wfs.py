@@ -19,10 +19,27 @@ from litestar import Response
 from catalogue_app import clock
 from catalogue_app.api.ogc.common import OgcError, OgcRequest
 from catalogue_app.api.ogc.wfs_capabilities import get_capabilities
-from catalogue_app.api.ogc.wfs_params import (DEFAULT_FORMAT, GML2, GML3, GML32, JSON, MAX_FEATURES, MEDIA,
-                                              SCHEMA_FORMATS, SCHEMA_MEDIA, VERSIONS, asked_type_names, bbox_param,
-                                              format_key, output_format, property_names, resource_ids,
-                                              result_type, sort_by, whole_number)
+from catalogue_app.api.ogc.wfs_params import (
+    DEFAULT_FORMAT,
+    GML2,
+    GML3,
+    GML32,
+    JSON,
+    MAX_FEATURES,
+    MEDIA,
+    SCHEMA_FORMATS,
+    SCHEMA_MEDIA,
+    VERSIONS,
+    asked_type_names,
+    bbox_param,
+    format_key,
+    output_format,
+    property_names,
+    resource_ids,
+    result_type,
+    sort_by,
+    whole_number,
+)
 from catalogue_app.api.ogc.wfs_types import feature_type, is_vector, type_name
 from catalogue_app.geo import feature_encoding as enc
 from catalogue_app.geo.feature_encoding import Property, TypeName, xml_name

@@ -20,8 +20,19 @@ from litestar import Response
 from catalogue_app.api.ogc.common import OgcError, OgcRequest
 from catalogue_app.api.ogc.wms_capabilities import capabilities
 from catalogue_app.api.ogc.wms_maps import map_id, map_parts
-from catalogue_app.api.ogc.wms_params import (bool_param, colour_param, data_crs, image_format_of, int_param,
-                                              is_130, layer_kind, layer_names, layer_style, map_area, named_layer)
+from catalogue_app.api.ogc.wms_params import (
+    bool_param,
+    colour_param,
+    data_crs,
+    image_format_of,
+    int_param,
+    is_130,
+    layer_kind,
+    layer_names,
+    layer_style,
+    map_area,
+    named_layer,
+)
 from catalogue_app.geo import feature_info
 from catalogue_app.geo.legend import legend_png
 from catalogue_app.geo.render import MapLayer, render_map
