@@ -6,6 +6,9 @@
   change (its metadata or data), delete, download, restyle a dataset.
 - Deleting is allowed with ``delete_resourcebase``, and, as in GeoNode, to whoever may manage
   the resource's permissions.
+- A manager of the resource's group who holds any permission on it may also edit it and manage
+  its permissions, as in GeoNode 5 (added where the held permissions are read:
+  store/resources.py ``held_perms``).
 - Seeing a resource is a condition joined into every query (store/resources.py ``visibility``),
   never a check made afterwards, so that lists, totals and pages agree.
 - The flags of a resource: ``featured`` is set by superusers and managers of its group;
