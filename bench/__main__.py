@@ -45,11 +45,13 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(data_dir: Path, workers: int) -> tuple[subprocess.Popen, str]:
+def start_server(data_dir: Path, workers: int, log: Path | None = None) -> tuple[subprocess.Popen, str]:
+    """A server on a free port; its output goes to ``log`` when given."""
     port = free_port()
+    out = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 - the server keeps it open
     proc = subprocess.Popen([sys.executable, "-m", "catalogue_app", "serve", "--data-dir", str(data_dir),
                              "--port", str(port), "--workers", str(workers)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                            stdout=out, stderr=subprocess.STDOUT if log else subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
@@ -229,7 +231,7 @@ def main() -> None:
     parser.add_argument("--resources", type=int, default=100_000)
     parser.add_argument("--resource-workers", type=int, default=2)
     parser.add_argument("--million", action="store_true", help="also search and extent at 1,000,000 resources")
-    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking"], help="run one group")
+    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking", "mixed"], help="run one group")
     parser.add_argument("--uploads", type=int, default=3, help="uploads of the 100 MB Shapefile per catalogue size")
     args = parser.parse_args()
     if args.only == "binary":
@@ -241,6 +243,11 @@ def main() -> None:
         from bench.memory import memory_benchmarks
 
         memory_benchmarks()
+        return
+    if args.only == "mixed":
+        from bench.mixed import mixed_benchmarks
+
+        mixed_benchmarks(args)
         return
     if args.only == "blocking":
         from bench.blocking import blocking_benchmarks
