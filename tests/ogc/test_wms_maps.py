@@ -11,18 +11,15 @@ import pytest
 from PIL import Image
 
 from tests.conftest import poll
+from tests.ogc.conftest import upload_shapefile
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 EUROPE = "-10,35,30,60"
 
 
 def upload(client, stem: str) -> dict:
-    folder = DATA / stem
-    files = {key: (f"{stem}.{ext}", (folder / f"{stem}.{ext}").read_bytes())
-             for key, ext in (("base_file", "shp"), ("dbf_file", "dbf"), ("shx_file", "shx"), ("prj_file", "prj"))}
-    r = client.post("/api/v2/uploads/upload", files=files)
-    state = poll(client, f"/api/v2/resource-service/execution-status/{r.json()['execution_id']}")
-    return client.get(f"/api/v2/datasets/{state['output_params']['resources'][0]['id']}").json()["dataset"]
+    """The dataset of one of the Shapefiles in tests/data (public), once imported."""
+    return upload_shapefile(client, DATA / stem)
 
 
 def get_map(client, layers: str, **extra) -> np.ndarray:
@@ -115,7 +112,7 @@ def test_a_private_map_is_not_drawn_for_others(admin, anon, a_map):
 
 
 def test_saving_a_map_draws_its_thumbnail(admin, anon, layers, a_map):
-    countries, _ = layers
+    _countries, _ = layers
     url = admin.get(f"/api/v2/maps/{a_map['pk']}").json()["map"]["thumbnail_url"]
     assert url and "/uploaded/thumbs/" in url
     image = np.asarray(Image.open(io.BytesIO(anon.get(url).content)).convert("RGB"))

@@ -123,9 +123,5 @@ def alice(ui_admin):
     return make_user(ui_admin, username="alice", first_name="Alice", last_name="Field")
 
 
-def wait_for_execution(client: httpx.Client, exec_id: str) -> dict:
-    from tests.conftest import poll
-    return poll(client, f"/api/v2/resource-service/execution-status/{exec_id}")
-
 
 __all__ = ["ADMIN_PASSWORD", "DATA", "USER_PASSWORD"]

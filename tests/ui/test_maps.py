@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from tests.conftest import USER_PASSWORD
-from tests.ui.conftest import DATA, wait_for_execution
+from tests.ogc.conftest import upload_shapefile
+from tests.ui.conftest import DATA
 
 DRAWN = """() => [...document.querySelectorAll('#map-view .dataset-tiles')].map((pane) => {
   let drawn = 0;
@@ -18,12 +19,8 @@ DRAWN = """() => [...document.querySelectorAll('#map-view .dataset-tiles')].map(
 
 
 def upload(client, stem: str) -> dict:
-    folder = DATA / stem
-    files = {key: (f"{stem}.{ext}", (folder / f"{stem}.{ext}").read_bytes())
-             for key, ext in (("base_file", "shp"), ("dbf_file", "dbf"), ("shx_file", "shx"), ("prj_file", "prj"))}
-    state = wait_for_execution(client, client.post("/api/v2/uploads/upload", files=files).json()["execution_id"])
-    pk = state["output_params"]["resources"][0]["id"]
-    return client.get(f"/api/v2/datasets/{pk}").json()["dataset"]
+    """The dataset of one of the Shapefiles in tests/data (public), once imported."""
+    return upload_shapefile(client, DATA / stem)
 
 
 def add(page, text: str, title: str) -> None:

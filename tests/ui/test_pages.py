@@ -218,15 +218,10 @@ RED_PIXELS = """() => {
 
 
 def test_owner_restyles_then_deletes(tab, ui_server, alice):
-    from tests.ui.conftest import wait_for_execution
+    from tests.ogc.conftest import upload_shapefile
 
-    countries = DATA / "naturalearth_lowres"
     with ui_server.client(auth=("alice", USER_PASSWORD)) as as_alice:
-        files = {key: (f"naturalearth_lowres.{ext}", (countries / f"naturalearth_lowres.{ext}").read_bytes())
-                 for key, ext in (("base_file", "shp"), ("dbf_file", "dbf"), ("shx_file", "shx"), ("prj_file", "prj"))}
-        r = as_alice.post("/api/v2/uploads/upload", files=files)
-        state = wait_for_execution(as_alice, r.json()["execution_id"])
-        pk = state["output_params"]["resources"][0]["id"]
+        pk = upload_shapefile(as_alice, DATA / "naturalearth_lowres")["pk"]
     tab.sign_in("alice", USER_PASSWORD)
     page = tab.go(f"/dataset/{pk}/edit", wait="form[aria-label='Style']")
     tab.until("document.querySelectorAll('#style-map .dataset-tiles img.leaflet-tile-loaded').length > 0")
