@@ -12,7 +12,6 @@ import shutil
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from tests.conftest import ADMIN_PASSWORD, USER_PASSWORD, Server, make_user
