@@ -91,6 +91,7 @@ def test_upload_find_look_edit_hide(tab, ui_admin, alice):
     page.fill("form[aria-label='Metadata'] input[name=title]", "Cities of the field survey")
     page.click("form[aria-label='Metadata'] button[type=submit]")
     page.wait_for_selector("form[aria-label='Metadata'] [role=status]:text('Saved.')")
+    assert page.inner_text("section.edit h1") == "Edit dataset: Cities of the field survey"
     page.wait_for_selector("form[aria-label='Sharing'] select")
     tab.shot("edit")
 

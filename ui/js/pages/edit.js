@@ -72,6 +72,9 @@ function metadataForm(resource) {
     message.textContent = 'Saving…';
     try {
       await api(`/api/v2/resources/${resource.pk}`, { method: 'PATCH', json: body });
+      resource.title = body.title;
+      const heading = document.querySelector('section.edit h1');
+      if (heading) heading.textContent = `Edit ${TYPE_LABELS[resource.resource_type]?.toLowerCase() || 'resource'}: ${body.title}`;
       message.textContent = 'Saved.';
       toast('Metadata saved.');
     } catch (error) {
