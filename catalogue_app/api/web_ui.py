@@ -25,6 +25,7 @@ CSP = ("default-src 'self'; img-src 'self' data: blob:; style-src 'self'; script
        "object-src 'none'; base-uri 'self'; form-action 'self'; frame-src 'self'; frame-ancestors 'none'")
 PAGE_HEADERS = {"Content-Security-Policy": CSP, "X-Frame-Options": "DENY", "X-Content-Type-Options": "nosniff",
                 "Referrer-Policy": "same-origin", "Cache-Control": "no-cache"}
+MAX_PATH = 255  # no file of the UI has a longer path
 COMPRESSIBLE = {".html", ".js", ".css", ".svg", ".json"}
 TYPES = {".js": "text/javascript", ".css": "text/css", ".html": "text/html",
          ".svg": "image/svg+xml", ".png": "image/png", ".json": "application/json"}
@@ -82,10 +83,15 @@ async def index(request: Request) -> Response[bytes]:
 
 @get("/ui/{path:path}", include_in_schema=False)
 async def asset(request: Request, path: FromPath[str]) -> Response[bytes]:
-    target = (ROOT / path.lstrip("/")).resolve()
-    if not target.is_relative_to(ROOT.resolve()) or target.suffix == ".py" or "__pycache__" in target.parts:
+    if len(path) > MAX_PATH or "\x00" in path:
         return _not_found()
-    found = _load(target) if target.is_file() else None
+    try:
+        target = (ROOT / path.lstrip("/")).resolve()
+        if not target.is_relative_to(ROOT.resolve()) or target.suffix == ".py" or "__pycache__" in target.parts:
+            return _not_found()
+        found = _load(target) if target.is_file() else None
+    except OSError:  # a name the file system refuses (too long, say) names no file of the UI
+        return _not_found()
     if found is None:
         return _not_found()
     return _send(request, found, {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})

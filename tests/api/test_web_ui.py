@@ -32,7 +32,9 @@ def test_files_are_compressed_and_revalidated(anon):
 
 
 @pytest.mark.parametrize("path", ["/ui/__init__.py", "/ui/../catalogue_app/app.py", "/ui/%2e%2e/setup.py",
-                                  "/ui/nothing.js", "/ui/js/", "/ui/vendor/leaflet/LICENSE/x"])
+                                  "/ui/nothing.js", "/ui/js/", "/ui/vendor/leaflet/LICENSE/x", "/ui/%00",
+                                  "/ui/a%00b.js", "/ui/" + "a" * 300 + ".js", "/ui/" + "a/" * 3000 + "x",
+                                  "/ui/" + "b" * 250 + ".js"])
 def test_nothing_outside_the_ui_files(anon, path):
     r = anon.get(path)
     assert r.status_code == 404
