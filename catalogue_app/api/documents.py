@@ -25,21 +25,21 @@ from litestar import Request, Response, get
 from litestar.params import FromPath
 from litestar.response import File, Redirect
 
-from catalogue_app import files, sniff
-from catalogue_app.api import json_text, multipart, resource_writes
+from catalogue_app import files, json_text, sniff
+from catalogue_app.api import multipart
 from catalogue_app.api.auth import Caller
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, denied, invalid, not_found
 from catalogue_app.api.limits import size_label
 from catalogue_app.api.request_bodies import decode_json, path_id
-from catalogue_app.services import access
+from catalogue_app.services import access, resource_changes
 from catalogue_app.store import documents, executions, limits, resources
 
 MAX_BODY = 4 * 1024**3  # what one upload may carry at all; the stored size limit is checked as it arrives
 JSON_MAX = 10 * 1024 * 1024  # a body without a file (JSON or a plain form): the application's usual limit
 DRAIN = 64 * 1024 * 1024  # how far past JSON_MAX a refused body is still read, to keep the connection usable
 CONTENT_FIELDS = ("doc_file", "doc_url", "extension", "file_path")
-STRUCTURED = ("extent", "blob", "data", "keywords", "tkeywords", *resource_writes.CONTACT_ROLES)
+STRUCTURED = ("extent", "blob", "data", "keywords", "tkeywords", *resource_changes.CONTACT_ROLES)
 
 
 def document_error(message: str) -> ApiError:
@@ -224,7 +224,7 @@ async def _store(ctx: Context, caller: Caller, form: Form, staged: Path) -> int:
     final = ctx.settings.files_dir / new_uuid
 
     def run(conn: sqlite3.Connection) -> int:
-        changes = asdict(resource_writes.clean(conn, values, viewer, caller.is_admin, None, "document"))
+        changes = asdict(resource_changes.clean(conn, values, viewer, caller.is_admin, None, "document"))
         details = dict(uuid=new_uuid, owner_id=caller.id, changes=changes, extension=content.extension)
         if content.file_name is None:
             return documents.create(conn, **details, doc_url=content.doc_url)

@@ -1,7 +1,9 @@
 """Errors as answers: one envelope ``{"success": false, "errors": [message], "code": code}``.
 
-Handlers raise ``ApiError`` (or a helper below); every other exception, Litestar's own included,
-is turned into the same envelope here, so no input can produce a bare 500 page.
+Services refuse with the exceptions of services/errors.py (turned here into their status);
+handlers raise those too, or ``ApiError`` for what only HTTP knows (methods, media types, sizes).
+Every other exception, Litestar's own included, is turned into the same envelope here, so no
+input can produce a bare 500 page.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from litestar.exceptions import (
 )
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
+from catalogue_app.services.errors import Busy, Forbidden, Invalid, NotFound, NotSignedIn, Refused, Unreadable, refusal_for
 from catalogue_app.store.db import WriteConflict
 
 log = logging.getLogger("catalogue")
@@ -50,35 +53,37 @@ class ApiError(Exception):
         self.extra = extra or {}
 
 
-def invalid(message: str) -> ApiError:
-    return ApiError(400, message, "invalid")
+def invalid(message: str) -> Invalid:
+    return Invalid(message)
 
 
-def parse_error(message: str) -> ApiError:
-    return ApiError(400, message, "parse_error")
+def parse_error(message: str) -> Unreadable:
+    return Unreadable(message)
 
 
-def not_authenticated() -> ApiError:
-    return ApiError(401, "Authentication credentials were not provided.", "not_authenticated",
-                    {"WWW-Authenticate": 'Basic realm="api"'})
+def not_authenticated() -> NotSignedIn:
+    return NotSignedIn()
 
 
 def authentication_failed(message: str = "Invalid username/password.") -> ApiError:
     return ApiError(401, message, "authentication_failed", {"WWW-Authenticate": 'Basic realm="api"'})
 
 
-def permission_denied(message: str = "You do not have permission to perform this action.") -> ApiError:
-    return ApiError(403, message, "permission_denied")
+def permission_denied(message: str = "You do not have permission to perform this action.") -> Forbidden:
+    return Forbidden(message)
 
 
-def not_found(model: str = "") -> ApiError:
-    message = f"No {model} matches the given query." if model else "Not found."
-    return ApiError(404, message, "not_found")
+def not_found(model: str = "") -> NotFound:
+    return NotFound(model)
 
 
-def denied(caller) -> ApiError:
+def denied(caller) -> Refused:
     """401 for an anonymous caller, 403 for a known one."""
-    return not_authenticated() if caller.is_anonymous else permission_denied()
+    return refusal_for(caller)
+
+
+# The status of each kind of refusal the services give.
+REFUSAL_STATUS = {Invalid: 400, NotSignedIn: 401, Forbidden: 403, NotFound: 404, Busy: 409}
 
 
 def envelope(status: int, message: str, code: str, headers: dict[str, str] | None = None,
@@ -91,6 +96,12 @@ def envelope(status: int, message: str, code: str, headers: dict[str, str] | Non
 
 def handle_api_error(_: Request, exc: ApiError) -> Response:
     return envelope(exc.status, exc.message, exc.code, exc.headers, exc.extra)
+
+
+def handle_refused(_: Request, exc: Refused) -> Response:
+    status = next(code for kind, code in REFUSAL_STATUS.items() if isinstance(exc, kind))
+    headers = {"WWW-Authenticate": 'Basic realm="api"'} if status == 401 else None
+    return envelope(status, exc.message, exc.reason, headers, exc.extra)
 
 
 def handle_http_exception(request: Request, exc: HTTPException) -> Response:
@@ -146,6 +157,7 @@ def handle_unexpected(request: Request, exc: Exception) -> Response:
 
 EXCEPTION_HANDLERS = {
     ApiError: handle_api_error,
+    Refused: handle_refused,
     WriteConflict: handle_conflict,
     OverflowError: handle_overflow,
     RecursionError: handle_recursion,

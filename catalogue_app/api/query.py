@@ -8,11 +8,11 @@ against the field map of the listed table; bad names and values answer 400.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 from typing import Any
 
-from catalogue_app.api import json_text
+from catalogue_app import json_text
 from catalogue_app.api.errors import ApiError, invalid, parse_error
+from catalogue_app.services.values import parse_datetime, truthy
 from catalogue_app.store.filters import Combined, Condition, Field, ListSpec, Ordering
 
 OPERATORS = {
@@ -20,33 +20,10 @@ OPERATORS = {
     "iendswith", "year", "month", "day", "week_day", "regex", "range", "gt", "lt", "gte", "lte",
     "isnull", "eq", "iexact", "exact",
 }
-FALSE_WORDS = {"0", "false", ""}
 FILTER_KEY = re.compile(r"^filter\{(?P<body>[^{}]*)\}(\[\])?$")
 SEARCH_SPLIT = re.compile(r'"([^"]*)"|[^\s,]+')
 # control characters other than the whitespace that separates words (NUL would end the text index's query)
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-
-
-def truthy(value: str) -> bool:
-    """dynamic-rest truthiness: only "0", "false" and "" are false."""
-    return value.strip().lower() not in FALSE_WORDS
-
-
-def parse_datetime(value: str) -> str:
-    """An ISO 8601 date or datetime, rendered the way the store keeps timestamps."""
-    text = value.strip().replace(" ", "T")
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise invalid(
-            f"'{value}' has wrong format. Use one of these formats instead: "
-            "YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z]."
-        ) from None
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def _coerce(field: Field, op: str, value: str, key: str) -> Any:

@@ -7,7 +7,7 @@ from typing import Annotated, Any, TypeVar
 import msgspec
 from litestar import Request
 
-from catalogue_app.api import json_text
+from catalogue_app import json_text
 from catalogue_app.api.errors import ApiError, invalid, not_found, parse_error
 
 T = TypeVar("T")

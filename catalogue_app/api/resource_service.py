@@ -15,17 +15,16 @@ from typing import Any
 from litestar import Request, Response, delete, post, put
 from litestar.params import FromPath
 
-from catalogue_app import files, sniff
-from catalogue_app.api import json_text
+from catalogue_app import files, json_text, sniff
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.executions import Receipt, queue_job
 from catalogue_app.api.request_bodies import path_id, read_body
-from catalogue_app.api.resource_writes import clean
 from catalogue_app.api.resources import CREATABLE
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.inspect import RasterLimits, inspect_upload
 from catalogue_app.services import access
+from catalogue_app.services.resource_changes import clean
 from catalogue_app.store import datasets, resources
 from catalogue_app.store.resources import DOWNLOADABLE
 

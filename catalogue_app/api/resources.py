@@ -14,7 +14,7 @@ from litestar import Controller, Request, Response, delete, get, patch, post, pu
 from litestar.params import FromPath
 
 from catalogue_app import files
-from catalogue_app.api import dataset_view, document_view, geoapps, map_layers, pagination, resource_writes
+from catalogue_app.api import dataset_view, document_view, geoapps, map_layers, pagination
 from catalogue_app.api import datasets as datasets_api
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
@@ -22,7 +22,7 @@ from catalogue_app.api.request_bodies import path_id, read_body, record_ids, rec
 from catalogue_app.api.resource_query import apply_selection, may_be_slow, resource_query, selection
 from catalogue_app.api.resource_schema import FIELD_NAMES, Resource, render
 from catalogue_app.jobs import thumbnails as map_thumbnails
-from catalogue_app.services import access
+from catalogue_app.services import access, resource_changes
 from catalogue_app.store import executions, permissions, resources
 from catalogue_app.store import resource_writes as store_writes
 from catalogue_app.store.filters import Condition, ListSpec
@@ -261,10 +261,10 @@ def update_one(conn: sqlite3.Connection, viewer: Viewer, is_admin: bool, rid: in
         raise not_found(family.model)
     if not access.may(conn, viewer, row, access.CHANGE):
         raise permission_denied()
-    cleaned = resource_writes.clean(conn, body, viewer, is_admin, row, row["resource_type"])
+    cleaned = resource_changes.clean(conn, body, viewer, is_admin, row, row["resource_type"])
     if family is MAPS and "maplayers" in body:  # the layers first, in the same transaction
         map_layers.write_layers(conn, viewer, rid, body["maplayers"], creating=False)
-    resource_writes.apply(conn, rid, cleaned)
+    resource_changes.apply(conn, rid, cleaned)
     if family is GEOAPPS and "name" in body:
         geoapps.save_name(conn, rid, body["name"])
 
@@ -305,11 +305,11 @@ async def create_answer(request: Request, family: Family, body: Any = UNREAD) ->
     def run(conn: sqlite3.Connection) -> list[int]:
         ids = []
         for item in items:
-            cleaned = resource_writes.clean(conn, item, viewer, caller.is_admin, None, item["resource_type"])
+            cleaned = resource_changes.clean(conn, item, viewer, caller.is_admin, None, item["resource_type"])
             rid = store_writes.create(conn, item["resource_type"], caller.id, {})
             if family is MAPS and "maplayers" in item:  # the layers first, in the same transaction
                 map_layers.write_layers(conn, viewer, rid, item["maplayers"], creating=True)
-            resource_writes.apply(conn, rid, cleaned)
+            resource_changes.apply(conn, rid, cleaned)
             if family is GEOAPPS:
                 geoapps.save_name(conn, rid, item["name"])
             ids.append(rid)

@@ -32,13 +32,12 @@ from typing import Annotated, Any
 import msgspec
 from litestar import Request, Response, post
 
-from catalogue_app import files
-from catalogue_app.api import json_text, multipart, perms_spec
+from catalogue_app import files, json_text
+from catalogue_app.api import multipart, perms_spec
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.executions import queue_job
 from catalogue_app.api.limits import size_label
-from catalogue_app.api.resource_writes import clean
 from catalogue_app.geo.archive import ZipLimits
 from catalogue_app.geo.encoding import codec_name
 from catalogue_app.geo.errors import GeoError
@@ -47,6 +46,7 @@ from catalogue_app.geo.iso import parse_iso
 from catalogue_app.geo.styles import check_sld
 from catalogue_app.geo.time_range import TEMPORAL_TYPES
 from catalogue_app.services import access
+from catalogue_app.services.resource_changes import clean
 from catalogue_app.store import datasets, executions, limits, resources
 
 FILE_FIELDS = ("base_file", "zip_file", "kmz_file", "tif_file", "dbf_file", "shx_file", "prj_file", "cpg_file",

@@ -13,15 +13,15 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from catalogue_app.api.errors import ApiError
+from catalogue_app.services.errors import Unreadable
 
 MAX_DEPTH = 64
 # a JSON string; only used on text already decoded, so every quote outside strings opens one
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.S)
 
 
-def too_deep() -> ApiError:
-    return ApiError(400, f"JSON nested too deeply: at most {MAX_DEPTH} levels of arrays and objects.", "parse_error")
+def too_deep() -> Unreadable:
+    return Unreadable(f"JSON nested too deeply: at most {MAX_DEPTH} levels of arrays and objects.")
 
 
 def check_depth(raw: bytes) -> None:

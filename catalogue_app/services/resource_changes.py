@@ -10,10 +10,10 @@ import sqlite3
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from catalogue_app.api import json_text
-from catalogue_app.api.errors import invalid
-from catalogue_app.api.query import parse_datetime, truthy
+from catalogue_app import json_text
 from catalogue_app.services import access
+from catalogue_app.services.errors import Invalid
+from catalogue_app.services.values import parse_datetime, truthy
 from catalogue_app.store import groups, resource_writes
 from catalogue_app.store.resources import Viewer
 
@@ -39,7 +39,7 @@ class Cleaned:
 
 
 def _error(name: str, value: Any, model: str) -> Exception:
-    return invalid(f"Invalid value for '{name}': {model} object with ID={value} not found")
+    return Invalid(f"Invalid value for '{name}': {model} object with ID={value} not found")
 
 
 def _relation(conn: sqlite3.Connection, name: str, value: Any, table: str, key: str, model: str) -> int | None:
@@ -82,7 +82,7 @@ def _identifier(name: str, value: Any) -> str | None:
         return value["identifier"]
     if isinstance(value, str):
         return value
-    raise invalid(f"Invalid value for '{name}': expected an identifier.")
+    raise Invalid(f"Invalid value for '{name}': expected an identifier.")
 
 
 def _bool(name: str, value: Any) -> int:
@@ -90,7 +90,7 @@ def _bool(name: str, value: Any) -> int:
         return int(value)
     if isinstance(value, (int, str)):
         return int(truthy(str(value)))
-    raise invalid(f"{name}: Must be a valid boolean.")
+    raise Invalid(f"{name}: Must be a valid boolean.")
 
 
 def _user_ids(conn: sqlite3.Connection, role: str, value: Any) -> list[int]:
@@ -99,7 +99,7 @@ def _user_ids(conn: sqlite3.Connection, role: str, value: Any) -> list[int]:
     if isinstance(value, dict):
         value = [value]
     if not isinstance(value, list):
-        raise invalid(f"{role}: expected a list of users.")
+        raise Invalid(f"{role}: expected a list of users.")
     ids = []
     for item in value:
         pk = item.get("pk", item.get("id")) if isinstance(item, dict) else item
@@ -107,15 +107,15 @@ def _user_ids(conn: sqlite3.Connection, role: str, value: Any) -> list[int]:
         if pk is not None:
             found = resource_writes.lookup_id(conn, "users", "id", pk) if isinstance(pk, int) and not isinstance(pk, bool) else None
             if found is None:
-                raise invalid(f"Invalid value for '{role}': user {pk} not found")
+                raise Invalid(f"Invalid value for '{role}': user {pk} not found")
             if name is not None and resource_writes.lookup_id(conn, "users", "username", name) != found:
-                raise invalid(f"Invalid value for '{role}': pk {pk} and username {name!r} are different users")
+                raise Invalid(f"Invalid value for '{role}': pk {pk} and username {name!r} are different users")
         elif isinstance(name, str) or isinstance(item, str):
             found = resource_writes.lookup_id(conn, "users", "username", name or item)
             if found is None:
-                raise invalid(f"Invalid value for '{role}': user {name or item!r} not found")
+                raise Invalid(f"Invalid value for '{role}': user {name or item!r} not found")
         else:
-            raise invalid(f"Invalid value for '{role}': each user needs a pk or a username.")
+            raise Invalid(f"Invalid value for '{role}': each user needs a pk or a username.")
         ids.append(found)
     return list(dict.fromkeys(ids))
 
@@ -126,12 +126,12 @@ def _keywords(value: Any) -> list[str]:
     if isinstance(value, str):
         value = [part for part in value.split(",")]
     if not isinstance(value, list):
-        raise invalid("keywords: expected a list of keywords.")
+        raise Invalid("keywords: expected a list of keywords.")
     names = []
     for item in value:
         name = item.get("name") if isinstance(item, dict) else item
         if not isinstance(name, str):
-            raise invalid("keywords: each keyword needs a name.")
+            raise Invalid("keywords: each keyword needs a name.")
         names.append(name[:255])
     return names
 
@@ -141,7 +141,7 @@ def _regions(conn: sqlite3.Connection, value: Any) -> list[int]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise invalid("regions: expected a list of regions (ids, codes, names or objects with one of them).")
+        raise Invalid("regions: expected a list of regions (ids, codes, names or objects with one of them).")
     ids = []
     for item in value:
         if isinstance(item, dict):
@@ -162,7 +162,7 @@ def _tkeywords(conn: sqlite3.Connection, value: Any) -> list[int]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise invalid("tkeywords: expected a list of thesaurus keyword ids.")
+        raise Invalid("tkeywords: expected a list of thesaurus keyword ids.")
     ids = []
     for item in value:
         pk = item.get("id", item.get("pk")) if isinstance(item, dict) else item
@@ -182,14 +182,14 @@ def _extent(value: Any) -> dict[str, float]:
     coords, srid = value.get("coords"), value.get("srid") or "EPSG:4326"
     if (not isinstance(coords, list) or len(coords) != 4
             or not all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in coords)):
-        raise invalid("The standard bbox provided is invalid")
+        raise Invalid("The standard bbox provided is invalid")
     x0, y0, x1, y1 = (float(c) for c in coords)
     if x0 > x1 or y0 > y1:
-        raise invalid("The standard bbox provided is invalid")
+        raise Invalid("The standard bbox provided is invalid")
     try:
         lx0, ly0, lx1, ly1 = to_wgs84_bounds(str(srid), (x0, y0, x1, y1))
     except ValueError as exc:
-        raise invalid(f"extent: {exc}") from None
+        raise Invalid(f"extent: {exc}") from None
     return {"srid": str(srid).upper(), "bbox_x0": x0, "bbox_y0": y0, "bbox_x1": x1, "bbox_y1": y1,
             "ll_x0": lx0, "ll_y0": ly0, "ll_x1": lx1, "ll_y1": ly1}
 
@@ -206,14 +206,14 @@ def clean(conn: sqlite3.Connection, body: dict[str, Any], viewer: Viewer, caller
             elif isinstance(value, str):
                 v[name] = value.lower() if name == "date_type" else value
             elif value is not None:
-                raise invalid(f"{name}: Not a valid string.")
+                raise Invalid(f"{name}: Not a valid string.")
         elif name in DATES:
             if value is None and name != "date":
                 v[name] = None
             elif isinstance(value, str):
                 v[name] = parse_datetime(value)
             elif value is not None:
-                raise invalid("Datetime has wrong format. Use one of these formats instead: "
+                raise Invalid("Datetime has wrong format. Use one of these formats instead: "
                               "YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].")
         elif name == "category":
             v["category_id"] = _relation(conn, name, value, "categories", "identifier", "TopicCategory")
@@ -246,9 +246,9 @@ def clean(conn: sqlite3.Connection, body: dict[str, Any], viewer: Viewer, caller
         elif name == "subtype" and resource_type not in ("dataset", "document") and (value is None or isinstance(value, str)):
             v["subtype"] = value  # a dataset's or document's comes from its data
     if row is None and not (v.get("title") or "").strip():
-        raise invalid("title: This field is required.")
+        raise Invalid("title: This field is required.")
     if "title" in v and not v["title"].strip():
-        raise invalid("title: This field may not be blank.")
+        raise Invalid("title: This field may not be blank.")
     return out
 
 
@@ -266,9 +266,9 @@ def _group(conn: sqlite3.Connection, value: Any, viewer: Viewer, caller_is_admin
     if group_id is None:
         raise _error("group", value, "Group")
     if not groups.has_profile(conn, group_id):
-        raise invalid("The selected group does not have a valid group profile.")
+        raise Invalid("The selected group does not have a valid group profile.")
     if not caller_is_admin and groups.role(conn, group_id, viewer.id) is None:
-        raise invalid("You do not have permission to use this group.")
+        raise Invalid("You do not have permission to use this group.")
     return group_id
 
 
