@@ -98,8 +98,15 @@ def handle_api_error(_: Request, exc: ApiError) -> Response:
     return envelope(exc.status, exc.message, exc.code, exc.headers, exc.extra)
 
 
+def status_of(exc: ApiError | Refused) -> int:
+    """The HTTP status an error answers with."""
+    if isinstance(exc, ApiError):
+        return exc.status
+    return next(code for kind, code in REFUSAL_STATUS.items() if isinstance(exc, kind))
+
+
 def handle_refused(_: Request, exc: Refused) -> Response:
-    status = next(code for kind, code in REFUSAL_STATUS.items() if isinstance(exc, kind))
+    status = status_of(exc)
     headers = {"WWW-Authenticate": 'Basic realm="api"'} if status == 401 else None
     return envelope(status, exc.message, exc.reason, headers, exc.extra)
 

@@ -17,8 +17,9 @@ from litestar import Request, Response, get, patch, put
 from litestar.params import FromPath
 
 from catalogue_app.api.context import Context, reading
-from catalogue_app.api.errors import ApiError
+from catalogue_app.api.errors import ApiError, status_of
 from catalogue_app.api.request_bodies import read_body
+from catalogue_app.services.errors import Refused
 
 TEXT_OR_NULL = ("attribution", "data_quality_statement", "constraints_other", "edition", "doi", "purpose",
                 "supplemental_information", "maintenance_frequency")
@@ -106,8 +107,8 @@ def _read(request: Request, pk: str) -> dict[str, Any]:
 
     try:
         answer = detail_answer(request, RESOURCES, pk)
-    except ApiError as exc:
-        if exc.status == 404:
+    except (ApiError, Refused) as exc:
+        if status_of(exc) == 404:
             raise _not_found() from None
         raise
     return msgspec.to_builtins(answer.content["resource"])
@@ -133,8 +134,8 @@ async def _change(request: Request, pk: str) -> dict[str, Any]:
 
     try:
         await ctx.db.write(run)
-    except ApiError as exc:
-        if exc.status == 400:
+    except (ApiError, Refused) as exc:
+        if status_of(exc) == 400:
             field = exc.message.split(":", 1)[0] if ":" in exc.message[:40] else "__all__"
             raise _unprocessable(field, exc.message) from None
         raise

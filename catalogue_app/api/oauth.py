@@ -13,6 +13,7 @@ from litestar import Request, Response, post
 from catalogue_app.api.errors import ApiError
 from catalogue_app.api.request_bodies import read_body
 from catalogue_app.passwords import verify_password
+from catalogue_app.services.errors import Refused
 from catalogue_app.store import tokens, users
 
 
@@ -47,7 +48,7 @@ def _oauth_error(status: int, error: str, description: str) -> Response[OAuthErr
 async def token(request: Request) -> Response[TokenAnswer] | Response[OAuthError]:
     try:
         body = await read_body(request)
-    except ApiError as exc:
+    except (ApiError, Refused) as exc:
         return _oauth_error(400, "invalid_request", exc.message)
     if not isinstance(body, dict):
         return _oauth_error(400, "invalid_request", "Send grant_type, username and password as form fields.")

@@ -26,6 +26,7 @@ from catalogue_app.api.request_bodies import read_body
 from catalogue_app.geo import thumbnail
 from catalogue_app.jobs import thumbnails
 from catalogue_app.services import access
+from catalogue_app.services.errors import Refused
 from catalogue_app.store import resources
 from catalogue_app.store import thumbnails as thumbnail_store
 
@@ -74,7 +75,7 @@ def _thumbs(ctx: Context):
     return thumbnails.folder(ctx.settings.data_dir)
 
 
-def _with_message(error: ApiError) -> ApiError:
+def _with_message(error: ApiError | Refused) -> ApiError | Refused:
     """The error also as GeoNode's action answers are: {"message": ..., "success": false}."""
     error.extra = {**error.extra, "message": error.message}
     return error
@@ -197,14 +198,14 @@ async def set_thumbnail_from_bbox(request: Request, pk: FromPath[str]) -> Drawn:
         raise _with_message(not_authenticated())
     try:
         row = await reading(request, _changeable, ctx, pk, f"Resource selected with id {pk} does not exists")
-    except ApiError as exc:
+    except (ApiError, Refused) as exc:
         raise _with_message(exc) from None
     if row["resource_type"] != "dataset":
         message = NO_MAP_DRAWING if row["resource_type"] == "map" else NOT_DRAWABLE
         raise _with_message(ApiError(405, message, "method_not_allowed"))
     try:
         body = await read_body(request)
-    except ApiError as exc:
+    except (ApiError, Refused) as exc:
         raise _with_message(exc) from None
     if not isinstance(body, dict):
         raise _with_message(invalid('Expected a JSON object {"bbox": [xmin, xmax, ymin, ymax], "srid": "EPSG:n"}.'))
@@ -228,7 +229,7 @@ async def delete_thumbnail(request: Request, pk: FromPath[str]) -> Outcome:
     ctx = Context(request)
     try:
         row = await reading(request, _changeable, ctx, pk, "Resource not found.")
-    except ApiError as exc:
+    except (ApiError, Refused) as exc:
         raise _with_message(exc) from None
     try:
         old = await asyncio.to_thread(thumbnails.record_address, ctx.db, _thumbs(ctx), row["id"], None)
