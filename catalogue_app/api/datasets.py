@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
-from typing import Any
 
 import msgspec
 from litestar import Request, get, patch
@@ -17,11 +16,12 @@ from litestar.response import File
 from catalogue_app import files
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.dataset_view import Attribute, attribute
-from catalogue_app.api.errors import ApiError, denied, invalid, not_found, permission_denied
+from catalogue_app.api.errors import ApiError, denied, not_found
 from catalogue_app.api.request_bodies import path_id, read_body
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.export import shapefile_zip
 from catalogue_app.services import access
+from catalogue_app.services import resources as rules
 from catalogue_app.store import datasets, resources
 
 
@@ -49,17 +49,6 @@ def _attributes(ctx: Context, pk: str) -> AttributeSet:
     return AttributeSet([attribute(r) for r in rows])
 
 
-class AttributeChange(msgspec.Struct, kw_only=True):
-    """One attribute to change, named by its pk or its name."""
-
-    pk: int | None = None
-    attribute: str | None = None
-    attribute_label: str | None = None
-    description: str | None = None
-    visible: bool | None = None
-    display_order: int | None = None
-
-
 @patch("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"], opt={"body": AttributeSet},
        summary="Change labels, descriptions, visibility or order of a dataset's attributes")
 async def change_attribute_set(request: Request, pk: FromPath[str]) -> AttributeSet:
@@ -69,37 +58,8 @@ async def change_attribute_set(request: Request, pk: FromPath[str]) -> Attribute
     items = body.get("attributes", body.get("attribute_set")) if isinstance(body, dict) else body
     viewer = await reading(request, lambda: ctx.viewer)
 
-    def run(conn: sqlite3.Connection) -> None:
-        row = _dataset(conn, viewer, pk)
-        if not access.may(conn, viewer, row, access.CHANGE):
-            raise permission_denied()
-        change_attributes(conn, row["id"], items)
-
-    await ctx.db.write(run)
+    await ctx.db.write(rules.change_attributes, viewer, path_id(pk, "Dataset"), items)
     return await reading(request, _attributes, ctx, pk)
-
-
-def change_attributes(conn: sqlite3.Connection, rid: int, items: Any) -> None:
-    """Apply a list of attribute changes (GeoNode's attribute_set items; geonodectl's ``label``
-    is taken for attribute_label). An unknown attribute answers 400 and changes nothing."""
-    if not isinstance(items, list):
-        raise invalid("attribute_set: expected a list of attributes, each with its pk or its attribute name.")
-    for item in items:
-        if not isinstance(item, dict):
-            raise invalid("attribute_set: each item is an object with its pk or its attribute name.")
-        if "label" in item and "attribute_label" not in item:
-            item = {**item, "attribute_label": item["label"]}
-        try:
-            change = msgspec.convert({k: v for k, v in item.items() if k in AttributeChange.__struct_fields__},
-                                     AttributeChange)
-        except msgspec.ValidationError as exc:
-            raise invalid(f"attribute_set: {exc}") from None
-        attribute_id = change.pk if change.pk is not None else (
-            datasets.attribute_id_named(conn, rid, change.attribute) if change.attribute else None)
-        values = {k: v for k, v in msgspec.structs.asdict(change).items() if k in datasets.ATTRIBUTE_FIELDS
-                  and k in item}
-        if attribute_id is None or not datasets.update_attribute(conn, rid, attribute_id, values):
-            raise invalid(f"attribute_set: the dataset has no attribute {change.pk or change.attribute!r}.")
 
 
 @get("/datasets/{alternate:str}/dataset_download", tags=["datasets"],

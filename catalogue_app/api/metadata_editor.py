@@ -9,7 +9,6 @@ The QGIS plugin saves title and abstract here when the API root lists ``metadata
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 import msgspec
@@ -19,6 +18,7 @@ from litestar.params import FromPath
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, status_of
 from catalogue_app.api.request_bodies import read_body
+from catalogue_app.services import resources as rules
 from catalogue_app.services.errors import Refused
 
 TEXT_OR_NULL = ("attribution", "data_quality_statement", "constraints_other", "edition", "doi", "purpose",
@@ -121,19 +121,14 @@ async def get_instance(request: Request, pk: FromPath[str]) -> Response[dict[str
 
 
 async def _change(request: Request, pk: str) -> dict[str, Any]:
-    from catalogue_app.api.resources import RESOURCES, update_one
-
     ctx = Context(request)
     caller = ctx.require_login()
     rid = int((await reading(request, _read, request, pk))["pk"])  # 404 in GeoNode's words when the caller cannot see it
     changes = _changes(await read_body(request))
     viewer = await reading(request, lambda: ctx.viewer)
 
-    def run(conn: sqlite3.Connection) -> None:
-        update_one(conn, viewer, caller.is_admin, rid, changes, RESOURCES)
-
     try:
-        await ctx.db.write(run)
+        await ctx.db.write(rules.change, viewer, caller.is_admin, rid, changes)
     except (ApiError, Refused) as exc:
         if status_of(exc) == 400:
             field = exc.message.split(":", 1)[0] if ":" in exc.message[:40] else "__all__"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import sqlite3
+from sqlite3 import Connection, Row
 from typing import Any
 
 import msgspec
@@ -10,11 +10,11 @@ from litestar import Controller, Request, Response, delete, get, post, put
 from litestar.params import FromPath
 
 from catalogue_app.api.context import Context, reading
-from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
+from catalogue_app.api.errors import ApiError, invalid, not_found
 from catalogue_app.api.links import absolute
 from catalogue_app.api.request_bodies import path_id, read_body
 from catalogue_app.api.resource_schema import FIELD_NAMES, render
-from catalogue_app.services import access
+from catalogue_app.services import resources as rules
 from catalogue_app.store import resource_extras, resources
 from catalogue_app.store.resources import Viewer
 
@@ -54,18 +54,12 @@ class LinkResult(msgspec.Struct):
     message: str
 
 
-def _visible(conn: sqlite3.Connection, viewer: Viewer, pk: str, types: tuple[str, ...] = ()) -> sqlite3.Row:
-    row = resources.get_visible(conn, viewer, path_id(pk, "ResourceBase"), types)
-    if row is None:
-        raise not_found("ResourceBase")
-    return row
+def _visible(conn: Connection, viewer: Viewer, pk: str, types: tuple[str, ...] = ()) -> Row:
+    return rules.visible(conn, viewer, path_id(pk, "ResourceBase"), rules.Scope(types))
 
 
-def _changeable(conn: sqlite3.Connection, viewer: Viewer, pk: str) -> sqlite3.Row:
-    row = _visible(conn, viewer, pk)
-    if not access.may(conn, viewer, row, access.CHANGE):
-        raise permission_denied()
-    return row
+def _changeable(conn: Connection, viewer: Viewer, pk: str) -> Row:
+    return rules.changeable(conn, viewer, path_id(pk, "ResourceBase"))
 
 
 def _check_items(items: Any, need_id: bool) -> list[dict[str, Any]]:
@@ -86,7 +80,7 @@ def _check_items(items: Any, need_id: bool) -> list[dict[str, Any]]:
     return items
 
 
-def linked_payload(conn: sqlite3.Connection, row: sqlite3.Row, viewer: Viewer, base: str,
+def linked_payload(conn: Connection, row: Row, viewer: Viewer, base: str,
                    params: list[tuple[str, str]]) -> dict[str, Any]:
     types = [t for k, v in params if k == "resource_type" for t in v.split(",") if t]
     found = resource_extras.linked(conn, row["id"], viewer, types)
@@ -130,7 +124,7 @@ class ResourceActionsController(Controller):
     async def get_rating(self, request: Request, pk: FromPath[str]) -> RatingAnswer:
         ctx = Context(request)
 
-        def load(conn: sqlite3.Connection) -> RatingAnswer:
+        def load(conn: Connection) -> RatingAnswer:
             row = _visible(conn, ctx.viewer, pk)
             return RatingAnswer(*resource_extras.rating(conn, row["id"], ctx.caller.id))
 
@@ -155,7 +149,7 @@ class ResourceActionsController(Controller):
     async def get_extra(self, request: Request, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx = Context(request)
 
-        def load(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+        def load(conn: Connection) -> list[dict[str, Any]]:
             return resource_extras.extra_metadata(conn, _visible(conn, ctx.viewer, pk)["id"])
 
         items = await ctx.db.execute(load)
@@ -170,7 +164,7 @@ class ResourceActionsController(Controller):
         ctx.require_login()
         items = _check_items(await read_body(request), need_id=False)
 
-        def run(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+        def run(conn: Connection) -> list[dict[str, Any]]:
             row = _changeable(conn, ctx.viewer, pk)
             resource_extras.add_extra_metadata(conn, row["id"], [{k: v for k, v in i.items() if k != "id"} for i in items])
             return resource_extras.extra_metadata(conn, row["id"])
@@ -183,7 +177,7 @@ class ResourceActionsController(Controller):
         ctx.require_login()
         items = _check_items(await read_body(request), need_id=True)
 
-        def run(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+        def run(conn: Connection) -> list[dict[str, Any]]:
             row = _changeable(conn, ctx.viewer, pk)
             for item in items:
                 fields = {k: v for k, v in item.items() if k != "id"}
@@ -201,7 +195,7 @@ class ResourceActionsController(Controller):
         if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
             raise invalid("Expected a list of extra metadata ids.")
 
-        def run(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+        def run(conn: Connection) -> list[dict[str, Any]]:
             row = _changeable(conn, ctx.viewer, pk)
             resource_extras.delete_extra_metadata(conn, row["id"], ids)
             return resource_extras.extra_metadata(conn, row["id"])
@@ -213,7 +207,7 @@ class ResourceActionsController(Controller):
     async def get_linked(self, request: Request, pk: FromPath[str]) -> dict[str, Any]:
         ctx = Context(request)
 
-        def load(conn: sqlite3.Connection) -> dict[str, Any]:
+        def load(conn: Connection) -> dict[str, Any]:
             return linked_payload(conn, _visible(conn, ctx.viewer, pk), ctx.viewer, ctx.base, ctx.params)
 
         return await ctx.db.execute(load)
@@ -234,7 +228,7 @@ class ResourceActionsController(Controller):
         if not isinstance(targets, list):
             raise invalid("Payload is not valid")
 
-        def run(conn: sqlite3.Connection) -> tuple[list[int], list[int]]:
+        def run(conn: Connection) -> tuple[list[int], list[int]]:
             row = _changeable(conn, ctx.viewer, pk)
             done, failed = [], []
             for target in targets:
@@ -257,7 +251,7 @@ class ResourceActionsController(Controller):
         if field_name not in FIELD_NAMES:
             raise not_found()
 
-        def load(conn: sqlite3.Connection) -> dict[str, Any]:
+        def load(conn: Connection) -> dict[str, Any]:
             row = _visible(conn, ctx.viewer, pk)
             item = msgspec.to_builtins(render(conn, [row], ctx.caller, ctx.viewer, ctx.base,
                                               with_data=field_name == "data")[0])
@@ -274,7 +268,7 @@ class ResourceActionsController(Controller):
 async def document_links(request: Request, pk: FromPath[str]) -> dict[str, Any]:
     ctx = Context(request)
 
-    def load(conn: sqlite3.Connection) -> dict[str, Any]:
+    def load(conn: Connection) -> dict[str, Any]:
         return linked_payload(conn, _visible(conn, ctx.viewer, pk, ("document",)), ctx.viewer, ctx.base, ctx.params)
 
     return await ctx.db.execute(load)

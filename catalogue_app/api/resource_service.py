@@ -5,11 +5,11 @@ what was checked."""
 from __future__ import annotations
 
 import json
-import sqlite3
 import uuid
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from sqlite3 import Connection, Row
 from typing import Any
 
 from litestar import Request, Response, delete, post, put
@@ -17,38 +17,26 @@ from litestar.params import FromPath
 
 from catalogue_app import files, json_text, sniff
 from catalogue_app.api.context import Context, reading
-from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
+from catalogue_app.api.errors import invalid, permission_denied
 from catalogue_app.api.executions import Receipt, queue_job
 from catalogue_app.api.request_bodies import path_id, read_body
-from catalogue_app.api.resources import CREATABLE
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.inspect import RasterLimits, inspect_upload
-from catalogue_app.services import access
+from catalogue_app.services import resources as rules
 from catalogue_app.services.resource_changes import clean
-from catalogue_app.store import datasets, resources
-from catalogue_app.store.resources import DOWNLOADABLE
-
-DELETE_PERMS = {"delete_resourcebase", "change_resourcebase_permissions"}
+from catalogue_app.services.resources import CREATABLE
+from catalogue_app.store.resources import Viewer
 
 
-def _resource(ctx: Context, pk: str, wanted: Callable[[sqlite3.Row], set[str]]) -> sqlite3.Row:
-    """The resource if the caller sees it (404 otherwise) and holds one of the permissions
-    ``wanted(row)`` names (403 otherwise). Runs on a reader thread (``reading``)."""
+def _allowed(ctx: Context, pk: str, rule: Callable[[Connection, Viewer, int], Row]) -> Row:
+    """The resource for a signed-in caller, as ``rule`` (services/resources.py) allows it: 404
+    when they cannot see it, 403 when they may not do this with it. On a reader thread (``reading``)."""
     ctx.require_login()
-    viewer = ctx.viewer
-
-    def load(conn: sqlite3.Connection) -> sqlite3.Row:
-        row = resources.get_visible(conn, viewer, path_id(pk, "ResourceBase"))
-        if row is None:
-            raise not_found("ResourceBase")
-        if not access.may(conn, viewer, row, wanted(row)):
-            raise permission_denied()
-        return row
-
-    return ctx.db.read(load)
+    viewer, rid = ctx.viewer, path_id(pk, "ResourceBase")
+    return ctx.db.read(rule, viewer, rid)
 
 
-def _cleaned(ctx: Context, fields: dict[str, Any], row: sqlite3.Row | None, resource_type: str):
+def _cleaned(ctx: Context, fields: dict[str, Any], row: Row | None, resource_type: str):
     """``fields`` checked as the resource's new fields (clean()), on a reader thread (``reading``)."""
     viewer, caller = ctx.viewer, ctx.caller
     return ctx.db.read(lambda conn: clean(conn, fields, viewer, caller.is_admin, row, resource_type))
@@ -59,7 +47,7 @@ def _cleaned(ctx: Context, fields: dict[str, Any], row: sqlite3.Row | None, reso
         summary="Delete a resource in the background: the receipt names the status URL to poll (also in Location)")
 async def delete_resource(request: Request, pk: FromPath[str]) -> Response[Receipt]:
     ctx = Context(request)
-    row = await reading(request, _resource, ctx, pk, lambda _: DELETE_PERMS)
+    row = await reading(request, _allowed, ctx, pk, rules.deletable)
     receipt = await queue_job(ctx, "delete", "delete", {"uuid": row["uuid"]}, row["id"])
     return Response(receipt, status_code=200, headers={"Location": receipt.status_url})
 
@@ -68,26 +56,11 @@ async def delete_resource(request: Request, pk: FromPath[str]) -> Response[Recei
      summary="Copy a resource in the background; the copy belongs to the caller")
 async def copy_resource(request: Request, pk: FromPath[str]) -> Receipt:
     ctx = Context(request)
-    row = await reading(request, _copy_source, ctx, pk)
+    row = await reading(request, _allowed, ctx, pk, rules.copyable)
     defaults = _defaults(await read_body(request))
     params = {"instance": row["id"], "source_uuid": row["uuid"], "owner": ctx.caller.username,
               "defaults": json.dumps(defaults)}
     return await queue_job(ctx, "copy", "copy", params, row["id"], exclusive=False)
-
-
-def _copy_source(ctx: Context, pk: str) -> sqlite3.Row:
-    """The resource to copy, if the caller may copy it and it has something to copy (on a reader thread)."""
-    row = _resource(ctx, pk, _copy_perms)
-    if row["resource_type"] == "dataset" and ctx.db.read(datasets.folder_of, row["id"]) is None:
-        raise ApiError(400, "Resource can not be cloned: this dataset has no data to copy (is_copyable is false).",
-                       extra={"message": "Resource can not be cloned."})
-    return row
-
-
-def _copy_perms(row: sqlite3.Row) -> set[str]:
-    """Seeing a resource is enough to copy it; one that can be downloaded (a dataset, a
-    document) needs that too. Any signed-in user may add resources, so no more is asked."""
-    return {"download_resourcebase"} if row["resource_type"] in DOWNLOADABLE else {"view_resourcebase"}
 
 
 def _object_field(body: Any, key: str) -> dict[str, Any]:
@@ -136,7 +109,7 @@ async def create_resource(request: Request, resource_type: FromPath[str]) -> Rec
      summary="Change a resource in the background from 'vals' (fields, as a PATCH takes them)")
 async def update_resource(request: Request, pk: FromPath[str]) -> Receipt:
     ctx = Context(request)
-    row = await reading(request, _resource, ctx, pk, lambda _: access.CHANGE)
+    row = await reading(request, _allowed, ctx, pk, rules.changeable)
     vals = _object_field(await read_body(request), "vals")
     # a second hop: the body arrives between the two reads (its errors come after a 401, 404 or 403)
     cleaned = await reading(request, _cleaned, ctx, vals, row, row["resource_type"])

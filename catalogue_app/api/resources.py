@@ -15,21 +15,17 @@ from litestar.params import FromPath
 
 from catalogue_app import files
 from catalogue_app.api import dataset_view, document_view, geoapps, map_layers, pagination
-from catalogue_app.api import datasets as datasets_api
 from catalogue_app.api.context import Context, reading
-from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
+from catalogue_app.api.errors import ApiError, invalid, not_found
 from catalogue_app.api.request_bodies import path_id, read_body, record_ids, records, unwrap, update_records
 from catalogue_app.api.resource_query import apply_selection, may_be_slow, resource_query, selection
 from catalogue_app.api.resource_schema import FIELD_NAMES, Resource, render
 from catalogue_app.jobs import thumbnails as map_thumbnails
-from catalogue_app.services import access, resource_changes
-from catalogue_app.store import executions, permissions, resources
-from catalogue_app.store import resource_writes as store_writes
+from catalogue_app.services import resources as rules
+from catalogue_app.services.resources import Scope
+from catalogue_app.store import permissions, resources
 from catalogue_app.store.filters import Condition, ListSpec
 from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery, Viewer
-
-# Created through this API; datasets come from uploads.
-CREATABLE = ("document", "map", *GEOAPP_TYPES)
 
 ResourceList = pagination.list_type("ResourceList", "resources", Resource)
 
@@ -94,6 +90,11 @@ class Family(msgspec.Struct, frozen=True):
     @property
     def field_names(self) -> set[str]:
         return FIELD_NAMES | set(self.detail.__struct_fields__)
+
+    @property
+    def scope(self) -> Scope:
+        """What the family's writes reach (services/resources.py)."""
+        return Scope(self.types, self.model, layers=self.path == "maps", app_name=self.path == "geoapps")
 
 
 RESOURCES = Family("resources", "resource", "resources", (), "ResourceBase")
@@ -243,44 +244,10 @@ async def update_answer(request: Request, family: Family, pk: str) -> Response[A
     attributes = next((body.pop(k) for k in ("attribute", "attribute_set") if k in body), None) \
         if family is DATASETS else None
 
-    def run(conn: sqlite3.Connection) -> None:
-        update_one(conn, viewer, caller.is_admin, rid, body, family)
-        if attributes is not None:
-            datasets_api.change_attributes(conn, rid, attributes)
-
-    await ctx.db.write(run)
+    await ctx.db.write(rules.change, viewer, caller.is_admin, rid, body, family.scope, attributes)
     if family is MAPS and "maplayers" in body:
         await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, [rid])
     return await reading(request, detail_answer, request, family, pk)
-
-
-def update_one(conn: sqlite3.Connection, viewer: Viewer, is_admin: bool, rid: int, body: dict[str, Any],
-                family: Family) -> None:
-    row = resources.get_visible(conn, viewer, rid, family.types)
-    if row is None:
-        raise not_found(family.model)
-    if not access.may(conn, viewer, row, access.CHANGE):
-        raise permission_denied()
-    cleaned = resource_changes.clean(conn, body, viewer, is_admin, row, row["resource_type"])
-    if family is MAPS and "maplayers" in body:  # the layers first, in the same transaction
-        map_layers.write_layers(conn, viewer, rid, body["maplayers"], creating=False)
-    resource_changes.apply(conn, rid, cleaned)
-    if family is GEOAPPS and "name" in body:
-        geoapps.save_name(conn, rid, body["name"])
-
-
-def _delete_one(conn: sqlite3.Connection, viewer: Viewer, rid: int, family: Family) -> str:
-    """Delete the record; returns its uuid (its files go once the transaction has committed)."""
-    row = resources.get_visible(conn, viewer, rid, family.types)
-    if row is None:
-        raise not_found(family.model)
-    if not access.may(conn, viewer, row, access.DELETE):
-        raise permission_denied()
-    if executions.busy(conn, rid):
-        raise ApiError(409, "A change of this resource is still being applied; wait until its execution request "
-                            "is finished, then send this again.")
-    store_writes.delete(conn, rid)
-    return row["uuid"]
 
 
 UNREAD = object()
@@ -294,28 +261,8 @@ async def create_answer(request: Request, family: Family, body: Any = UNREAD) ->
     items, many = records(await read_body(request) if body is UNREAD else body, family.singular, family.plural)
     viewer = await reading(request, lambda: ctx.viewer)
     for item in items:
-        if family is GEOAPPS:
-            geoapps.check_new(item)
-        kind = item.get("resource_type") or (family.types[0] if len(family.types) == 1 else None)
-        if kind not in CREATABLE or (family.types and kind not in family.types):
-            allowed = [t for t in CREATABLE if not family.types or t in family.types]
-            raise invalid(f"resource_type: expected one of {', '.join(allowed)} (datasets come from uploads).")
-        item["resource_type"] = kind
-
-    def run(conn: sqlite3.Connection) -> list[int]:
-        ids = []
-        for item in items:
-            cleaned = resource_changes.clean(conn, item, viewer, caller.is_admin, None, item["resource_type"])
-            rid = store_writes.create(conn, item["resource_type"], caller.id, {})
-            if family is MAPS and "maplayers" in item:  # the layers first, in the same transaction
-                map_layers.write_layers(conn, viewer, rid, item["maplayers"], creating=True)
-            resource_changes.apply(conn, rid, cleaned)
-            if family is GEOAPPS:
-                geoapps.save_name(conn, rid, item["name"])
-            ids.append(rid)
-        return ids
-
-    ids = await ctx.db.write(run)
+        item["resource_type"] = rules.creatable_type(item, family.scope)
+    ids = await ctx.db.write(rules.create, viewer, caller.id, caller.is_admin, items, family.scope)
     drawn = [rid for rid, item in zip(ids, items) if family is MAPS and "maplayers" in item]
     if drawn:  # a map's thumbnail shows its layers
         await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, drawn)
@@ -349,13 +296,8 @@ async def bulk_update_answer(request: Request, family: Family) -> Response[Any]:
         if tkeyword_ids:
             query.tkeyword_groups = await ctx.db.execute(resources.tkeyword_groups, tkeyword_ids, force_and)
 
-        def run_all(conn: sqlite3.Connection) -> int:
-            ids = resources.ids_matching(conn, viewer, query)
-            for rid in ids:
-                update_one(conn, viewer, caller.is_admin, rid, dict(body), family)
-            return len(ids)
-
-        return Response(PatchAllAnswer({"updated": await ctx.db.write(run_all)}))
+        updated = await ctx.db.write(rules.change_matching, viewer, caller.is_admin, query, body, family.scope)
+        return Response(PatchAllAnswer({"updated": updated}))
     ctx.require_bulk_update()
     items = update_records(body, family.plural)
     batch = []
@@ -367,11 +309,7 @@ async def bulk_update_answer(request: Request, family: Family) -> Response[Any]:
             raise invalid('Bulk update expects a list of objects, each with its "id".')
         batch.append((rid, {k: v for k, v in item.items() if k not in ("id", "pk")}))
 
-    def run(conn: sqlite3.Connection) -> None:
-        for rid, fields in batch:
-            update_one(conn, viewer, caller.is_admin, rid, fields, family)
-
-    await ctx.db.write(run)
+    await ctx.db.write(rules.change_each, viewer, caller.is_admin, batch, family.scope)
 
     def load(conn: sqlite3.Connection):
         return present(conn, family, [resources.get_visible(conn, viewer, rid) for rid, _ in batch], ctx, viewer,
@@ -435,7 +373,7 @@ def _controller(family: Family) -> type[Controller]:
                 ctx = Context(request)
                 ctx.require_login()
                 viewer = await reading(request, lambda: ctx.viewer)
-                gone = await ctx.db.write(_delete_one, viewer, path_id(pk, family.model), family)
+                gone = await ctx.db.write(rules.delete, viewer, path_id(pk, family.model), family.scope)
                 files.remove_resource_files(ctx.settings.files_dir, gone)
 
             @delete("/", status_code=204, summary="Delete several resources (ENABLE_BULK_UPDATE)")
@@ -446,10 +384,7 @@ def _controller(family: Family) -> type[Controller]:
                 ids = record_ids(await read_body(request), family.plural)
                 viewer = await reading(request, lambda: ctx.viewer)
 
-                def run(conn: sqlite3.Connection) -> list[str]:
-                    return [_delete_one(conn, viewer, rid, family) for rid in ids]
-
-                for gone in await ctx.db.write(run):
+                for gone in await ctx.db.write(rules.delete_each, viewer, ids, family.scope):
                     files.remove_resource_files(ctx.settings.files_dir, gone)
 
     FamilyController.__name__ = f"{family.singular.title()}Controller"
