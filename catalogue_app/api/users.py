@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from typing import Any
 
@@ -19,11 +18,9 @@ from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
 from catalogue_app.api.resource_schema import Resource, render
 from catalogue_app.api.user_schemas import GroupProfile, User, group_profiles, user
-from catalogue_app.passwords import check_strength, hash_password
+from catalogue_app.passwords import hash_password
+from catalogue_app.services import users as user_rules
 from catalogue_app.store import groups, resources, users
-
-USERNAME = re.compile(r"^[\w.@+-]{1,150}$")
-EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
 
 UserList = pagination.list_type("UserList", "users", User)
 UserResources = pagination.list_type("UserResources", "resources", Resource)
@@ -84,93 +81,12 @@ def _values(data: UserWrite) -> dict[str, Any]:
     return {f: getattr(data, f) for f in UserWrite.__struct_fields__ if getattr(data, f) is not UNSET}
 
 
-def _check_values(values: dict[str, Any], caller, *, creating: bool, settings, username: str = "") -> None:
-    """Validation that needs no database; raises 400 or 403."""
-    if creating:
-        if not values.get("username"):
-            raise invalid("username missing from payload")
-        if settings.account_email_required and not values.get("email"):
-            raise invalid("email missing from payload")
-    elif "username" in values:
-        raise invalid("username cannot be updated")
-    if "username" in values and not USERNAME.match(values["username"]):
-        raise invalid("Enter a valid username. This value may contain only letters, numbers, "
-                      "and @/./+/-/_ characters.")
-    if values.get("email") and not EMAIL.match(values["email"]):
-        raise invalid("Enter a valid email address.")
-    if values.get("password"):
-        problems = check_strength(values["password"], values.get("username") or username)
-        if problems:
-            raise invalid(",".join(problems))
-    for flag in ("is_superuser", "is_staff", "is_active"):
-        if flag in values and not caller.is_admin:
-            raise permission_denied(f"Only administrators may change {flag}.")
-    if values.get("is_superuser") and not caller.is_superuser:
-        raise permission_denied("Only a superuser may grant superuser status.")
-
-
 async def _hash(values: dict[str, Any]) -> dict[str, Any]:
     """Replace a clear password by its hash (off the event loop: the KDF is slow on purpose)."""
     if "password" in values:
         values["password"] = (await anyio.to_thread.run_sync(hash_password, values["password"])
                               if values["password"] else "")
     return values
-
-
-def _create_rows(conn: sqlite3.Connection, batch: list[dict[str, Any]]) -> list[int]:
-    ids = []
-    for values in batch:
-        if users.by_username(conn, values["username"]):
-            raise invalid("A user with that username already exists.")
-        if values.get("email") and users.email_taken(conn, values["email"]):
-            raise invalid("A user is already registered with that email")
-        ids.append(users.create(conn, values))
-    return ids
-
-
-def _may_edit(caller, target: sqlite3.Row) -> bool:
-    if caller.is_superuser or caller.id == target["id"]:
-        return True
-    return caller.is_staff and not target["is_superuser"]
-
-
-def _update_rows(conn: sqlite3.Connection, caller, batch: list[tuple[int, dict[str, Any]]]) -> None:
-    for user_id, values in batch:
-        target = users.get(conn, user_id)
-        if target is None or not target["is_active"] and not caller.is_admin:
-            raise not_found("User")
-        if not _may_edit(caller, target):
-            raise permission_denied()
-        if values.get("email") and users.email_taken(conn, values["email"], except_id=user_id):
-            raise invalid("A user is already registered with that email")
-        demoting = values.get("is_superuser") is False or values.get("is_active") is False
-        if demoting and target["is_superuser"] and users.active_superuser_count(conn) <= 1:
-            raise invalid("The last active superuser cannot be demoted or deactivated.")
-        users.update(conn, user_id, values)
-
-
-def _deletion_check(conn: sqlite3.Connection, caller, user_id: int, rules: tuple[str, ...]) -> None:
-    target = users.get(conn, user_id)
-    if target is None:
-        raise not_found("User")
-    if not _may_edit(caller, target):
-        raise permission_denied()
-    if target["is_superuser"] and users.active_superuser_count(conn) <= 1:
-        raise invalid("The last active superuser cannot be deleted.")
-    violated = [
-        rule for rule, broken in (
-            ("user_has_resources", lambda: users.owned_resource_count(conn, user_id) > 0),
-            ("user_is_manager", lambda: users.managed_group_count(conn, user_id) > 0),
-        ) if rule in rules and broken()
-    ]
-    if violated:
-        raise invalid(f"One or more validation rules are violated: {', '.join(violated)}")
-
-
-def _delete_rows(conn: sqlite3.Connection, caller, ids: list[int], rules: tuple[str, ...]) -> None:
-    for user_id in ids:
-        _deletion_check(conn, caller, user_id, rules)
-        users.delete(conn, user_id)
 
 
 class UsersController(Controller):
@@ -201,9 +117,9 @@ class UsersController(Controller):
         batch = []
         for item in items:
             values = _values(convert(item, UserWrite))
-            _check_values(values, caller, creating=True, settings=ctx.settings)
+            user_rules.check_values(values, caller, creating=True, settings=ctx.settings)
             batch.append(await _hash(values))
-        ids = await ctx.db.write(_create_rows, batch)
+        ids = await ctx.db.write(user_rules.create, batch)
         rendered = [user(r, caller, ctx.base) for r in await ctx.db.execute(users.by_ids, ids)]
         return UserBatch(rendered) if many else UserDetail(rendered[0])
 
@@ -216,9 +132,9 @@ class UsersController(Controller):
         for item in update_records(await read_body(request), "users"):
             data = convert(item, UserUpdate)
             values = _values(data)
-            _check_values(values, caller, creating=False, settings=ctx.settings)
+            user_rules.check_values(values, caller, creating=False, settings=ctx.settings)
             batch.append((data.id, await _hash(values)))
-        await ctx.db.write(_update_rows, caller, batch)
+        await ctx.db.write(user_rules.change, caller, batch)
         _forget(request, [i for i, _ in batch])
         rows = await ctx.db.execute(users.by_ids, [i for i, _ in batch])
         return UserBatch([user(r, caller, ctx.base) for r in rows])
@@ -228,7 +144,7 @@ class UsersController(Controller):
         ctx = Context(request)
         caller = ctx.require_login()
         ids = record_ids(await read_body(request), "users")
-        await ctx.db.write(_delete_rows, caller, ids, ctx.settings.user_deletion_rules)
+        await ctx.db.write(user_rules.delete, caller, ids, ctx.settings.user_deletion_rules)
         _forget(request, ids)
 
     # -- one user ----------------------------------------------------------------------------
@@ -258,8 +174,8 @@ class UsersController(Controller):
         ctx = Context(request)
         target = await reading(request, self._visible, ctx, pk)
         values = _values(convert(unwrap(await read_body(request), "user"), UserWrite))
-        _check_values(values, ctx.caller, creating=False, settings=ctx.settings, username=target["username"])
-        await ctx.db.write(_update_rows, ctx.caller, [(target["id"], await _hash(values))])
+        user_rules.check_values(values, ctx.caller, creating=False, settings=ctx.settings, username=target["username"])
+        await ctx.db.write(user_rules.change, ctx.caller, [(target["id"], await _hash(values))])
         _forget(request, [target["id"]])
         return UserDetail(user(await ctx.db.execute(users.get, target["id"]), ctx.caller, ctx.base))
 
@@ -267,7 +183,7 @@ class UsersController(Controller):
     async def delete_user(self, request: Request, pk: FromPath[str]) -> Response[bytes]:
         ctx = Context(request)
         target = await reading(request, self._visible, ctx, pk)
-        await ctx.db.write(_delete_rows, ctx.caller, [target["id"]], ctx.settings.user_deletion_rules)
+        await ctx.db.write(user_rules.delete, ctx.caller, [target["id"]], ctx.settings.user_deletion_rules)
         _forget(request, [target["id"]])
         return json_string("User deleted sucessfully")
 
@@ -317,32 +233,7 @@ class UsersController(Controller):
             current = body.currentOwner if body.currentOwner is not None else target["id"]
             # an empty or missing list means all of the user's resources (GeoNode 5; geonodectl sends [])
             new, subset = body.newOwner, body.resources or None
-        if not (caller.is_admin or caller.id == current == target["id"]):
-            raise permission_denied()
-
-        def run(conn: sqlite3.Connection) -> int:
-            new_id = int(new) if isinstance(new, str) and new.isdecimal() and len(new) < 19 else new
-            if new_id == "DEFAULT":
-                new_id = users.principal_superuser(conn)
-                if new_id is None:
-                    raise invalid("Principal User not found")
-            elif isinstance(new_id, str):
-                raise invalid('"owner" must be a user id or "DEFAULT"')
-            heir = users.get(conn, new_id)
-            if heir is None or not heir["is_active"]:
-                raise not_found("User")
-            if users.get(conn, current) is None:
-                raise not_found("User")
-            if new_id == current:
-                raise invalid("Cannot reassign to self")
-            if subset is not None:
-                missing = set(subset) - users.owned_resource_ids(conn, current)
-                if missing:
-                    raise permission_denied(
-                        "The user does not have any right to perform this action on this resource")
-            return users.transfer_resources(conn, current, new_id, subset)
-
-        await ctx.db.write(run)
+        await ctx.db.write(user_rules.transfer, caller, target["id"], current, new, subset)
         return json_string("Resources transfered successfully")
 
     @post("/{pk:str}/remove_from_group_manager", status_code=200, opt={"body": GroupsBody},
@@ -350,7 +241,7 @@ class UsersController(Controller):
     async def remove_from_group_manager(self, request: Request, pk: FromPath[str]) -> Response[GroupManagerAnswer]:
         ctx = Context(request)
         target = await reading(request, self._visible, ctx, pk)
-        if not (ctx.caller.is_admin or ctx.caller.id == target["id"]):
+        if not user_rules.may_demote(ctx.caller, target["id"]):
             raise permission_denied()
         body = convert(await read_body(request) or {}, GroupsBody)
         if body.groups is None or body.groups == [] or body.groups == "":
@@ -358,14 +249,7 @@ class UsersController(Controller):
         if isinstance(body.groups, str) and body.groups != "ALL":
             raise invalid('"groups" must be a list of group ids or "ALL"')
 
-        def run(conn: sqlite3.Connection) -> tuple[list[str], list[int]]:
-            managed = {r["group_id"]: r["title"] for r in groups.managed_groups(conn, target["id"])}
-            wanted = list(managed) if body.groups == "ALL" else list(dict.fromkeys(body.groups))
-            done = [g for g in wanted if g in managed]
-            groups.demote(conn, target["id"], done)
-            return [managed[g] for g in done], [g for g in wanted if g not in managed]
-
-        titles, refused = await ctx.db.write(run)
+        titles, refused = await ctx.db.write(user_rules.demote, target["id"], body.groups)
         message = GroupManagerAnswer(success=f"User removed as a group manager from : {', '.join(titles)}")
         if refused:
             message.error = f"User is not manager of the following groups: : {refused}"
