@@ -14,11 +14,12 @@ from msgspec import UNSET, UnsetType
 
 from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, reading
-from catalogue_app.api.errors import denied, invalid, not_found, permission_denied
+from catalogue_app.api.errors import denied, invalid, permission_denied
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
 from catalogue_app.api.resource_schema import Resource, render
 from catalogue_app.api.user_schemas import GroupProfile, User, group_profiles, user
+from catalogue_app.services import groups as group_rules
 from catalogue_app.store import groups, resources, users
 
 ACCESS = ("public", "public-invite", "private")
@@ -84,19 +85,6 @@ def _values(data: GroupWrite, *, creating: bool) -> tuple[dict[str, Any], list[s
     return values, categories
 
 
-def _categories(conn: sqlite3.Connection, slugs: list[str] | None) -> list[int] | None:
-    if slugs is None:
-        return None
-    ids, missing = groups.category_ids(conn, slugs)
-    if missing:
-        raise invalid(f"Object with slug={missing[0]} does not exist.")
-    return ids
-
-
-def _may_change(conn: sqlite3.Connection, caller, profile: sqlite3.Row) -> bool:
-    return caller.is_admin or groups.role(conn, profile["group_id"], caller.id) == "manager"
-
-
 def _render(ctx: Context, profile_ids: list[int]) -> list[GroupProfile]:
     """Runs on a reader thread (through ``reading``)."""
     def load(conn: sqlite3.Connection) -> list[GroupProfile]:
@@ -133,16 +121,7 @@ class GroupsController(Controller):
             raise denied(caller)
         items, many = records(await read_body(request), "group_profile", "group_profiles")
         batch = [_values(convert(item, GroupWrite), creating=True) for item in items]
-
-        def run(conn: sqlite3.Connection) -> list[int]:
-            ids = []
-            for values, slugs in batch:
-                if groups.slug_taken(conn, values["slug"]):
-                    raise invalid(f"A group with the slug \"{values['slug']}\" already exists.")
-                ids.append(groups.create(conn, values, _categories(conn, slugs) or [], caller.id))
-            return ids
-
-        rendered = await reading(request, _render, ctx, await ctx.db.write(run))
+        rendered = await reading(request, _render, ctx, await ctx.db.write(group_rules.create, caller, batch))
         return GroupBatch(rendered) if many else GroupDetail(rendered[0])
 
     @patch("/", opt={"body": list[GroupUpdate]}, summary="Update several groups (ENABLE_BULK_UPDATE)")
@@ -156,12 +135,7 @@ class GroupsController(Controller):
         for item in update_records(await read_body(request), "group_profiles"):
             data = convert(item, GroupUpdate)
             batch.append((data.id, *_values(data, creating=False)))
-
-        def run(conn: sqlite3.Connection) -> None:
-            for profile_id, values, slugs in batch:
-                self._apply(conn, caller, profile_id, values, slugs)
-
-        await ctx.db.write(run)
+        await ctx.db.write(group_rules.change_each, caller, batch)
         return GroupBatch(await reading(request, _render, ctx, [b[0] for b in batch]))
 
     @delete("/", status_code=204, summary="Delete several groups (admins)")
@@ -170,35 +144,13 @@ class GroupsController(Controller):
         if not ctx.caller.is_admin:
             raise denied(ctx.caller)
         ids = record_ids(await read_body(request), "group_profiles")
-
-        def run(conn: sqlite3.Connection) -> None:
-            for profile_id in ids:
-                if groups.get(conn, profile_id) is None:
-                    raise not_found("GroupProfile")
-                groups.delete(conn, profile_id)
-
-        await ctx.db.write(run)
+        await ctx.db.write(group_rules.delete_each, ctx.caller, ids)
 
     # -- one group ---------------------------------------------------------------------------
-    @staticmethod
-    def _apply(conn: sqlite3.Connection, caller, profile_id: int, values: dict[str, Any],
-               slugs: list[str] | None, admins_only: bool = False) -> None:
-        profile = groups.get_visible(conn, profile_id, caller.id, caller.is_admin)
-        if profile is None:
-            raise not_found("GroupProfile")
-        if not (caller.is_admin if admins_only else _may_change(conn, caller, profile)):
-            raise permission_denied()
-        if "slug" in values and groups.slug_taken(conn, values["slug"], except_profile=profile_id):
-            raise invalid(f"A group with the slug \"{values['slug']}\" already exists.")
-        groups.update(conn, profile_id, values, _categories(conn, slugs))
-
     def _visible(self, ctx: Context, pk: str) -> sqlite3.Row:
         """The group profile at ``pk`` as the caller sees it. Runs on a reader thread (through
         ``reading`` or inside a handler's read function)."""
-        row = ctx.db.read(groups.get_visible, path_id(pk, "GroupProfile"), ctx.caller.id, ctx.caller.is_admin)
-        if row is None:
-            raise not_found("GroupProfile")
-        return row
+        return ctx.db.read(group_rules.visible, ctx.caller, path_id(pk, "GroupProfile"))
 
     @get("/{pk:str}", summary="One group profile")
     async def get_group(self, request: Request, pk: FromPath[str]) -> GroupDetail:
@@ -220,7 +172,7 @@ class GroupsController(Controller):
         profile_id = (await reading(request, self._visible, ctx, pk))["id"]
         body = unwrap(await read_body(request), "group_profile")
         values, slugs = _values(convert(body, GroupWrite), creating=False)
-        await ctx.db.write(self._apply, ctx.caller, profile_id, values, slugs, admins_only)
+        await ctx.db.write(group_rules.change, ctx.caller, profile_id, values, slugs, admins_only)
         return GroupDetail((await reading(request, _render, ctx, [profile_id]))[0])
 
     @delete("/{pk:str}", status_code=204, summary="Delete a group (admins)")
@@ -270,23 +222,7 @@ class GroupsController(Controller):
             raise denied(caller)
         profile = await reading(request, self._visible, ctx, pk)
         body = convert(await read_body(request) or {}, MembersBody)
-
-        def run(conn: sqlite3.Connection) -> None:
-            by_self = body.users == [caller.id] and body.role == "member"
-            allowed = _may_change(conn, caller, profile) or (
-                by_self and (not adding or profile["access"] == "public"))
-            if not allowed:
-                raise permission_denied()
-            for user_id in body.users:
-                row = users.get(conn, user_id)
-                if row is None or not row["is_active"]:
-                    raise invalid(f"User {user_id} does not exist.")
-                if adding:
-                    groups.set_role(conn, profile["group_id"], user_id, body.role)
-                else:
-                    groups.remove_member(conn, profile["group_id"], user_id)
-
-        await ctx.db.write(run)
+        await ctx.db.write(group_rules.change_members, caller, profile, body.users, body.role, adding)
         return await reading(request, self._people, ctx, profile, False)
 
     @get("/{pk:str}/resources", summary="Resources on which the group holds a permission")
