@@ -7,7 +7,6 @@ anonymous callers, 403 for others).
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 import msgspec
@@ -20,7 +19,7 @@ from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, denied, not_found
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.services.access import may
-from catalogue_app.store import assets, resources
+from catalogue_app.store import Connection, Row, assets, resources
 
 
 class Asset(msgspec.Struct):
@@ -55,7 +54,7 @@ class AssetDetail(msgspec.Struct):
     asset: Asset
 
 
-def _shape(row: sqlite3.Row, base: str) -> Asset:
+def _shape(row: Row, base: str) -> Asset:
     return Asset(pk=row["id"], title=row["name"], description="", type=row["mime_type"], owner=row["owner_id"],
                  created=row["created"], asset_type="Asset", subinfo=None, deletable=False,
                  download_url=f"{base}/api/v2/assets/{row['id']}/download", size=row["size"])
@@ -92,7 +91,7 @@ async def get_asset(request: Request, pk: FromPath[str]) -> AssetDetail:
 async def _file(request: Request, pk: str, disposition: str) -> Response[Any]:
     ctx = Context(request)
 
-    def load(conn: sqlite3.Connection) -> sqlite3.Row:
+    def load(conn: Connection) -> Row:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         row = assets.get(conn, viewer, path_id(pk, "Asset"))
         if row is None:

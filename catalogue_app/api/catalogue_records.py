@@ -9,7 +9,6 @@ parameters get an exception report with status 400.
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -22,7 +21,7 @@ from catalogue_app.api.context import Context, reading
 from catalogue_app.api.links import ATOM_NS, CSW_NS, ISO_NS
 from catalogue_app.api.resource_schema import render
 from catalogue_app.geo.xml import xml_safe
-from catalogue_app.store import records
+from catalogue_app.store import Connection, records
 
 OWS = "http://www.opengis.net/ows"
 SCHEMAS = (CSW_NS, ISO_NS, ATOM_NS)
@@ -114,7 +113,7 @@ def record_answer(ctx: Context, params: dict[str, str]) -> Response[bytes]:
         raise CswError("InvalidParameterValue", f"Ask for at most {MAX_IDS} records, by their uuids.", "id")
     caller, viewer, base = ctx.caller, ctx.viewer, ctx.base
 
-    def load(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    def load(conn: Connection) -> list[dict[str, Any]]:
         rows = records.visible_by_uuids(conn, viewer, list(dict.fromkeys(ids)))
         return [msgspec.to_builtins(item) for item in render(conn, rows, caller, viewer, base)] if rows else []
 

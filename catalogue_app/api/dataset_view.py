@@ -8,12 +8,11 @@ by `catalogue seed` have no data: their names come from the alternate, and they 
 from __future__ import annotations
 
 import html
-import sqlite3
 
 import msgspec
 
 from catalogue_app.api.resource_schema import Resource
-from catalogue_app.store import datasets
+from catalogue_app.store import Connection, Row, datasets
 
 STATISTICS = ("count", "min", "max", "average", "median", "stddev", "sum", "unique_values")
 PTYPE = "gxp_wmscsource"
@@ -79,7 +78,7 @@ ITEM_FIELDS = set(DatasetItem.__struct_fields__)
 FIELDS = set(Dataset.__struct_fields__)
 
 
-def attribute(row: sqlite3.Row) -> Attribute:
+def attribute(row: Row) -> Attribute:
     return Attribute(pk=row["id"], attribute=row["attribute"], description=row["description"],
                      attribute_label=row["attribute_label"], attribute_type=row["attribute_type"],
                      visible=bool(row["visible"]), display_order=row["display_order"], featureinfo_type="type_property",
@@ -91,7 +90,7 @@ def sld_url(base: str, workspace: str, name: str) -> str:
     return f"{base}/geoserver/rest/workspaces/{workspace}/styles/{name}.sld"
 
 
-def featureinfo_template(attributes: list[sqlite3.Row]) -> str | None:
+def featureinfo_template(attributes: list[Row]) -> str | None:
     """A grid of the visible fields, with MapStore's ${properties.name} placeholders."""
     shown = [a for a in attributes if a["visible"] and not a["attribute_type"].startswith(GEOMETRY_TYPES)]
     if not shown:
@@ -103,7 +102,7 @@ def featureinfo_template(attributes: list[sqlite3.Row]) -> str | None:
     return f'<div style="overflow-x: hidden">{rows}</div>'
 
 
-def extend(conn: sqlite3.Connection, items: list[Resource], base: str, detail: bool) -> list[DatasetItem]:
+def extend(conn: Connection, items: list[Resource], base: str, detail: bool) -> list[DatasetItem]:
     """The dataset fields added to rendered resources (all of them datasets)."""
     ids = [int(i.pk) for i in items]
     rows = datasets.details(conn, ids)

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import uuid
 
 import msgspec
@@ -22,14 +21,14 @@ from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.export import shapefile_zip
 from catalogue_app.services import access
 from catalogue_app.services import resources as rules
-from catalogue_app.store import datasets, resources
+from catalogue_app.store import Connection, Row, datasets, resources
 
 
 class AttributeSet(msgspec.Struct):
     attributes: list[Attribute]
 
 
-def _dataset(conn: sqlite3.Connection, viewer: resources.Viewer, pk: str) -> sqlite3.Row:
+def _dataset(conn: Connection, viewer: resources.Viewer, pk: str) -> Row:
     row = resources.get_visible(conn, viewer, path_id(pk, "Dataset"), ("dataset",))
     if row is None:
         raise not_found("Dataset")
@@ -67,7 +66,7 @@ async def change_attribute_set(request: Request, pk: FromPath[str]) -> Attribute
 async def dataset_download(request: Request, alternate: FromPath[str]) -> File:
     ctx = Context(request)
 
-    def load(conn: sqlite3.Connection):
+    def load(conn: Connection):
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = datasets.by_alternate(conn, alternate)
         row = resources.get_visible(conn, viewer, rid, ("dataset",)) if rid else None

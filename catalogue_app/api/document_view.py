@@ -8,12 +8,10 @@ address: their extension and mime_type are null.
 
 from __future__ import annotations
 
-import sqlite3
-
 import msgspec
 
 from catalogue_app.api.resource_schema import Resource
-from catalogue_app.store import documents
+from catalogue_app.store import Connection, documents
 
 
 class Document(Resource, kw_only=True):
@@ -26,7 +24,7 @@ class Document(Resource, kw_only=True):
     doc_url: str | None
 
 
-def extend(conn: sqlite3.Connection, items: list[Resource], base: str, detail: bool) -> list[Document]:
+def extend(conn: Connection, items: list[Resource], base: str, detail: bool) -> list[Document]:
     """The document fields added to rendered resources (all of them documents)."""
     rows = documents.rows(conn, [int(i.pk) for i in items])
     out = []

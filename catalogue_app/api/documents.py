@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import os
 import posixpath
-import sqlite3
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -33,7 +32,7 @@ from catalogue_app.api.errors import ApiError, denied, invalid, not_found
 from catalogue_app.api.limits import size_label
 from catalogue_app.api.request_bodies import decode_json, path_id
 from catalogue_app.services import access, resource_changes
-from catalogue_app.store import documents, executions, limits, resources
+from catalogue_app.store import Connection, Row, documents, executions, limits, resources
 
 MAX_BODY = 4 * 1024**3  # what one upload may carry at all; the stored size limit is checked as it arrives
 JSON_MAX = 10 * 1024 * 1024  # a body without a file (JSON or a plain form): the application's usual limit
@@ -223,7 +222,7 @@ async def _store(ctx: Context, caller: Caller, form: Form, staged: Path) -> int:
     viewer, new_uuid = ctx.viewer, str(uuid.uuid4())
     final = ctx.settings.files_dir / new_uuid
 
-    def run(conn: sqlite3.Connection) -> int:
+    def run(conn: Connection) -> int:
         changes = asdict(resource_changes.clean(conn, values, viewer, caller.is_admin, None, "document"))
         details = dict(uuid=new_uuid, owner_id=caller.id, changes=changes, extension=content.extension)
         if content.file_name is None:
@@ -256,7 +255,7 @@ async def _answer(ctx: Context, rid: int) -> Response[Any]:
 
     viewer = ctx.viewer
 
-    def load(conn: sqlite3.Connection):
+    def load(conn: Connection):
         return present(conn, DOCUMENTS, [resources.get_visible(conn, viewer, rid)], ctx, viewer, detail=True)[0]
 
     return Response({"document": await ctx.db.execute(load)}, status_code=201)
@@ -280,11 +279,11 @@ async def _content_answer(request: Request, pk: str, disposition: str) -> Respon
                 content_disposition_type=disposition)  # type: ignore[arg-type]
 
 
-def _stored_document(ctx: Context, pk: str) -> tuple[str, sqlite3.Row | None]:
+def _stored_document(ctx: Context, pk: str) -> tuple[str, Row | None]:
     """The folder and document row of ``pk``, if the caller may download it (run on a reader thread)."""
     viewer = ctx.viewer
 
-    def load(conn: sqlite3.Connection):
+    def load(conn: Connection):
         row = resources.get_visible(conn, viewer, path_id(pk, "Document"), ("document",))
         if row is None:
             raise not_found("Document")

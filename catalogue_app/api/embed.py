@@ -13,7 +13,6 @@ needs download permission, as its download does. Framing is allowed from anywher
 from __future__ import annotations
 
 import html
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from catalogue_app.api.context import Context
 from catalogue_app.api.links import DATA_SUBTYPES, absolute
 from catalogue_app.api.resource_schema import raw, urls
 from catalogue_app.services import access
-from catalogue_app.store import documents, records, resources, users
+from catalogue_app.store import Connection, Row, documents, records, resources, users
 from catalogue_app.store.resources import GEOAPP_TYPES
 
 UI = Path(__file__).resolve().parent.parent / "ui" / "embed"
@@ -57,13 +56,13 @@ def not_found(base: str) -> Response[str]:
                 "<p>There is nothing here, or you may not see it.</p></main>", status=404)
 
 
-def heading(row: sqlite3.Row, base: str) -> str:
+def heading(row: Row, base: str) -> str:
     detail = urls(row, base)[0]
     return (f'<header class="embed-title"><a href="{esc(detail)}" target="_blank" rel="noopener">'
             f'{esc(row["title"] or row["uuid"])}</a></header>')
 
 
-def attribution(conn: sqlite3.Connection, row: sqlite3.Row) -> str:
+def attribution(conn: Connection, row: Row) -> str:
     """The resource's attribution, else its owner's name."""
     if row["attribution"]:
         return row["attribution"]
@@ -73,7 +72,7 @@ def attribution(conn: sqlite3.Connection, row: sqlite3.Row) -> str:
     return f"{owner['first_name'] or ''} {owner['last_name'] or ''}".strip() or owner["username"]
 
 
-def _start_view(row: sqlite3.Row) -> tuple[str, str] | None:
+def _start_view(row: Row) -> tuple[str, str] | None:
     """The CRS the viewer works in and the box it starts at (lon/lat, "x0,y0,x1,y1")."""
     box = (row["ll_x0"], row["ll_y0"], row["ll_x1"], row["ll_y1"])
     if None in box:
@@ -88,7 +87,7 @@ async def dataset_embed(request: Request, alternate: FromPath[str]) -> Response[
     ctx = Context(request)
     base = ctx.base
 
-    def load(conn: sqlite3.Connection):
+    def load(conn: Connection):
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         row = records.visible_dataset(conn, viewer, alternate) if len(alternate) <= 300 else None
         if row is None:
@@ -114,7 +113,7 @@ async def dataset_embed(request: Request, alternate: FromPath[str]) -> Response[
 
 
 # -- documents -----------------------------------------------------------------------------------
-def document_body(row: sqlite3.Row, doc: sqlite3.Row | None, may_download: bool, base: str) -> str:
+def document_body(row: Row, doc: Row | None, may_download: bool, base: str) -> str:
     """What shows the document: the file in the element that fits its type, or a link."""
     title = esc(row["title"] or row["uuid"])
     if doc is not None and doc["doc_url"]:
@@ -146,7 +145,7 @@ async def document_embed(request: Request, pk: FromPath[str]) -> Response[str]:
     if not pk.isdecimal() or len(pk) > 18:
         return not_found(base)
 
-    def load(conn: sqlite3.Connection):
+    def load(conn: Connection):
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         row = resources.get_visible(conn, viewer, int(pk), ("document",))
         if row is None:
@@ -164,7 +163,7 @@ async def document_embed(request: Request, pk: FromPath[str]) -> Response[str]:
 
 
 # -- maps and apps -------------------------------------------------------------------------------
-def _visible(conn: sqlite3.Connection, ctx: Context, pk: str, types: tuple[str, ...]) -> sqlite3.Row | None:
+def _visible(conn: Connection, ctx: Context, pk: str, types: tuple[str, ...]) -> Row | None:
     """The resource ``pk`` of one of ``types`` if the caller sees it (run on a reader thread)."""
     return resources.get_visible(conn, ctx.viewer, int(pk), types)
 

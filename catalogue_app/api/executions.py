@@ -4,7 +4,6 @@ start_job(), with which asynchronous endpoints store a request and hand it to th
 from __future__ import annotations
 
 import json
-import sqlite3
 import uuid
 from typing import Any
 
@@ -16,7 +15,7 @@ from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, denied, invalid
 from catalogue_app.api.query import list_spec
-from catalogue_app.store import executions
+from catalogue_app.store import Row, executions
 
 
 class ExecutionRequest(msgspec.Struct):
@@ -74,7 +73,7 @@ def status_url(base: str, exec_id: str) -> str:
     return f"{base}/api/v2/resource-service/execution-status/{exec_id}"
 
 
-def shape(row: sqlite3.Row, base: str) -> ExecutionRequest:
+def shape(row: Row, base: str) -> ExecutionRequest:
     return ExecutionRequest(
         exec_id=row["exec_id"], user=row["user_id"], status=row["status"], progress=row["progress"],
         func_name=row["func_name"], created=row["created"], finished=row["finished"],
@@ -112,7 +111,7 @@ async def queue_job(ctx: Context, func_name: str, action: str, input_params: dic
     return Receipt("ready", exec_id, status_url(ctx.base, exec_id))
 
 
-async def _own(ctx: Context, exec_id: str) -> sqlite3.Row:
+async def _own(ctx: Context, exec_id: str) -> Row:
     """The caller's request (any request for admins); 404 for others, as if it did not exist."""
     try:
         uuid.UUID(exec_id)

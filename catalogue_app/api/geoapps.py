@@ -3,12 +3,10 @@ of writing one are in services/geoapps.py)."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import msgspec
 
 from catalogue_app.api.resource_schema import Resource
-from catalogue_app.store import geoapps
+from catalogue_app.store import Connection, geoapps
 
 
 class GeoApp(Resource, kw_only=True):
@@ -17,7 +15,7 @@ class GeoApp(Resource, kw_only=True):
     name: str
 
 
-def extend(conn: sqlite3.Connection, items: list[Resource], base: str, detail: bool) -> list[GeoApp]:
+def extend(conn: Connection, items: list[Resource], base: str, detail: bool) -> list[GeoApp]:
     """The geoapp fields added to rendered resources; one made without a name (through
     /resources) shows its title."""
     names = geoapps.names(conn, [int(i.pk) for i in items])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 import unicodedata
 from typing import Any, Literal
 
@@ -20,7 +19,7 @@ from catalogue_app.api.request_bodies import Id, convert, path_id, read_body, re
 from catalogue_app.api.resource_schema import Resource, render
 from catalogue_app.api.user_schemas import GroupProfile, User, group_profiles, user
 from catalogue_app.services import groups as group_rules
-from catalogue_app.store import groups, resources, users
+from catalogue_app.store import Connection, Row, groups, resources, users
 
 ACCESS = ("public", "public-invite", "private")
 
@@ -87,7 +86,7 @@ def _values(data: GroupWrite, *, creating: bool) -> tuple[dict[str, Any], list[s
 
 def _render(ctx: Context, profile_ids: list[int]) -> list[GroupProfile]:
     """Runs on a reader thread (through ``reading``)."""
-    def load(conn: sqlite3.Connection) -> list[GroupProfile]:
+    def load(conn: Connection) -> list[GroupProfile]:
         rows = [groups.get(conn, pid) for pid in profile_ids]
         return group_profiles(conn, [r for r in rows if r is not None], ctx.base)
 
@@ -105,7 +104,7 @@ class GroupsController(Controller):
         spec = list_spec(ctx.params, groups.FIELDS, groups.SEARCH_FIELDS)
 
         def fetch(limit: int, offset: int):
-            def load(conn: sqlite3.Connection):
+            def load(conn: Connection):
                 total, rows = groups.page(conn, spec, caller.id, caller.is_admin, limit, offset)
                 return total, group_profiles(conn, rows, ctx.base)
             return ctx.db.read(load)
@@ -147,7 +146,7 @@ class GroupsController(Controller):
         await ctx.db.write(group_rules.delete_each, ctx.caller, ids)
 
     # -- one group ---------------------------------------------------------------------------
-    def _visible(self, ctx: Context, pk: str) -> sqlite3.Row:
+    def _visible(self, ctx: Context, pk: str) -> Row:
         """The group profile at ``pk`` as the caller sees it. Runs on a reader thread (through
         ``reading`` or inside a handler's read function)."""
         return ctx.db.read(group_rules.visible, ctx.caller, path_id(pk, "GroupProfile"))
@@ -186,9 +185,9 @@ class GroupsController(Controller):
         await ctx.db.write(groups.delete, profile["id"])
 
     @staticmethod
-    def _people(ctx: Context, profile: sqlite3.Row, managers_only: bool) -> list[User]:
+    def _people(ctx: Context, profile: Row, managers_only: bool) -> list[User]:
         """Runs on a reader thread (through ``reading``)."""
-        def load(conn: sqlite3.Connection) -> list[User]:
+        def load(conn: Connection) -> list[User]:
             ids = groups.member_ids(conn, profile["group_id"], managers_only)
             return [user(r, ctx.caller, ctx.base) for r in users.by_ids(conn, ids)]
 

@@ -7,7 +7,6 @@ controllers are made by a function, and their answer types are its local names.)
 """
 
 import re
-import sqlite3
 from typing import Any
 
 import msgspec
@@ -19,7 +18,7 @@ from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, denied, invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import read_body, records, unwrap
-from catalogue_app.store import limits
+from catalogue_app.store import Connection, Row, limits
 
 SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,255}$")
 UNITS = ((1 << 40, "TB"), (1 << 30, "GB"), (1 << 20, "MB"), (1 << 10, "KB"))
@@ -61,7 +60,7 @@ PARALLELISM = Family("upload-parallelism-limits", "upload-parallelism-limit", "u
                      limits.PARALLELISM, (1, 32767))
 
 
-def shape(family: Family, row: sqlite3.Row, base: str) -> SizeLimit | ParallelismLimit:
+def shape(family: Family, row: Row, base: str) -> SizeLimit | ParallelismLimit:
     link = f"{base}/api/v2/{family.path}/{row['slug']}"
     if family is SIZE:
         return SizeLimit(row["slug"], row["description"], row["max_size"], size_label(row["max_size"]), link)
@@ -119,7 +118,7 @@ def _controller(family: Family, item: type) -> type[Controller]:
             items, many = records(await read_body(request), family.singular, family.plural)
             cleaned = [_clean(family, item, creating=True) for item in items]
 
-            def run(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+            def run(conn: Connection) -> list[Row]:
                 for slug, description, value in cleaned:
                     limits.create(conn, family.kind, slug, description or "", value)
                 return [limits.get(conn, family.kind, slug) for slug, _, _ in cleaned]
@@ -140,7 +139,7 @@ def _controller(family: Family, item: type) -> type[Controller]:
     return LimitsController
 
 
-async def _row(ctx: Context, family: Family, slug: str) -> sqlite3.Row:
+async def _row(ctx: Context, family: Family, slug: str) -> Row:
     row = await ctx.db.execute(limits.get, family.kind, slug)
     if row is None:
         raise ApiError(404, "No limit matches the given query.", "not_found")

@@ -8,7 +8,6 @@ annotations``), because the answer types are made per lookup inside a function.
 """
 
 import json
-import sqlite3
 from typing import Any
 
 import msgspec
@@ -23,7 +22,7 @@ from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.resource_query import strtobool
 from catalogue_app.api.resource_schema import Thesaurus, TKeyword, tkeyword
 from catalogue_app.api.user_schemas import DEFAULT_AVATAR, absolute, global_perms
-from catalogue_app.store import lookups
+from catalogue_app.store import Connection, Row, lookups
 from catalogue_app.store.lookups import CountScope
 from catalogue_app.store.resources import GEOAPP_TYPES
 
@@ -90,7 +89,7 @@ def _decimal(value: float | None) -> str | None:
     return None if value is None else f"{value:.15f}"
 
 
-def _render(name: str, row: sqlite3.Row, count: int, base: str) -> Any:
+def _render(name: str, row: Row, count: int, base: str) -> Any:
     link = f"{base}/api/v2/{name}/{row[0]}"
     if name == "categories":
         return CategoryItem(id=row["id"], identifier=row["identifier"], description=row["description"],
@@ -143,7 +142,7 @@ def _lookup_controller(name: str, item: type, model: str) -> type[Controller]:
                 scope, viewer = _scope(ctx.params), ctx.viewer
 
                 def fetch(limit: int, offset: int):
-                    def load(conn: sqlite3.Connection):
+                    def load(conn: Connection):
                         total, rows, counts = lookups.page(conn, name, spec, viewer, scope, with_resources, limit, offset)
                         return total, [_render(name, r, counts.get(r[0], 0), ctx.base) for r in rows]
                     return ctx.db.read(load)

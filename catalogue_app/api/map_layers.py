@@ -10,7 +10,6 @@ layers from elsewhere, its ``dataset`` is null.
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 import msgspec
@@ -25,8 +24,8 @@ from catalogue_app.api.errors import not_found
 from catalogue_app.api.links import Link
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.resource_schema import Resource, render
+from catalogue_app.store import Connection, Row, resources
 from catalogue_app.store import map_layers as store
-from catalogue_app.store import resources
 from catalogue_app.store.datasets import WORKSPACE
 from catalogue_app.store.resources import Viewer
 
@@ -108,7 +107,7 @@ class Map(MapItem, kw_only=True):
 
 
 # -- reading -------------------------------------------------------------------------------------
-def layer_datasets(conn: sqlite3.Connection, ids: list[int], viewer: Viewer, base: str) -> dict[int, LayerDataset]:
+def layer_datasets(conn: Connection, ids: list[int], viewer: Viewer, base: str) -> dict[int, LayerDataset]:
     """The embedded objects of the datasets among ``ids`` that the viewer may view."""
     rows = store.visible_datasets(conn, viewer, ids)
     if not rows:
@@ -129,7 +128,7 @@ def _extra(text: str | None) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def maplayers_of(conn: sqlite3.Connection, map_ids: list[int], viewer: Viewer, base: str) -> dict[int, list[MapLayer]]:
+def maplayers_of(conn: Connection, map_ids: list[int], viewer: Viewer, base: str) -> dict[int, list[MapLayer]]:
     """The layers of each map, with the datasets the viewer may view."""
     layers = store.layers_of(conn, map_ids)
     shown = layer_datasets(conn, [r["dataset_id"] for rows in layers.values() for r in rows if r["dataset_id"]],
@@ -140,7 +139,7 @@ def maplayers_of(conn: sqlite3.Connection, map_ids: list[int], viewer: Viewer, b
                   for r in rows] for mid, rows in layers.items()}
 
 
-def extend(conn: sqlite3.Connection, items: list[Resource], base: str, detail: bool, viewer: Viewer) -> list[MapItem]:
+def extend(conn: Connection, items: list[Resource], base: str, detail: bool, viewer: Viewer) -> list[MapItem]:
     """The map fields added to rendered resources (all of them maps); layers in the detail only."""
     layers = maplayers_of(conn, [int(i.pk) for i in items], viewer, base) if detail else {}
     out: list[MapItem] = []
@@ -153,13 +152,13 @@ def extend(conn: sqlite3.Connection, items: list[Resource], base: str, detail: b
     return out
 
 
-def maplayers_payload(conn: sqlite3.Connection, ids: list[int], viewer: Viewer, base: str) -> dict[int, list[Any]]:
+def maplayers_payload(conn: Connection, ids: list[int], viewer: Viewer, base: str) -> dict[int, list[Any]]:
     """``maplayers`` as plain JSON for each of ``ids`` (include[]=maplayers on lists)."""
     return {rid: msgspec.to_builtins(layers) for rid, layers in maplayers_of(conn, ids, viewer, base).items()}
 
 
 # -- routes --------------------------------------------------------------------------------------
-def _visible(conn: sqlite3.Connection, viewer: Viewer, pk: str, kind: str, model: str) -> sqlite3.Row:
+def _visible(conn: Connection, viewer: Viewer, pk: str, kind: str, model: str) -> Row:
     row = resources.get_visible(conn, viewer, path_id(pk, model), (kind,))
     if row is None:
         raise not_found(model)
@@ -170,7 +169,7 @@ def _visible(conn: sqlite3.Connection, viewer: Viewer, pk: str, kind: str, model
 async def map_maplayers(request: Request, pk: FromPath[str]) -> list[MapLayer]:
     ctx = Context(request)
 
-    def load(conn: sqlite3.Connection) -> list[MapLayer]:
+    def load(conn: Connection) -> list[MapLayer]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = _visible(conn, viewer, pk, "map", "Map")["id"]
         return maplayers_of(conn, [rid], viewer, ctx.base)[rid]
@@ -183,7 +182,7 @@ async def map_maplayers(request: Request, pk: FromPath[str]) -> list[MapLayer]:
 async def map_datasets(request: Request, pk: FromPath[str]) -> list[LayerDataset]:
     ctx = Context(request)
 
-    def load(conn: sqlite3.Connection) -> list[LayerDataset]:
+    def load(conn: Connection) -> list[LayerDataset]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = _visible(conn, viewer, pk, "map", "Map")["id"]
         ids = list(dict.fromkeys(r["dataset_id"] for r in store.layers_of(conn, [rid])[rid] if r["dataset_id"]))
@@ -198,7 +197,7 @@ async def map_datasets(request: Request, pk: FromPath[str]) -> list[LayerDataset
 async def dataset_maplayers(request: Request, pk: FromPath[str]) -> list[DatasetLayer]:
     ctx = Context(request)
 
-    def load(conn: sqlite3.Connection) -> list[DatasetLayer]:
+    def load(conn: Connection) -> list[DatasetLayer]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = _visible(conn, viewer, pk, "dataset", "Dataset")["id"]
         return [DatasetLayer(pk=r["id"], name=r["name"], extra_params=_extra(r["extra_params"]),
@@ -213,7 +212,7 @@ async def dataset_maplayers(request: Request, pk: FromPath[str]) -> list[Dataset
 async def dataset_maps(request: Request, pk: FromPath[str]) -> list[MapRef]:
     ctx = Context(request)
 
-    def load(conn: sqlite3.Connection) -> list[MapRef]:
+    def load(conn: Connection) -> list[MapRef]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = _visible(conn, viewer, pk, "dataset", "Dataset")["id"]
         return [MapRef(r["id"], r["title"], f"{ctx.base}/catalogue/#/map/{r['id']}", f"{ctx.base}/api/v2/maps/{r['id']}")

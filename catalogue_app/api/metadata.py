@@ -4,8 +4,6 @@ GET /api/v2/resources/{pk}/iso_metadata_xml serves it back as it was sent."""
 
 from __future__ import annotations
 
-import sqlite3
-
 import msgspec
 from litestar import Request, Response, get, put
 from litestar.datastructures import UploadFile
@@ -18,7 +16,7 @@ from catalogue_app.api.uploads import Binary
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.iso import parse_iso
 from catalogue_app.services import access
-from catalogue_app.store import datasets, metadata, resources
+from catalogue_app.store import Connection, datasets, metadata, resources
 
 MAX_XML = 10 * 1024 * 1024
 NOT_AVAILABLE = "Metadata XML not available for this resource."
@@ -53,7 +51,7 @@ async def upload_metadata(request: Request, pk: FromPath[str]) -> Response[dict]
         raise ApiError(400, f"metadata_file: {exc}", "invalid_metadata_exception") from None
     viewer = await reading(request, lambda: ctx.viewer)
 
-    def run(conn: sqlite3.Connection) -> None:
+    def run(conn: Connection) -> None:
         row = resources.get_visible(conn, viewer, int(pk), ("dataset",))
         if row is None or datasets.detail(conn, row["id"]) is None:
             raise missing
@@ -70,7 +68,7 @@ async def upload_metadata(request: Request, pk: FromPath[str]) -> Response[dict]
 async def iso_metadata_xml(request: Request, pk: FromPath[str]) -> Response[bytes]:
     ctx = Context(request)
 
-    def load(conn: sqlite3.Connection) -> bytes | None:
+    def load(conn: Connection) -> bytes | None:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         row = resources.get_visible(conn, viewer, path_id(pk, "ResourceBase"))
         return metadata.iso_xml(conn, row["id"]) if row is not None else None

@@ -10,7 +10,6 @@ GeoNode answers 403 and 400 with empty bodies here; this catalogue sends its err
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Literal
 
 import msgspec
@@ -23,7 +22,7 @@ from catalogue_app.api.executions import Receipt, start_job
 from catalogue_app.api.perms_spec import Spec, parse
 from catalogue_app.api.request_bodies import path_id, read_body
 from catalogue_app.api.user_schemas import DEFAULT_AVATAR, absolute
-from catalogue_app.store import permissions, resources
+from catalogue_app.store import Connection, permissions, resources
 from catalogue_app.store.resources import Viewer
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
@@ -89,7 +88,7 @@ class Managed(msgspec.Struct):
     registered: bool     # can_manage_registered_member_permissions
 
 
-def managed(conn: sqlite3.Connection, viewer: Viewer, is_staff: bool, pk: str) -> Managed:
+def managed(conn: Connection, viewer: Viewer, is_staff: bool, pk: str) -> Managed:
     """The resource if the caller may manage its permissions: 404 when they cannot see it, 403
     when they see it but hold no change_resourcebase_permissions (owners and superusers do)."""
     row = resources.get_visible(conn, viewer, path_id(pk, "ResourceBase"))
@@ -105,7 +104,7 @@ def managed(conn: sqlite3.Connection, viewer: Viewer, is_staff: bool, pk: str) -
     return Managed(row["id"], row["uuid"], row["resource_type"], row["subtype"], special, special)
 
 
-def overview(conn: sqlite3.Connection, resource_id: int, base: str) -> Overview:
+def overview(conn: Connection, resource_id: int, base: str) -> Overview:
     data = permissions.overview(conn, resource_id)
     return Overview(
         users=[UserLevel(**{**u, "avatar": absolute(base, u["avatar"] or DEFAULT_AVATAR)}) for u in data["users"]],
@@ -138,7 +137,7 @@ class PermissionsController(Controller):
         ctx = Context(request)
         caller = ctx.require_login()
 
-        def load(conn: sqlite3.Connection) -> Overview:
+        def load(conn: Connection) -> Overview:
             target = managed(conn, ctx.viewer, caller.is_staff, pk)
             return overview(conn, target.id, ctx.base)
 

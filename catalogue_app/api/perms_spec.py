@@ -11,12 +11,11 @@ above download for the anonymous or registered-members group (they stand for eve
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any
 
 from catalogue_app.api.errors import invalid
-from catalogue_app.store import permissions
+from catalogue_app.store import Connection, permissions
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID
 
 ANONYMOUS_USER_ID = -1
@@ -81,7 +80,7 @@ def _set_group(spec: Spec, where: str, group_id: int, level: str) -> None:
     spec.groups[group_id] = level
 
 
-def parse(conn: sqlite3.Connection, body: Any, resource_type: str) -> Spec:
+def parse(conn: Connection, body: Any, resource_type: str) -> Spec:
     """The levels a body asks for, with every user and group checked to exist."""
     if not isinstance(body, dict):
         raise invalid("Expected a JSON object with users, groups or organizations.")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from sqlite3 import Connection, Row
 from typing import Any
 
 import msgspec
@@ -15,7 +14,7 @@ from catalogue_app.api.links import absolute
 from catalogue_app.api.request_bodies import path_id, read_body
 from catalogue_app.api.resource_schema import FIELD_NAMES, render
 from catalogue_app.services import resources as rules
-from catalogue_app.store import resource_extras, resources
+from catalogue_app.store import Connection, Row, resource_extras, resources
 from catalogue_app.store.resources import Viewer
 
 EXTRA_KEYS = {"filter_header", "field_name", "field_label", "field_value"}

@@ -4,7 +4,6 @@ the family's detail shows it, with the detail's permission check (the typed form
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 import msgspec
@@ -16,7 +15,7 @@ from catalogue_app.api.errors import not_found
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.resource_query import Selection
 from catalogue_app.api.resources import DATASETS, DOCUMENTS, GEOAPPS, MAPS, Family, deferred_fields, present
-from catalogue_app.store import resources
+from catalogue_app.store import Connection, resources
 
 # Fields that the detail leaves out unless asked for with include[].
 ASKED_FOR = ("metadata", "linked_resources", "executions")
@@ -29,7 +28,7 @@ def field_answer(request: Request, family: Family, pk: str, field_name: str) -> 
         raise not_found()
     viewer = ctx.viewer
 
-    def load(conn: sqlite3.Connection) -> dict[str, Any]:
+    def load(conn: Connection) -> dict[str, Any]:
         row = resources.get_visible(conn, viewer, path_id(pk, family.model), family.types)
         if row is None:
             raise not_found(family.model)

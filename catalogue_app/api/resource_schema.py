@@ -10,7 +10,6 @@ from __future__ import annotations
 import html
 import json
 import re
-import sqlite3
 from typing import Any
 
 import msgspec
@@ -20,7 +19,7 @@ from catalogue_app.api import links as links_
 from catalogue_app.api.auth import Caller
 from catalogue_app.api.links import Link
 from catalogue_app.api.user_schemas import GroupRef, User, user
-from catalogue_app.store import records, resources, users
+from catalogue_app.store import Connection, Row, records, resources, users
 from catalogue_app.store.resources import Related, Viewer
 
 CONTACT_ROLES = ("poc", "metadata_author", "processor", "publisher", "custodian", "distributor",
@@ -168,7 +167,7 @@ def polygon(x0, y0, x1, y1) -> Polygon | None:
     return Polygon("Polygon", [[[x0, y0], [x0, y1], [x1, y1], [x1, y0], [x0, y0]]])
 
 
-def full_perms(row: sqlite3.Row, superuser: bool) -> list[str]:
+def full_perms(row: Row, superuser: bool) -> list[str]:
     perms = ["view_resourcebase"]
     if row["resource_type"] in resources.DOWNLOADABLE:
         perms.append("download_resourcebase")
@@ -181,7 +180,7 @@ def full_perms(row: sqlite3.Row, superuser: bool) -> list[str]:
     return perms + ["can_manage_anonymous_permissions", "can_manage_registered_member_permissions"]
 
 
-def caller_perms(row: sqlite3.Row, held: set[str], viewer: Viewer) -> list[str]:
+def caller_perms(row: Row, held: set[str], viewer: Viewer) -> list[str]:
     """The caller's permission names on one resource."""
     if viewer.is_superuser or (viewer.id is not None and row["owner_id"] == viewer.id):
         return full_perms(row, viewer.is_superuser)
@@ -193,7 +192,7 @@ def caller_perms(row: sqlite3.Row, held: set[str], viewer: Viewer) -> list[str]:
     return perms
 
 
-def urls(row: sqlite3.Row, base: str) -> tuple[str, str, str | None, list[dict[str, Any]]]:
+def urls(row: Row, base: str) -> tuple[str, str, str | None, list[dict[str, Any]]]:
     """detail_url, embed_url, download_url and download_urls of a resource."""
     rid, kind = row["id"], row["resource_type"]
     detail = f"{base}/catalogue/#/{kind}/{rid}"
@@ -216,10 +215,10 @@ def urls(row: sqlite3.Row, base: str) -> tuple[str, str, str | None, list[dict[s
     return detail, embed, download, downloads
 
 
-def render(conn: sqlite3.Connection, rows: list[sqlite3.Row], caller: Caller, viewer: Viewer, base: str,
+def render(conn: Connection, rows: list[Row], caller: Caller, viewer: Viewer, base: str,
            with_data: bool = False) -> list[Resource]:
     """The representation of a page of rows, loaded in a fixed number of queries."""
-    # plain dicts: sqlite3.Row finds a column by name with a linear search, and each row is read
+    # plain dicts: Row finds a column by name with a linear search, and each row is read
     # by some seventy names here
     rows = [dict(zip(row.keys(), row)) for row in rows]
     rel: Related = resources.related(conn, rows, viewer)
@@ -291,7 +290,7 @@ def iso_link(base: str, rid: int) -> Link:
     return links_.uploaded_iso_link(base, rid)
 
 
-def tkeyword(t: sqlite3.Row) -> TKeyword:
+def tkeyword(t: Row) -> TKeyword:
     slug = re.sub(r"[^a-z0-9]+", "-", (t["about"] or t["alt_label"]).lower()).strip("-")
     return TKeyword(name=t["alt_label"], slug=slug, uri=t["about"],
                     thesaurus=Thesaurus(t["title"], t["identifier"], t["uri"]),

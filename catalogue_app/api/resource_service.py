@@ -9,7 +9,6 @@ import uuid
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from sqlite3 import Connection, Row
 from typing import Any
 
 from litestar import Request, Response, delete, post, put
@@ -25,6 +24,7 @@ from catalogue_app.geo.inspect import RasterLimits, inspect_upload
 from catalogue_app.services import resources as rules
 from catalogue_app.services.resource_changes import clean
 from catalogue_app.services.resources import CREATABLE
+from catalogue_app.store import Connection, Row
 from catalogue_app.store.resources import Viewer
 
 

@@ -4,7 +4,6 @@
 are its local names.)
 """
 
-import sqlite3
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +22,7 @@ from catalogue_app.api.resource_schema import FIELD_NAMES, Resource, render
 from catalogue_app.jobs import thumbnails as map_thumbnails
 from catalogue_app.services import resources as rules
 from catalogue_app.services.resources import Scope
-from catalogue_app.store import permissions, resources
+from catalogue_app.store import Connection, Row, permissions, resources
 from catalogue_app.store.filters import Condition, ListSpec
 from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery, Viewer
 
@@ -108,7 +107,7 @@ GEOAPPS = Family("geoapps", "geoapp", "geoapps", GEOAPP_TYPES, "GeoApp", geoapps
                  geoapps.extend)
 
 
-def present(conn: sqlite3.Connection, family: Family, rows: list[sqlite3.Row], ctx: Context, viewer: Viewer,
+def present(conn: Connection, family: Family, rows: list[Row], ctx: Context, viewer: Viewer,
             *, detail: bool, with_data: bool = False) -> list[Any]:
     """Rows as the family shows them (a dataset on /datasets carries its dataset fields)."""
     items = render(conn, rows, ctx.caller, viewer, ctx.base, with_data=with_data)
@@ -133,7 +132,7 @@ def list_answer(request: Request, family: Family, query: ResourceQuery | None = 
             query.tkeyword_groups = ctx.db.read(resources.tkeyword_groups, tkeyword_ids, force_and)
 
     def fetch(limit: int, offset: int):
-        def load(conn: sqlite3.Connection):
+        def load(conn: Connection):
             total, rows = resources.page(conn, viewer, query, limit, offset)
             return total, present(conn, family, rows, ctx, viewer, detail=False, with_data=sel.wants_data)
         return ctx.db.read(load)
@@ -152,7 +151,7 @@ def detail_answer(request: Request, family: Family, pk: str) -> Response[Any]:
     sel = selection(ctx.params, family.singular, family.field_names)
     viewer = ctx.viewer
 
-    def load(conn: sqlite3.Connection):
+    def load(conn: Connection):
         row = resources.get_visible(conn, viewer, path_id(pk, family.model), family.types)
         if row is None:
             raise not_found(family.model)
@@ -165,7 +164,7 @@ def detail_answer(request: Request, family: Family, pk: str) -> Response[Any]:
     return Response({family.singular: item})
 
 
-def deferred_fields(conn: sqlite3.Connection, ids: list[int], sel, viewer: Viewer, base: str) -> list[dict[str, Any]]:
+def deferred_fields(conn: Connection, ids: list[int], sel, viewer: Viewer, base: str) -> list[dict[str, Any]]:
     """The fields GeoNode sends only when asked with include[]: metadata, linked_resources,
     executions, and a map's maplayers on lists."""
     from catalogue_app.api.resource_actions import linked_payload
@@ -267,7 +266,7 @@ async def create_answer(request: Request, family: Family, body: Any = UNREAD) ->
     if drawn:  # a map's thumbnail shows its layers
         await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, drawn)
 
-    def load(conn: sqlite3.Connection):
+    def load(conn: Connection):
         rows = [resources.get_visible(conn, viewer, rid) for rid in ids]
         return present(conn, family, rows, ctx, viewer, detail=True)
 
@@ -311,7 +310,7 @@ async def bulk_update_answer(request: Request, family: Family) -> Response[Any]:
 
     await ctx.db.write(rules.change_each, viewer, caller.is_admin, batch, family.scope)
 
-    def load(conn: sqlite3.Connection):
+    def load(conn: Connection):
         return present(conn, family, [resources.get_visible(conn, viewer, rid) for rid, _ in batch], ctx, viewer,
                        detail=False)
 

@@ -5,8 +5,6 @@ what QGIS checks for."""
 
 from __future__ import annotations
 
-import sqlite3
-
 from litestar import Request, Response, get, put
 from litestar.params import FromPath
 
@@ -15,7 +13,7 @@ from catalogue_app.api.errors import ApiError, invalid, permission_denied
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.styles import check_sld
 from catalogue_app.services import access
-from catalogue_app.store import datasets, resources
+from catalogue_app.store import Connection, Row, datasets, resources
 
 SLD_TYPE = "application/vnd.ogc.sld+xml"
 MAX_SLD = 10 * 1024 * 1024
@@ -35,7 +33,7 @@ async def get_style(request: Request, workspace: FromPath[str], filename: FromPa
     ctx = Context(request)
     name = _name(filename)
 
-    def load(conn: sqlite3.Connection) -> sqlite3.Row | None:
+    def load(conn: Connection) -> Row | None:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         style = datasets.style_named(conn, workspace, name)
         if style is None or resources.get_visible(conn, viewer, style["resource_id"]) is None:
@@ -62,7 +60,7 @@ async def put_style(request: Request, workspace: FromPath[str], filename: FromPa
         raise invalid(str(exc)) from None
     viewer = await reading(request, lambda: ctx.viewer)
 
-    def run(conn: sqlite3.Connection) -> None:
+    def run(conn: Connection) -> None:
         style = datasets.style_named(conn, workspace, name)
         row = resources.get_visible(conn, viewer, style["resource_id"]) if style is not None else None
         if row is None:

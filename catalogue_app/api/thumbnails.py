@@ -9,7 +9,6 @@ import asyncio
 import base64
 import binascii
 import re
-import sqlite3
 import uuid
 from typing import Annotated, Any
 from urllib.parse import urlsplit
@@ -27,7 +26,7 @@ from catalogue_app.geo import thumbnail
 from catalogue_app.jobs import thumbnails
 from catalogue_app.services import access
 from catalogue_app.services.errors import Refused
-from catalogue_app.store import resources
+from catalogue_app.store import Connection, Row, resources
 from catalogue_app.store import thumbnails as thumbnail_store
 
 MAX_IMAGE = 1_000_000  # bytes of a sent image, as GeoNode allows
@@ -81,14 +80,14 @@ def _with_message(error: ApiError | Refused) -> ApiError | Refused:
     return error
 
 
-def _changeable(ctx: Context, pk: str, missing: str | None = None) -> sqlite3.Row:
+def _changeable(ctx: Context, pk: str, missing: str | None = None) -> Row:
     """The resource, for a caller who may change it: 401 anonymous, 404 unknown or hidden
     (``missing`` as the message), 403 without change_resourcebase(_metadata). Runs on a reader
     thread (``reading``)."""
     ctx.require_login()
     viewer = ctx.viewer
 
-    def load(conn: sqlite3.Connection) -> sqlite3.Row:
+    def load(conn: Connection) -> Row:
         row = resources.get_visible(conn, viewer, int(pk)) if pk.isdecimal() and len(pk) <= 18 else None
         if row is None:
             raise ApiError(404, missing, "not_found") if missing else not_found("ResourceBase")

@@ -9,7 +9,6 @@ it). Each upload is the execution request of its import, shown with the keys geo
 from __future__ import annotations
 
 import json
-import sqlite3
 from typing import Any
 
 import msgspec
@@ -21,7 +20,7 @@ from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError
 from catalogue_app.api.executions import status_url
 from catalogue_app.api.query import list_spec
-from catalogue_app.store import executions
+from catalogue_app.store import Row, executions
 
 # GeoNode's upload states for the request's status
 STATES = {"ready": "PENDING", "running": "RUNNING", "finished": "PROCESSED", "failed": "INVALID"}
@@ -56,7 +55,7 @@ class UploadDetail(msgspec.Struct):
 UploadList = pagination.list_type("UploadList", "uploads", Upload)
 
 
-def shape(row: sqlite3.Row, base: str) -> Upload:
+def shape(row: Row, base: str) -> Upload:
     output: dict[str, Any] = json.loads(row["output_params"] or "{}")
     made = [UploadResource(r["id"], base + r["detail_url"]) for r in output.get("resources", [])
             if isinstance(r, dict) and isinstance(r.get("id"), int)]

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import sqlite3
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -47,7 +46,7 @@ from catalogue_app.geo.styles import check_sld
 from catalogue_app.geo.time_range import TEMPORAL_TYPES
 from catalogue_app.services import access
 from catalogue_app.services.resource_changes import clean
-from catalogue_app.store import datasets, executions, limits, resources
+from catalogue_app.store import Connection, datasets, executions, limits, resources
 
 FILE_FIELDS = ("base_file", "zip_file", "kmz_file", "tif_file", "dbf_file", "shx_file", "prj_file", "cpg_file",
                "cst_file", "xml_file", "sld_file")
@@ -272,7 +271,7 @@ def _target(ctx: Context, opts: Options, wanted: set[str] = EDIT_DATA) -> int:
     """The dataset ``resource_pk`` names, if the caller may change it (404 or 403 otherwise)."""
     viewer = ctx.viewer
 
-    def load(conn: sqlite3.Connection) -> int:
+    def load(conn: Connection) -> int:
         row = resources.get_visible(conn, viewer, opts.resource_pk, ("dataset",))
         if row is None or datasets.detail(conn, row["id"]) is None:
             raise not_found("Dataset")
@@ -341,7 +340,7 @@ def _permissions(ctx: Context, text: str | None) -> dict[str, dict[str, str]] | 
     except json.JSONDecodeError as exc:
         raise invalid(f"permissions: not valid JSON ({exc.msg}).") from None
 
-    def parse(conn: sqlite3.Connection):
+    def parse(conn: Connection):
         return perms_spec.parse(conn, body, "dataset")
 
     return ctx.db.read(parse).as_json()

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from catalogue_app.api.auth import Caller
+from catalogue_app.store import Connection, Row
 
 DEFAULT_AVATAR = "/static/img/avatar.svg"
 
@@ -48,7 +47,7 @@ class GroupProfile(msgspec.Struct, kw_only=True):
     link: str
 
 
-def global_perms(row: sqlite3.Row) -> list[str]:
+def global_perms(row: Row) -> list[str]:
     return ["add_remote_resource", "add_resource"] if row["is_superuser"] else ["add_resource"]
 
 
@@ -56,7 +55,7 @@ def absolute(base: str, url: str) -> str:
     return url if "://" in url else f"{base}{url}"
 
 
-def user(row: sqlite3.Row, caller: Caller, base: str) -> User:
+def user(row: Row, caller: Caller, base: str) -> User:
     mine = caller.is_admin or caller.id == row["id"]
     return User(
         pk=row["id"],
@@ -72,7 +71,7 @@ def user(row: sqlite3.Row, caller: Caller, base: str) -> User:
     )
 
 
-def group_profile(row: sqlite3.Row, categories: list[str], keywords: list[str], base: str) -> GroupProfile:
+def group_profile(row: Row, categories: list[str], keywords: list[str], base: str) -> GroupProfile:
     return GroupProfile(
         pk=row["id"],
         title=row["title"],
@@ -88,7 +87,7 @@ def group_profile(row: sqlite3.Row, categories: list[str], keywords: list[str], 
     )
 
 
-def group_profiles(conn: sqlite3.Connection, rows: list[sqlite3.Row], base: str) -> list[GroupProfile]:
+def group_profiles(conn: Connection, rows: list[Row], base: str) -> list[GroupProfile]:
     from catalogue_app.store import groups
 
     categories, keywords = groups.extras(conn, [r["id"] for r in rows])

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from typing import Any
 
 import anyio.to_thread
@@ -20,7 +19,7 @@ from catalogue_app.api.resource_schema import Resource, render
 from catalogue_app.api.user_schemas import GroupProfile, User, group_profiles, user
 from catalogue_app.passwords import hash_password
 from catalogue_app.services import users as user_rules
-from catalogue_app.store import groups, resources, users
+from catalogue_app.store import Connection, Row, groups, resources, users
 
 UserList = pagination.list_type("UserList", "users", User)
 UserResources = pagination.list_type("UserResources", "resources", Resource)
@@ -148,7 +147,7 @@ class UsersController(Controller):
         _forget(request, ids)
 
     # -- one user ----------------------------------------------------------------------------
-    def _visible(self, ctx: Context, pk: str) -> sqlite3.Row:
+    def _visible(self, ctx: Context, pk: str) -> Row:
         """The user at ``pk`` as the caller sees it. Runs on a reader thread (through ``reading``
         or inside a handler's read function)."""
         caller = ctx.require_login()
@@ -191,7 +190,7 @@ class UsersController(Controller):
     async def user_groups(self, request: Request, pk: FromPath[str]) -> list[GroupProfile]:
         ctx = Context(request)
 
-        def load(conn: sqlite3.Connection) -> list[GroupProfile]:
+        def load(conn: Connection) -> list[GroupProfile]:
             target = self._visible(ctx, pk)
             rows = groups.of_user(conn, target["id"], ctx.caller.id, ctx.caller.is_admin)
             return group_profiles(conn, rows, ctx.base)
@@ -207,7 +206,7 @@ class UsersController(Controller):
             caller = ctx.caller
 
             def fetch(limit: int, offset: int):
-                def load(conn: sqlite3.Connection):
+                def load(conn: Connection):
                     seer = resources.viewer_of(conn, target["id"], bool(target["is_superuser"]))
                     return resources.page_visible_to_user(conn, seer, ctx.viewer, limit, offset)
                 return ctx.db.read(load)

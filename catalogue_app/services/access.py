@@ -18,9 +18,7 @@
 
 from __future__ import annotations
 
-import sqlite3
-
-from catalogue_app.store import groups, resources
+from catalogue_app.store import Connection, Row, groups, resources
 from catalogue_app.store.resources import Viewer
 
 CHANGE = frozenset({"change_resourcebase", "change_resourcebase_metadata"})
@@ -29,7 +27,7 @@ DOWNLOAD = frozenset({"download_resourcebase"})
 EDIT_STYLE = frozenset({"change_dataset_style", "change_resourcebase"})
 
 
-def may(conn: sqlite3.Connection, viewer: Viewer, row: sqlite3.Row | dict, wanted: frozenset[str] | set[str]) -> bool:
+def may(conn: Connection, viewer: Viewer, row: Row | dict, wanted: frozenset[str] | set[str]) -> bool:
     """Whether the viewer holds one of the ``wanted`` permissions on the resource ``row``
     (its ``id`` and ``owner_id``); owners and superusers hold them all."""
     if viewer.is_superuser or (viewer.id is not None and row["owner_id"] == viewer.id):
@@ -37,7 +35,7 @@ def may(conn: sqlite3.Connection, viewer: Viewer, row: sqlite3.Row | dict, wante
     return bool(wanted & resources.held_perms(conn, viewer, row["id"]))
 
 
-def may_set_flag(conn: sqlite3.Connection, viewer: Viewer, row: sqlite3.Row | None, flag: str) -> bool:
+def may_set_flag(conn: Connection, viewer: Viewer, row: Row | None, flag: str) -> bool:
     """Whether the viewer may set ``featured``, ``is_published``, ``advertised`` or
     ``is_approved`` on the resource ``row`` (None: a resource being created by the viewer)."""
     if viewer.is_superuser:

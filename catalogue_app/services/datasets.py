@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from sqlite3 import Connection
 from typing import Any
 
 import msgspec
 
 from catalogue_app.services.errors import Invalid
-from catalogue_app.store import datasets
+from catalogue_app.store import Connection, datasets
 
 
 class AttributeChange(msgspec.Struct, kw_only=True):

@@ -4,11 +4,10 @@ or ``data`` (resource_changes.clean)."""
 
 from __future__ import annotations
 
-from sqlite3 import Connection
 from typing import Any
 
 from catalogue_app.services.errors import Busy, Invalid
-from catalogue_app.store import geoapps
+from catalogue_app.store import Connection, geoapps
 
 CODE = "geoapp_exception"
 MANDATORY = "No valid data: ['name', 'owner', 'resource_type'] are mandatory fields!"

@@ -4,11 +4,10 @@ and administrators; a user may join a public group or leave any)."""
 
 from __future__ import annotations
 
-from sqlite3 import Connection, Row
 from typing import Any
 
 from catalogue_app.services.errors import Forbidden, Invalid, NotFound
-from catalogue_app.store import groups, users
+from catalogue_app.store import Connection, Row, groups, users
 
 
 def visible(conn: Connection, caller, profile_id: int) -> Row:

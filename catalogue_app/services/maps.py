@@ -4,10 +4,10 @@ dataset a layer shows (one the caller may view, or a layer from elsewhere)."""
 from __future__ import annotations
 
 import json
-from sqlite3 import Connection, Row
 from typing import Any
 
 from catalogue_app.services.errors import Invalid, Unreadable
+from catalogue_app.store import Connection, Row
 from catalogue_app.store import map_layers as store
 from catalogue_app.store.datasets import RESERVED, WORKSPACE
 from catalogue_app.store.resources import Viewer

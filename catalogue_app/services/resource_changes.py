@@ -6,7 +6,6 @@ field; it runs inside the write transaction so lookups and the write see the sam
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -14,7 +13,7 @@ from catalogue_app import json_text
 from catalogue_app.services import access
 from catalogue_app.services.errors import Invalid
 from catalogue_app.services.values import parse_datetime, truthy
-from catalogue_app.store import groups, resource_writes
+from catalogue_app.store import Connection, Row, groups, resource_writes
 from catalogue_app.store.resources import Viewer
 
 TEXT = ("title", "abstract", "attribution", "doi", "edition", "purpose", "maintenance_frequency",
@@ -42,7 +41,7 @@ def _error(name: str, value: Any, model: str) -> Exception:
     return Invalid(f"Invalid value for '{name}': {model} object with ID={value} not found")
 
 
-def _relation(conn: sqlite3.Connection, name: str, value: Any, table: str, key: str, model: str) -> int | None:
+def _relation(conn: Connection, name: str, value: Any, table: str, key: str, model: str) -> int | None:
     """A pk, an object used as an exact lookup, or that object as a JSON string -> row id."""
     if value is None or value == "":
         return None
@@ -93,7 +92,7 @@ def _bool(name: str, value: Any) -> int:
     raise Invalid(f"{name}: Must be a valid boolean.")
 
 
-def _user_ids(conn: sqlite3.Connection, role: str, value: Any) -> list[int]:
+def _user_ids(conn: Connection, role: str, value: Any) -> list[int]:
     if value is None:
         return []
     if isinstance(value, dict):
@@ -136,7 +135,7 @@ def _keywords(value: Any) -> list[str]:
     return names
 
 
-def _regions(conn: sqlite3.Connection, value: Any) -> list[int]:
+def _regions(conn: Connection, value: Any) -> list[int]:
     """Regions named by id, code ("CHE"), name ("Switzerland") or an object holding one of them."""
     if value is None:
         return []
@@ -158,7 +157,7 @@ def _regions(conn: sqlite3.Connection, value: Any) -> list[int]:
     return list(dict.fromkeys(ids))
 
 
-def _tkeywords(conn: sqlite3.Connection, value: Any) -> list[int]:
+def _tkeywords(conn: Connection, value: Any) -> list[int]:
     if value is None:
         return []
     if not isinstance(value, list):
@@ -194,8 +193,8 @@ def _extent(value: Any) -> dict[str, float]:
             "ll_x0": lx0, "ll_y0": ly0, "ll_x1": lx1, "ll_y1": ly1}
 
 
-def clean(conn: sqlite3.Connection, body: dict[str, Any], viewer: Viewer, caller_is_admin: bool,
-          row: sqlite3.Row | None, resource_type: str) -> Cleaned:
+def clean(conn: Connection, body: dict[str, Any], viewer: Viewer, caller_is_admin: bool,
+          row: Row | None, resource_type: str) -> Cleaned:
     """Validated values for a create (row None) or an update of ``row``."""
     out = Cleaned()
     v = out.values
@@ -252,7 +251,7 @@ def clean(conn: sqlite3.Connection, body: dict[str, Any], viewer: Viewer, caller
     return out
 
 
-def _group(conn: sqlite3.Connection, value: Any, viewer: Viewer, caller_is_admin: bool) -> int | None:
+def _group(conn: Connection, value: Any, viewer: Viewer, caller_is_admin: bool) -> int | None:
     if value is None or value == "":
         return None
     if isinstance(value, dict):
@@ -272,5 +271,5 @@ def _group(conn: sqlite3.Connection, value: Any, viewer: Viewer, caller_is_admin
     return group_id
 
 
-def apply(conn: sqlite3.Connection, resource_id: int, cleaned: Cleaned) -> None:
+def apply(conn: Connection, resource_id: int, cleaned: Cleaned) -> None:
     resource_writes.apply_changes(conn, resource_id, asdict(cleaned))

@@ -7,12 +7,11 @@ see the same data. Who holds which right is decided in access.py.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from sqlite3 import Connection, Row
 from typing import Any
 
 from catalogue_app.services import access, datasets, geoapps, maps, resource_changes
 from catalogue_app.services.errors import Busy, Forbidden, Invalid, NotFound
-from catalogue_app.store import executions, resources
+from catalogue_app.store import Connection, Row, executions, resources
 from catalogue_app.store import resource_writes as store_writes
 from catalogue_app.store.datasets import folder_of
 from catalogue_app.store.resources import DOWNLOADABLE, GEOAPP_TYPES, ResourceQuery, Viewer

@@ -5,12 +5,11 @@ group-manager demotion."""
 from __future__ import annotations
 
 import re
-from sqlite3 import Connection, Row
 from typing import Any
 
 from catalogue_app.passwords import check_strength
 from catalogue_app.services.errors import Forbidden, Invalid, NotFound
-from catalogue_app.store import groups, users
+from catalogue_app.store import Connection, Row, groups, users
 
 USERNAME = re.compile(r"^[\w.@+-]{1,150}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
