@@ -7,7 +7,7 @@ anonymous callers, 403 for others).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import msgspec
 from litestar import Request, Response, get
@@ -88,7 +88,7 @@ async def get_asset(request: Request, pk: FromPath[str]) -> AssetDetail:
     return AssetDetail(_shape(row, ctx.base))
 
 
-async def _file(request: Request, pk: str, disposition: str) -> Response[Any]:
+async def _file(request: Request, pk: str, disposition: Literal["attachment", "inline"]) -> Response[Any]:
     ctx = Context(request)
 
     def load(conn: Connection) -> Row:
@@ -109,7 +109,7 @@ async def _file(request: Request, pk: str, disposition: str) -> Response[Any]:
     if root not in path.parents or not path.is_file():
         raise ApiError(404, "This asset's file is gone.", "not_found")
     return File(path, filename=path.name, media_type=row["mime_type"],
-                content_disposition_type=disposition)  # type: ignore[arg-type]
+                content_disposition_type=disposition)
 
 
 @get("/api/v2/assets/{pk:str}/download", tags=["assets"], summary="An asset's file, as an attachment")

@@ -17,7 +17,7 @@ import posixpath
 import uuid
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import parse_qsl, unquote, urlsplit
 
 from litestar import Request, Response, get
@@ -262,7 +262,7 @@ async def _answer(ctx: Context, rid: int) -> Response[Any]:
 
 
 # -- the content -----------------------------------------------------------------------------------
-async def _content_answer(request: Request, pk: str, disposition: str) -> Response[Any]:
+async def _content_answer(request: Request, pk: str, disposition: Literal["attachment", "inline"]) -> Response[Any]:
     """The stored file with its media type, or a redirect to a remote document's address.
     Needs download permission (owners and administrators hold it): anonymous callers without it
     get 401, others 403, and a document the caller cannot see is a 404. GeoNode answers these
@@ -276,7 +276,7 @@ async def _content_answer(request: Request, pk: str, disposition: str) -> Respon
         raise ApiError(404, "This document has no file: it was created without one, or its file is gone.",
                        "not_found")
     return File(path, filename=doc["file_name"], media_type=doc["mime_type"] or "application/octet-stream",
-                content_disposition_type=disposition)  # type: ignore[arg-type]
+                content_disposition_type=disposition)
 
 
 def _stored_document(ctx: Context, pk: str) -> tuple[str, Row | None]:

@@ -66,7 +66,8 @@ class RequestDetail(msgspec.Struct):
     request: ExecutionRequest
 
 
-RequestList = pagination.list_type("RequestList", "requests", ExecutionRequest)
+class RequestList(pagination.ListPage):
+    requests: list[ExecutionRequest]
 
 
 def status_url(base: str, exec_id: str) -> str:
@@ -129,7 +130,7 @@ class ExecutionsController(Controller):
     tags = ["executionrequest"]
 
     @get("/", summary="The caller's execution requests (everyone's for admins), oldest first")
-    async def list_requests(self, request: Request) -> RequestList:  # type: ignore[valid-type]
+    async def list_requests(self, request: Request) -> RequestList:
         ctx = Context(request)
         caller = ctx.require_login()
         spec = list_spec(ctx.params, executions.FIELDS, executions.SEARCH_FIELDS)

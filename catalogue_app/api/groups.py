@@ -23,8 +23,12 @@ from catalogue_app.store import Connection, Row, groups, resources, users
 
 ACCESS = ("public", "public-invite", "private")
 
-GroupList = pagination.list_type("GroupList", "group_profiles", GroupProfile)
-GroupResources = pagination.list_type("GroupResources", "resources", Resource)
+class GroupList(pagination.ListPage):
+    group_profiles: list[GroupProfile]
+
+
+class GroupResources(pagination.ListPage):
+    resources: list[Resource]
 
 
 class GroupDetail(msgspec.Struct):
@@ -98,7 +102,7 @@ class GroupsController(Controller):
     tags = ["groups"]
 
     @get("/", summary="List group profiles visible to the caller")
-    async def list_groups(self, request: Request) -> GroupList:  # type: ignore[valid-type]
+    async def list_groups(self, request: Request) -> GroupList:
         ctx = Context(request)
         caller = ctx.caller
         spec = list_spec(ctx.params, groups.FIELDS, groups.SEARCH_FIELDS)
@@ -225,7 +229,7 @@ class GroupsController(Controller):
         return await reading(request, self._people, ctx, profile, False)
 
     @get("/{pk:str}/resources", summary="Resources on which the group holds a permission")
-    async def group_resources(self, request: Request, pk: FromPath[str]) -> GroupResources:  # type: ignore[valid-type]
+    async def group_resources(self, request: Request, pk: FromPath[str]) -> GroupResources:
         ctx = Context(request)
 
         def answer() -> Any:

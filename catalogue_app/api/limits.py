@@ -18,7 +18,7 @@ from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, denied, invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import read_body, records, unwrap
-from catalogue_app.store import Connection, Row, limits
+from catalogue_app.store import Row, limits
 
 SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,255}$")
 UNITS = ((1 << 40, "TB"), (1 << 30, "GB"), (1 << 20, "MB"), (1 << 10, "KB"))
@@ -87,56 +87,86 @@ def _admin(ctx: Context) -> None:
         raise denied(ctx.caller)
 
 
-def _controller(family: Family, item: type) -> type[Controller]:
-    ListType = pagination.list_type(f"{item.__name__}List", family.plural, item)
+class SizeLimitList(pagination.ListPage, rename={"upload_size_limits": "upload-size-limits"}):
+    upload_size_limits: list[SizeLimit]
 
-    class LimitsController(Controller):
-        path = f"/api/v2/{family.path}"
-        tags = [family.path]
 
-        @get("/", summary=f"List the {family.plural.replace('-', ' ')}")
-        async def list_limits(self, request: Request) -> ListType:  # type: ignore[valid-type]
-            ctx = Context(request)
-            spec = list_spec(ctx.params, family.kind.listing.fields, {})
+class ParallelismLimitList(pagination.ListPage, rename={"upload_parallelism_limits": "upload-parallelism-limits"}):
+    upload_parallelism_limits: list[ParallelismLimit]
 
-            def fetch(limit: int, offset: int):
-                return ctx.db.read(limits.page, family.kind, spec, limit, offset)
 
-            page, total, rows = await reading(request, pagination.paginate, request, ctx.params, fetch)
-            items = [shape(family, r, ctx.base) for r in rows]
-            return pagination.build(request, ctx.params, ListType, page, total, items)
+async def _page(request: Request, family: Family, cls: type[pagination.ListPage]) -> Any:
+    ctx = Context(request)
+    spec = list_spec(ctx.params, family.kind.listing.fields, {})
 
-        @get("/{slug:str}", summary=f"One {family.singular.replace('-', ' ')}")
-        async def get_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
-            ctx = Context(request)
-            return Response({family.singular: shape(family, await _row(ctx, family, slug), ctx.base)})
+    def fetch(limit: int, offset: int):
+        return ctx.db.read(limits.page, family.kind, spec, limit, offset)
 
-        @post("/", status_code=201, summary=f"Add {family.plural.replace('-', ' ')} (administrators)")
-        async def create_limits(self, request: Request) -> Response[Any]:
-            ctx = Context(request)
-            _admin(ctx)
-            items, many = records(await read_body(request), family.singular, family.plural)
-            cleaned = [_clean(family, item, creating=True) for item in items]
+    page, total, rows = await reading(request, pagination.paginate, request, ctx.params, fetch)
+    return pagination.build(request, ctx.params, cls, page, total, [shape(family, r, ctx.base) for r in rows])
 
-            def run(conn: Connection) -> list[Row]:
-                for slug, description, value in cleaned:
-                    limits.create(conn, family.kind, slug, description or "", value)
-                return [limits.get(conn, family.kind, slug) for slug, _, _ in cleaned]
 
-            rows = await ctx.db.write(run)
-            shaped = [shape(family, r, ctx.base) for r in rows]
-            return Response({family.plural: shaped} if many else {family.singular: shaped[0]}, status_code=201)
+async def _one(request: Request, family: Family, slug: str) -> Response[Any]:
+    ctx = Context(request)
+    return Response({family.singular: shape(family, await _row(ctx, family, slug), ctx.base)})
 
-        @patch("/{slug:str}", summary=f"Change a {family.singular.replace('-', ' ')} (administrators)")
-        async def patch_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
-            return await _update(Context(request), family, slug)
 
-        @put("/{slug:str}", summary=f"Change a {family.singular.replace('-', ' ')} (administrators)")
-        async def put_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
-            return await _update(Context(request), family, slug)
+async def _create(request: Request, family: Family) -> Response[Any]:
+    ctx = Context(request)
+    _admin(ctx)
+    items, many = records(await read_body(request), family.singular, family.plural)
+    cleaned = [_clean(family, item, creating=True) for item in items]
+    rows = await ctx.db.write(limits.create_many, family.kind, cleaned)
+    shaped = [shape(family, r, ctx.base) for r in rows]
+    return Response({family.plural: shaped} if many else {family.singular: shaped[0]}, status_code=201)
 
-    LimitsController.__name__ = f"{item.__name__}Controller"
-    return LimitsController
+
+class SizeLimitsController(Controller):
+    path, tags = f"/api/v2/{SIZE.path}", [SIZE.path]
+
+    @get("/", summary="List the upload size limits")
+    async def list_limits(self, request: Request) -> SizeLimitList:
+        return await _page(request, SIZE, SizeLimitList)
+
+    @get("/{slug:str}", summary="One upload size limit")
+    async def get_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
+        return await _one(request, SIZE, slug)
+
+    @post("/", status_code=201, summary="Add upload size limits (administrators)")
+    async def create_limits(self, request: Request) -> Response[Any]:
+        return await _create(request, SIZE)
+
+    @patch("/{slug:str}", summary="Change a upload size limit (administrators)")
+    async def patch_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
+        return await _update(Context(request), SIZE, slug)
+
+    @put("/{slug:str}", summary="Change a upload size limit (administrators)")
+    async def put_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
+        return await _update(Context(request), SIZE, slug)
+
+
+class ParallelismLimitsController(Controller):
+    path, tags = f"/api/v2/{PARALLELISM.path}", [PARALLELISM.path]
+
+    @get("/", summary="List the upload parallelism limits")
+    async def list_limits(self, request: Request) -> ParallelismLimitList:
+        return await _page(request, PARALLELISM, ParallelismLimitList)
+
+    @get("/{slug:str}", summary="One upload parallelism limit")
+    async def get_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
+        return await _one(request, PARALLELISM, slug)
+
+    @post("/", status_code=201, summary="Add upload parallelism limits (administrators)")
+    async def create_limits(self, request: Request) -> Response[Any]:
+        return await _create(request, PARALLELISM)
+
+    @patch("/{slug:str}", summary="Change a upload parallelism limit (administrators)")
+    async def patch_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
+        return await _update(Context(request), PARALLELISM, slug)
+
+    @put("/{slug:str}", summary="Change a upload parallelism limit (administrators)")
+    async def put_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
+        return await _update(Context(request), PARALLELISM, slug)
 
 
 async def _row(ctx: Context, family: Family, slug: str) -> Row:
@@ -157,4 +187,4 @@ async def _update(ctx: Context, family: Family, slug: str) -> Response[Any]:
     return Response({family.singular: shape(family, await _row(ctx, family, slug), ctx.base)})
 
 
-CONTROLLERS = [_controller(SIZE, SizeLimit), _controller(PARALLELISM, ParallelismLimit)]
+CONTROLLERS = [SizeLimitsController, ParallelismLimitsController]

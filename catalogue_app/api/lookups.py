@@ -124,51 +124,124 @@ def _scope(params: list[tuple[str, str]]) -> CountScope:
     return CountScope(tuple(types), title)
 
 
-def _lookup_controller(name: str, item: type, model: str) -> type[Controller]:
-    ItemList = pagination.list_type(f"{item.__name__}List", name, item)
+async def _list(request: Request, name: str) -> tuple[pagination.Page, int, list[Any]]:
+    """A page of the lookup ``name``, each entry with the number of resources the caller sees."""
+    ctx = Context(request)
+    listing = lookups.LOOKUPS[name].listing
+    spec = list_spec(ctx.params, listing.fields, listing.search)
+    with_resources = next((strtobool("with_resources", v) for k, v in ctx.params if k == "with_resources"), None)
 
-    class LookupController(Controller):
-        path = f"/api/v2/{name}"
-        tags = ["lookups"]
+    def answer():
+        scope, viewer = _scope(ctx.params), ctx.viewer
 
-        @get("/", summary=f"List {name} with the number of visible resources of each")
-        async def list_items(self, request: Request) -> ItemList:  # type: ignore[valid-type]
-            ctx = Context(request)
-            listing = lookups.LOOKUPS[name].listing
-            spec = list_spec(ctx.params, listing.fields, listing.search)
-            with_resources = next((strtobool("with_resources", v) for k, v in ctx.params if k == "with_resources"), None)
+        def fetch(limit: int, offset: int):
+            def load(conn: Connection):
+                total, rows, counts = lookups.page(conn, name, spec, viewer, scope, with_resources, limit, offset)
+                return total, [_render(name, r, counts.get(r[0], 0), ctx.base) for r in rows]
+            return ctx.db.read(load)
 
-            def answer():
-                scope, viewer = _scope(ctx.params), ctx.viewer
+        return pagination.paginate(request, ctx.params, fetch)
 
-                def fetch(limit: int, offset: int):
-                    def load(conn: Connection):
-                        total, rows, counts = lookups.page(conn, name, spec, viewer, scope, with_resources, limit, offset)
-                        return total, [_render(name, r, counts.get(r[0], 0), ctx.base) for r in rows]
-                    return ctx.db.read(load)
-
-                return pagination.paginate(request, ctx.params, fetch)
-
-            page, total, items = await reading(request, answer)
-            return pagination.build(request, ctx.params, ItemList, page, total, items)
-
-        @get("/{pk:str}", summary=f"One of the {name}")
-        async def get_item(self, request: Request, pk: FromPath[str]) -> Response[dict[str, item]]:  # type: ignore[valid-type]
-            ctx = Context(request)
-            row, count = await reading(
-                request, lambda: ctx.db.read(lookups.get, name, path_id(pk, model), ctx.viewer, _scope(ctx.params)))
-            if row is None:
-                raise not_found(model)
-            return Response({name: _render(name, row, count, ctx.base)})
-
-    LookupController.__name__ = f"{item.__name__}Controller"
-    return LookupController
+    return await reading(request, answer)
 
 
-LOOKUP_CONTROLLERS = [
-    _lookup_controller("categories", CategoryItem, "TopicCategory"),
-    _lookup_controller("keywords", KeywordItem, "HierarchicalKeyword"),
-    _lookup_controller("tkeywords", TKeywordItem, "ThesaurusKeyword"),
-    _lookup_controller("regions", RegionItem, "Region"),
-    _lookup_controller("owners", OwnerItem, "Profile"),
-]
+async def _one(request: Request, name: str, pk: str, model: str) -> Any:
+    ctx = Context(request)
+    row, count = await reading(
+        request, lambda: ctx.db.read(lookups.get, name, path_id(pk, model), ctx.viewer, _scope(ctx.params)))
+    if row is None:
+        raise not_found(model)
+    return _render(name, row, count, ctx.base)
+
+
+class CategoryItemList(pagination.ListPage):
+    categories: list[CategoryItem]
+
+
+class KeywordItemList(pagination.ListPage):
+    keywords: list[KeywordItem]
+
+
+class TKeywordItemList(pagination.ListPage):
+    tkeywords: list[TKeywordItem]
+
+
+class RegionItemList(pagination.ListPage):
+    regions: list[RegionItem]
+
+
+class OwnerItemList(pagination.ListPage):
+    owners: list[OwnerItem]
+
+
+def _counted(name: str) -> str:
+    return f"List {name} with the number of visible resources of each"
+
+
+class CategoriesController(Controller):
+    path, tags = "/api/v2/categories", ["lookups"]
+
+    @get("/", summary=_counted("categories"))
+    async def list_items(self, request: Request) -> CategoryItemList:
+        page, total, items = await _list(request, "categories")
+        return pagination.build(request, Context(request).params, CategoryItemList, page, total, items)
+
+    @get("/{pk:str}", summary="One of the categories")
+    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[dict[str, CategoryItem]]:
+        return Response({"categories": await _one(request, "categories", pk, "TopicCategory")})
+
+
+class KeywordsController(Controller):
+    path, tags = "/api/v2/keywords", ["lookups"]
+
+    @get("/", summary=_counted("keywords"))
+    async def list_items(self, request: Request) -> KeywordItemList:
+        page, total, items = await _list(request, "keywords")
+        return pagination.build(request, Context(request).params, KeywordItemList, page, total, items)
+
+    @get("/{pk:str}", summary="One of the keywords")
+    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[dict[str, KeywordItem]]:
+        return Response({"keywords": await _one(request, "keywords", pk, "HierarchicalKeyword")})
+
+
+class TKeywordsController(Controller):
+    path, tags = "/api/v2/tkeywords", ["lookups"]
+
+    @get("/", summary=_counted("tkeywords"))
+    async def list_items(self, request: Request) -> TKeywordItemList:
+        page, total, items = await _list(request, "tkeywords")
+        return pagination.build(request, Context(request).params, TKeywordItemList, page, total, items)
+
+    @get("/{pk:str}", summary="One of the tkeywords")
+    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[dict[str, TKeywordItem]]:
+        return Response({"tkeywords": await _one(request, "tkeywords", pk, "ThesaurusKeyword")})
+
+
+class RegionsController(Controller):
+    path, tags = "/api/v2/regions", ["lookups"]
+
+    @get("/", summary=_counted("regions"))
+    async def list_items(self, request: Request) -> RegionItemList:
+        page, total, items = await _list(request, "regions")
+        return pagination.build(request, Context(request).params, RegionItemList, page, total, items)
+
+    @get("/{pk:str}", summary="One of the regions")
+    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[dict[str, RegionItem]]:
+        return Response({"regions": await _one(request, "regions", pk, "Region")})
+
+
+class OwnersController(Controller):
+    path, tags = "/api/v2/owners", ["lookups"]
+
+    @get("/", summary=_counted("owners"))
+    async def list_items(self, request: Request) -> OwnerItemList:
+        page, total, items = await _list(request, "owners")
+        return pagination.build(request, Context(request).params, OwnerItemList, page, total, items)
+
+    @get("/{pk:str}", summary="One of the owners")
+    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[dict[str, OwnerItem]]:
+        return Response({"owners": await _one(request, "owners", pk, "Profile")})
+
+
+LOOKUP_CONTROLLERS = [CategoriesController, KeywordsController, TKeywordsController, RegionsController,
+                      OwnersController]

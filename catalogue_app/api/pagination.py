@@ -18,6 +18,15 @@ class Links(msgspec.Struct):
     previous: str | None
 
 
+class ListPage(msgspec.Struct):
+    """The envelope of a list answer; each list's class adds its plural key, a list of items."""
+
+    links: Links
+    total: int
+    page: int
+    page_size: int
+
+
 def list_type(name: str, plural: str, item: type) -> type[msgspec.Struct]:
     """A Struct for one list answer, so the schema shows its exact shape. A key that is no
     Python name ("upload-size-limits") is held under one and renamed in JSON."""

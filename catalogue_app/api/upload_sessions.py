@@ -52,7 +52,8 @@ class UploadDetail(msgspec.Struct):
     upload: Upload
 
 
-UploadList = pagination.list_type("UploadList", "uploads", Upload)
+class UploadList(pagination.ListPage):
+    uploads: list[Upload]
 
 
 def shape(row: Row, base: str) -> Upload:
@@ -71,7 +72,7 @@ class UploadSessionsController(Controller):
     tags = ["uploads"]
 
     @get("/", summary="The caller's dataset uploads (everyone's for administrators), newest first")
-    async def list_uploads(self, request: Request) -> UploadList:  # type: ignore[valid-type]
+    async def list_uploads(self, request: Request) -> UploadList:
         ctx = Context(request)
         caller = ctx.require_login()
         spec = list_spec(ctx.params, executions.FIELDS, executions.SEARCH_FIELDS)

@@ -21,8 +21,13 @@ from catalogue_app.passwords import hash_password
 from catalogue_app.services import users as user_rules
 from catalogue_app.store import Connection, Row, groups, resources, users
 
-UserList = pagination.list_type("UserList", "users", User)
-UserResources = pagination.list_type("UserResources", "resources", Resource)
+
+class UserList(pagination.ListPage):
+    users: list[User]
+
+
+class UserResources(pagination.ListPage):
+    resources: list[Resource]
 
 
 
@@ -94,7 +99,7 @@ class UsersController(Controller):
 
     # -- list and create ---------------------------------------------------------------------
     @get("/", summary="List users visible to the caller")
-    async def list_users(self, request: Request) -> UserList:  # type: ignore[valid-type]
+    async def list_users(self, request: Request) -> UserList:
         ctx = Context(request)
         caller = ctx.require_login()
         spec = list_spec(ctx.params, users.FIELDS, users.SEARCH_FIELDS)
@@ -198,7 +203,7 @@ class UsersController(Controller):
         return await ctx.db.execute(load)
 
     @get("/{pk:str}/resources", summary="Resources the user can see (and so can the caller)")
-    async def user_resources(self, request: Request, pk: FromPath[str]) -> UserResources:  # type: ignore[valid-type]
+    async def user_resources(self, request: Request, pk: FromPath[str]) -> UserResources:
         ctx = Context(request)
 
         def answer() -> Any:

@@ -50,3 +50,10 @@ def size_limit(conn: sqlite3.Connection, slug: str) -> int:
     """The limit in bytes (100 MB when the row is missing, as GeoNode recreates it)."""
     row = get(conn, SIZE, slug)
     return row["max_size"] if row else 104_857_600
+
+
+def create_many(conn: sqlite3.Connection, kind: Kind, items: list[tuple[str, str | None, int]]) -> list[sqlite3.Row]:
+    """Several limits of one kind, ``(slug, description, value)`` each; returns their rows."""
+    for slug, description, value in items:
+        create(conn, kind, slug, description or "", value)
+    return [get(conn, kind, slug) for slug, _, _ in items]
