@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import platformdirs
@@ -127,7 +128,7 @@ ENVIRONMENT = {
 def load_settings(environ: dict[str, str] | None = None, **overrides: object) -> Settings:
     """Settings from the environment, then explicit overrides (command-line flags) on top."""
     environ = dict(os.environ if environ is None else environ)
-    values: dict[str, object] = {}
+    values: dict[str, Any] = {}
     for name, (field, parse) in ENVIRONMENT.items():
         if environ.get(name, "") != "":
             try:
@@ -136,8 +137,8 @@ def load_settings(environ: dict[str, str] | None = None, **overrides: object) ->
                 raise SystemExit(f"{name}={environ[name]!r} is not valid: {exc}") from None
     values.update({k: v for k, v in overrides.items() if v is not None})
     values.setdefault("data_dir", default_data_dir())
-    values["data_dir"] = Path(values["data_dir"]).expanduser().resolve()  # type: ignore[arg-type]
-    settings = Settings(**values)  # type: ignore[arg-type]
+    values["data_dir"] = Path(values["data_dir"]).expanduser().resolve()
+    settings = Settings(**values)
     if settings.max_page_size < settings.default_page_size or settings.default_page_size < 1:
         raise SystemExit("page sizes must satisfy 1 <= default <= maximum")
     if settings.job_workers < 1:
