@@ -9,12 +9,13 @@ from litestar import Controller, Request, Response, delete, get, post, put
 from litestar.params import FromPath
 
 from catalogue_app.api.context import Context, reading
-from catalogue_app.api.errors import ApiError, invalid, not_found
+from catalogue_app.api.errors import invalid, not_found
 from catalogue_app.api.links import absolute
 from catalogue_app.api.request_bodies import path_id, read_body
 from catalogue_app.api.resource_schema import FIELD_NAMES, render
+from catalogue_app.services import resource_extras as extras
 from catalogue_app.services import resources as rules
-from catalogue_app.store import Connection, Row, resource_extras, resources
+from catalogue_app.store import Connection, Row, resource_extras
 from catalogue_app.store.resources import Viewer
 
 EXTRA_KEYS = {"filter_header", "field_name", "field_label", "field_value"}
@@ -55,10 +56,6 @@ class LinkResult(msgspec.Struct):
 
 def _visible(conn: Connection, viewer: Viewer, pk: str, types: tuple[str, ...] = ()) -> Row:
     return rules.visible(conn, viewer, path_id(pk, "ResourceBase"), rules.Scope(types))
-
-
-def _changeable(conn: Connection, viewer: Viewer, pk: str) -> Row:
-    return rules.changeable(conn, viewer, path_id(pk, "ResourceBase"))
 
 
 def _check_items(items: Any, need_id: bool) -> list[dict[str, Any]]:
@@ -102,20 +99,17 @@ class ResourceActionsController(Controller):
     @post("/favorite", status_code=201, summary="Mark as a favorite of the caller")
     async def add_favorite(self, request: Request, pk: FromPath[str]) -> FavoriteAnswer:
         ctx = Context(request)
-        caller = ctx.require_login()
-        row = await reading(request, lambda: ctx.db.read(_visible, ctx.viewer, pk))
-        if not await ctx.db.write(resource_extras.add_favorite, caller.id, row["id"]):
-            raise ApiError(400, "Resource is already in favorites", "invalid",
-                           extra={"message": "Resource is already in favorites"})
+        ctx.require_login()
+        viewer = await reading(request, lambda: ctx.viewer)
+        await ctx.db.write(extras.add_favorite, viewer, path_id(pk, "ResourceBase"))
         return FavoriteAnswer("Successfuly added resource to favorites")
 
     @delete("/favorite", status_code=200, summary="Unmark as a favorite of the caller")
     async def remove_favorite(self, request: Request, pk: FromPath[str]) -> FavoriteAnswer:
         ctx = Context(request)
-        caller = ctx.require_login()
-        row = await reading(request, lambda: ctx.db.read(_visible, ctx.viewer, pk))
-        if not await ctx.db.write(resource_extras.remove_favorite, caller.id, row["id"]):
-            raise ApiError(404, "Resource not in favorites", "not_found", extra={"message": "Resource not in favorites"})
+        ctx.require_login()
+        viewer = await reading(request, lambda: ctx.viewer)
+        await ctx.db.write(extras.remove_favorite, viewer, path_id(pk, "ResourceBase"))
         return FavoriteAnswer("Successfuly removed resource from favorites")
 
     # -- ratings ---------------------------------------------------------------------------------
@@ -140,7 +134,7 @@ class ResourceActionsController(Controller):
             value = int(value)
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 5:
             raise invalid("rating: a whole number from 1 to 5 is required.")
-        await ctx.db.write(resource_extras.rate, caller.id, row["id"], value)
+        await ctx.db.write(extras.rate, ctx.viewer, row["id"], value)
         return RatingAnswer(*await ctx.db.execute(resource_extras.rating, row["id"], caller.id))
 
     # -- extra metadata --------------------------------------------------------------------------
@@ -162,29 +156,16 @@ class ResourceActionsController(Controller):
         ctx = Context(request)
         ctx.require_login()
         items = _check_items(await read_body(request), need_id=False)
-
-        def run(conn: Connection) -> list[dict[str, Any]]:
-            row = _changeable(conn, ctx.viewer, pk)
-            resource_extras.add_extra_metadata(conn, row["id"], [{k: v for k, v in i.items() if k != "id"} for i in items])
-            return resource_extras.extra_metadata(conn, row["id"])
-
-        return await ctx.db.write(run)
+        viewer = await reading(request, lambda: ctx.viewer)
+        return await ctx.db.write(extras.add_extra_metadata, viewer, path_id(pk, "ResourceBase"), items)
 
     @put("/extra_metadata", status_code=200, opt={"body": list[dict[str, Any]]}, summary="Replace extra metadata items")
     async def replace_extra(self, request: Request, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx = Context(request)
         ctx.require_login()
         items = _check_items(await read_body(request), need_id=True)
-
-        def run(conn: Connection) -> list[dict[str, Any]]:
-            row = _changeable(conn, ctx.viewer, pk)
-            for item in items:
-                fields = {k: v for k, v in item.items() if k != "id"}
-                if not resource_extras.replace_extra_metadata(conn, row["id"], item["id"], fields):
-                    raise invalid(f"No extra metadata item {item['id']} on this resource.")
-            return resource_extras.extra_metadata(conn, row["id"])
-
-        return await ctx.db.write(run)
+        viewer = await reading(request, lambda: ctx.viewer)
+        return await ctx.db.write(extras.replace_extra_metadata, viewer, path_id(pk, "ResourceBase"), items)
 
     @delete("/extra_metadata", status_code=200, opt={"body": list[int]}, summary="Remove extra metadata items by id")
     async def delete_extra(self, request: Request, pk: FromPath[str]) -> list[dict[str, Any]]:
@@ -193,13 +174,8 @@ class ResourceActionsController(Controller):
         ids = await read_body(request)
         if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
             raise invalid("Expected a list of extra metadata ids.")
-
-        def run(conn: Connection) -> list[dict[str, Any]]:
-            row = _changeable(conn, ctx.viewer, pk)
-            resource_extras.delete_extra_metadata(conn, row["id"], ids)
-            return resource_extras.extra_metadata(conn, row["id"])
-
-        return await ctx.db.write(run)
+        viewer = await reading(request, lambda: ctx.viewer)
+        return await ctx.db.write(extras.delete_extra_metadata, viewer, path_id(pk, "ResourceBase"), ids)
 
     # -- linked resources ------------------------------------------------------------------------
     @get("/linked_resources", summary="Resources this one links to and those linking to it")
@@ -227,18 +203,8 @@ class ResourceActionsController(Controller):
         if not isinstance(targets, list):
             raise invalid("Payload is not valid")
 
-        def run(conn: Connection) -> tuple[list[int], list[int]]:
-            row = _changeable(conn, ctx.viewer, pk)
-            done, failed = [], []
-            for target in targets:
-                ok = (isinstance(target, int) and not isinstance(target, bool) and target != row["id"]
-                      and 0 < target < 2**63 and resources.get_visible(conn, ctx.viewer, target) is not None)
-                if ok:
-                    ok = (resource_extras.link if adding else resource_extras.unlink)(conn, row["id"], target)
-                (done if ok else failed).append(target)
-            return done, failed
-
-        done, failed = await ctx.db.write(run)
+        viewer = await reading(request, lambda: ctx.viewer)
+        done, failed = await ctx.db.write(extras.change_links, viewer, path_id(pk, "ResourceBase"), targets, adding)
         if failed:
             return Response(LinkResult(done, failed, "Some error has occurred during the saving"), status_code=400)
         return Response(LinkResult(done, [], "Resources updated successfully"))
