@@ -10,13 +10,13 @@ from litestar.datastructures import UploadFile
 from litestar.params import FromPath
 
 from catalogue_app.api.context import Context, reading
-from catalogue_app.api.errors import ApiError, invalid, permission_denied
+from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.uploads import Binary
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.iso import parse_iso
-from catalogue_app.services import access
-from catalogue_app.store import Connection, datasets, metadata, resources
+from catalogue_app.services import datasets as dataset_rules
+from catalogue_app.store import Connection, metadata, resources
 
 MAX_XML = 10 * 1024 * 1024
 NOT_AVAILABLE = "Metadata XML not available for this resource."
@@ -51,15 +51,7 @@ async def upload_metadata(request: Request, pk: FromPath[str]) -> Response[dict]
         raise ApiError(400, f"metadata_file: {exc}", "invalid_metadata_exception") from None
     viewer = await reading(request, lambda: ctx.viewer)
 
-    def run(conn: Connection) -> None:
-        row = resources.get_visible(conn, viewer, int(pk), ("dataset",))
-        if row is None or datasets.detail(conn, row["id"]) is None:
-            raise missing
-        if not access.may(conn, viewer, row, access.CHANGE):
-            raise permission_denied()
-        metadata.apply_iso(conn, row["id"], msgspec.to_builtins(fields), data)
-
-    await ctx.db.write(run)
+    await ctx.db.write(dataset_rules.apply_iso_metadata, viewer, int(pk), msgspec.to_builtins(fields), data)
     return Response({"success": True, "message": ["Metadata successfully updated"]})
 
 

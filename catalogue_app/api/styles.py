@@ -9,10 +9,10 @@ from litestar import Request, Response, get, put
 from litestar.params import FromPath
 
 from catalogue_app.api.context import Context, reading
-from catalogue_app.api.errors import ApiError, invalid, permission_denied
+from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.styles import check_sld
-from catalogue_app.services import access
+from catalogue_app.services import datasets as dataset_rules
 from catalogue_app.store import Connection, Row, datasets, resources
 
 SLD_TYPE = "application/vnd.ogc.sld+xml"
@@ -60,15 +60,5 @@ async def put_style(request: Request, workspace: FromPath[str], filename: FromPa
         raise invalid(str(exc)) from None
     viewer = await reading(request, lambda: ctx.viewer)
 
-    def run(conn: Connection) -> None:
-        style = datasets.style_named(conn, workspace, name)
-        row = resources.get_visible(conn, viewer, style["resource_id"]) if style is not None else None
-        if row is None:
-            raise _missing(workspace, name)
-        if not access.may(conn, viewer, row, access.EDIT_STYLE):
-            raise permission_denied()
-        datasets.set_default_style(conn, row["id"], name=name, workspace=workspace, title=info.title or style["sld_title"],
-                                   sld=body, generated=False)
-
-    await ctx.db.write(run)
+    await ctx.db.write(dataset_rules.set_style, viewer, workspace, name, body, info.title)
     return Response(b"", status_code=200, media_type=SLD_TYPE)

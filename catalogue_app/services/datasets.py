@@ -1,4 +1,5 @@
-"""The rules of changing a dataset's attributes (labels, descriptions, visibility, order)."""
+"""The rules of changing what is particular to datasets: attributes (labels, descriptions,
+visibility, order), styles (SLD documents), and the uploaded ISO metadata document."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ from typing import Any
 
 import msgspec
 
-from catalogue_app.services.errors import Invalid
-from catalogue_app.store import Connection, datasets
+from catalogue_app.services import access
+from catalogue_app.services.errors import Forbidden, Invalid, NotFound
+from catalogue_app.store import Connection, datasets, metadata, resources
+from catalogue_app.store.resources import Viewer
 
 
 class AttributeChange(msgspec.Struct, kw_only=True):
@@ -42,3 +45,27 @@ def change_attributes(conn: Connection, rid: int, items: Any) -> None:
                   and k in item}
         if attribute_id is None or not datasets.update_attribute(conn, rid, attribute_id, values):
             raise Invalid(f"attribute_set: the dataset has no attribute {change.pk or change.attribute!r}.")
+
+
+def set_style(conn: Connection, viewer: Viewer, workspace: str, name: str, sld: bytes, title: str | None) -> None:
+    """Replace the dataset style ``workspace:name`` with an SLD document, for those who may
+    restyle the dataset (access.EDIT_STYLE); a style the viewer cannot see is NotFound."""
+    style = datasets.style_named(conn, workspace, name)
+    row = resources.get_visible(conn, viewer, style["resource_id"]) if style is not None else None
+    if row is None:
+        raise NotFound(message=f"No such style: {workspace}:{name}")
+    if not access.may(conn, viewer, row, access.EDIT_STYLE):
+        raise Forbidden()
+    datasets.set_default_style(conn, row["id"], name=name, workspace=workspace, title=title or style["sld_title"],
+                               sld=sld, generated=False)
+
+
+def apply_iso_metadata(conn: Connection, viewer: Viewer, rid: int, fields: dict[str, Any], xml: bytes) -> None:
+    """Take a dataset's fields from an uploaded ISO document (kept as sent), for those who may
+    change the dataset."""
+    row = resources.get_visible(conn, viewer, rid, ("dataset",))
+    if row is None or datasets.detail(conn, row["id"]) is None:
+        raise NotFound(message=f"Dataset with ID {rid} is not available")
+    if not access.may(conn, viewer, row, access.CHANGE):
+        raise Forbidden()
+    metadata.apply_iso(conn, row["id"], fields, xml)
