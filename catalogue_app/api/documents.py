@@ -12,10 +12,11 @@ as the other resources are.
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import posixpath
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qsl, unquote, urlsplit
@@ -32,6 +33,7 @@ from catalogue_app.api.errors import ApiError, denied, invalid, not_found
 from catalogue_app.api.limits import size_label
 from catalogue_app.api.request_bodies import decode_json, path_id
 from catalogue_app.services import access, resource_changes
+from catalogue_app.services import documents as document_rules
 from catalogue_app.store import Connection, Row, documents, executions, limits, resources
 
 MAX_BODY = 4 * 1024**3  # what one upload may carry at all; the stored size limit is checked as it arrives
@@ -222,23 +224,9 @@ async def _store(ctx: Context, caller: Caller, form: Form, staged: Path) -> int:
     viewer, new_uuid = ctx.viewer, str(uuid.uuid4())
     final = ctx.settings.files_dir / new_uuid
 
-    def run(conn: Connection) -> int:
-        changes = asdict(resource_changes.clean(conn, values, viewer, caller.is_admin, None, "document"))
-        details = dict(uuid=new_uuid, owner_id=caller.id, changes=changes, extension=content.extension)
-        if content.file_name is None:
-            return documents.create(conn, **details, doc_url=content.doc_url)
-        final.parent.mkdir(parents=True, exist_ok=True)
-        files.note_folders(staged.parent, [new_uuid])  # start-up removes it if the record is not written
-        os.rename(staged, final)
-        try:
-            rid = documents.create(conn, **details, file_name=content.file_name, size=form.size)
-        except BaseException:
-            os.rename(final, staged)
-            raise
-        files.sync_folder(final.parent)  # the rename is on disk before the record is committed
-        return rid
-
-    future = ctx.db.submit(run)
+    future = ctx.db.submit(functools.partial(
+        document_rules.create, doc_url=content.doc_url, staged=staged, file_name=content.file_name, size=form.size,
+        final=final), viewer, caller.id, caller.is_admin, new_uuid, values, content.extension)
     try:
         rid = await asyncio.wrap_future(future)
     except asyncio.CancelledError:
