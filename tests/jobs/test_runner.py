@@ -1,0 +1,95 @@
+"""jobs/runner.py with the real job kinds on a real SQLite file and real folders, without HTTP:
+a request stored 'ready' is claimed, run and finished in one transaction; a failing one is
+stored 'failed' with its message; what a stopped server left is resolved at start."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from catalogue_app.jobs.runner import Folders, Runner
+from catalogue_app.store import executions, resource_writes, resources, users
+from catalogue_app.store.db import Database, migrate
+
+
+@pytest.fixture
+def setup(tmp_path):
+    path = tmp_path / "catalogue.sqlite3"
+    migrate(path)
+    database = Database(path, read_threads=1)
+    folders = Folders(tmp_path / "files", tmp_path / "tmp", tmp_path / "import")
+    for folder in (folders.files, folders.tmp, folders.imports):
+        folder.mkdir()
+    owner = database.write_sync(lambda conn: users.create(conn, {"username": "owner", "password": ""}))
+    runners = []
+
+    def runner() -> Runner:
+        started = Runner(database, 2, folders)
+        started.start()
+        runners.append(started)
+        return started
+
+    yield database, folders, owner, runner
+    for started in runners:
+        started.close()
+    database.close()
+
+
+def queue(database, owner, func_name, params, resource_id=None) -> str:
+    return database.write_sync(lambda conn: executions.create(
+        conn, user_id=owner, func_name=func_name, action=func_name, input_params=params, resource_id=resource_id))
+
+
+def ended(database, exec_id, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        row = database.read(executions.get, exec_id)
+        if row["status"] in ("finished", "failed"):
+            return row
+        time.sleep(0.02)
+    raise AssertionError(f"{exec_id} still {row['status']}")
+
+
+def test_a_delete_job_removes_the_record_then_its_files(setup):
+    database, folders, owner, runner = setup
+    rid = database.write_sync(resource_writes.create, "document", owner, {"title": "Gone soon"})
+    uuid = database.read(lambda conn: conn.execute("SELECT uuid FROM resources WHERE id = ?", (rid,)).fetchone()[0])
+    (folders.files / uuid).mkdir()
+    (folders.files / uuid / "notes.txt").write_text("kept until the record is gone")
+    started = runner()
+    exec_id = queue(database, owner, "delete", {"uuid": uuid}, rid)
+    started.submit(exec_id)
+    row = ended(database, exec_id)
+    assert row["status"] == "finished" and json.loads(row["output_params"]) == {"output": 1}
+    assert database.read(resources.id_by_uuid, uuid) is None
+    assert not (folders.files / uuid).exists()
+    deadline = time.monotonic() + 5  # the job's workspace goes right after
+    while any(folders.tmp.iterdir()):
+        assert time.monotonic() < deadline, list(folders.tmp.iterdir())
+        time.sleep(0.02)
+
+
+def test_a_failing_job_is_stored_failed_with_its_message(setup):
+    database, _, owner, runner = setup
+    started = runner()
+    exec_id = queue(database, owner, "no_such_job", {})
+    started.submit(exec_id)
+    row = ended(database, exec_id)
+    assert row["status"] == "failed"
+    assert "No job is called 'no_such_job'" in json.loads(row["output_params"])["exception"]
+
+
+def test_start_fails_what_a_stopped_server_left_running_and_takes_up_what_is_ready(setup):
+    database, _, owner, runner = setup
+    rid = database.write_sync(resource_writes.create, "document", owner, {"title": "Waiting"})
+    uuid = database.read(lambda conn: conn.execute("SELECT uuid FROM resources WHERE id = ?", (rid,)).fetchone()[0])
+    left = queue(database, owner, "delete", {"uuid": uuid}, rid)
+    database.write_sync(executions.claim, left, 2**22 + 7)  # a process id no process has
+    ready = queue(database, owner, "delete", {"uuid": "not-a-resource"})
+    runner()  # start-up: nothing submitted by hand
+    assert ended(database, left)["status"] == "failed"
+    assert database.read(resources.id_by_uuid, uuid) == rid  # the abandoned work left nothing
+    row = ended(database, ready)
+    assert row["status"] == "finished" and json.loads(row["output_params"]) == {"output": 0}
