@@ -66,6 +66,12 @@ class NoSchemaRoutes(Controller):
     path = "/api/v2/_litestar_schema"
 
 
+# Every endpoint family, one module each; each lists its routes in ROUTES.
+FAMILIES = (root, users, groups, resources, lookups, resource_actions, resource_fields, map_layers, executions,
+            permissions, limits, uploads, upload_sessions, datasets, documents, metadata, catalogue_records, embed,
+            styles, ogc_service, resource_service, oauth, schema, thumbnails, assets, metadata_editor, accounts, web_ui)
+
+
 def create_app(settings: Settings) -> Litestar:
     state = State({"settings": settings, "credentials": CredentialCache(settings.basic_auth_cache_seconds)})
 
@@ -87,52 +93,7 @@ def create_app(settings: Settings) -> Litestar:
             db.close()
 
     return Litestar(
-        route_handlers=[
-            root.api_root,
-            users.UsersController,
-            groups.GroupsController,
-            resources.ResourceListsController,
-            *resources.FAMILY_CONTROLLERS,
-            *lookups.LOOKUP_CONTROLLERS,
-            resource_actions.ResourceActionsController,
-            resource_actions.document_links,
-            *resource_fields.HANDLERS,
-            *map_layers.HANDLERS,
-            executions.ExecutionsController,
-            executions.execution_status,
-            permissions.PermissionsController,
-            *limits.CONTROLLERS,
-            uploads.upload,
-            upload_sessions.UploadSessionsController,
-            datasets.attribute_set,
-            datasets.change_attribute_set,
-            datasets.dataset_download,
-            documents.document_download,
-            documents.document_link,
-            metadata.upload_metadata,
-            metadata.iso_metadata_xml,
-            catalogue_records.csw,
-            *embed.HANDLERS,
-            styles.get_style,
-            styles.put_style,
-            ogc_service.ows,
-            resource_service.delete_resource,
-            resource_service.copy_resource,
-            resource_service.create_resource,
-            resource_service.update_resource,
-            resource_service.ingest_resource,
-            oauth.token,
-            oauth.revoke,
-            schema.schema,
-            schema.docs_page,
-            schema.docs_static,
-            *thumbnails.HANDLERS,
-            *assets.HANDLERS,
-            *metadata_editor.HANDLERS,
-            default_avatar,
-            *accounts.HANDLERS,
-            *web_ui.HANDLERS,
-        ],
+        route_handlers=[default_avatar, *(route for family in FAMILIES for route in family.ROUTES)],
         state=state,
         middleware=[AuthMiddleware()],
         exception_handlers=EXCEPTION_HANDLERS,

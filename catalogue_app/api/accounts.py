@@ -136,4 +136,4 @@ async def current_session(request: Request) -> Response[SessionAnswer]:
     return Response(SessionAnswer(_user(session), session["csrf_token"]), headers=NO_STORE)
 
 
-HANDLERS = [login, logout, current_session]
+ROUTES = [login, logout, current_session]

@@ -122,4 +122,4 @@ async def link_asset(request: Request, pk: FromPath[str]) -> Response[Any]:
     return await _file(request, pk, "inline")
 
 
-HANDLERS = [list_assets, get_asset, download_asset, link_asset]
+ROUTES = [list_assets, get_asset, download_asset, link_asset]

@@ -159,3 +159,6 @@ def capabilities(base: str) -> bytes:
     for parameter, value in (("service", "CSW"), ("version", "2.0.2")):
         add(add(operations, "Parameter", name=parameter), "Value", value)
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)
+
+
+ROUTES = [csw]

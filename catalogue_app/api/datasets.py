@@ -100,3 +100,6 @@ async def dataset_download(request: Request, alternate: FromPath[str]) -> File:
         raise ApiError(409, str(exc), "conflict") from None
     return File(archive, filename=f"{name}.zip", media_type="application/zip",
                 background=BackgroundTask(files.remove, scratch))
+
+
+ROUTES = [attribute_set, change_attribute_set, dataset_download]

@@ -292,3 +292,6 @@ async def document_download(request: Request, pk: FromPath[str]) -> Response[Any
      summary="A document's file shown inline; a remote document redirects to its address")
 async def document_link(request: Request, pk: FromPath[str]) -> Response[Any]:
     return await _content_answer(request, pk, "inline")
+
+
+ROUTES = [document_download, document_link]

@@ -203,4 +203,4 @@ async def app_embed(request: Request, pk: FromPath[str]) -> Response[str]:
     return await _described(request, pk, GEOAPP_TYPES)
 
 
-HANDLERS = [static_files, dataset_embed, document_embed, map_embed, app_embed]
+ROUTES = [static_files, dataset_embed, document_embed, map_embed, app_embed]

@@ -177,3 +177,5 @@ async def execution_status(request: Request, execution_id: FromPath[str]) -> Exe
         input_params=json.loads(row["input_params"]), output_params=json.loads(row["output_params"]),
         step=row["step"], log=row["log"], exec_id=row["exec_id"], status_url=status_url(ctx.base, row["exec_id"]))
 
+
+ROUTES = [ExecutionsController, execution_status]

@@ -244,3 +244,6 @@ class GroupsController(Controller):
             return pagination.build(request, ctx.params, GroupResources, page, total, items)
 
         return await reading(request, answer)
+
+
+ROUTES = [GroupsController]

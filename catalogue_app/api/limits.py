@@ -187,4 +187,4 @@ async def _update(ctx: Context, family: Family, slug: str) -> Response[Any]:
     return Response({family.singular: shape(family, await _row(ctx, family, slug), ctx.base)})
 
 
-CONTROLLERS = [SizeLimitsController, ParallelismLimitsController]
+ROUTES = [SizeLimitsController, ParallelismLimitsController]

@@ -243,5 +243,5 @@ class OwnersController(Controller):
         return Response({"owners": await _one(request, "owners", pk, "Profile")})
 
 
-LOOKUP_CONTROLLERS = [CategoriesController, KeywordsController, TKeywordsController, RegionsController,
+ROUTES = [CategoriesController, KeywordsController, TKeywordsController, RegionsController,
                       OwnersController]

@@ -267,4 +267,4 @@ async def map_template(request: Request) -> MapTemplate:
         maxExtent=list(WEB_MERCATOR_EXTENT), layers=[basemap]))
 
 
-HANDLERS = [map_maplayers, map_datasets, dataset_maplayers, dataset_maps, map_template]
+ROUTES = [map_maplayers, map_datasets, dataset_maplayers, dataset_maps, map_template]

@@ -69,3 +69,6 @@ async def iso_metadata_xml(request: Request, pk: FromPath[str]) -> Response[byte
     if xml is None:
         raise ApiError(404, NOT_AVAILABLE, "not_found", extra={"message": NOT_AVAILABLE})
     return Response(xml, media_type="application/xml")
+
+
+ROUTES = [upload_metadata, iso_metadata_xml]

@@ -149,4 +149,4 @@ async def patch_instance(request: Request, pk: FromPath[str]) -> dict[str, Any]:
     return await _change(request, pk)
 
 
-HANDLERS = [metadata_root, metadata_schema, get_instance, put_instance, patch_instance]
+ROUTES = [metadata_root, metadata_schema, get_instance, put_instance, patch_instance]

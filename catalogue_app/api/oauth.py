@@ -79,3 +79,6 @@ async def revoke(request: Request) -> None:
     body = await read_body(request)
     if isinstance(body, dict) and isinstance(body.get("token"), str):
         await request.app.state.db.write(tokens.revoke, body["token"])
+
+
+ROUTES = [token, revoke]

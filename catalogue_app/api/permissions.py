@@ -172,3 +172,6 @@ class PermissionsController(Controller):
 
 
 ROUTES = [PermissionsController]
+
+
+ROUTES = [PermissionsController]

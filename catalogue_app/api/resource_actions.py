@@ -237,3 +237,6 @@ async def document_links(request: Request, pk: FromPath[str]) -> dict[str, Any]:
         return linked_payload(conn, _visible(conn, ctx.viewer, pk, ("document",)), ctx.viewer, ctx.base, ctx.params)
 
     return await ctx.db.execute(load)
+
+
+ROUTES = [ResourceActionsController, document_links]

@@ -49,4 +49,4 @@ def _handler(family: Family):
     return one_field
 
 
-HANDLERS = [_handler(f) for f in (DATASETS, DOCUMENTS, MAPS, GEOAPPS)]
+ROUTES = [_handler(f) for f in (DATASETS, DOCUMENTS, MAPS, GEOAPPS)]

@@ -172,3 +172,6 @@ async def _ingest_dataset(ctx: Context, source: Path, changes: dict[str, Any]) -
     except BaseException:
         files.remove(workspace)
         raise
+
+
+ROUTES = [delete_resource, copy_resource, create_resource, update_resource, ingest_resource]

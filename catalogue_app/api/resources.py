@@ -1,10 +1,8 @@
-"""/api/v2/resources and the typed lists (/datasets, /documents, /maps, /geoapps): reading.
+"""/api/v2/resources and the typed lists (/datasets, /documents, /maps, /geoapps): one controller
+per family, each declared with its own list and detail types; the handlers they share parse the
+request, call a store read or a rule of services/resources.py, and render."""
 
-(No postponed annotations here: the controllers are made by a function, and their answer types
-are its local names.)
-"""
-
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio.to_thread
@@ -14,6 +12,7 @@ from litestar.params import FromPath
 
 from catalogue_app import files
 from catalogue_app.api import dataset_view, document_view, geoapps, map_layers, pagination
+from catalogue_app.api import documents as document_upload
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found
 from catalogue_app.api.request_bodies import path_id, read_body, record_ids, records, unwrap, update_records
@@ -26,11 +25,45 @@ from catalogue_app.store import Connection, Row, permissions, resources
 from catalogue_app.store.filters import Condition, ListSpec
 from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery, Viewer
 
-ResourceList = pagination.list_type("ResourceList", "resources", Resource)
+
+class ResourceList(pagination.ListPage):
+    resources: list[Resource]
 
 
 class ResourceDetail(msgspec.Struct):
     resource: Resource
+
+
+class DatasetList(pagination.ListPage):
+    datasets: list[dataset_view.DatasetItem]
+
+
+class DatasetDetail(msgspec.Struct):
+    dataset: dataset_view.Dataset
+
+
+class DocumentList(pagination.ListPage):
+    documents: list[document_view.Document]
+
+
+class DocumentDetail(msgspec.Struct):
+    document: document_view.Document
+
+
+class MapList(pagination.ListPage):
+    maps: list[map_layers.MapItem]
+
+
+class MapDetail(msgspec.Struct):
+    map: map_layers.Map
+
+
+class GeoappList(pagination.ListPage):
+    geoapps: list[geoapps.GeoApp]
+
+
+class GeoappDetail(msgspec.Struct):
+    geoapp: geoapps.GeoApp
 
 
 class CompactLevel(msgspec.Struct):
@@ -317,77 +350,181 @@ async def bulk_update_answer(request: Request, family: Family) -> Response[Any]:
     return Response({family.plural: await ctx.db.execute(load)})
 
 
-def _controller(family: Family) -> type[Controller]:
-    if family is RESOURCES:
-        ItemList, Detail = ResourceList, ResourceDetail
-    else:
-        ItemList = pagination.list_type(f"{family.singular.title()}List", family.plural, family.item)
-        Detail = msgspec.defstruct(f"{family.singular.title()}Detail", [(family.singular, family.detail)])
+# -- the five families: the same handlers, each declared with its family's types ---------------
+def _list(request: Request, family: Family) -> Awaitable[Response[Any]]:
+    return reading(request, list_answer, request, family, slow=may_be_slow(Context(request).params))
 
-    Write = MapWrite if family is MAPS else ResourceWrite
 
-    class FamilyController(Controller):
-        path = f"/api/v2/{family.path}"
-        tags = [family.path]
+def _detail(request: Request, family: Family, pk: str) -> Awaitable[Response[Any]]:
+    return reading(request, detail_answer, request, family, pk)
 
-        @get("/", summary=f"List {family.plural} visible to the caller")
-        async def list_items(self, request: Request) -> ItemList:  # type: ignore[valid-type]
-            return await reading(request, list_answer, request, family,  # type: ignore[return-value]
-                                 slow=may_be_slow(Context(request).params))
 
-        @get("/{pk:str}", summary=f"One {family.singular}")
-        async def get_item(self, request: Request, pk: FromPath[str]) -> Detail:
-            return await reading(request, detail_answer, request, family, pk)  # type: ignore[return-value]
+def _summary(family: Family, action: str) -> str:
+    return {
+        "list": f"List {family.plural} visible to the caller",
+        "get": f"One {family.singular}",
+        "change": f"Change a {family.singular}",
+        "change_list": f"Change several {family.plural} (ENABLE_BULK_UPDATE) or all that match (ENABLE_PATCH_ALL)",
+        "create": f"Create one {family.singular} or several",
+    }[action]
 
-        @patch("/{pk:str}", opt={"body": Write}, summary=f"Change a {family.singular}")
-        async def patch_item(self, request: Request, pk: FromPath[str]) -> Detail:
-            return await update_answer(request, family, pk)  # type: ignore[return-value]
 
-        @put("/{pk:str}", opt={"body": Write}, summary=f"Change a {family.singular}")
-        async def put_item(self, request: Request, pk: FromPath[str]) -> Detail:
-            return await update_answer(request, family, pk)  # type: ignore[return-value]
+class ResourceController(Controller):
+    path, tags = "/api/v2/resources", ["resources"]
 
-        @patch("/", opt={"body": list[UpdateRecord]},
-               summary=f"Change several {family.plural} (ENABLE_BULK_UPDATE) or all that match (ENABLE_PATCH_ALL)")
-        async def patch_list(self, request: Request) -> ItemList:  # type: ignore[valid-type]
-            return await bulk_update_answer(request, family)  # type: ignore[return-value]
+    @get("/", summary=_summary(RESOURCES, "list"))
+    async def list_items(self, request: Request) -> Response[ResourceList]:
+        return await _list(request, RESOURCES)
 
-        if family is not DATASETS:
-            uploads = {}
-            if family is DOCUMENTS:  # a document may come with its file: a larger body than JSON's
-                from catalogue_app.api.documents import MAX_BODY  # documents imports this module
-                uploads = {"request_max_body_size": MAX_BODY}
+    @get("/{pk:str}", summary=_summary(RESOURCES, "get"))
+    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[ResourceDetail]:
+        return await _detail(request, RESOURCES, pk)
 
-            @post("/", status_code=201, opt={"body": Write},
-                  summary=f"Create one {family.singular} or several", **uploads)
-            async def create_items(self, request: Request) -> Detail:
-                if family is DOCUMENTS:  # multipart with doc_file or doc_url; JSON goes on to create_answer
-                    from catalogue_app.api.documents import create_document
-                    return await create_document(request)  # type: ignore[return-value]
-                return await create_answer(request, family)  # type: ignore[return-value]
+    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(RESOURCES, "change"))
+    async def patch_item(self, request: Request, pk: FromPath[str]) -> Response[ResourceDetail]:
+        return await update_answer(request, RESOURCES, pk)
 
-        if family is RESOURCES:
-            @delete("/{pk:str}", status_code=204, summary="Delete a resource")
-            async def delete_item(self, request: Request, pk: FromPath[str]) -> None:
-                ctx = Context(request)
-                ctx.require_login()
-                viewer = await reading(request, lambda: ctx.viewer)
-                gone = await ctx.db.write(rules.delete, viewer, path_id(pk, family.model), family.scope)
-                files.remove_resource_files(ctx.settings.files_dir, gone)
+    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(RESOURCES, "change"))
+    async def put_item(self, request: Request, pk: FromPath[str]) -> Response[ResourceDetail]:
+        return await update_answer(request, RESOURCES, pk)
 
-            @delete("/", status_code=204, summary="Delete several resources (ENABLE_BULK_UPDATE)")
-            async def delete_list(self, request: Request) -> None:
-                ctx = Context(request)
-                ctx.require_login()
-                ctx.require_bulk_update()  # the list URL takes DELETE only with bulk updates on
-                ids = record_ids(await read_body(request), family.plural)
-                viewer = await reading(request, lambda: ctx.viewer)
+    @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(RESOURCES, "change_list"))
+    async def patch_list(self, request: Request) -> Response[ResourceList]:
+        return await bulk_update_answer(request, RESOURCES)
 
-                for gone in await ctx.db.write(rules.delete_each, viewer, ids, family.scope):
-                    files.remove_resource_files(ctx.settings.files_dir, gone)
+    @post("/", status_code=201, opt={"body": ResourceWrite}, summary=_summary(RESOURCES, "create"))
+    async def create_items(self, request: Request) -> Response[ResourceDetail]:
+        return await create_answer(request, RESOURCES)
 
-    FamilyController.__name__ = f"{family.singular.title()}Controller"
-    return FamilyController
+    @delete("/{pk:str}", status_code=204, summary="Delete a resource")
+    async def delete_item(self, request: Request, pk: FromPath[str]) -> None:
+        ctx = Context(request)
+        ctx.require_login()
+        viewer = await reading(request, lambda: ctx.viewer)
+        gone = await ctx.db.write(rules.delete, viewer, path_id(pk, RESOURCES.model), RESOURCES.scope)
+        files.remove_resource_files(ctx.settings.files_dir, gone)
+
+    @delete("/", status_code=204, summary="Delete several resources (ENABLE_BULK_UPDATE)")
+    async def delete_list(self, request: Request) -> None:
+        ctx = Context(request)
+        ctx.require_login()
+        ctx.require_bulk_update()  # the list URL takes DELETE only with bulk updates on
+        ids = record_ids(await read_body(request), RESOURCES.plural)
+        viewer = await reading(request, lambda: ctx.viewer)
+        for gone in await ctx.db.write(rules.delete_each, viewer, ids, RESOURCES.scope):
+            files.remove_resource_files(ctx.settings.files_dir, gone)
+
+
+class DatasetController(Controller):
+    """Datasets are made by uploads, so this list takes no POST."""
+
+    path, tags = "/api/v2/datasets", ["datasets"]
+
+    @get("/", summary=_summary(DATASETS, "list"))
+    async def list_items(self, request: Request) -> Response[DatasetList]:
+        return await _list(request, DATASETS)
+
+    @get("/{pk:str}", summary=_summary(DATASETS, "get"))
+    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[DatasetDetail]:
+        return await _detail(request, DATASETS, pk)
+
+    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(DATASETS, "change"))
+    async def patch_item(self, request: Request, pk: FromPath[str]) -> Response[DatasetDetail]:
+        return await update_answer(request, DATASETS, pk)
+
+    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(DATASETS, "change"))
+    async def put_item(self, request: Request, pk: FromPath[str]) -> Response[DatasetDetail]:
+        return await update_answer(request, DATASETS, pk)
+
+    @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(DATASETS, "change_list"))
+    async def patch_list(self, request: Request) -> Response[DatasetList]:
+        return await bulk_update_answer(request, DATASETS)
+
+
+class DocumentController(Controller):
+    path, tags = "/api/v2/documents", ["documents"]
+
+    @get("/", summary=_summary(DOCUMENTS, "list"))
+    async def list_items(self, request: Request) -> Response[DocumentList]:
+        return await _list(request, DOCUMENTS)
+
+    @get("/{pk:str}", summary=_summary(DOCUMENTS, "get"))
+    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[DocumentDetail]:
+        return await _detail(request, DOCUMENTS, pk)
+
+    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(DOCUMENTS, "change"))
+    async def patch_item(self, request: Request, pk: FromPath[str]) -> Response[DocumentDetail]:
+        return await update_answer(request, DOCUMENTS, pk)
+
+    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(DOCUMENTS, "change"))
+    async def put_item(self, request: Request, pk: FromPath[str]) -> Response[DocumentDetail]:
+        return await update_answer(request, DOCUMENTS, pk)
+
+    @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(DOCUMENTS, "change_list"))
+    async def patch_list(self, request: Request) -> Response[DocumentList]:
+        return await bulk_update_answer(request, DOCUMENTS)
+
+    # a document may come with its file (multipart, doc_file or doc_url): a larger body than JSON's
+    @post("/", status_code=201, opt={"body": ResourceWrite}, summary=_summary(DOCUMENTS, "create"),
+          request_max_body_size=document_upload.MAX_BODY)
+    async def create_items(self, request: Request) -> Response[DocumentDetail]:
+        return await document_upload.create_document(request)
+
+
+class MapController(Controller):
+    path, tags = "/api/v2/maps", ["maps"]
+
+    @get("/", summary=_summary(MAPS, "list"))
+    async def list_items(self, request: Request) -> Response[MapList]:
+        return await _list(request, MAPS)
+
+    @get("/{pk:str}", summary=_summary(MAPS, "get"))
+    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[MapDetail]:
+        return await _detail(request, MAPS, pk)
+
+    @patch("/{pk:str}", opt={"body": MapWrite}, summary=_summary(MAPS, "change"))
+    async def patch_item(self, request: Request, pk: FromPath[str]) -> Response[MapDetail]:
+        return await update_answer(request, MAPS, pk)
+
+    @put("/{pk:str}", opt={"body": MapWrite}, summary=_summary(MAPS, "change"))
+    async def put_item(self, request: Request, pk: FromPath[str]) -> Response[MapDetail]:
+        return await update_answer(request, MAPS, pk)
+
+    @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(MAPS, "change_list"))
+    async def patch_list(self, request: Request) -> Response[MapList]:
+        return await bulk_update_answer(request, MAPS)
+
+    @post("/", status_code=201, opt={"body": MapWrite}, summary=_summary(MAPS, "create"))
+    async def create_items(self, request: Request) -> Response[MapDetail]:
+        return await create_answer(request, MAPS)
+
+
+class GeoappController(Controller):
+    path, tags = "/api/v2/geoapps", ["geoapps"]
+
+    @get("/", summary=_summary(GEOAPPS, "list"))
+    async def list_items(self, request: Request) -> Response[GeoappList]:
+        return await _list(request, GEOAPPS)
+
+    @get("/{pk:str}", summary=_summary(GEOAPPS, "get"))
+    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[GeoappDetail]:
+        return await _detail(request, GEOAPPS, pk)
+
+    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(GEOAPPS, "change"))
+    async def patch_item(self, request: Request, pk: FromPath[str]) -> Response[GeoappDetail]:
+        return await update_answer(request, GEOAPPS, pk)
+
+    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(GEOAPPS, "change"))
+    async def put_item(self, request: Request, pk: FromPath[str]) -> Response[GeoappDetail]:
+        return await update_answer(request, GEOAPPS, pk)
+
+    @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(GEOAPPS, "change_list"))
+    async def patch_list(self, request: Request) -> Response[GeoappList]:
+        return await bulk_update_answer(request, GEOAPPS)
+
+    @post("/", status_code=201, opt={"body": ResourceWrite}, summary=_summary(GEOAPPS, "create"))
+    async def create_items(self, request: Request) -> Response[GeoappDetail]:
+        return await create_answer(request, GEOAPPS)
 
 
 class ResourceListsController(Controller):
@@ -404,15 +541,15 @@ class ResourceListsController(Controller):
                               for name in ("dataset", "document", "map", *GEOAPP_TYPES)])
 
     @get("/approved", summary="Approved resources")
-    async def approved(self, request: Request) -> ResourceList:  # type: ignore[valid-type]
+    async def approved(self, request: Request) -> Response[ResourceList]:
         return await reading(request, list_answer, request, RESOURCES, _fixed(request, "is_approved"), False)
 
     @get("/published", summary="Published resources")
-    async def published(self, request: Request) -> ResourceList:  # type: ignore[valid-type]
+    async def published(self, request: Request) -> Response[ResourceList]:
         return await reading(request, list_answer, request, RESOURCES, _fixed(request, "is_published"), False)
 
     @get("/featured", summary="Featured resources")
-    async def featured(self, request: Request) -> ResourceList:  # type: ignore[valid-type]
+    async def featured(self, request: Request) -> Response[ResourceList]:
         return await reading(request, list_answer, request, RESOURCES, _fixed(request, "featured"), False)
 
     @get("/favorites", summary="The caller's favorite resources")
@@ -431,4 +568,7 @@ def _fixed(request: Request, flag: str) -> ResourceQuery:
     return ResourceQuery(spec=ListSpec(conditions=[Condition(flag, "eq", [1])]))
 
 
-FAMILY_CONTROLLERS = [_controller(f) for f in (RESOURCES, DATASETS, DOCUMENTS, MAPS, GEOAPPS)]
+FAMILY_CONTROLLERS = [ResourceController, DatasetController, DocumentController, MapController, GeoappController]
+
+
+ROUTES = [ResourceListsController, *FAMILY_CONTROLLERS]

@@ -16,3 +16,6 @@ ENDPOINTS = ["assets", "categories", "datasets", "documents", "executionrequest"
 async def api_root(request: Request) -> dict[str, str]:
     base = base_url(request)
     return {name: f"{base}/api/v2/{name}" for name in sorted(ENDPOINTS)}
+
+
+ROUTES = [api_root]

@@ -262,3 +262,6 @@ docs_static = create_static_files_router(
     path="/api/v2/docs/static", directories=[Path(swagger_ui_bundle.swagger_ui_path)],
     include_in_schema=False,
 )
+
+
+ROUTES = [schema, docs_page, docs_static]

@@ -62,3 +62,6 @@ async def put_style(request: Request, workspace: FromPath[str], filename: FromPa
 
     await ctx.db.write(dataset_rules.set_style, viewer, workspace, name, body, info.title)
     return Response(b"", status_code=200, media_type=SLD_TYPE)
+
+
+ROUTES = [get_style, put_style]

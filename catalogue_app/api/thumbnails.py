@@ -275,4 +275,4 @@ def sweep_at_start(app) -> None:
         thumbnails.log.info("removed %d unused thumbnail file(s)", len(removed))
 
 
-HANDLERS = [set_thumbnail, set_thumbnail_from_bbox, delete_thumbnail, thumbnail_file]
+ROUTES = [set_thumbnail, set_thumbnail_from_bbox, delete_thumbnail, thumbnail_file]

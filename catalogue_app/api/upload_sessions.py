@@ -97,3 +97,6 @@ class UploadSessionsController(Controller):
         if row is None or row["action"] != "import" or not (caller.is_admin or row["user_id"] == caller.id):
             raise ApiError(404, "No Upload matches the given query.", "not_found")
         return UploadDetail(shape(row, ctx.base))
+
+
+ROUTES = [UploadSessionsController]

@@ -344,3 +344,6 @@ def _permissions(ctx: Context, text: str | None) -> dict[str, dict[str, str]] | 
         return perms_spec.parse(conn, body, "dataset")
 
     return ctx.db.read(parse).as_json()
+
+
+ROUTES = [upload]

@@ -264,3 +264,6 @@ class UsersController(Controller):
 def _forget(request: Request, user_ids: list[int]) -> None:
     for user_id in user_ids:
         request.app.state.credentials.forget_user(user_id)
+
+
+ROUTES = [UsersController]

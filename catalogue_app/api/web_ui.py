@@ -97,4 +97,4 @@ async def asset(request: Request, path: FromPath[str]) -> Response[bytes]:
     return _send(request, found, {"Cache-Control": "no-cache", "X-Content-Type-Options": "nosniff"})
 
 
-HANDLERS = [index, asset]
+ROUTES = [index, asset]

@@ -84,3 +84,6 @@ async def ows(request: Request) -> Response:
 
 def _handle(module: str, ogc: OgcRequest) -> Response:
     return importlib.import_module(module).handle(ogc)
+
+
+ROUTES = [ows]
