@@ -14,7 +14,7 @@ from litestar import Controller, Request, Response, delete, get, patch, post, pu
 from litestar.params import FromPath
 
 from catalogue_app import files
-from catalogue_app.api import dataset_view, document_view, geoapps, map_layers, pagination, resource_writes
+from catalogue_app.api import dataset_view, document_view, geoapps, map_layers, pagination, resource_pages, resource_writes
 from catalogue_app.api import datasets as datasets_api
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
@@ -131,9 +131,14 @@ def list_answer(request: Request, family: Family, query: ResourceQuery | None = 
         if tkeyword_ids:
             query.tkeyword_groups = ctx.db.read(resources.tkeyword_groups, tkeyword_ids, force_and)
 
+    # /resources with every default field: from kept rendering (one JSON array of the page)
+    kept = family is RESOURCES and not sel.active
+
     def fetch(limit: int, offset: int):
         def load(conn: sqlite3.Connection):
             total, rows = resources.page(conn, viewer, query, limit, offset)
+            if kept:
+                return total, resource_pages.page_json(ctx.db, conn, rows, ctx.caller, viewer, ctx.base)
             return total, present(conn, family, rows, ctx, viewer, detail=False, with_data=sel.wants_data)
         return ctx.db.read(load)
 

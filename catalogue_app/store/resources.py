@@ -368,23 +368,8 @@ def related(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer) -
                                    " ORDER BY t.alt_label", ids)
     contacts = _by_resource(conn, "SELECT resource_id, role, user_id FROM resource_contacts"
                                   " WHERE resource_id IN ({marks}) ORDER BY position, user_id", ids)
-    perms: dict[int, set[str]] = {i: set() for i in ids}
-    if ids and not viewer.is_superuser:
-        groups = ",".join(str(int(g)) for g in (viewer.group_ids or (ANONYMOUS_GROUP_ID,)))
-        who = f"(p.user_id = ? OR p.group_id IN ({groups}))" if viewer.id is not None else f"p.group_id IN ({groups})"
-        marks = ",".join("?" * len(ids))
-        args = [*ids, viewer.id] if viewer.id is not None else ids
-        for rid, perm in conn.execute(
-                f"SELECT p.resource_id, p.perm FROM resource_perms p WHERE p.resource_id IN ({marks}) AND {who}"
-                f" AND {READ_ONLY_FOR_EVERYONE}", args):
-            perms[rid].add(perm)
-        for row in rows:
-            _add_manager_perms(perms[row["id"]], row["group_id"], viewer)
-    favorites: set[int] = set()
-    if ids and viewer.id is not None:
-        marks = ",".join("?" * len(ids))
-        favorites = {r[0] for r in conn.execute(
-            f"SELECT resource_id FROM favorites WHERE user_id = ? AND resource_id IN ({marks})", [viewer.id, *ids])}
+    perms = held_on_page(conn, rows, viewer)
+    favorites = favorites_on_page(conn, ids, viewer)
     ratings = {r[0]: r[1] for r in conn.execute(
         f"SELECT resource_id, avg(rating) FROM ratings WHERE resource_id IN ({','.join('?' * len(ids))})"
         " GROUP BY resource_id", ids)} if ids else {}
@@ -397,6 +382,34 @@ def related(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer) -
     user_ids = {r["owner_id"] for r in rows} | {c["user_id"] for cs in contacts.values() for c in cs}
     return Related(keywords, regions, tkeywords, contacts, perms, favorites, ratings, categories, licenses,
                    groups_, user_ids)
+
+
+def held_on_page(conn: sqlite3.Connection, rows: list[Any], viewer: Viewer) -> dict[int, set[str]]:
+    """The permission names the viewer holds on each row of a page (none listed for superusers,
+    who hold them all)."""
+    ids = [r["id"] for r in rows]
+    perms: dict[int, set[str]] = {i: set() for i in ids}
+    if ids and not viewer.is_superuser:
+        groups = ",".join(str(int(g)) for g in (viewer.group_ids or (ANONYMOUS_GROUP_ID,)))
+        who = f"(p.user_id = ? OR p.group_id IN ({groups}))" if viewer.id is not None else f"p.group_id IN ({groups})"
+        marks = ",".join("?" * len(ids))
+        args = [*ids, viewer.id] if viewer.id is not None else ids
+        for rid, perm in conn.execute(
+                f"SELECT p.resource_id, p.perm FROM resource_perms p WHERE p.resource_id IN ({marks}) AND {who}"
+                f" AND {READ_ONLY_FOR_EVERYONE}", args):
+            perms[rid].add(perm)
+        for row in rows:
+            _add_manager_perms(perms[row["id"]], row["group_id"], viewer)
+    return perms
+
+
+def favorites_on_page(conn: sqlite3.Connection, ids: list[int], viewer: Viewer) -> set[int]:
+    """Which of these resources the viewer has marked as a favorite."""
+    if not ids or viewer.id is None:
+        return set()
+    marks = ",".join("?" * len(ids))
+    return {r[0] for r in conn.execute(
+        f"SELECT resource_id FROM favorites WHERE user_id = ? AND resource_id IN ({marks})", [viewer.id, *ids])}
 
 
 def _in(conn: sqlite3.Connection, sql: str, ids: set[int]) -> list[sqlite3.Row]:
