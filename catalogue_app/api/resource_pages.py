@@ -4,9 +4,9 @@ Building a resource's JSON costs most of a list request. What does not depend on
 kept, already encoded, per reader connection (store/db.py ``Database.kept``: emptied as soon as
 any connection commits), under the request's base URL, the resource id and which user fields the
 caller is shown (``user_schemas.user``: e-mail for signed-in callers, global ``perms`` of a user
-for admins and for that user). A page then costs the page query, the caller's permissions and
-favorites, and joining bytes. The bytes are those of ``resource_schema.render`` encoded by
-msgspec, so the answer is the same as when each resource is rendered afresh.
+for admins and for that user). The caller's permissions and favorites are kept beside it, under
+who asks. A page then costs the page query and joining bytes. The bytes are those of
+``resource_schema.render`` encoded by msgspec: the answer is the one a fresh rendering gives.
 """
 
 from __future__ import annotations
@@ -59,7 +59,8 @@ def split(item: Resource) -> Kept:
 
 def page_json(db: Database, conn: sqlite3.Connection, rows: list[sqlite3.Row], caller: Caller, viewer: Viewer,
               base: str) -> msgspec.Raw:
-    """The JSON array of the rows as ``render`` shows them to the caller on /resources."""
+    """The JSON array of the rows as ``render`` shows them to the caller on /resources; ``rows``
+    need only ``resources.PERMS_COLUMNS``."""
     kept = db.kept(conn)
     group = audience(caller)
     parts: dict[int, Kept] = {}
@@ -68,22 +69,65 @@ def page_json(db: Database, conn: sqlite3.Connection, rows: list[sqlite3.Row], c
         entry = kept.get((base, group, row["id"]))
         # a user's own entry shows their global perms: not for other members
         if entry is None or (group == "member" and caller.id in entry.user_ids):
-            missing.append(row)
+            missing.append(row["id"])
         else:
             parts[row["id"]] = entry
     if missing:
-        for row, item in zip(missing, render(conn, missing, caller, viewer, base)):
+        full = resources.rows_by_ids(conn, missing)
+        for row, item in zip(full, render(conn, full, caller, viewer, base)):
             entry = parts[row["id"]] = split(item)
             if group != "member" or caller.id not in entry.user_ids:
-                if len(kept) >= MAX_KEPT:
-                    del kept[next(iter(kept))]
-                kept[(base, group, row["id"])] = entry
-    held = resources.held_on_page(conn, rows, viewer)
-    favorites = resources.favorites_on_page(conn, [row["id"] for row in rows], viewer)
+                keep(kept, (base, group, row["id"]), entry)
+    perms = _perms(conn, kept, rows, viewer)
+    favorites = _favorites(conn, kept, rows, viewer)
     out = []
     for row in rows:
         rid = row["id"]
         entry = parts[rid]
-        out.append(b"".join((entry.head, _encode(caller_perms(row, held[rid], viewer)), entry.middle,
-                             b"true" if rid in favorites else b"false", entry.tail)))
+        out.append(b"".join((entry.head, perms[rid], entry.middle, favorites[rid], entry.tail)))
     return msgspec.Raw(b"[" + b",".join(out) + b"]")
+
+
+def keep(kept: dict, key: tuple, value: object) -> None:
+    if len(kept) >= MAX_KEPT:
+        del kept[next(iter(kept))]  # the oldest
+    kept[key] = value
+
+
+def _perms(conn: sqlite3.Connection, kept: dict, rows: list[sqlite3.Row], viewer: Viewer) -> dict[int, bytes]:
+    """The viewer's permission names on each row, encoded; kept under everything they depend on."""
+    who = ("perms", viewer.id, viewer.is_superuser, viewer.group_ids, viewer.managed_group_ids)
+    out = {}
+    missing = []
+    for row in rows:
+        found = kept.get((who, row["id"]))
+        if found is None:
+            missing.append(row)
+        else:
+            out[row["id"]] = found
+    if missing:
+        held = resources.held_on_page(conn, missing, viewer)
+        for row in missing:
+            out[row["id"]] = _encode(caller_perms(row, held[row["id"]], viewer))
+            keep(kept, (who, row["id"]), out[row["id"]])
+    return out
+
+
+def _favorites(conn: sqlite3.Connection, kept: dict, rows: list[sqlite3.Row], viewer: Viewer) -> dict[int, bytes]:
+    """Whether the viewer has marked each row as a favorite, as JSON."""
+    if viewer.id is None:
+        return {row["id"]: b"false" for row in rows}
+    out = {}
+    missing = []
+    for row in rows:
+        found = kept.get(("favorite", viewer.id, row["id"]))
+        if found is None:
+            missing.append(row["id"])
+        else:
+            out[row["id"]] = found
+    if missing:
+        marked = resources.favorites_on_page(conn, missing, viewer)
+        for rid in missing:
+            out[rid] = b"true" if rid in marked else b"false"
+            keep(kept, ("favorite", viewer.id, rid), out[rid])
+    return out

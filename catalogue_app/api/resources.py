@@ -136,9 +136,10 @@ def list_answer(request: Request, family: Family, query: ResourceQuery | None = 
 
     def fetch(limit: int, offset: int):
         def load(conn: sqlite3.Connection):
-            total, rows = resources.page(conn, viewer, query, limit, offset)
             if kept:
+                total, rows = resources.page(conn, viewer, query, limit, offset, resources.PERMS_COLUMNS)
                 return total, resource_pages.page_json(ctx.db, conn, rows, ctx.caller, viewer, ctx.base)
+            total, rows = resources.page(conn, viewer, query, limit, offset)
             return total, present(conn, family, rows, ctx, viewer, detail=False, with_data=sel.wants_data)
         return ctx.db.read(load)
 

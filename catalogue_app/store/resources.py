@@ -38,6 +38,9 @@ COLUMNS = (
     "r.is_approved, r.metadata_only, r.metadata_uploaded_preserve, r.state, r.dirty, r.sourcetype, "
     "r.thumbnail_url, r.blob"
 )
+# What a page needs of each row besides what is kept of it (api/resource_pages.py): the caller's
+# permissions depend on these.
+PERMS_COLUMNS = "r.id, r.resource_type, r.subtype, r.owner_id, r.group_id"
 
 
 def _rel(table: str, link: str, on: str) -> str:
@@ -286,12 +289,12 @@ def _tests_ids_only(spec: ListSpec, types: tuple[str, ...]) -> bool:
 
 
 def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: int,
-         offset: int) -> tuple[int, list[sqlite3.Row]]:
-    """One page and the exact total. Counting thousands of candidates reads the narrow index
-    ``resources_visible`` where it holds all that is tested; the page is read in the default
-    order when matches are dense, and from the candidates (then sorted) when they are sparse."""
+         offset: int, columns: str = COLUMNS) -> tuple[int, list[sqlite3.Row]]:
+    """One page (of ``columns``) and the exact total. Counting thousands of candidates reads the
+    narrow index ``resources_visible`` where it holds all that is tested; the page is read in the
+    default order when matches are dense, and from the candidates (then sorted) when they are sparse."""
     cond, params, spec, driver = _conditions(viewer, query)
-    listing = replace(LISTING, fields=fields_for(query.resource_types))
+    listing = replace(LISTING, columns=columns, fields=fields_for(query.resource_types))
     if not driver and not spec.conditions and not spec.search_terms:
         return fetch_page(conn, listing, spec, (cond, params), limit, offset)
     narrow = " INDEXED BY resources_visible" if _tests_ids_only(spec, query.resource_types) else ""
@@ -315,6 +318,15 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
         return Source("resources r")
 
     return fetch_page(conn, listing, spec, (cond, params), limit, offset, count_from=count_from, page_from=page_from)
+
+
+def rows_by_ids(conn: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]:
+    """The full rows of these resources, in the order of ``ids`` (those that exist)."""
+    if not ids:
+        return []
+    found = {r["id"]: r for r in conn.execute(
+        f"SELECT {COLUMNS} FROM resources r WHERE r.id IN ({','.join('?' * len(ids))})", ids)}
+    return [found[i] for i in ids if i in found]
 
 
 def get_visible(conn: sqlite3.Connection, viewer: Viewer, resource_id: int,

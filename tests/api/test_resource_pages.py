@@ -96,3 +96,31 @@ def test_a_write_shows_in_the_next_read_of_every_worker(site):
     finally:
         for c in readers:
             c.close()
+
+
+def test_the_callers_own_fields_follow_their_writes(site):
+    srv, _, people, ids = site
+    owner, bystander = people["owner"], people["bystander"]
+    mine = clients(srv, auth=(owner["username"], owner["password"]))
+    theirs = clients(srv, auth=(bystander["username"], bystander["password"]))
+    try:
+        for c in mine + theirs:
+            for _ in range(2):
+                items = page_items(c, ids)
+                assert items[ids[2]]["favorite"] is False
+                assert "change_resourcebase" not in items[ids[2]]["perms"] or c in mine
+        assert mine[0].post(f"/api/v2/resources/{ids[2]}/favorite").status_code in (200, 201)
+        for c in mine:
+            assert page_items(c, ids)[ids[2]]["favorite"] is True
+        for c in theirs:
+            assert page_items(c, ids)[ids[2]]["favorite"] is False
+        with sqlite3.connect(srv.data_dir / "catalogue.sqlite3", timeout=30) as conn:
+            conn.execute("INSERT INTO resource_perms (resource_id, user_id, perm) VALUES (?, ?, 'change_resourcebase')",
+                         (ids[2], bystander["pk"]))
+        for c in theirs:
+            assert "change_resourcebase" in page_items(c, ids)[ids[2]]["perms"]
+            detail = c.get(f"/api/v2/resources/{ids[2]}").json()["resource"]
+            assert page_items(c, ids)[ids[2]] == detail
+    finally:
+        for c in mine + theirs:
+            c.close()
