@@ -147,7 +147,7 @@ def list_answer(request: Request, family: Family, query: ResourceQuery | None = 
     if sel.active:
         extras = ctx.db.read(deferred_fields, [int(i.pk) for i in items], sel, viewer, ctx.base)
         items = [apply_selection(item, sel) | extra for item, extra in zip(items, extras)]
-    body = {"links": pagination.envelope_links(request, params, page, total), "total": total,
+    body = {"links": pagination.envelope_links(request, params, page, total, ctx.base), "total": total,
             "page": page.number, "page_size": page.size, family.plural: items}
     return Response(body)
 
