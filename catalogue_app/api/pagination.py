@@ -50,7 +50,9 @@ def base_url(request: Request) -> str:
     configured = request.app.state.settings.public_url
     if configured:
         return configured.rstrip("/")
-    return f"{request.url.scheme}://{request.headers.get('host') or request.url.netloc}"
+    scope = request.scope  # read directly: building the request's headers costs more than a page link
+    host = next((value.decode("latin-1") for name, value in scope["headers"] if name == b"host"), "")
+    return f"{scope.get('scheme', 'http')}://{host or request.url.netloc}"
 
 
 def _page_link(request: Request, params: list[tuple[str, str]], number: int | None, base: str) -> str:

@@ -92,8 +92,14 @@ class Family(msgspec.Struct, frozen=True):
     extend_with_viewer: bool = False
 
     @property
-    def field_names(self) -> set[str]:
-        return FIELD_NAMES | set(self.detail.__struct_fields__)
+    def field_names(self) -> frozenset[str]:
+        names = _FIELD_NAMES.get(self.detail)
+        if names is None:  # built once per representation: every list request asks
+            names = _FIELD_NAMES[self.detail] = frozenset(FIELD_NAMES | set(self.detail.__struct_fields__))
+        return names
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
 
 
 RESOURCES = Family("resources", "resource", "resources", (), "ResourceBase")
