@@ -66,7 +66,7 @@ def page_json(db: Database, conn: sqlite3.Connection, rows: list[sqlite3.Row], c
     parts: dict[int, Kept] = {}
     missing = []
     for row in rows:
-        entry = kept.get((base, group, row["id"]))
+        entry = kept.get(("resource", base, group, row["id"]))
         # a user's own entry shows their global perms: not for other members
         if entry is None or (group == "member" and caller.id in entry.user_ids):
             missing.append(row["id"])
@@ -77,7 +77,7 @@ def page_json(db: Database, conn: sqlite3.Connection, rows: list[sqlite3.Row], c
         for row, item in zip(full, render(conn, full, caller, viewer, base)):
             entry = parts[row["id"]] = split(item)
             if group != "member" or caller.id not in entry.user_ids:
-                keep(kept, (base, group, row["id"]), entry)
+                keep(kept, ("resource", base, group, row["id"]), entry)
     perms = _perms(conn, kept, rows, viewer)
     favorites = _favorites(conn, kept, rows, viewer)
     out = []
@@ -95,7 +95,8 @@ def keep(kept: dict, key: tuple, value: object) -> None:
 
 
 def _perms(conn: sqlite3.Connection, kept: dict, rows: list[sqlite3.Row], viewer: Viewer) -> dict[int, bytes]:
-    """The viewer's permission names on each row, encoded; kept under everything they depend on."""
+    """The viewer's permission names on each row, encoded; kept under everything they depend on
+    (the key starts with a tuple, so it never meets a resource's or a favorite's)."""
     who = ("perms", viewer.id, viewer.is_superuser, viewer.group_ids, viewer.managed_group_ids)
     out = {}
     missing = []
