@@ -15,6 +15,7 @@ import sqlite3
 from typing import NamedTuple
 
 import msgspec
+from litestar.serialization import encode_json
 
 from catalogue_app.api.auth import Caller
 from catalogue_app.api.resource_schema import CONTACT_ROLES, Resource, caller_perms, render
@@ -28,7 +29,7 @@ PERMS = b',"perms":[]'
 FAVORITE = b',"favorite":false'
 MAX_KEPT = 4096  # resources kept per reader connection (about 4 KB each)
 
-_encode = msgspec.json.Encoder().encode
+_encode = encode_json  # Litestar's own, so that the bytes are those a Response would hold
 
 
 class Kept(NamedTuple):
