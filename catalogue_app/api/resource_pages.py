@@ -27,7 +27,7 @@ from catalogue_app.store.resources import Viewer
 # '"' inside a JSON string is escaped, so these bytes cannot come from a value.
 PERMS = b',"perms":[]'
 FAVORITE = b',"favorite":false'
-MAX_KEPT = 4096  # resources kept per reader connection (about 4 KB each)
+MAX_KEPT = 2048  # entries per reader connection: a resource is about 4 KB, so some 9 MB at most
 
 _encode = encode_json  # Litestar's own, so that the bytes are those a Response would hold
 
