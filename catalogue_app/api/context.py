@@ -19,6 +19,7 @@ from catalogue_app.store.db import Database
 from catalogue_app.store.resources import Viewer
 
 T = TypeVar("T")
+PARAMS_KEY = "catalogue.params"  # the parsed query string, kept in the request's ASGI scope
 
 
 async def reading(request: Request, fn: Callable[..., T], *args: Any, slow: bool | None = None) -> T:
@@ -56,9 +57,14 @@ class Context:
 
     @cached_property
     def params(self) -> list[tuple[str, str]]:
-        """Query parameters in the order the client sent them (sort keys depend on it)."""
-        raw = self.request.scope.get("query_string", b"").decode("utf-8", "replace")
-        return parse_qsl(raw, keep_blank_values=True, encoding="utf-8", errors="replace")
+        """Query parameters in the order the client sent them (sort keys depend on it); parsed
+        once per request, however many Contexts its handler makes."""
+        scope = self.request.scope
+        parsed = scope.get(PARAMS_KEY)
+        if parsed is None:
+            raw = scope.get("query_string", b"").decode("utf-8", "replace")
+            parsed = scope[PARAMS_KEY] = parse_qsl(raw, keep_blank_values=True, encoding="utf-8", errors="replace")
+        return parsed
 
     def require_bulk_update(self) -> None:
         """Bulk update of list URLs exists only when ENABLE_BULK_UPDATE is on."""

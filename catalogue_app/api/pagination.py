@@ -59,10 +59,12 @@ def base_url(request: Request) -> str:
     configured = request.app.state.settings.public_url
     if configured:
         return configured.rstrip("/")
-    return f"{request.url.scheme}://{request.headers.get('host') or request.url.netloc}"
+    scope = request.scope  # read directly: building the request's headers costs more than a page link
+    host = next((value.decode("latin-1") for name, value in scope["headers"] if name == b"host"), "")
+    return f"{scope.get('scheme', 'http')}://{host or request.url.netloc}"
 
 
-def _page_link(request: Request, params: list[tuple[str, str]], number: int | None) -> str:
+def _page_link(request: Request, params: list[tuple[str, str]], number: int | None, base: str) -> str:
     kept = [(k, v) for k, v in params if k != "page"]
     if number is not None:
         kept.append(("page", str(number)))
@@ -70,7 +72,7 @@ def _page_link(request: Request, params: list[tuple[str, str]], number: int | No
     query = urlencode(kept, safe="{}[]-.,:*")
     raw = request.scope.get("raw_path")
     path = raw.decode("latin-1") if raw else request.url.path  # as the client wrote it
-    return f"{base_url(request)}{path}" + (f"?{query}" if query else "")
+    return f"{base}{path}" + (f"?{query}" if query else "")
 
 
 MAX_PAGE_NUMBER = 10**9  # no list is that long; larger numbers are past the end
@@ -88,15 +90,18 @@ def paginate(request: Request, params: list[tuple[str, str]],
     return page, total, rows
 
 
-def envelope_links(request: Request, params: list[tuple[str, str]], page: Page, total: int) -> Links:
+def envelope_links(request: Request, params: list[tuple[str, str]], page: Page, total: int,
+                   base: str | None = None) -> Links:
+    """``next`` and ``previous``; ``base`` is base_url(request) when the caller has it already."""
+    base = base or base_url(request)
     has_next = page.number * page.size < total
-    nxt = _page_link(request, params, page.number + 1) if has_next else None
+    nxt = _page_link(request, params, page.number + 1, base) if has_next else None
     if page.number <= 1:
         prev = None
     elif page.number == 2:
-        prev = _page_link(request, params, None)
+        prev = _page_link(request, params, None, base)
     else:
-        prev = _page_link(request, params, page.number - 1)
+        prev = _page_link(request, params, page.number - 1, base)
     return Links(nxt, prev)
 
 

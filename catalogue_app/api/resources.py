@@ -11,7 +11,7 @@ from litestar import Controller, Request, Response, delete, get, patch, post, pu
 from litestar.params import FromPath
 
 from catalogue_app import files
-from catalogue_app.api import dataset_view, document_view, geoapps, map_layers, pagination
+from catalogue_app.api import dataset_view, document_view, geoapps, map_layers, pagination, resource_pages
 from catalogue_app.api import documents as document_upload
 from catalogue_app.api.context import Context, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found
@@ -120,13 +120,19 @@ class Family(msgspec.Struct, frozen=True):
     extend_with_viewer: bool = False
 
     @property
-    def field_names(self) -> set[str]:
-        return FIELD_NAMES | set(self.detail.__struct_fields__)
+    def field_names(self) -> frozenset[str]:
+        names = _FIELD_NAMES.get(self.detail)
+        if names is None:  # built once per representation: every list request asks
+            names = _FIELD_NAMES[self.detail] = frozenset(FIELD_NAMES | set(self.detail.__struct_fields__))
+        return names
 
     @property
     def scope(self) -> Scope:
         """What the family's writes reach (services/resources.py)."""
         return Scope(self.types, self.model, layers=self.path == "maps", app_name=self.path == "geoapps")
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
 
 
 RESOURCES = Family("resources", "resource", "resources", (), "ResourceBase")
@@ -164,8 +170,14 @@ def list_answer(request: Request, family: Family, query: ResourceQuery | None = 
         if tkeyword_ids:
             query.tkeyword_groups = ctx.db.read(resources.tkeyword_groups, tkeyword_ids, force_and)
 
+    # /resources with every default field: from kept rendering (one JSON array of the page)
+    kept = family is RESOURCES and not sel.active
+
     def fetch(limit: int, offset: int):
         def load(conn: Connection):
+            if kept:
+                total, rows = resources.page(conn, viewer, query, limit, offset, resources.PERMS_COLUMNS)
+                return total, resource_pages.page_json(ctx.db, conn, rows, ctx.caller, viewer, ctx.base)
             total, rows = resources.page(conn, viewer, query, limit, offset)
             return total, present(conn, family, rows, ctx, viewer, detail=False, with_data=sel.wants_data)
         return ctx.db.read(load)
@@ -174,7 +186,7 @@ def list_answer(request: Request, family: Family, query: ResourceQuery | None = 
     if sel.active:
         extras = ctx.db.read(deferred_fields, [int(i.pk) for i in items], sel, viewer, ctx.base)
         items = [apply_selection(item, sel) | extra for item, extra in zip(items, extras)]
-    body = {"links": pagination.envelope_links(request, params, page, total), "total": total,
+    body = {"links": pagination.envelope_links(request, params, page, total, ctx.base), "total": total,
             "page": page.number, "page_size": page.size, family.plural: items}
     return Response(body)
 

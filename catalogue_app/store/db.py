@@ -140,6 +140,21 @@ class Database:
                 self._readers.append(conn)
         return conn
 
+    def kept(self, conn: sqlite3.Connection) -> dict[Any, Any]:
+        """A dict in which reads on this thread's reader connection may keep what they derived
+        from the database (rendered resources), emptied as soon as another connection has
+        committed (``PRAGMA data_version`` moves), so that nothing kept outlives the rows it came
+        from. Call it inside the read transaction whose snapshot the kept values come from. Any
+        other connection (the writer's own commits leave its data_version alone) keeps nothing:
+        it gets a new, empty dict."""
+        if conn is not getattr(self._local, "conn", None) or not conn.in_transaction:
+            return {}
+        version = conn.execute("PRAGMA data_version").fetchone()[0]
+        held = getattr(self._local, "kept", None)
+        if held is None or held[0] != version:
+            held = self._local.kept = (version, {})
+        return held[1]
+
     def read(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(conn, *args)`` in one read transaction on this thread's connection."""
         conn = self.reader()

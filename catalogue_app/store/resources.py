@@ -38,6 +38,9 @@ COLUMNS = (
     "r.is_approved, r.metadata_only, r.metadata_uploaded_preserve, r.state, r.dirty, r.sourcetype, "
     "r.thumbnail_url, r.blob"
 )
+# What a page needs of each row besides what is kept of it (api/resource_pages.py): the caller's
+# permissions depend on these.
+PERMS_COLUMNS = "r.id, r.resource_type, r.subtype, r.owner_id, r.group_id"
 
 
 def _rel(table: str, link: str, on: str) -> str:
@@ -286,12 +289,12 @@ def _tests_ids_only(spec: ListSpec, types: tuple[str, ...]) -> bool:
 
 
 def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: int,
-         offset: int) -> tuple[int, list[sqlite3.Row]]:
-    """One page and the exact total. Counting thousands of candidates reads the narrow index
-    ``resources_visible`` where it holds all that is tested; the page is read in the default
-    order when matches are dense, and from the candidates (then sorted) when they are sparse."""
+         offset: int, columns: str = COLUMNS) -> tuple[int, list[sqlite3.Row]]:
+    """One page (of ``columns``) and the exact total. Counting thousands of candidates reads the
+    narrow index ``resources_visible`` where it holds all that is tested; the page is read in the
+    default order when matches are dense, and from the candidates (then sorted) when they are sparse."""
     cond, params, spec, driver = _conditions(viewer, query)
-    listing = replace(LISTING, fields=fields_for(query.resource_types))
+    listing = replace(LISTING, columns=columns, fields=fields_for(query.resource_types))
     if not driver and not spec.conditions and not spec.search_terms:
         return fetch_page(conn, listing, spec, (cond, params), limit, offset)
     narrow = " INDEXED BY resources_visible" if _tests_ids_only(spec, query.resource_types) else ""
@@ -315,6 +318,15 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
         return Source("resources r")
 
     return fetch_page(conn, listing, spec, (cond, params), limit, offset, count_from=count_from, page_from=page_from)
+
+
+def rows_by_ids(conn: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]:
+    """The full rows of these resources, in the order of ``ids`` (those that exist)."""
+    if not ids:
+        return []
+    found = {r["id"]: r for r in conn.execute(
+        f"SELECT {COLUMNS} FROM resources r WHERE r.id IN ({','.join('?' * len(ids))})", ids)}
+    return [found[i] for i in ids if i in found]
 
 
 def get_visible(conn: sqlite3.Connection, viewer: Viewer, resource_id: int,
@@ -368,23 +380,8 @@ def related(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer) -
                                    " ORDER BY t.alt_label", ids)
     contacts = _by_resource(conn, "SELECT resource_id, role, user_id FROM resource_contacts"
                                   " WHERE resource_id IN ({marks}) ORDER BY position, user_id", ids)
-    perms: dict[int, set[str]] = {i: set() for i in ids}
-    if ids and not viewer.is_superuser:
-        groups = ",".join(str(int(g)) for g in (viewer.group_ids or (ANONYMOUS_GROUP_ID,)))
-        who = f"(p.user_id = ? OR p.group_id IN ({groups}))" if viewer.id is not None else f"p.group_id IN ({groups})"
-        marks = ",".join("?" * len(ids))
-        args = [*ids, viewer.id] if viewer.id is not None else ids
-        for rid, perm in conn.execute(
-                f"SELECT p.resource_id, p.perm FROM resource_perms p WHERE p.resource_id IN ({marks}) AND {who}"
-                f" AND {READ_ONLY_FOR_EVERYONE}", args):
-            perms[rid].add(perm)
-        for row in rows:
-            _add_manager_perms(perms[row["id"]], row["group_id"], viewer)
-    favorites: set[int] = set()
-    if ids and viewer.id is not None:
-        marks = ",".join("?" * len(ids))
-        favorites = {r[0] for r in conn.execute(
-            f"SELECT resource_id FROM favorites WHERE user_id = ? AND resource_id IN ({marks})", [viewer.id, *ids])}
+    perms = held_on_page(conn, rows, viewer)
+    favorites = favorites_on_page(conn, ids, viewer)
     ratings = {r[0]: r[1] for r in conn.execute(
         f"SELECT resource_id, avg(rating) FROM ratings WHERE resource_id IN ({','.join('?' * len(ids))})"
         " GROUP BY resource_id", ids)} if ids else {}
@@ -397,6 +394,34 @@ def related(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer) -
     user_ids = {r["owner_id"] for r in rows} | {c["user_id"] for cs in contacts.values() for c in cs}
     return Related(keywords, regions, tkeywords, contacts, perms, favorites, ratings, categories, licenses,
                    groups_, user_ids)
+
+
+def held_on_page(conn: sqlite3.Connection, rows: list[Any], viewer: Viewer) -> dict[int, set[str]]:
+    """The permission names the viewer holds on each row of a page (none listed for superusers,
+    who hold them all)."""
+    ids = [r["id"] for r in rows]
+    perms: dict[int, set[str]] = {i: set() for i in ids}
+    if ids and not viewer.is_superuser:
+        groups = ",".join(str(int(g)) for g in (viewer.group_ids or (ANONYMOUS_GROUP_ID,)))
+        who = f"(p.user_id = ? OR p.group_id IN ({groups}))" if viewer.id is not None else f"p.group_id IN ({groups})"
+        marks = ",".join("?" * len(ids))
+        args = [*ids, viewer.id] if viewer.id is not None else ids
+        for rid, perm in conn.execute(
+                f"SELECT p.resource_id, p.perm FROM resource_perms p WHERE p.resource_id IN ({marks}) AND {who}"
+                f" AND {READ_ONLY_FOR_EVERYONE}", args):
+            perms[rid].add(perm)
+        for row in rows:
+            _add_manager_perms(perms[row["id"]], row["group_id"], viewer)
+    return perms
+
+
+def favorites_on_page(conn: sqlite3.Connection, ids: list[int], viewer: Viewer) -> set[int]:
+    """Which of these resources the viewer has marked as a favorite."""
+    if not ids or viewer.id is None:
+        return set()
+    marks = ",".join("?" * len(ids))
+    return {r[0] for r in conn.execute(
+        f"SELECT resource_id FROM favorites WHERE user_id = ? AND resource_id IN ({marks})", [viewer.id, *ids])}
 
 
 def _in(conn: sqlite3.Connection, sql: str, ids: set[int]) -> list[sqlite3.Row]:
