@@ -3,6 +3,8 @@
 Every write is a function handed to the single writer thread, which runs it inside
 ``BEGIN IMMEDIATE ... COMMIT``; callers await the result. Writes inside a process are therefore
 serialised by construction, and writes of other processes wait on SQLite's lock (busy timeout).
+Between writes, when its queue is empty, the writer does the database's upkeep in small steps
+(merging the text index), so that no write has to do it at once.
 Reads run on a connection owned by the calling thread, inside a read transaction so that a count
 and the page it belongs to come from the same snapshot. Async handlers await their reads on a
 small pool of reader threads (``execute`` and ``offload``), so that a slow search never holds the
@@ -15,6 +17,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import functools
+import logging
 import queue
 import re
 import sqlite3
@@ -24,6 +27,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from catalogue_app.store import text_index
 from catalogue_app.store.migrations import MIGRATIONS, statements
 
 T = TypeVar("T")
@@ -31,6 +35,12 @@ T = TypeVar("T")
 BUSY_TIMEOUT_MS = 30_000
 READ_THREADS = 4  # reader threads per process: SQLite reads in parallel, the GIL is released in its C code
 QUICK_READ = 0.002  # seconds: reads that lately took less run on the event loop's thread
+UPKEEP_PAUSE = 0.01  # seconds without a write before, and between, steps of upkeep
+UPKEEP_EVERY = 64  # writes after which one step of upkeep is done even if more are waiting
+# Steps of upkeep, each run in a transaction of its own; each returns whether work remains.
+UPKEEP_STEPS: tuple[Callable[[sqlite3.Connection], bool], ...] = (text_index.merge_step,)
+
+log = logging.getLogger(__name__)
 
 
 class WriteConflict(Exception):
@@ -194,30 +204,64 @@ class Database:
     # -- writes ------------------------------------------------------------------------------
     def _write_loop(self) -> None:
         conn = connect(self.path)
+        upkeep, writes = False, 0  # whether writes have left upkeep to do; writes since a step
         try:
             while True:
-                job = self._jobs.get()
+                if upkeep:  # a pause first: a burst of writes goes before the upkeep
+                    try:
+                        job = self._jobs.get(timeout=UPKEEP_PAUSE)
+                    except queue.Empty:
+                        upkeep, writes = self._upkeep(conn), 0
+                        continue
+                else:
+                    job = self._jobs.get()
                 if job is None:
                     return
-                fn, args, future = job
-                if not future.set_running_or_notify_cancel():
-                    continue
-                try:
-                    conn.execute("BEGIN IMMEDIATE")
-                    try:
-                        result = fn(conn, *args)
-                        conn.execute("COMMIT")
-                    except BaseException:
-                        conn.execute("ROLLBACK")
-                        raise
-                except sqlite3.IntegrityError as exc:
-                    future.set_exception(WriteConflict(str(exc)))
-                except BaseException as exc:  # handed to the caller, never lost
-                    future.set_exception(exc)
-                else:
-                    future.set_result(result)
+                self._run_write(conn, *job)
+                upkeep, writes = True, writes + 1
+                if writes >= UPKEEP_EVERY:  # never idle: upkeep still gets a step now and then
+                    self._upkeep(conn)
+                    writes = 0
         finally:
             conn.close()
+
+    @staticmethod
+    def _run_write(conn: sqlite3.Connection, fn: Callable[..., Any], args: tuple,
+                   future: concurrent.futures.Future) -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = fn(conn, *args)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except sqlite3.IntegrityError as exc:
+            future.set_exception(WriteConflict(str(exc)))
+        except BaseException as exc:  # handed to the caller, never lost
+            future.set_exception(exc)
+        else:
+            future.set_result(result)
+
+    @staticmethod
+    def _upkeep(conn: sqlite3.Connection) -> bool:
+        """One step of each kind of upkeep, each in a short transaction of its own (another
+        process's writer may take the lock between them); whether any work remains."""
+        remaining = False
+        for step in UPKEEP_STEPS:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    remaining = step(conn) or remaining
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:  # the next write brings it back; writes go on meanwhile
+                log.warning("database upkeep (%s) failed: %s", step.__name__, exc)
+        return remaining
 
     def submit(self, fn: Callable[..., T], *args: Any) -> concurrent.futures.Future[T]:
         if self._closed:
