@@ -4,7 +4,9 @@ Every write is a function handed to the single writer thread, which runs it insi
 ``BEGIN IMMEDIATE ... COMMIT``; callers await the result. Writes inside a process are therefore
 serialised by construction, and writes of other processes wait on SQLite's lock (busy timeout).
 Between writes, when its queue is empty, the writer does the database's upkeep in small steps
-(merging the text index), so that no write has to do it at once.
+(merging the text index), and a thread of its own copies the write-ahead log into the database
+file (a checkpoint, with its fsync) every CHECKPOINT_EVERY seconds while writes go on, so that
+no write has to do either at once.
 Reads run on a connection owned by the calling thread, inside a read transaction so that a count
 and the page it belongs to come from the same snapshot. Async handlers await their reads on a
 small pool of reader threads (``execute`` and ``offload``), so that a slow search never holds the
@@ -35,6 +37,7 @@ T = TypeVar("T")
 BUSY_TIMEOUT_MS = 30_000
 READ_THREADS = 4  # reader threads per process: SQLite reads in parallel, the GIL is released in its C code
 QUICK_READ = 0.002  # seconds: reads that lately took less run on the event loop's thread
+CHECKPOINT_EVERY = 0.5  # seconds between checkpoints of the write-ahead log while writes go on
 UPKEEP_PAUSE = 0.01  # seconds without a write before, and between, steps of upkeep
 UPKEEP_EVERY = 64  # writes after which one step of upkeep is done even if more are waiting
 # Steps of upkeep, each run in a transaction of its own; each returns whether work remains.
@@ -137,8 +140,12 @@ class Database:
         self._readers_lock = threading.Lock()
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._write_loop, name="sqlite-writer", daemon=True)
+        self._written = threading.Event()  # set by the writer after a commit
+        self._closing = threading.Event()
+        self._checkpointer = threading.Thread(target=self._checkpoint_loop, name="sqlite-checkpointer", daemon=True)
         self._closed = False
         self._writer.start()
+        self._checkpointer.start()
 
     # -- reads -------------------------------------------------------------------------------
     def reader(self) -> sqlite3.Connection:
@@ -204,6 +211,9 @@ class Database:
     # -- writes ------------------------------------------------------------------------------
     def _write_loop(self) -> None:
         conn = connect(self.path)
+        # the checkpoints are the checkpointer's (a commit that crosses SQLite's threshold would
+        # otherwise copy the log and fsync before the write is answered)
+        conn.execute("PRAGMA wal_autocheckpoint = 0")
         upkeep, writes = False, 0  # whether writes have left upkeep to do; writes since a step
         try:
             while True:
@@ -218,10 +228,27 @@ class Database:
                 if job is None:
                     return
                 self._run_write(conn, *job)
+                self._written.set()
                 upkeep, writes = True, writes + 1
                 if writes >= UPKEEP_EVERY:  # never idle: upkeep still gets a step now and then
                     self._upkeep(conn)
                     writes = 0
+        finally:
+            conn.close()
+
+    def _checkpoint_loop(self) -> None:
+        """A passive checkpoint after writes: it copies what no reader still needs, and neither
+        waits for nor holds up the writers (of this process or another)."""
+        conn = connect(self.path)
+        try:
+            while not self._closing.wait(CHECKPOINT_EVERY):
+                if not self._written.is_set():
+                    continue
+                self._written.clear()
+                try:
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error as exc:  # tried again after the next write
+                    log.warning("checkpoint of the write-ahead log failed: %s", exc)
         finally:
             conn.close()
 
@@ -285,6 +312,8 @@ class Database:
         self._read_pool.shutdown(wait=True, cancel_futures=True)
         self._jobs.put(None)
         self._writer.join(timeout=10)
+        self._closing.set()
+        self._checkpointer.join(timeout=10)
         with self._readers_lock:
             for conn in self._readers:
                 try:
