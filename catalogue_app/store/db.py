@@ -20,6 +20,7 @@ import concurrent.futures
 import contextlib
 import functools
 import logging
+import os
 import queue
 import re
 import sqlite3
@@ -30,6 +31,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from catalogue_app.store import text_index
+
+try:
+    import fcntl
+except ImportError:  # Windows, where one process serves (the single executable)
+    fcntl = None
 from catalogue_app.store.migrations import MIGRATIONS, statements
 
 T = TypeVar("T")
@@ -128,6 +134,42 @@ def migrate(path: Path | str) -> int:
         conn.close()
 
 
+class WriterTurns:
+    """A lock file that the writers of every server process take before ``BEGIN IMMEDIATE`` and
+    let go after ``COMMIT``. A writer waiting for another process's transaction is woken as soon
+    as it ends, where SQLite's busy handler sleeps in growing steps (up to 100 ms) between tries.
+    Writers that do not take it (the command line) still meet SQLite's own lock and its busy
+    timeout. Where the platform has no ``flock`` it does nothing."""
+
+    def __init__(self, path: Path):
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644) if fcntl is not None else None
+
+    def __enter__(self) -> None:
+        self.take(wait=True)
+
+    def __exit__(self, *exc: object) -> None:
+        self.give()
+
+    def take(self, wait: bool) -> bool:
+        """Take the lock, waiting for it or not; whether this writer has it."""
+        if self._fd is None:
+            return True
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return False
+        return True
+
+    def give(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
 class Database:
     """Owns the database file: the writer thread and the reader connections."""
 
@@ -211,6 +253,7 @@ class Database:
     # -- writes ------------------------------------------------------------------------------
     def _write_loop(self) -> None:
         conn = connect(self.path)
+        turns = WriterTurns(self.path.with_name(self.path.name + "-writer.lock"))
         # the checkpoints are the checkpointer's (a commit that crosses SQLite's threshold would
         # otherwise copy the log and fsync before the write is answered)
         conn.execute("PRAGMA wal_autocheckpoint = 0")
@@ -221,19 +264,21 @@ class Database:
                     try:
                         job = self._jobs.get(timeout=UPKEEP_PAUSE)
                     except queue.Empty:
-                        upkeep, writes = self._upkeep(conn), 0
+                        upkeep, writes = self._upkeep(conn, turns), 0
                         continue
                 else:
                     job = self._jobs.get()
                 if job is None:
                     return
-                self._run_write(conn, *job)
+                with turns:
+                    self._run_write(conn, *job)
                 self._written.set()
                 upkeep, writes = True, writes + 1
                 if writes >= UPKEEP_EVERY:  # never idle: upkeep still gets a step now and then
-                    self._upkeep(conn)
+                    self._upkeep(conn, turns)
                     writes = 0
         finally:
+            turns.close()
             conn.close()
 
     def _checkpoint_loop(self) -> None:
@@ -273,11 +318,15 @@ class Database:
             future.set_result(result)
 
     @staticmethod
-    def _upkeep(conn: sqlite3.Connection) -> bool:
+    def _upkeep(conn: sqlite3.Connection, turns: WriterTurns) -> bool:
         """One step of each kind of upkeep, each in a short transaction of its own (another
-        process's writer may take the lock between them); whether any work remains."""
+        process's writer may take the lock between them); whether any work remains. When
+        another process is writing, the upkeep waits for a later turn rather than for it."""
         remaining = False
         for step in UPKEEP_STEPS:
+            if not turns.take(wait=False):
+                remaining = True
+                continue
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 try:
@@ -288,6 +337,8 @@ class Database:
                     raise
             except sqlite3.Error as exc:  # the next write brings it back; writes go on meanwhile
                 log.warning("database upkeep (%s) failed: %s", step.__name__, exc)
+            finally:
+                turns.give()
         return remaining
 
     def submit(self, fn: Callable[..., T], *args: Any) -> concurrent.futures.Future[T]:
