@@ -22,6 +22,7 @@ import json
 import logging
 import os
 import sqlite3
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +66,8 @@ class Runner:
         self.folders = folders
         self.pid = os.getpid()
         self.pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="job")
+        self._queued: set[str] = set()  # requests handed to the pool and not yet taken up
+        self._queued_lock = threading.Lock()
 
     def start(self) -> None:
         abandoned = self.db.write_sync(executions.fail_abandoned, process_alive)
@@ -80,6 +83,12 @@ class Runner:
             self.submit(exec_id)
 
     def submit(self, exec_id: str) -> None:
+        """Queue a try at the request, unless one is queued already (each job that ends hands
+        back every request of its user still waiting, which may be many)."""
+        with self._queued_lock:
+            if exec_id in self._queued:
+                return
+            self._queued.add(exec_id)
         self.pool.submit(self._run, exec_id)
 
     def close(self) -> None:
@@ -87,7 +96,14 @@ class Runner:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
     def _run(self, exec_id: str) -> None:
+        with self._queued_lock:
+            self._queued.discard(exec_id)
         try:
+            # a read first: a request another process has taken costs no write (and no turn of
+            # the writer, which the requests of the clients wait for)
+            stored = self.db.read(executions.get, exec_id)
+            if stored is None or stored["status"] != "ready":
+                return
             row = self.db.write_sync(executions.claim, exec_id, self.pid)
             if row is None:  # another process took it, or the user's limit holds it back
                 return

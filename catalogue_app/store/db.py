@@ -3,6 +3,10 @@
 Every write is a function handed to the single writer thread, which runs it inside
 ``BEGIN IMMEDIATE ... COMMIT``; callers await the result. Writes inside a process are therefore
 serialised by construction, and writes of other processes wait on SQLite's lock (busy timeout).
+Between writes, when its queue is empty, the writer does the database's upkeep in small steps
+(merging the text index), and a thread of its own copies the write-ahead log into the database
+file (a checkpoint, with its fsync) every CHECKPOINT_EVERY seconds while writes go on, so that
+no write has to do either at once.
 Reads run on a connection owned by the calling thread, inside a read transaction so that a count
 and the page it belongs to come from the same snapshot. Async handlers await their reads on a
 small pool of reader threads (``execute`` and ``offload``), so that a slow search never holds the
@@ -15,6 +19,8 @@ import asyncio
 import concurrent.futures
 import contextlib
 import functools
+import logging
+import os
 import queue
 import re
 import sqlite3
@@ -24,6 +30,12 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+from catalogue_app.store import text_index
+
+try:
+    import fcntl
+except ImportError:  # Windows, where one process serves (the single executable)
+    fcntl = None
 from catalogue_app.store.migrations import MIGRATIONS, statements
 
 T = TypeVar("T")
@@ -31,6 +43,13 @@ T = TypeVar("T")
 BUSY_TIMEOUT_MS = 30_000
 READ_THREADS = 4  # reader threads per process: SQLite reads in parallel, the GIL is released in its C code
 QUICK_READ = 0.002  # seconds: reads that lately took less run on the event loop's thread
+CHECKPOINT_EVERY = 0.5  # seconds between checkpoints of the write-ahead log while writes go on
+UPKEEP_PAUSE = 0.01  # seconds without a write before, and between, steps of upkeep
+UPKEEP_EVERY = 64  # writes after which one step of upkeep is done even if more are waiting
+# Steps of upkeep, each run in a transaction of its own; each returns whether work remains.
+UPKEEP_STEPS: tuple[Callable[[sqlite3.Connection], bool], ...] = (text_index.merge_step,)
+
+log = logging.getLogger(__name__)
 
 
 class WriteConflict(Exception):
@@ -115,6 +134,42 @@ def migrate(path: Path | str) -> int:
         conn.close()
 
 
+class WriterTurns:
+    """A lock file that the writers of every server process take before ``BEGIN IMMEDIATE`` and
+    let go after ``COMMIT``. A writer waiting for another process's transaction is woken as soon
+    as it ends, where SQLite's busy handler sleeps in growing steps (up to 100 ms) between tries.
+    Writers that do not take it (the command line) still meet SQLite's own lock and its busy
+    timeout. Where the platform has no ``flock`` it does nothing."""
+
+    def __init__(self, path: Path):
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644) if fcntl is not None else None
+
+    def __enter__(self) -> None:
+        self.take(wait=True)
+
+    def __exit__(self, *exc: object) -> None:
+        self.give()
+
+    def take(self, wait: bool) -> bool:
+        """Take the lock, waiting for it or not; whether this writer has it."""
+        if self._fd is None:
+            return True
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            return False
+        return True
+
+    def give(self) -> None:
+        if self._fd is not None:
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
 class Database:
     """Owns the database file: the writer thread and the reader connections."""
 
@@ -127,8 +182,12 @@ class Database:
         self._readers_lock = threading.Lock()
         self._jobs: queue.SimpleQueue = queue.SimpleQueue()
         self._writer = threading.Thread(target=self._write_loop, name="sqlite-writer", daemon=True)
+        self._written = threading.Event()  # set by the writer after a commit
+        self._closing = threading.Event()
+        self._checkpointer = threading.Thread(target=self._checkpoint_loop, name="sqlite-checkpointer", daemon=True)
         self._closed = False
         self._writer.start()
+        self._checkpointer.start()
 
     # -- reads -------------------------------------------------------------------------------
     def reader(self) -> sqlite3.Connection:
@@ -209,30 +268,93 @@ class Database:
     # -- writes ------------------------------------------------------------------------------
     def _write_loop(self) -> None:
         conn = connect(self.path)
+        turns = WriterTurns(self.path.with_name(self.path.name + "-writer.lock"))
+        # the checkpoints are the checkpointer's (a commit that crosses SQLite's threshold would
+        # otherwise copy the log and fsync before the write is answered)
+        conn.execute("PRAGMA wal_autocheckpoint = 0")
+        upkeep, writes = False, 0  # whether writes have left upkeep to do; writes since a step
         try:
             while True:
-                job = self._jobs.get()
+                if upkeep:  # a pause first: a burst of writes goes before the upkeep
+                    try:
+                        job = self._jobs.get(timeout=UPKEEP_PAUSE)
+                    except queue.Empty:
+                        upkeep, writes = self._upkeep(conn, turns), 0
+                        continue
+                else:
+                    job = self._jobs.get()
                 if job is None:
                     return
-                fn, args, future = job
-                if not future.set_running_or_notify_cancel():
+                with turns:
+                    self._run_write(conn, *job)
+                self._written.set()
+                upkeep, writes = True, writes + 1
+                if writes >= UPKEEP_EVERY:  # never idle: upkeep still gets a step now and then
+                    self._upkeep(conn, turns)
+                    writes = 0
+        finally:
+            turns.close()
+            conn.close()
+
+    def _checkpoint_loop(self) -> None:
+        """A passive checkpoint after writes: it copies what no reader still needs, and neither
+        waits for nor holds up the writers (of this process or another)."""
+        conn = connect(self.path)
+        try:
+            while not self._closing.wait(CHECKPOINT_EVERY):
+                if not self._written.is_set():
                     continue
+                self._written.clear()
                 try:
-                    conn.execute("BEGIN IMMEDIATE")
-                    try:
-                        result = fn(conn, *args)
-                        conn.execute("COMMIT")
-                    except BaseException:
-                        conn.execute("ROLLBACK")
-                        raise
-                except sqlite3.IntegrityError as exc:
-                    future.set_exception(WriteConflict(str(exc)))
-                except BaseException as exc:  # handed to the caller, never lost
-                    future.set_exception(exc)
-                else:
-                    future.set_result(result)
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error as exc:  # tried again after the next write
+                    log.warning("checkpoint of the write-ahead log failed: %s", exc)
         finally:
             conn.close()
+
+    @staticmethod
+    def _run_write(conn: sqlite3.Connection, fn: Callable[..., Any], args: tuple,
+                   future: concurrent.futures.Future) -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = fn(conn, *args)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        except sqlite3.IntegrityError as exc:
+            future.set_exception(WriteConflict(str(exc)))
+        except BaseException as exc:  # handed to the caller, never lost
+            future.set_exception(exc)
+        else:
+            future.set_result(result)
+
+    @staticmethod
+    def _upkeep(conn: sqlite3.Connection, turns: WriterTurns) -> bool:
+        """One step of each kind of upkeep, each in a short transaction of its own (another
+        process's writer may take the lock between them); whether any work remains. When
+        another process is writing, the upkeep waits for a later turn rather than for it."""
+        remaining = False
+        for step in UPKEEP_STEPS:
+            if not turns.take(wait=False):
+                remaining = True
+                continue
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    remaining = step(conn) or remaining
+                    conn.execute("COMMIT")
+                except BaseException:
+                    conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:  # the next write brings it back; writes go on meanwhile
+                log.warning("database upkeep (%s) failed: %s", step.__name__, exc)
+            finally:
+                turns.give()
+        return remaining
 
     def submit(self, fn: Callable[..., T], *args: Any) -> concurrent.futures.Future[T]:
         if self._closed:
@@ -256,6 +378,8 @@ class Database:
         self._read_pool.shutdown(wait=True, cancel_futures=True)
         self._jobs.put(None)
         self._writer.join(timeout=10)
+        self._closing.set()
+        self._checkpointer.join(timeout=10)
         with self._readers_lock:
             for conn in self._readers:
                 try:

@@ -655,7 +655,15 @@ CREATE TABLE IF NOT EXISTS geoapps (
 """
 
 
+# Migration 17: the text index merges in small steps between writes (store/text_index.py), not
+# inside the write that happens to cross FTS5's threshold.
+def text_index_merges_in_steps(conn) -> None:
+    from catalogue_app.store import text_index
+
+    text_index.configure(conn, **text_index.SETTINGS)
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
-                    GEOAPPS]
+                    GEOAPPS, text_index_merges_in_steps]

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from catalogue_app.clock import now
+from catalogue_app.store import text_index
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 SUBJECTS = ["river", "flood", "forest", "soil", "road", "railway", "coastline", "wetland", "glacier", "land use",
@@ -166,19 +167,14 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
         conn.execute("INSERT INTO resource_extents (id, minx, maxx, miny, maxy)"
                      " SELECT id * 2, ll_x0, ll_x1, ll_y0, ll_y1 FROM resources WHERE id >= ?", (first,))
         # the text index: a large in-memory buffer, merged once at the end, not while rows go in
-        _fts_config(conn, hashsize=64 * 1024 * 1024, automerge=0, crisismerge=64)
+        text_index.configure(conn, hashsize=64 * 1024 * 1024, automerge=0, crisismerge=64)
         conn.execute("INSERT INTO resource_text (rowid, title, abstract) SELECT id, title, abstract FROM resources"
                      " WHERE id >= ?", (first,))
-        _fts_config(conn, **FTS_DEFAULTS)
+        text_index.optimize(conn)
+        text_index.configure(conn, **text_index.SETTINGS)
     finally:
         for sql in [*triggers.values(), *indexes.values()]:
             conn.execute(sql)
     return first
 
 
-FTS_DEFAULTS = {"hashsize": 1024 * 1024, "automerge": 4, "crisismerge": 16}
-
-
-def _fts_config(conn: sqlite3.Connection, **values: int) -> None:
-    for key, value in values.items():
-        conn.execute("INSERT INTO resource_text (resource_text, rank) VALUES (?, ?)", (key, value))

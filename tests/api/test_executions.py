@@ -162,3 +162,21 @@ def test_a_users_jobs_wait_for_the_parallelism_limit(ex):
             conn.execute("UPDATE upload_parallelism_limits SET max_number = 5")
             conn.execute("UPDATE execution_requests SET status = 'finished' WHERE exec_id = ?", (busy,))
         conn.close()
+
+
+def test_many_waiting_jobs_of_one_user_all_run_one_after_the_other(ex):
+    srv, alice = ex["srv"], ex["alice"]
+    conn = sqlite3.connect(srv.data_dir / "catalogue.sqlite3", timeout=30)
+    with conn:
+        conn.execute("UPDATE upload_parallelism_limits SET max_number = 1")
+    try:
+        with login(srv, alice) as c:
+            docs = [c.post("/api/v2/resources/", json={"resource_type": "document", "title": f"Queued {n}"})
+                    .json()["resource"]["pk"] for n in range(6)]
+            receipts = [c.put(f"/api/v2/resources/{pk}/permissions",
+                              json={"users": [{"id": alice["pk"], "permissions": "owner"}]}).json() for pk in docs]
+            assert all(poll(c, r["status_url"])["status"] == "finished" for r in receipts)
+    finally:
+        with conn:
+            conn.execute("UPDATE upload_parallelism_limits SET max_number = 5")
+        conn.close()
