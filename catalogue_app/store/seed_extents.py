@@ -111,7 +111,8 @@ def _pack(conn: sqlite3.Connection, rows: list) -> tuple[list, list, list]:
             head = ((len(levels) - 1) if number == 1 else 0).to_bytes(2, "big") + len(chunk).to_bytes(2, "big")
             nodes.append((number, (head + chunk.tobytes()).ljust(size, b"\0")))
     leaf = numbers[0][np.arange(len(levels[0])) // per]
-    rowids = list(zip(levels[0]["id"].tolist(), leaf.tolist()))
+    by_id = np.argsort(levels[0]["id"], kind="stable")  # appended in order, not inserted at random
+    rowids = list(zip(levels[0]["id"][by_id].tolist(), leaf[by_id].tolist()))
     return nodes, parents, rowids
 
 
