@@ -41,6 +41,9 @@ INSERT = (
     " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?8, 'publication', ?10, ?11, ?12, 'EPSG:4326', ?13, ?14, ?15, ?16,"
     " ?13, ?14, ?15, ?16, ?17, ?8, ?18, ?19, 1, 1, 1, ?20, 'Seed data', ?21)"
 )
+# Triggers that keep an index in step row by row: dropped during the load, made again after it,
+# their index filled in bulk by seed_resources (extents: seed_extents.fill; text: one INSERT ...
+# SELECT). A new index kept by triggers on these tables goes here with its bulk fill.
 INDEX_TRIGGERS = ("resources_extent_insert", "resources_text_insert")
 BATCH = 20_000
 BULK_TABLES = ("resources", "resource_perms", "resource_keywords", "resource_regions")

@@ -7,7 +7,8 @@ format SQLite's rtree.c documents: node 1 is the root and starts with the tree's
 big-endian), every node then holds a 2-byte cell count and cells of an 8-byte id (a row id in a
 leaf, a child node number above) and four 4-byte floats (minx, maxx, miny, maxy). Coordinates
 are rounded outwards to float32 exactly as the R*Tree does. `SELECT rtreecheck('resource_extents')`
-checks the result.
+checks the result. (A connection in SQLite's defensive mode may not write these tables; the app
+does not set that mode.)
 """
 
 from __future__ import annotations
