@@ -43,6 +43,7 @@ T = TypeVar("T")
 BUSY_TIMEOUT_MS = 30_000
 READ_THREADS = 4  # reader threads per process: SQLite reads in parallel, the GIL is released in its C code
 QUICK_READ = 0.002  # seconds: reads that lately took less run on the event loop's thread
+SLOW_SPELL = 1.0  # seconds: after one read took longer, reads of the same code go to a thread that long
 CHECKPOINT_EVERY = 0.5  # seconds between checkpoints of the write-ahead log while writes go on
 UPKEEP_PAUSE = 0.01  # seconds without a write before, and between, steps of upkeep
 UPKEEP_EVERY = 64  # writes after which one step of upkeep is done even if more are waiting
@@ -177,6 +178,7 @@ class Database:
         self.path = Path(path)
         self._read_pool = concurrent.futures.ThreadPoolExecutor(read_threads, thread_name_prefix="sqlite-reader")
         self._costs: dict[Any, float] = {}  # recent duration of reads, by the code that asks them
+        self._slow_until: dict[Any, float] = {}  # until when reads of that code go to a thread
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
@@ -244,13 +246,15 @@ class Database:
     def _quick(self, key: Any, slow: bool | None) -> bool:
         """Whether a read may run on the event loop's own thread: when the caller says it is
         quick (slow=False), or when reads from the same code took less than QUICK_READ seconds
-        lately. Handing a read to a thread costs a switch of the GIL each way, which under load
-        halves what a worker serves; a read that may take long (a text search, an unindexed
-        filter: slow=True) always goes to a thread, so that it never holds the loop."""
+        lately and none took longer in the last SLOW_SPELL. Handing a read to a thread costs a
+        switch of the GIL each way, which under load halves what a worker serves; a read that may
+        take long (a text search, an unindexed filter: slow=True) always goes to a thread, and so
+        does, for a while, one that just took long (a page whose count a write made stale: while
+        writes keep coming, its recounts would hold the loop)."""
         if slow is not None:
             return not slow
         cost = self._costs.get(key)
-        return cost is not None and cost < QUICK_READ
+        return cost is not None and cost < QUICK_READ and time.monotonic() >= self._slow_until.get(key, 0.0)
 
     def _timed(self, key: Any, call: Callable[[], T]) -> T:
         """Run the read and remember what it cost: the CPU time of this thread, which the waits
@@ -261,7 +265,10 @@ class Database:
         finally:
             # one long sample (a garbage collection, a first count) weighs at most 3x the limit:
             # reads that cost more only once in a while stay on the loop's thread
-            took = min(time.thread_time() - started, 3 * QUICK_READ)
+            took = time.thread_time() - started
+            if took > QUICK_READ:  # it may be long again soon (a count after a write): a thread's, for a while
+                self._slow_until[key] = time.monotonic() + SLOW_SPELL
+            took = min(took, 3 * QUICK_READ)
             known = self._costs.get(key)
             self._costs[key] = took if known is None else known * 0.8 + took * 0.2
 

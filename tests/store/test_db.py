@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from catalogue_app.store.db import Database, migrate
+from catalogue_app.store.db import SLOW_SPELL, Database, migrate
 
 
 @pytest.fixture
@@ -89,3 +89,28 @@ def test_reads_of_one_handler_share_one_snapshot(db):
     first, second, inside = asyncio.run(main())
     assert first == second == 1 and inside  # the write made meanwhile is not half-seen
     assert db.read(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0]) == 2
+
+
+def test_a_cheap_read_that_once_took_long_runs_on_a_thread_for_a_while(db):
+    """A page whose count a write made stale takes long once; while writes keep coming that
+    repeats, so reads of the same code leave the loop for SLOW_SPELL, then come back."""
+    sometimes_heavy = {"heavy": False}
+
+    def page(conn) -> str:
+        if sometimes_heavy["heavy"]:
+            conn.execute(HEAVY).fetchone()
+        return threading.current_thread().name
+
+    async def main():
+        await db.execute(page)
+        quick = await db.execute(page)
+        sometimes_heavy["heavy"] = True
+        await db.execute(page)                      # on the loop still: its cost was low
+        sometimes_heavy["heavy"] = False
+        after = await db.execute(page)              # right after a long one: a reader thread
+        db._slow_until[page.__code__] -= 2 * SLOW_SPELL  # as if the spell were over
+        later = await db.execute(page)
+        return quick, after, later
+
+    quick, after, later = asyncio.run(main())
+    assert quick == "MainThread" and after.startswith("sqlite-reader") and later == "MainThread"
