@@ -70,10 +70,34 @@ def _regexp(expression: str, value: object) -> bool:
     return isinstance(value, str) and _pattern(expression).search(value) is not None
 
 
-def connect(path: Path | str, *, readonly: bool = False) -> sqlite3.Connection:
+class Connection(sqlite3.Connection):
+    """A connection that a database owner's reader may keep derived values on (``kept``)."""
+
+    keeps = False  # set on the reader connections of a Database
+    held: tuple[int, dict[Any, Any]] | None = None
+
+
+def kept(conn: sqlite3.Connection) -> dict[Any, Any]:
+    """A dict in which reads on a reader connection of the database owner may keep what they
+    derived from the database (counts, rendered resources), emptied as soon as another
+    connection has committed (``PRAGMA data_version`` moves), so that nothing kept outlives
+    the rows it came from. Call it inside the read transaction whose snapshot the kept values
+    come from. Any other connection (the writer's own commits leave its data_version alone)
+    keeps nothing: it gets a new, empty dict."""
+    if not isinstance(conn, Connection) or not conn.keeps or not conn.in_transaction:
+        return {}
+    version = conn.execute("PRAGMA data_version").fetchone()[0]
+    held = conn.held
+    if held is None or held[0] != version:
+        held = conn.held = (version, {})
+    return held[1]
+
+
+def connect(path: Path | str, *, readonly: bool = False) -> Connection:
     """A connection with the pragmas and SQL functions (ci, REGEXP) every query may use."""
     conn = sqlite3.connect(
-        str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000
+        str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000,
+        factory=Connection,
     )
     conn.row_factory = sqlite3.Row
     conn.create_function("ci", 1, _casefold, deterministic=True)
@@ -196,25 +220,15 @@ class Database:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = connect(self.path, readonly=True)
+            conn.keeps = True
             self._local.conn = conn
             with self._readers_lock:
                 self._readers.append(conn)
         return conn
 
     def kept(self, conn: sqlite3.Connection) -> dict[Any, Any]:
-        """A dict in which reads on this thread's reader connection may keep what they derived
-        from the database (rendered resources), emptied as soon as another connection has
-        committed (``PRAGMA data_version`` moves), so that nothing kept outlives the rows it came
-        from. Call it inside the read transaction whose snapshot the kept values come from. Any
-        other connection (the writer's own commits leave its data_version alone) keeps nothing:
-        it gets a new, empty dict."""
-        if conn is not getattr(self._local, "conn", None) or not conn.in_transaction:
-            return {}
-        version = conn.execute("PRAGMA data_version").fetchone()[0]
-        held = getattr(self._local, "kept", None)
-        if held is None or held[0] != version:
-            held = self._local.kept = (version, {})
-        return held[1]
+        """``kept(conn)``: what reads on this owner's reader connection keep (see there)."""
+        return kept(conn)
 
     def read(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(conn, *args)`` in one read transaction on this thread's connection."""

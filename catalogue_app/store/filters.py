@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from catalogue_app.store.db import kept
+
 
 @dataclass(frozen=True)
 class Field:
@@ -205,28 +207,23 @@ def fetch_page(conn, listing: Listing, spec: ListSpec, visible: tuple[str, list[
     return total, rows
 
 
-_cache: dict[int, tuple[int, dict[tuple, list]]] = {}
 CACHE_ENTRIES = 4096
-CACHE_ROWS = 2_000_000  # rows kept per connection, all entries together
+CACHE_ROWS = 2_000_000  # rows kept per connection, all counts together
 
 
 def cached_rows(conn, sql: str, params: list[Any]) -> list:
-    """Rows of an aggregate query (a count, counts by type), remembered per connection until
-    any connection commits a change.
-
-    ``PRAGMA data_version`` changes on a connection when another one has committed, so a
-    cached answer is never stale; reader connections never write themselves.
-    """
-    version = conn.execute("PRAGMA data_version").fetchone()[0]
-    known_version, cache = _cache.get(id(conn), (None, {}))
-    if known_version != version or len(cache) > CACHE_ENTRIES or cache.get("rows", 0) > CACHE_ROWS:
-        cache = {"rows": 0}
-        _cache[id(conn)] = (version, cache)
+    """Rows of an aggregate query (a count, counts by type), kept on the database owner's
+    reader connection until any connection commits a change (store/db.py ``kept``)."""
+    kept_here = kept(conn)
+    counts = kept_here.get("counts")
+    if counts is None or len(counts) > CACHE_ENTRIES or kept_here.get("count rows", 0) > CACHE_ROWS:
+        counts = kept_here["counts"] = {}
+        kept_here["count rows"] = 0
     key = (sql, tuple(params))
-    rows = cache.get(key)
+    rows = counts.get(key)
     if rows is None:
-        rows = cache[key] = [tuple(r) for r in conn.execute(sql, params)]
-        cache["rows"] += len(rows)
+        rows = counts[key] = [tuple(r) for r in conn.execute(sql, params)]
+        kept_here["count rows"] = kept_here.get("count rows", 0) + len(rows)
     return rows
 
 
