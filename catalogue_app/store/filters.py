@@ -82,7 +82,7 @@ def match_ci(column: str, value: str, *, anchored_start: bool = False,
     return f"instr(ci({column}), ?) > 0", [folded]
 
 
-def _condition_sql(column: str, cond: Condition) -> tuple[str, list[Any]]:
+def condition_sql(column: str, cond: Condition) -> tuple[str, list[Any]]:
     op, values = cond.op, cond.values
     v = values[0] if values else None
     if op in ("eq", "exact"):
@@ -132,7 +132,7 @@ def _predicate(cond: Condition | Combined, fields: dict[str, Field]) -> tuple[st
         args = [a for _, ps in pieces for a in ps]
     else:
         f = fields[cond.path]
-        sql, args = _condition_sql(f.sql, cond)
+        sql, args = condition_sql(f.sql, cond)
         if f.exists:
             sql = f.exists.format(cond=sql)
     if cond.negate:
@@ -179,6 +179,7 @@ class Source:
     params: list[Any] = field(default_factory=list)
     cond: str = ""  # more conditions (starting with ' AND ') that go with this FROM clause
     cond_params: list[Any] = field(default_factory=list)
+    paged: bool = False  # the clause already holds no more than the page (its own LIMIT and OFFSET)
 
 
 def fetch_page(conn, listing: Listing, spec: ListSpec, visible: tuple[str, list[Any]],
@@ -191,18 +192,26 @@ def fetch_page(conn, listing: Listing, spec: ListSpec, visible: tuple[str, list[
     """
     cond, params = visible
     where, where_params = where_clause(spec, listing.fields, listing.search)
-    source = count_from or Source(listing.source)
-    total = cached_count(conn, f"SELECT count(*) FROM {source.sql} WHERE {cond}{source.cond}{where}",
-                         source.params + params + source.cond_params + where_params)
+    total = cached_count(conn, *count_query(listing, spec, visible, count_from))
     if total <= offset or limit == 0:
         return total, []
     source = page_from(total) if page_from else Source(listing.source)
     order = order_clause(spec, listing.fields, listing.default_order, listing.tiebreak)
     rows = conn.execute(
         f"SELECT {listing.columns} FROM {source.sql} WHERE {cond}{source.cond}{where}{order} LIMIT ? OFFSET ?",
-        [*source.params, *params, *source.cond_params, *where_params, limit, offset],
+        [*source.params, *params, *source.cond_params, *where_params, limit, 0 if source.paged else offset],
     ).fetchall()
     return total, rows
+
+
+def count_query(listing: Listing, spec: ListSpec, visible: tuple[str, list[Any]],
+                count_from: Source | None = None) -> tuple[str, list[Any]]:
+    """The SQL (and its parameters) that ``fetch_page`` counts the matches with."""
+    cond, params = visible
+    where, where_params = where_clause(spec, listing.fields, listing.search)
+    source = count_from or Source(listing.source)
+    return (f"SELECT count(*) FROM {source.sql} WHERE {cond}{source.cond}{where}",
+            source.params + params + source.cond_params + where_params)
 
 
 _cache: dict[int, tuple[int, dict[tuple, list]]] = {}
@@ -217,17 +226,35 @@ def cached_rows(conn, sql: str, params: list[Any]) -> list:
     ``PRAGMA data_version`` changes on a connection when another one has committed, so a
     cached answer is never stale; reader connections never write themselves.
     """
-    version = conn.execute("PRAGMA data_version").fetchone()[0]
-    known_version, cache = _cache.get(id(conn), (None, {}))
-    if known_version != version or len(cache) > CACHE_ENTRIES or cache.get("rows", 0) > CACHE_ROWS:
-        cache = {"rows": 0}
-        _cache[id(conn)] = (version, cache)
+    cache = _current(conn)
     key = (sql, tuple(params))
     rows = cache.get(key)
     if rows is None:
         rows = cache[key] = [tuple(r) for r in conn.execute(sql, params)]
         cache["rows"] += len(rows)
     return rows
+
+
+def _current(conn) -> dict:
+    version = conn.execute("PRAGMA data_version").fetchone()[0]
+    known_version, cache = _cache.get(id(conn), (None, {}))
+    if known_version != version or len(cache) > CACHE_ENTRIES or cache.get("rows", 0) > CACHE_ROWS:
+        cache = {"rows": 0}
+        _cache[id(conn)] = (version, cache)
+    return cache
+
+
+def known_count(conn, sql: str, params: list[Any]) -> int | None:
+    """The count that ``cached_count`` remembers for this query, None when there is none."""
+    rows = _current(conn).get((sql, tuple(params)))
+    return None if rows is None else rows[0][0]
+
+
+def remember_count(conn, sql: str, params: list[Any], total: int) -> None:
+    """Keep a count found another way as ``cached_count`` would have kept it."""
+    cache = _current(conn)
+    cache[(sql, tuple(params))] = [(total,)]
+    cache["rows"] += 1
 
 
 def cached_count(conn, sql: str, params: list[Any]) -> int:

@@ -655,7 +655,17 @@ CREATE TABLE IF NOT EXISTS geoapps (
 """
 
 
+# Migration 17: the narrow index also holds the default order, so that the candidates of a
+# search or an extent are sorted without reading their rows; and the ids of what anonymous
+# callers list, alone, so that counting thousands of candidates for them reads a small index.
+LIST_INDEXES = """
+DROP INDEX resources_visible;
+CREATE INDEX resources_visible ON resources(id, dirty, public_view, advertised, owner_id, resource_type, created);
+CREATE INDEX resources_listed ON resources(id) WHERE public_view = 1 AND dirty = 0 AND advertised = 1;
+"""
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
-                    GEOAPPS]
+                    GEOAPPS, LIST_INDEXES]
