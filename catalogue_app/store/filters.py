@@ -184,15 +184,17 @@ class Source:
 
 def fetch_page(conn, listing: Listing, spec: ListSpec, visible: tuple[str, list[Any]],
                limit: int, offset: int, *, count_from: Source | None = None,
-               page_from: Callable[[int], Source] | None = None) -> tuple[int, list]:
+               page_from: Callable[[int], Source] | None = None,
+               count: tuple[str, list[Any]] | None = None) -> tuple[int, list]:
     """The exact total and one page of rows that the viewer may see and the query selects.
 
-    ``count_from`` may name a cheaper FROM clause for the count; ``page_from`` chooses the FROM
-    clause of the page once the total is known (how many rows match decides the cheaper plan).
+    ``count_from`` may name a cheaper FROM clause for the count, or ``count`` a whole query that
+    counts the same rows; ``page_from`` chooses the FROM clause of the page once the total is
+    known (how many rows match decides the cheaper plan).
     """
     cond, params = visible
     where, where_params = where_clause(spec, listing.fields, listing.search)
-    total = cached_count(conn, *count_query(listing, spec, visible, count_from))
+    total = cached_count(conn, *(count or count_query(listing, spec, visible, count_from)))
     if total <= offset or limit == 0:
         return total, []
     source = page_from(total) if page_from else Source(listing.source)

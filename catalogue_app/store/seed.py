@@ -34,7 +34,7 @@ INSERT = (
     " is_published, is_approved, advertised, public_view, attribution, blob)"
     " VALUES (" + ",".join("?" * 33) + ")"
 )
-INDEX_TRIGGERS = ("resources_extent_insert", "resources_text_insert")
+INDEX_TRIGGERS = ("resources_extent_insert", "resources_text_insert", "listed_keywords_insert")
 BATCH = 20_000
 BULK_TABLES = ("resources", "resource_perms", "resource_keywords", "resource_regions")
 
@@ -165,6 +165,9 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
                 _insert(conn, batch)
         conn.execute("INSERT INTO resource_extents (id, minx, maxx, miny, maxy)"
                      " SELECT id * 2, ll_x0, ll_x1, ll_y0, ll_y1 FROM resources WHERE id >= ?", (first,))
+        conn.execute("INSERT INTO listed_keywords (keyword_id, resource_id) SELECT rk.keyword_id, rk.resource_id"
+                     " FROM resource_keywords rk JOIN resources r ON r.id = rk.resource_id WHERE rk.resource_id >= ?"
+                     " AND r.public_view = 1 AND r.dirty = 0 AND r.advertised = 1", (first,))
         # the text index: a large in-memory buffer, merged once at the end, not while rows go in
         _fts_config(conn, hashsize=64 * 1024 * 1024, automerge=0, crisismerge=64)
         conn.execute("INSERT INTO resource_text (rowid, title, abstract) SELECT id, title, abstract FROM resources"
