@@ -247,7 +247,9 @@ class Candidates:
     probe: str
     probe_params: list[Any]
     probe_cost: float
+    eval_cost: float = 0.0  # microseconds to list them all, beyond one per id, roughly
     listed: bool = False  # ``probe`` is no cheaper than listing: test rows with r.id IN (sql)
+    anonymous_count: str | None = None  # counts those an anonymous caller lists, alone
 
 
 @dataclass(frozen=True)
@@ -257,9 +259,10 @@ class Relation:
     table: str
     link: str
     key: str
+    listed_link: str | None = None  # the links of resources anonymous callers list, kept by triggers
 
 
-RELATIONS = {KEYWORDS: Relation("keywords k", "resource_keywords", "keyword_id"),
+RELATIONS = {KEYWORDS: Relation("keywords k", "resource_keywords", "keyword_id", "listed_keywords"),
              REGIONS: Relation("regions g", "resource_regions", "region_id"),
              TKEYWORDS: Relation("thesaurus_keywords t", "resource_tkeywords", "tkeyword_id")}
 
@@ -271,9 +274,11 @@ def _related(conn: sqlite3.Connection, relation: Relation, column: str, cond: Co
     alias = relation.table.split()[1]
     ids = ",".join(str(int(r[0])) for r in conn.execute(f"SELECT {alias}.id FROM {relation.table} WHERE {sql}", args))
     distinct = "DISTINCT " if "," in ids else ""
+    listed = (f"SELECT count({distinct}resource_id) FROM {relation.listed_link} WHERE {relation.key} IN ({ids})"
+              if relation.listed_link else None)
     return Candidates(f"SELECT {distinct}resource_id AS id FROM {relation.link} WHERE {relation.key} IN ({ids})", [],
                       f"EXISTS (SELECT 1 FROM {relation.link} WHERE resource_id = r.id AND {relation.key} IN ({ids}))",
-                      [], 1.0)
+                      [], 1.0, 500.0, anonymous_count=listed)
 
 
 def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[Candidates], ListSpec]:
@@ -294,9 +299,9 @@ def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[Ca
         # the western part 2*id does not meet the query too, so that every id comes once
         found.append(Candidates(
             f"SELECT e.id / 2 AS id FROM resource_extents e WHERE ({where}) AND (e.id % 2 = 0 OR NOT EXISTS"
-            f" (SELECT 1 FROM resource_extents w WHERE w.id = e.id - 1 AND ({where})))", params + params,
+            f" (SELECT 1 FROM resource_extents w WHERE w.id = e.id - 1 AND ({where}))) ORDER BY e.id", params + params,
             f"EXISTS (SELECT 1 FROM resource_extents WHERE id IN (2 * r.id, 2 * r.id + 1) AND ({where}))", params,
-            3.0, listed=True))
+            3.0, 2000.0, listed=True))  # in order of id, the rows they lead to are read in order too
     indexed = [f for f in spec.search_fields if f in TEXT_INDEXED]
     long_terms = [t for t in spec.search_terms if len(t) >= 3]
     if long_terms and indexed and len(indexed) == len(spec.search_fields):
@@ -306,7 +311,7 @@ def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[Ca
         match = " AND ".join(f"{columns}{_fts_phrase(t)}" for t in long_terms)
         text = Candidates("SELECT rowid AS id FROM resource_text WHERE resource_text MATCH ?", [match],
                           "EXISTS (SELECT 1 FROM resource_text WHERE resource_text MATCH ? AND rowid = r.id)", [match],
-                          15.0 * len(long_terms), listed=True)
+                          15.0 * len(long_terms), 10000.0 * len(long_terms), listed=True)
         # a box larger than an eighth of the world is likely to hold more than the words match
         found.insert(len(found) if found and area < WORLD_AREA / 8 else 0, text)
         spec = ListSpec(spec.conditions, [t for t in spec.search_terms if len(t) < 3], spec.search_fields, spec.ordering)
@@ -365,6 +370,9 @@ def _tests_ids_only(spec: ListSpec, types: tuple[str, ...]) -> bool:
     return not spec.search_terms and all(through_id(c) for c in spec.conditions)
 
 
+ANONYMOUS_LISTING = "r.public_view = 1 AND r.dirty = 0 AND r.advertised = 1"  # as visibility() and _advertised() say
+
+
 def _narrow_index(viewer: Viewer, query: ResourceQuery) -> str:
     """The narrowest index that holds what visibility tests: for an anonymous caller with the
     default rules, the ids of listed resources (its WHERE clause is what they may see)."""
@@ -396,7 +404,11 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
         count_from = Source(f"({driver[0].sql}) c CROSS JOIN resources r{narrow} ON r.id = c.id", driver[0].params)
     else:
         count_from = Source(f"resources r{narrow}")
-    if driver and ids_only and not spec.ordering:
+    count = None
+    if driver and driver[0].anonymous_count and cond == ANONYMOUS_LISTING and not spec.conditions and not spec.search_terms:
+        # nothing is tested but the relation and what anonymous callers list: its own table counts
+        count = (driver[0].anonymous_count, [])
+    elif driver and ids_only and not spec.ordering and driver[0].eval_cost >= FEW_WORTH:
         found = _few(conn, listing, spec, (cond, params), driver[0], count_from, limit, offset)
         if found is not None:
             return found
@@ -411,21 +423,34 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
                 return Source("resources r INDEXED BY resources_created")
             return Source("resources r")
         d = driver[0]
-        if not spec.ordering and walked * (ROW_COST + d.probe_cost) < total * ROW_COST * 2:
+        if spec.ordering:
+            return Source(f"({d.sql}) c CROSS JOIN resources r ON r.id = c.id", d.params)
+        probing = walked * (ROW_COST + d.probe_cost)
+        listing_first = d.eval_cost + walked * ROW_COST  # the ids listed once, then the walk
+        # through the candidates: their rows when more than the ids are tested (rows of candidates
+        # that other conditions drop too, so only where the matches are sparse)
+        sorting = d.eval_cost + total * ROW_COST * 2 if ids_only else (float("inf") if walked < total else 0.0)
+        if probing <= min(listing_first, sorting):
             return Source("resources r INDEXED BY resources_created", cond=f" AND {d.probe}",
                           cond_params=d.probe_params)
-        if ids_only and not spec.ordering:
+        if listing_first <= sorting:
+            return Source("resources r INDEXED BY resources_created", cond=f" AND r.id IN ({d.sql})",
+                          cond_params=d.params)
+        if ids_only:
             where, where_params = where_clause(spec, listing.fields, listing.search)
-            return Source("resources r", paged=True, cond=(
+            # the page's ids, then their rows by rowid (NOT INDEXED: never a scan of an index for them)
+            return Source("resources r NOT INDEXED", paged=True, cond=(
                 f" AND r.id IN (SELECT r.id FROM ({d.sql}) c CROSS JOIN resources r INDEXED BY resources_visible"
                 f" ON r.id = c.id WHERE {cond}{where} ORDER BY {listing.default_order} LIMIT ? OFFSET ?)"),
                 cond_params=[*d.params, *params, *where_params, limit, offset])
         return Source(f"({d.sql}) c CROSS JOIN resources r ON r.id = c.id", d.params)
 
-    return fetch_page(conn, listing, spec, (cond, params), limit, offset, count_from=count_from, page_from=page_from)
+    return fetch_page(conn, listing, spec, (cond, params), limit, offset, count_from=count_from, page_from=page_from,
+                      count=count)
 
 
-FEW = 10_000  # candidates counted and sorted in this process, in the same pass that finds them
+FEW = 12_000  # candidates counted and sorted in this process, in the same pass that finds them
+FEW_WORTH = 5000.0  # when listing the candidates costs more than that (microseconds): the text index
 
 
 def _few(conn: sqlite3.Connection, listing: Listing, spec: ListSpec, visible: tuple[str, list[Any]],
