@@ -674,7 +674,7 @@ CREATE TABLE IF NOT EXISTS listed_keywords (
 DELETE FROM listed_keywords;
 INSERT INTO listed_keywords (keyword_id, resource_id)
     SELECT rk.keyword_id, rk.resource_id FROM resource_keywords rk JOIN resources r ON r.id = rk.resource_id
-    WHERE r.public_view = 1 AND r.dirty = 0 AND r.advertised = 1;
+    WHERE r.public_view = 1 AND r.dirty = 0 AND r.advertised = 1 ORDER BY rk.keyword_id, rk.resource_id;
 CREATE TRIGGER IF NOT EXISTS listed_keywords_insert AFTER INSERT ON resource_keywords BEGIN
     INSERT OR IGNORE INTO listed_keywords (keyword_id, resource_id)
         SELECT NEW.keyword_id, NEW.resource_id FROM resources

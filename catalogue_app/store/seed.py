@@ -167,7 +167,8 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
                      " SELECT id * 2, ll_x0, ll_x1, ll_y0, ll_y1 FROM resources WHERE id >= ?", (first,))
         conn.execute("INSERT INTO listed_keywords (keyword_id, resource_id) SELECT rk.keyword_id, rk.resource_id"
                      " FROM resource_keywords rk JOIN resources r ON r.id = rk.resource_id WHERE rk.resource_id >= ?"
-                     " AND r.public_view = 1 AND r.dirty = 0 AND r.advertised = 1", (first,))
+                     " AND r.public_view = 1 AND r.dirty = 0 AND r.advertised = 1"
+                     " ORDER BY rk.keyword_id, rk.resource_id", (first,))  # in key order: three times faster
         # the text index: a large in-memory buffer, merged once at the end, not while rows go in
         _fts_config(conn, hashsize=64 * 1024 * 1024, automerge=0, crisismerge=64)
         conn.execute("INSERT INTO resource_text (rowid, title, abstract) SELECT id, title, abstract FROM resources"
