@@ -174,6 +174,31 @@ def distinct_queries(n: int) -> tuple[list[str], list[str]]:
     return searches, extents
 
 
+def distinct_keyword_queries(n: int) -> list[str]:
+    """n different ``filter{keywords.name.icontains}`` queries: a piece of one of the seeded
+    keyword names (2 to 6 letters, one in ten in capitals), on pages 1 to 3."""
+    import random
+    from urllib.parse import quote
+
+    from catalogue_app.store.seed import KEYWORDS
+
+    rng = random.Random(11)
+    seen: set[tuple[str, int]] = set()
+    out = []
+    while len(out) < n:
+        name = rng.choice(KEYWORDS)
+        size = min(len(name), 2 if len(out) % 10 == 9 else 3 + rng.randrange(4))
+        start = rng.randrange(len(name) - size + 1)
+        term, page = name[start:start + size], 1 + rng.randrange(3)
+        if rng.random() < 0.1:
+            term = term.upper()
+        if (term, page) in seen:
+            continue
+        seen.add((term, page))
+        out.append(f"/api/v2/resources/?filter%7Bkeywords.name.icontains%7D={quote(term)}&page={page}")
+    return out
+
+
 def resource_benchmarks(args, basic: str) -> list[tuple[str, int, dict[str, float]]]:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -197,7 +222,8 @@ def resource_benchmarks(args, basic: str) -> list[tuple[str, int, dict[str, floa
                 r = wrk(url + path, f"Authorization: {header}" if header else "X-Bench: 1", args.connections, args.seconds)
                 rows.append((f"{name} [{args.resources:,}]", args.resource_workers, r))
             searches, extents = distinct_queries(200)
-            for name, paths in (("search, distinct terms, sequential", searches), ("extent, distinct boxes, sequential", extents)):
+            for name, paths in (("search, distinct terms, sequential", searches), ("extent, distinct boxes, sequential", extents),
+                                ("keywords icontains, distinct terms, sequential", distinct_keyword_queries(200))):
                 r = latency(url, paths, "")
                 rows.append((f"{name} [{args.resources:,}]", args.resource_workers, {"rps": 0, **r, "errors": 0}))
             r = permission_changes(url, basic, 200)
@@ -213,7 +239,8 @@ def resource_benchmarks(args, basic: str) -> list[tuple[str, int, dict[str, floa
             try:
                 searches, extents = distinct_queries(200)
                 for name, paths in (("search, distinct terms, sequential", searches),
-                                    ("extent, distinct boxes, sequential", extents)):
+                                    ("extent, distinct boxes, sequential", extents),
+                                    ("keywords icontains, distinct terms, sequential", distinct_keyword_queries(200))):
                     r = latency(url, paths, "")
                     rows.append((f"{name} [1,000,000]", args.resource_workers, {"rps": 0, **r, "errors": 0}))
             finally:
@@ -230,7 +257,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--resources", type=int, default=100_000)
     parser.add_argument("--resource-workers", type=int, default=2)
-    parser.add_argument("--million", action="store_true", help="also search and extent at 1,000,000 resources")
+    parser.add_argument("--million", action="store_true", help="also search, extent and keywords at 1,000,000 resources")
     parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking", "mixed"], help="run one group")
     parser.add_argument("--uploads", type=int, default=3, help="uploads of the 100 MB Shapefile per catalogue size")
     args = parser.parse_args()

@@ -84,7 +84,7 @@ def match_ci(column: str, value: str, *, anchored_start: bool = False,
     return f"instr(ci({column}), ?) > 0", [folded]
 
 
-def _condition_sql(column: str, cond: Condition) -> tuple[str, list[Any]]:
+def condition_sql(column: str, cond: Condition) -> tuple[str, list[Any]]:
     op, values = cond.op, cond.values
     v = values[0] if values else None
     if op in ("eq", "exact"):
@@ -134,7 +134,7 @@ def _predicate(cond: Condition | Combined, fields: dict[str, Field]) -> tuple[st
         args = [a for _, ps in pieces for a in ps]
     else:
         f = fields[cond.path]
-        sql, args = _condition_sql(f.sql, cond)
+        sql, args = condition_sql(f.sql, cond)
         if f.exists:
             sql = f.exists.format(cond=sql)
     if cond.negate:
@@ -181,50 +181,79 @@ class Source:
     params: list[Any] = field(default_factory=list)
     cond: str = ""  # more conditions (starting with ' AND ') that go with this FROM clause
     cond_params: list[Any] = field(default_factory=list)
+    paged: bool = False  # the clause already holds no more than the page (its own LIMIT and OFFSET)
 
 
 def fetch_page(conn, listing: Listing, spec: ListSpec, visible: tuple[str, list[Any]],
                limit: int, offset: int, *, count_from: Source | None = None,
-               page_from: Callable[[int], Source] | None = None) -> tuple[int, list]:
+               page_from: Callable[[int], Source] | None = None,
+               count: tuple[str, list[Any]] | None = None) -> tuple[int, list]:
     """The exact total and one page of rows that the viewer may see and the query selects.
 
-    ``count_from`` may name a cheaper FROM clause for the count; ``page_from`` chooses the FROM
-    clause of the page once the total is known (how many rows match decides the cheaper plan).
+    ``count_from`` may name a cheaper FROM clause for the count, or ``count`` a whole query that
+    counts the same rows; ``page_from`` chooses the FROM clause of the page once the total is
+    known (how many rows match decides the cheaper plan).
     """
     cond, params = visible
     where, where_params = where_clause(spec, listing.fields, listing.search)
-    source = count_from or Source(listing.source)
-    total = cached_count(conn, f"SELECT count(*) FROM {source.sql} WHERE {cond}{source.cond}{where}",
-                         source.params + params + source.cond_params + where_params)
+    total = cached_count(conn, *(count or count_query(listing, spec, visible, count_from)))
     if total <= offset or limit == 0:
         return total, []
     source = page_from(total) if page_from else Source(listing.source)
     order = order_clause(spec, listing.fields, listing.default_order, listing.tiebreak)
     rows = conn.execute(
         f"SELECT {listing.columns} FROM {source.sql} WHERE {cond}{source.cond}{where}{order} LIMIT ? OFFSET ?",
-        [*source.params, *params, *source.cond_params, *where_params, limit, offset],
+        [*source.params, *params, *source.cond_params, *where_params, limit, 0 if source.paged else offset],
     ).fetchall()
     return total, rows
+
+
+def count_query(listing: Listing, spec: ListSpec, visible: tuple[str, list[Any]],
+                count_from: Source | None = None) -> tuple[str, list[Any]]:
+    """The SQL (and its parameters) that ``fetch_page`` counts the matches with."""
+    cond, params = visible
+    where, where_params = where_clause(spec, listing.fields, listing.search)
+    source = count_from or Source(listing.source)
+    return (f"SELECT count(*) FROM {source.sql} WHERE {cond}{source.cond}{where}",
+            source.params + params + source.cond_params + where_params)
 
 
 CACHE_ENTRIES = 4096
 CACHE_ROWS = 2_000_000  # rows kept per connection, all counts together
 
 
-def cached_rows(conn, sql: str, params: list[Any]) -> list:
-    """Rows of an aggregate query (a count, counts by type), kept on the database owner's
-    reader connection until any connection commits a change (store/db.py ``kept``)."""
+def _counts(conn) -> dict:
+    """The counts kept on the database owner's reader connection until any connection commits
+    a change (store/db.py ``kept``); ``"rows"`` holds how many rows they hold together."""
     kept_here = kept(conn)
     counts = kept_here.get("counts")
-    if counts is None or len(counts) > CACHE_ENTRIES or kept_here.get("count rows", 0) > CACHE_ROWS:
-        counts = kept_here["counts"] = {}
-        kept_here["count rows"] = 0
+    if counts is None or len(counts) > CACHE_ENTRIES or counts["rows"] > CACHE_ROWS:
+        counts = kept_here["counts"] = {"rows": 0}
+    return counts
+
+
+def cached_rows(conn, sql: str, params: list[Any]) -> list:
+    """Rows of an aggregate query (a count, counts by type), kept until the next commit."""
+    counts = _counts(conn)
     key = (sql, tuple(params))
     rows = counts.get(key)
     if rows is None:
         rows = counts[key] = [tuple(r) for r in conn.execute(sql, params)]
-        kept_here["count rows"] = kept_here.get("count rows", 0) + len(rows)
+        counts["rows"] += len(rows)
     return rows
+
+
+def known_count(conn, sql: str, params: list[Any]) -> int | None:
+    """The count that ``cached_count`` keeps for this query, None when there is none."""
+    rows = _counts(conn).get((sql, tuple(params)))
+    return None if rows is None else rows[0][0]
+
+
+def remember_count(conn, sql: str, params: list[Any], total: int) -> None:
+    """Keep a count found another way as ``cached_count`` would have kept it."""
+    counts = _counts(conn)
+    counts[(sql, tuple(params))] = [(total,)]
+    counts["rows"] += 1
 
 
 def cached_count(conn, sql: str, params: list[Any]) -> int:

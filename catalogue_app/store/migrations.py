@@ -663,7 +663,54 @@ def text_index_merges_in_steps(conn) -> None:
     text_index.configure(conn, **text_index.SETTINGS)
 
 
+# Migration 18: the narrow index also holds the default order, so that the candidates of a
+# search or an extent are sorted without reading their rows; the ids of what anonymous callers
+# list, alone, so that counting thousands of candidates for them reads a small index; and the
+# keyword links of those resources. It runs again cleanly on a folder set back to an older schema.
+LIST_INDEXES = """
+DROP INDEX IF EXISTS resources_visible;
+CREATE INDEX resources_visible ON resources(id, dirty, public_view, advertised, owner_id, resource_type, created);
+CREATE INDEX IF NOT EXISTS resources_listed ON resources(id) WHERE public_view = 1 AND dirty = 0 AND advertised = 1;
+
+-- The keyword links of the resources that anonymous callers list, kept by triggers: counting
+-- the resources of a keyword for them reads this table alone (catalogue seed fills it itself).
+CREATE TABLE IF NOT EXISTS listed_keywords (
+    keyword_id   INTEGER NOT NULL,
+    resource_id  INTEGER NOT NULL,
+    PRIMARY KEY (keyword_id, resource_id)
+) WITHOUT ROWID;
+DELETE FROM listed_keywords;
+INSERT INTO listed_keywords (keyword_id, resource_id)
+    SELECT rk.keyword_id, rk.resource_id FROM resource_keywords rk JOIN resources r ON r.id = rk.resource_id
+    WHERE r.public_view = 1 AND r.dirty = 0 AND r.advertised = 1 ORDER BY rk.keyword_id, rk.resource_id;
+CREATE TRIGGER IF NOT EXISTS listed_keywords_insert AFTER INSERT ON resource_keywords BEGIN
+    INSERT OR IGNORE INTO listed_keywords (keyword_id, resource_id)
+        SELECT NEW.keyword_id, NEW.resource_id FROM resources
+        WHERE id = NEW.resource_id AND public_view = 1 AND dirty = 0 AND advertised = 1;
+END;
+CREATE TRIGGER IF NOT EXISTS listed_keywords_delete AFTER DELETE ON resource_keywords BEGIN
+    DELETE FROM listed_keywords WHERE keyword_id = OLD.keyword_id AND resource_id = OLD.resource_id;
+END;
+CREATE TRIGGER IF NOT EXISTS listed_keywords_update AFTER UPDATE ON resource_keywords BEGIN
+    DELETE FROM listed_keywords WHERE keyword_id = OLD.keyword_id AND resource_id = OLD.resource_id;
+    INSERT OR IGNORE INTO listed_keywords (keyword_id, resource_id)
+        SELECT NEW.keyword_id, NEW.resource_id FROM resources
+        WHERE id = NEW.resource_id AND public_view = 1 AND dirty = 0 AND advertised = 1;
+END;
+CREATE TRIGGER IF NOT EXISTS listed_keywords_listing AFTER UPDATE OF public_view, dirty, advertised ON resources
+WHEN (OLD.public_view = 1 AND OLD.dirty = 0 AND OLD.advertised = 1)
+    IS NOT (NEW.public_view = 1 AND NEW.dirty = 0 AND NEW.advertised = 1)
+BEGIN
+    DELETE FROM listed_keywords WHERE resource_id = NEW.id
+        AND keyword_id IN (SELECT keyword_id FROM resource_keywords WHERE resource_id = NEW.id);
+    INSERT OR IGNORE INTO listed_keywords (keyword_id, resource_id)
+        SELECT keyword_id, NEW.id FROM resource_keywords
+        WHERE resource_id = NEW.id AND NEW.public_view = 1 AND NEW.dirty = 0 AND NEW.advertised = 1;
+END;
+"""
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
-                    GEOAPPS, text_index_merges_in_steps]
+                    GEOAPPS, text_index_merges_in_steps, LIST_INDEXES]

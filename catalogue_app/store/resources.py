@@ -9,11 +9,26 @@ transaction as the permission rows, so the public listing is served by one index
 
 from __future__ import annotations
 
+import heapq
 import sqlite3
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from catalogue_app.store.filters import Combined, Field, Listing, ListSpec, Source, cached_rows, fetch_page, where_clause
+from catalogue_app.store.filters import (
+    Combined,
+    Condition,
+    Field,
+    Listing,
+    ListSpec,
+    Source,
+    cached_rows,
+    condition_sql,
+    count_query,
+    fetch_page,
+    known_count,
+    remember_count,
+    where_clause,
+)
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 VIEW_PERMS = ("view_resourcebase", "change_resourcebase")
@@ -225,10 +240,55 @@ def _fts_phrase(term: str) -> str:
     return '"' + term.replace("\x00", "").replace('"', '""') + '"'
 
 
-def _candidates(query: ResourceQuery) -> tuple[list[Source], ListSpec]:
-    """Subqueries of the ids that the extent and the text search allow, answered by their
-    indexes (the one expected to be smaller first), and the spec with what is left."""
-    found: list[Source] = []
+@dataclass
+class Candidates:
+    """The ids that one index allows. ``sql`` lists them, each once; ``probe`` tests the row ``r``
+    against the same set, at about ``probe_cost`` microseconds a row."""
+
+    sql: str
+    params: list[Any]
+    probe: str
+    probe_params: list[Any]
+    probe_cost: float
+    eval_cost: float = 0.0  # microseconds to list them all, beyond one per id, roughly
+    listed: bool = False  # ``probe`` is no cheaper than listing: test rows with r.id IN (sql)
+    anonymous_count: str | None = None  # counts those an anonymous caller lists, alone
+
+
+@dataclass(frozen=True)
+class Relation:
+    """A to-many relation as a filter sees it: the related table (with its alias) and the link table."""
+
+    table: str
+    link: str
+    key: str
+    listed_link: str | None = None  # the links of resources anonymous callers list, kept by triggers
+
+
+RELATIONS = {KEYWORDS: Relation("keywords k", "resource_keywords", "keyword_id", "listed_keywords"),
+             REGIONS: Relation("regions g", "resource_regions", "region_id"),
+             TKEYWORDS: Relation("thesaurus_keywords t", "resource_tkeywords", "tkeyword_id")}
+
+
+def _related(conn: sqlite3.Connection, relation: Relation, column: str, cond: Condition) -> Candidates:
+    """The resources linked to a related row that meets ``cond``: the few related rows are
+    found first, then their resources through the link table's index."""
+    sql, args = condition_sql(column, cond)
+    alias = relation.table.split()[1]
+    ids = ",".join(str(int(r[0])) for r in conn.execute(f"SELECT {alias}.id FROM {relation.table} WHERE {sql}", args))
+    distinct = "DISTINCT " if "," in ids else ""
+    listed = (f"SELECT count({distinct}resource_id) FROM {relation.listed_link} WHERE {relation.key} IN ({ids})"
+              if relation.listed_link else None)
+    return Candidates(f"SELECT {distinct}resource_id AS id FROM {relation.link} WHERE {relation.key} IN ({ids})", [],
+                      f"EXISTS (SELECT 1 FROM {relation.link} WHERE resource_id = r.id AND {relation.key} IN ({ids}))",
+                      [], 1.0, 500.0, anonymous_count=listed)
+
+
+def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[Candidates], ListSpec]:
+    """The id sets that the extent, the text search and positive filters on keywords, regions
+    and thesaurus keywords allow, answered by their indexes (the one expected to be smallest
+    first), and the spec with what is left."""
+    found: list[Candidates] = []
     spec = query.spec
     area = 0.0
     if query.extents:
@@ -237,7 +297,14 @@ def _candidates(query: ResourceQuery) -> tuple[list[Source], ListSpec]:
             boxes.append("(minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?)")
             params += [x1, x0, y1, y0]
             area += (x1 - x0) * (y1 - y0)
-        found.append(Source(f"SELECT DISTINCT id / 2 AS id FROM resource_extents WHERE {' OR '.join(boxes)}", params))
+        where = " OR ".join(boxes)
+        # entry 2*id+1 (the eastern part of a box across the antimeridian) counts only when
+        # the western part 2*id does not meet the query too, so that every id comes once
+        found.append(Candidates(
+            f"SELECT e.id / 2 AS id FROM resource_extents e WHERE ({where}) AND (e.id % 2 = 0 OR NOT EXISTS"
+            f" (SELECT 1 FROM resource_extents w WHERE w.id = e.id - 1 AND ({where}))) ORDER BY e.id", params + params,
+            f"EXISTS (SELECT 1 FROM resource_extents WHERE id IN (2 * r.id, 2 * r.id + 1) AND ({where}))", params,
+            3.0, 2000.0, listed=True))  # in order of id, the rows they lead to are read in order too
     indexed = [f for f in spec.search_fields if f in TEXT_INDEXED]
     long_terms = [t for t in spec.search_terms if len(t) >= 3]
     if long_terms and indexed and len(indexed) == len(spec.search_fields):
@@ -245,16 +312,30 @@ def _candidates(query: ResourceQuery) -> tuple[list[Source], ListSpec]:
         # a column filter costs a third more; the index holds nothing but these two columns
         columns = "" if set(indexed) == TEXT_INDEXED else "{" + " ".join(indexed) + "} : "
         match = " AND ".join(f"{columns}{_fts_phrase(t)}" for t in long_terms)
-        text = Source("SELECT rowid AS id FROM resource_text WHERE resource_text MATCH ?", [match])
+        text = Candidates("SELECT rowid AS id FROM resource_text WHERE resource_text MATCH ?", [match],
+                          "EXISTS (SELECT 1 FROM resource_text WHERE resource_text MATCH ? AND rowid = r.id)", [match],
+                          15.0 * len(long_terms), 10000.0 * len(long_terms), listed=True)
         # a box larger than an eighth of the world is likely to hold more than the words match
         found.insert(len(found) if found and area < WORLD_AREA / 8 else 0, text)
         spec = ListSpec(spec.conditions, [t for t in spec.search_terms if len(t) < 3], spec.search_fields, spec.ordering)
+    fields = fields_for(query.resource_types)
+    rest = []
+    for cond in spec.conditions:
+        relation = RELATIONS.get(fields[cond.path].exists) if isinstance(cond, Condition) and not cond.negate else None
+        if relation:
+            found.append(_related(conn, relation, fields[cond.path].sql, cond))
+        else:
+            rest.append(cond)
+    if len(rest) < len(spec.conditions):
+        spec = ListSpec(rest, spec.search_terms, spec.search_fields, spec.ordering)
     return found, spec
 
 
-def _conditions(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any], ListSpec, list[Source]]:
+def _conditions(conn: sqlite3.Connection, viewer: Viewer,
+                query: ResourceQuery) -> tuple[str, list[Any], ListSpec, list[Candidates]]:
     """Visibility, type, favorite and thesaurus conditions; the generic filters stay in the spec;
-    the candidate id sets of the search and extent indexes come as subqueries."""
+    the candidate id sets of the search, extent and relation indexes come apart: the first may
+    drive the query, the others are conditions."""
     cond, params = visibility(viewer)
     extra, extra_params = _advertised(viewer, query)
     cond += extra
@@ -269,10 +350,14 @@ def _conditions(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any], L
         cond += (f" AND r.id IN (SELECT resource_id FROM resource_tkeywords WHERE tkeyword_id IN"
                  f" ({','.join('?' * len(ids))}))")
         params += ids
-    candidates, spec = _candidates(query)
+    candidates, spec = _candidates(conn, query)
     for other in candidates[1:]:
-        cond += f" AND r.id IN ({other.sql})"
-        params += other.params
+        if other.listed:
+            cond += f" AND r.id IN ({other.sql})"
+            params += other.params
+        else:
+            cond += f" AND {other.probe}"
+            params += other.probe_params
     return cond, params, spec, candidates[:1]
 
 
@@ -288,36 +373,113 @@ def _tests_ids_only(spec: ListSpec, types: tuple[str, ...]) -> bool:
     return not spec.search_terms and all(through_id(c) for c in spec.conditions)
 
 
+ANONYMOUS_LISTING = "r.public_view = 1 AND r.dirty = 0 AND r.advertised = 1"  # as visibility() and _advertised() say
+
+
+def _narrow_index(viewer: Viewer, query: ResourceQuery) -> str:
+    """The narrowest index that holds what visibility tests: for an anonymous caller with the
+    default rules, the ids of listed resources (its WHERE clause is what they may see)."""
+    anonymous = viewer.id is None and not viewer.is_superuser
+    if anonymous and query.advertised is None and not query.advertised_all and not query.resource_types:
+        return "resources_listed"
+    return "resources_visible"
+
+
+ROW_COST = 1.0  # microseconds to read one row or index entry and test it, roughly
+
+
 def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: int,
          offset: int, columns: str = COLUMNS) -> tuple[int, list[sqlite3.Row]]:
-    """One page (of ``columns``) and the exact total. Counting thousands of candidates reads the
-    narrow index ``resources_visible`` where it holds all that is tested; the page is read in the
-    default order when matches are dense, and from the candidates (then sorted) when they are sparse."""
-    cond, params, spec, driver = _conditions(viewer, query)
+    """One page (of ``columns``) and the exact total.
+
+    The total counts the candidates of an index (text, extent, keywords...) through the narrow
+    index ``resources_visible`` where it holds all that is tested. The page then either walks
+    the rows in the default order, testing each against the candidates (when matches are dense
+    enough that the page fills after few rows), or sorts the candidates by the narrow index and
+    reads only the rows of the page."""
+    cond, params, spec, driver = _conditions(conn, viewer, query)
     listing = replace(LISTING, columns=columns, fields=fields_for(query.resource_types))
     if not driver and not spec.conditions and not spec.search_terms:
         return fetch_page(conn, listing, spec, (cond, params), limit, offset)
-    narrow = " INDEXED BY resources_visible" if _tests_ids_only(spec, query.resource_types) else ""
+    ids_only = _tests_ids_only(spec, query.resource_types)
+    narrow = f" INDEXED BY {_narrow_index(viewer, query)}" if ids_only else ""
     if driver:
         count_from = Source(f"({driver[0].sql}) c CROSS JOIN resources r{narrow} ON r.id = c.id", driver[0].params)
     else:
         count_from = Source(f"resources r{narrow}")
+    count = None
+    if driver and driver[0].anonymous_count and cond == ANONYMOUS_LISTING and not spec.conditions and not spec.search_terms:
+        # nothing is tested but the relation and what anonymous callers list: its own table counts
+        count = (driver[0].anonymous_count, [])
+    elif driver and ids_only and not spec.ordering and driver[0].eval_cost >= FEW_WORTH:
+        found = _few(conn, listing, spec, (cond, params), driver[0], count_from, limit, offset)
+        if found is not None:
+            return found
     size = conn.execute("SELECT coalesce(max(id), 0) FROM resources").fetchone()[0]
 
     def page_from(total: int) -> Source:
-        # Walking the rows in the default order meets (offset + limit) * size / total rows before
-        # the page is full; going through the candidates costs one lookup each, plus a sort.
-        dense = not spec.ordering and (offset + limit) * size < total * total
-        if dense and driver:
-            return Source("resources r INDEXED BY resources_created", cond=f" AND r.id IN ({driver[0].sql})",
-                          cond_params=driver[0].params)
-        if dense:
-            return Source("resources r INDEXED BY resources_created")
-        if driver:
-            return Source(f"({driver[0].sql}) c CROSS JOIN resources r ON r.id = c.id", driver[0].params)
-        return Source("resources r")
+        # Walking the rows in the default order meets about (offset + limit) * size / total rows
+        # before the page is full; going through the candidates costs one lookup each, plus a sort.
+        walked = (offset + limit) * size / max(total, 1)
+        if not driver:
+            if not spec.ordering and walked < total:
+                return Source("resources r INDEXED BY resources_created")
+            return Source("resources r")
+        d = driver[0]
+        if spec.ordering:
+            return Source(f"({d.sql}) c CROSS JOIN resources r ON r.id = c.id", d.params)
+        probing = walked * (ROW_COST + d.probe_cost)
+        listing_first = d.eval_cost + walked * ROW_COST  # the ids listed once, then the walk
+        # through the candidates: their rows when more than the ids are tested (rows of candidates
+        # that other conditions drop too, so only where the matches are sparse)
+        sorting = d.eval_cost + total * ROW_COST * 2 if ids_only else (float("inf") if walked < total else 0.0)
+        if probing <= min(listing_first, sorting):
+            return Source("resources r INDEXED BY resources_created", cond=f" AND {d.probe}",
+                          cond_params=d.probe_params)
+        if listing_first <= sorting:
+            return Source("resources r INDEXED BY resources_created", cond=f" AND r.id IN ({d.sql})",
+                          cond_params=d.params)
+        if ids_only:
+            where, where_params = where_clause(spec, listing.fields, listing.search)
+            # the page's ids, then their rows by rowid (NOT INDEXED: never a scan of an index for them)
+            return Source("resources r NOT INDEXED", paged=True, cond=(
+                f" AND r.id IN (SELECT r.id FROM ({d.sql}) c CROSS JOIN resources r INDEXED BY resources_visible"
+                f" ON r.id = c.id WHERE {cond}{where} ORDER BY {listing.default_order} LIMIT ? OFFSET ?)"),
+                cond_params=[*d.params, *params, *where_params, limit, offset])
+        return Source(f"({d.sql}) c CROSS JOIN resources r ON r.id = c.id", d.params)
 
-    return fetch_page(conn, listing, spec, (cond, params), limit, offset, count_from=count_from, page_from=page_from)
+    return fetch_page(conn, listing, spec, (cond, params), limit, offset, count_from=count_from, page_from=page_from,
+                      count=count)
+
+
+FEW = 12_000  # candidates counted and sorted in this process, in the same pass that finds them
+FEW_WORTH = 5000.0  # when listing the candidates costs more than that (microseconds): the text index
+
+
+def _few(conn: sqlite3.Connection, listing: Listing, spec: ListSpec, visible: tuple[str, list[Any]],
+         driver: Candidates, count_from: Source, limit: int, offset: int) -> tuple[int, list[sqlite3.Row]] | None:
+    """The total and the page in one pass over the candidates when no more than ``FEW`` of them
+    are visible, so that their index (the text index above all) is searched once, not twice;
+    None when there are more, or when the count is already known."""
+    count_sql, count_params = count_query(listing, spec, visible, count_from)
+    if known_count(conn, count_sql, count_params) is not None:
+        return None
+    cond, params = visible
+    where, where_params = where_clause(spec, listing.fields, listing.search)
+    cursor = conn.execute(f"SELECT r.id, r.created FROM ({driver.sql}) c CROSS JOIN resources r INDEXED BY"
+                          f" resources_visible ON r.id = c.id WHERE {cond}{where}", [*driver.params, *params, *where_params])
+    found = cursor.fetchmany(FEW + 1)
+    cursor.close()
+    if len(found) > FEW or not all(isinstance(created, str) for _, created in found):
+        return None
+    remember_count(conn, count_sql, count_params, len(found))
+    # the default order, created then id, newest first (text compares as SQLite's BINARY does)
+    ids = [rid for rid, _ in heapq.nlargest(offset + limit, found, key=lambda row: (row[1], row[0]))[offset:]]
+    if not ids:
+        return len(found), []
+    rows = conn.execute(f"SELECT {listing.columns} FROM resources r WHERE r.id IN ({','.join('?' * len(ids))})"
+                        f" ORDER BY {listing.default_order}", ids).fetchall()
+    return len(found), rows
 
 
 def rows_by_ids(conn: sqlite3.Connection, ids: list[int]) -> list[sqlite3.Row]:
@@ -526,7 +688,7 @@ def _add_manager_perms(held: set[str], group_id: int | None, viewer: Viewer) -> 
 
 def ids_matching(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery) -> list[int]:
     """Ids of every resource the query selects for the viewer (patch-all)."""
-    cond, params, spec, driver = _conditions(viewer, query)
+    cond, params, spec, driver = _conditions(conn, viewer, query)
     source = Source(f"({driver[0].sql}) c CROSS JOIN resources r ON r.id = c.id", driver[0].params) if driver \
         else Source("resources r")
     where, where_params = where_clause(spec, fields_for(query.resource_types), SEARCH_FIELDS)

@@ -42,9 +42,10 @@ INSERT = (
     " ?13, ?14, ?15, ?16, ?17, ?8, ?18, ?19, 1, 1, 1, ?20, 'Seed data', ?21)"
 )
 # Triggers that keep an index in step row by row: dropped during the load, made again after it,
-# their index filled in bulk by seed_resources (extents: seed_extents.fill; text: one INSERT ...
-# SELECT). A new index kept by triggers on these tables goes here with its bulk fill.
-INDEX_TRIGGERS = ("resources_extent_insert", "resources_text_insert")
+# their index filled in bulk by seed_resources (extents: seed_extents.fill; text and the keywords
+# of listed resources: one INSERT ... SELECT each). A new index kept by triggers on these tables
+# goes here with its bulk fill.
+INDEX_TRIGGERS = ("resources_extent_insert", "resources_text_insert", "listed_keywords_insert")
 BATCH = 20_000
 BULK_TABLES = ("resources", "resource_perms", "resource_keywords", "resource_regions")
 # Indexes kept up to date during a large load: the new rows' keys go at the end (they lead with
@@ -213,6 +214,10 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
                 pending = pool.submit(generator.batch, following) if following else None
                 _insert(conn, batch)
         seed_extents.fill(conn, first, count)
+        conn.execute("INSERT INTO listed_keywords (keyword_id, resource_id) SELECT rk.keyword_id, rk.resource_id"
+                     " FROM resource_keywords rk JOIN resources r ON r.id = rk.resource_id WHERE rk.resource_id >= ?"
+                     " AND r.public_view = 1 AND r.dirty = 0 AND r.advertised = 1"
+                     " ORDER BY rk.keyword_id, rk.resource_id", (first,))  # in key order: three times faster
         # the text index: a large in-memory buffer, merged once at the end, not while rows go in
         text_index.configure(conn, hashsize=64 * 1024 * 1024, automerge=0, crisismerge=64)
         conn.execute("INSERT INTO resource_text (rowid, title, abstract) SELECT id, title, abstract FROM resources"
