@@ -36,7 +36,7 @@ try:
     import fcntl
 except ImportError:  # Windows, where one process serves (the single executable)
     fcntl = None
-from catalogue_app.store.migrations import MIGRATIONS, statements
+from catalogue_app.store.migrations import MIGRATIONS, count_changes, statements
 
 T = TypeVar("T")
 
@@ -80,13 +80,14 @@ class Connection(sqlite3.Connection):
 def kept(conn: sqlite3.Connection) -> dict[Any, Any]:
     """A dict in which reads on a reader connection of the database owner may keep what they
     derived from the database (counts, rendered resources), emptied as soon as another
-    connection has committed (``PRAGMA data_version`` moves), so that nothing kept outlives
-    the rows it came from. Call it inside the read transaction whose snapshot the kept values
+    connection has committed a change of data (triggers count them in ``data_changes``; merges
+    of the text index, sessions and tokens are not counted), so that nothing kept outlives the
+    rows it came from. Call it inside the read transaction whose snapshot the kept values
     come from. Any other connection (the writer's own commits leave its data_version alone)
     keeps nothing: it gets a new, empty dict."""
     if not isinstance(conn, Connection) or not conn.keeps or not conn.in_transaction:
         return {}
-    version = conn.execute("PRAGMA data_version").fetchone()[0]
+    version = conn.execute("SELECT n FROM data_changes").fetchone()[0]
     held = conn.held
     if held is None or held[0] != version:
         held = conn.held = (version, {})
@@ -150,6 +151,7 @@ def migrate(path: Path | str) -> int:
                         conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {number}")
                 version = number
+            count_changes(conn)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

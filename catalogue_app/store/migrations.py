@@ -710,7 +710,52 @@ END;
 """
 
 
+# Migration 19: a count of the commits that changed data, for what readers keep (store/db.py
+# ``kept``). SQLite's own data_version also moves on commits that change no data a reader keeps
+# anything of: the text index merged between writes, sessions and tokens.
+DATA_CHANGES = """
+CREATE TABLE IF NOT EXISTS data_changes (
+    id  INTEGER PRIMARY KEY CHECK (id = 1),
+    n   INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO data_changes (id, n) VALUES (1, 0);
+"""
+
+# Tables whose changes leave data_changes alone: nothing kept is derived from them.
+UNCOUNTED = {"data_changes", "sessions", "tokens", "login_failures"}
+
+
+def counted_tables(conn) -> list[str]:
+    """The tables whose every change bumps data_changes: all but UNCOUNTED, SQLite's own and
+    the tables a virtual table keeps its index in (they change with the rows they index)."""
+    rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall()
+    virtual = [name for name, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL TABLE")]
+    return [name for name, sql in rows
+            if name not in UNCOUNTED and not name.startswith("sqlite_") and name not in virtual
+            and not any(name.startswith(v + "_") for v in virtual)]
+
+
+def change_triggers(conn, tables: list[str] | None = None) -> dict[str, str]:
+    """The triggers that bump data_changes, by name, for ``tables`` (all counted ones)."""
+    out = {}
+    for table in counted_tables(conn) if tables is None else tables:
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            name = f"data_changes_{table}_{event.lower()}"
+            out[name] = (f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {event} ON {table} "
+                         "BEGIN UPDATE data_changes SET n = n + 1; END")
+    return out
+
+
+def count_changes(conn) -> None:
+    """Make the triggers of every counted table that lacks them (after every migration, so that
+    a table a later step adds is counted too)."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'data_changes'").fetchone() is None:
+        return
+    for sql in change_triggers(conn).values():
+        conn.execute(sql)
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
-                    GEOAPPS, text_index_merges_in_steps, LIST_INDEXES]
+                    GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES]

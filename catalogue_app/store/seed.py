@@ -16,6 +16,7 @@ import numpy as np
 
 from catalogue_app.clock import now
 from catalogue_app.store import seed_extents, text_index
+from catalogue_app.store.migrations import change_triggers
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 SUBJECTS = ["river", "flood", "forest", "soil", "road", "railway", "coastline", "wetland", "glacier", "land use",
@@ -192,8 +193,10 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
     if count <= 0:
         return first
     generator = Generator(conn, np.random.default_rng([seed, first]), public_share, types)  # another batch, other rows
+    # the count of data changes (readers' kept values) is bumped once for the load, not per row
+    counting = tuple(change_triggers(conn, list(BULK_TABLES)))
     triggers = {name: sql for name, sql in conn.execute(
-        f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN {INDEX_TRIGGERS}")}
+        f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN {(*INDEX_TRIGGERS, *counting)}")}
     # Into a table smaller than the batch, building the secondary indexes afterwards from sorted
     # data is cheaper than keeping them up to date row by row.
     indexes = {} if count < first else {name: sql for name, sql in conn.execute(
@@ -229,6 +232,8 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
             gc.enable()
         for sql in [*triggers.values(), *indexes.values()]:
             conn.execute(sql)
+        if counting:
+            conn.execute("UPDATE data_changes SET n = n + 1")
     return first
 
 

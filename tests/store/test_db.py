@@ -114,3 +114,33 @@ def test_a_cheap_read_that_once_took_long_runs_on_a_thread_for_a_while(db):
 
     quick, after, later = asyncio.run(main())
     assert quick == "MainThread" and after.startswith("sqlite-reader") and later == "MainThread"
+
+
+def test_what_readers_keep_goes_with_data_changes_only(db):
+    """Kept values (counts, rendered resources) are dropped when another connection commits a
+    change of data, and kept across commits that change none: merges of the text index,
+    sessions."""
+    from catalogue_app.store import resource_writes, sessions, text_index, users
+
+    owner = db.write_sync(lambda conn: users.create(conn, {"username": "owner", "password": ""}))
+    rid = db.write_sync(resource_writes.create, "document", owner, {"title": "River atlas"})
+    for n in range(30):  # segments for the text index to merge
+        db.write_sync(resource_writes.update, rid, {"title": f"River atlas, edition {n}"})
+
+    def keep(conn, value=None):
+        kept_here = db.kept(conn)
+        if value is not None:
+            kept_here["mark"] = value
+        return kept_here.get("mark")
+
+    db.read(keep, "kept")
+    assert db.write_sync(lambda conn: text_index.merge_step(conn, 1000))  # it merged something
+    db.write_sync(sessions.begin_attempt, "someone")  # a failed sign-in is counted for its name only
+    assert db.read(keep) == "kept"
+    db.write_sync(resource_writes.update, rid, {"title": "Flood atlas"})
+    assert db.read(keep) is None
+    db.read(keep, "again")
+    db.write_sync(lambda conn: conn.execute(
+        "INSERT INTO execution_requests (exec_id, func_name, action, input_params, created, last_updated)"
+        " VALUES ('e1', 'delete', 'delete', '{}', '', '')"))
+    assert db.read(keep) is None  # a list of execution requests counts them too
