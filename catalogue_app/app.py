@@ -7,6 +7,7 @@ import os
 
 from litestar import Controller, Litestar, Response, get
 from litestar.datastructures import State
+from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
 from catalogue_app import __version__, processes
@@ -40,6 +41,7 @@ from catalogue_app.api import (
     web_ui,
 )
 from catalogue_app.api.auth import AuthMiddleware, CredentialCache
+from catalogue_app.api.context import Context
 from catalogue_app.api.drain import DrainUnread
 from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.head import HeadAsGet
@@ -95,6 +97,8 @@ def create_app(settings: Settings) -> Litestar:
     return Litestar(
         route_handlers=[default_avatar, *(route for family in FAMILIES for route in family.ROUTES)],
         state=state,
+        # a handler that names ``ctx: Context`` gets what it needs of its request in one object
+        dependencies={"ctx": Provide(Context, sync_to_thread=False)},
         middleware=[AuthMiddleware()],
         exception_handlers=EXCEPTION_HANDLERS,
         on_startup=[open_database, thumbnails.sweep_at_start],

@@ -80,9 +80,8 @@ def _list_answer(request: Request) -> AssetList:
 
 
 @get("/api/v2/assets/{pk:str}", tags=["assets"], summary="One asset")
-async def get_asset(request: Request, pk: FromPath[str]) -> AssetDetail:
-    ctx = Context(request)
-    row = await reading(request, lambda: ctx.db.read(assets.get, ctx.viewer, path_id(pk, "Asset")))
+async def get_asset(ctx: Context, pk: FromPath[str]) -> AssetDetail:
+    row = await reading(ctx.request, lambda: ctx.db.read(assets.get, ctx.viewer, path_id(pk, "Asset")))
     if row is None:
         raise not_found("Asset")
     return AssetDetail(_shape(row, ctx.base))

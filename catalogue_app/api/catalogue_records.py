@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 import msgspec
-from litestar import Request, Response, get
+from litestar import Response, get
 from lxml import etree
 
 from catalogue_app.api import record_formats
@@ -74,10 +74,9 @@ def choice(params: dict[str, str], key: str, allowed: tuple[str, ...], default: 
 
 @get("/catalogue/csw", tags=["metadata"], summary="Metadata records of resources (CSW 2.0.2 GetRecordById: "
      "ISO 19139, Dublin Core or Atom) and the service's capabilities")
-async def csw(request: Request) -> Response[bytes]:
-    ctx = Context(request)
+async def csw(ctx: Context) -> Response[bytes]:
     try:
-        params = parameters(request.scope.get("query_string", b"").decode("utf-8", "replace"))
+        params = parameters(ctx.request.scope.get("query_string", b"").decode("utf-8", "replace"))
         service = params.get("service")
         if not service:
             raise CswError("MissingParameterValue", 'The parameter "service" is required (service=CSW).', "service")
@@ -91,7 +90,7 @@ async def csw(request: Request) -> Response[bytes]:
                 raise CswError("MissingParameterValue", 'The parameter "request" is required.', "request")
             raise CswError("OperationNotSupported", f'"{params["request"]}" is not supported here: use '
                            "GetRecordById or GetCapabilities.", "request")
-        return await reading(request, record_answer, ctx, params)
+        return await reading(ctx.request, record_answer, ctx, params)
     except CswError as error:
         return exception_report(error)
 

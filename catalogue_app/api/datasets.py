@@ -50,21 +50,19 @@ def _attributes(ctx: Context, pk: str) -> AttributeSet:
 
 @patch("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"], opt={"body": AttributeSet},
        summary="Change labels, descriptions, visibility or order of a dataset's attributes")
-async def change_attribute_set(request: Request, pk: FromPath[str]) -> AttributeSet:
-    ctx = Context(request)
+async def change_attribute_set(ctx: Context, pk: FromPath[str]) -> AttributeSet:
     ctx.require_login()
-    body = await read_body(request)
+    body = await read_body(ctx.request)
     items = body.get("attributes", body.get("attribute_set")) if isinstance(body, dict) else body
-    viewer = await reading(request, lambda: ctx.viewer)
+    viewer = await reading(ctx.request, lambda: ctx.viewer)
 
     await ctx.db.write(rules.change_attributes, viewer, path_id(pk, "Dataset"), items)
-    return await reading(request, _attributes, ctx, pk)
+    return await reading(ctx.request, _attributes, ctx, pk)
 
 
 @get("/datasets/{alternate:str}/dataset_download", tags=["datasets"],
      summary="Download a dataset: a zipped Shapefile for vectors, the GeoTIFF for rasters")
-async def dataset_download(request: Request, alternate: FromPath[str]) -> File:
-    ctx = Context(request)
+async def dataset_download(ctx: Context, alternate: FromPath[str]) -> File:
 
     def load(conn: Connection):
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot

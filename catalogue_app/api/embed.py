@@ -83,8 +83,7 @@ def _start_view(row: Row) -> tuple[str, str] | None:
 
 # -- datasets ------------------------------------------------------------------------------------
 @get("/datasets/{alternate:str}/embed", tags=["datasets"], summary="An embeddable map preview of a dataset (HTML)")
-async def dataset_embed(request: Request, alternate: FromPath[str]) -> Response[str]:
-    ctx = Context(request)
+async def dataset_embed(ctx: Context, alternate: FromPath[str]) -> Response[str]:
     base = ctx.base
 
     def load(conn: Connection):
@@ -139,8 +138,7 @@ def document_body(row: Row, doc: Row | None, may_download: bool, base: str) -> s
 
 
 @get("/documents/{pk:str}/embed", tags=["documents"], summary="An embeddable view of a document (HTML)")
-async def document_embed(request: Request, pk: FromPath[str]) -> Response[str]:
-    ctx = Context(request)
+async def document_embed(ctx: Context, pk: FromPath[str]) -> Response[str]:
     base = ctx.base
     if not pk.isdecimal() or len(pk) > 18:
         return not_found(base)
@@ -182,10 +180,9 @@ async def _described(request: Request, pk: str, types: tuple[str, ...]) -> Respo
 
 
 @get("/maps/{pk:str}/embed", tags=["maps"], summary="An embeddable view of a map (HTML)")
-async def map_embed(request: Request, pk: FromPath[str]) -> Response[str]:
+async def map_embed(ctx: Context, pk: FromPath[str]) -> Response[str]:
     """The map drawn by the catalogue's WMS (its layers over the offline basemap), in the same
     small viewer as a dataset's preview."""
-    ctx = Context(request)
     base = ctx.base
     row = await ctx.db.execute(_visible, ctx, pk, ("map",)) if pk.isdecimal() and len(pk) <= 18 else None
     if row is None:

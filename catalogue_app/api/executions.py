@@ -8,7 +8,7 @@ import uuid
 from typing import Any
 
 import msgspec
-from litestar import Controller, Request, Response, delete, get
+from litestar import Controller, Response, delete, get
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination
@@ -130,26 +130,23 @@ class ExecutionsController(Controller):
     tags = ["executionrequest"]
 
     @get("/", summary="The caller's execution requests (everyone's for admins), oldest first")
-    async def list_requests(self, request: Request) -> RequestList:
-        ctx = Context(request)
+    async def list_requests(self, ctx: Context) -> RequestList:
         caller = ctx.require_login()
         spec = list_spec(ctx.params, executions.FIELDS, executions.SEARCH_FIELDS)
 
         def fetch(limit: int, offset: int):
             return ctx.db.read(executions.page, spec, caller.id, caller.is_admin, limit, offset)
 
-        page, total, rows = await reading(request, pagination.paginate, request, ctx.params, fetch)
+        page, total, rows = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
         items = [shape(r, ctx.base) for r in rows]
-        return pagination.build(request, ctx.params, RequestList, page, total, items)
+        return pagination.build(ctx.request, ctx.params, RequestList, page, total, items)
 
     @get("/{exec_id:str}", summary="One execution request")
-    async def get_request(self, request: Request, exec_id: FromPath[str]) -> RequestDetail:
-        ctx = Context(request)
+    async def get_request(self, ctx: Context, exec_id: FromPath[str]) -> RequestDetail:
         return RequestDetail(shape(await _own(ctx, exec_id), ctx.base))
 
     @delete("/{exec_id:str}", status_code=200, summary="Forget a finished or failed execution request")
-    async def delete_request(self, request: Request, exec_id: FromPath[str]) -> Response[None]:
-        ctx = Context(request)
+    async def delete_request(self, ctx: Context, exec_id: FromPath[str]) -> Response[None]:
         row = await _own(ctx, exec_id)
         if row["status"] in executions.OPEN:
             raise ApiError(409, "This execution request is still ready or running; it can be removed once it ends.")
@@ -159,8 +156,7 @@ class ExecutionsController(Controller):
 
 @get("/api/v2/resource-service/execution-status/{execution_id:str}", tags=["resource-service"],
      summary="The state of an asynchronous operation (poll until status is finished or failed)")
-async def execution_status(request: Request, execution_id: FromPath[str]) -> ExecutionStatus:
-    ctx = Context(request)
+async def execution_status(ctx: Context, execution_id: FromPath[str]) -> ExecutionStatus:
     try:
         uuid.UUID(execution_id)
     except ValueError:

@@ -102,8 +102,7 @@ class GroupsController(Controller):
     tags = ["groups"]
 
     @get("/", summary="List group profiles visible to the caller")
-    async def list_groups(self, request: Request) -> GroupList:
-        ctx = Context(request)
+    async def list_groups(self, ctx: Context) -> GroupList:
         caller = ctx.caller
         spec = list_spec(ctx.params, groups.FIELDS, groups.SEARCH_FIELDS)
 
@@ -113,40 +112,37 @@ class GroupsController(Controller):
                 return total, group_profiles(conn, rows, ctx.base)
             return ctx.db.read(load)
 
-        page, total, items = await reading(request, pagination.paginate, request, ctx.params, fetch)
-        return pagination.build(request, ctx.params, GroupList, page, total, items)
+        page, total, items = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
+        return pagination.build(ctx.request, ctx.params, GroupList, page, total, items)
 
     @post("/", status_code=201, opt={"body": GroupWrite}, summary="Create one group or several (admins)")
-    async def create_groups(self, request: Request) -> GroupDetail | GroupBatch:
-        ctx = Context(request)
+    async def create_groups(self, ctx: Context) -> GroupDetail | GroupBatch:
         caller = ctx.caller
         if not caller.is_admin:
             raise denied(caller)
-        items, many = records(await read_body(request), "group_profile", "group_profiles")
+        items, many = records(await read_body(ctx.request), "group_profile", "group_profiles")
         batch = [_values(convert(item, GroupWrite), creating=True) for item in items]
-        rendered = await reading(request, _render, ctx, await ctx.db.write(group_rules.create, caller, batch))
+        rendered = await reading(ctx.request, _render, ctx, await ctx.db.write(group_rules.create, caller, batch))
         return GroupBatch(rendered) if many else GroupDetail(rendered[0])
 
     @patch("/", opt={"body": list[GroupUpdate]}, summary="Update several groups (ENABLE_BULK_UPDATE)")
-    async def bulk_update(self, request: Request) -> GroupBatch:
-        ctx = Context(request)
+    async def bulk_update(self, ctx: Context) -> GroupBatch:
         caller = ctx.caller
         if caller.is_anonymous:
             raise denied(caller)
         ctx.require_bulk_update()
         batch = []
-        for item in update_records(await read_body(request), "group_profiles"):
+        for item in update_records(await read_body(ctx.request), "group_profiles"):
             data = convert(item, GroupUpdate)
             batch.append((data.id, *_values(data, creating=False)))
         await ctx.db.write(group_rules.change_each, caller, batch)
-        return GroupBatch(await reading(request, _render, ctx, [b[0] for b in batch]))
+        return GroupBatch(await reading(ctx.request, _render, ctx, [b[0] for b in batch]))
 
     @delete("/", status_code=204, summary="Delete several groups (admins)")
-    async def bulk_delete(self, request: Request) -> None:
-        ctx = Context(request)
+    async def bulk_delete(self, ctx: Context) -> None:
         if not ctx.caller.is_admin:
             raise denied(ctx.caller)
-        ids = record_ids(await read_body(request), "group_profiles")
+        ids = record_ids(await read_body(ctx.request), "group_profiles")
         await ctx.db.write(group_rules.delete_each, ctx.caller, ids)
 
     # -- one group ---------------------------------------------------------------------------
@@ -156,9 +152,8 @@ class GroupsController(Controller):
         return ctx.db.read(group_rules.visible, ctx.caller, path_id(pk, "GroupProfile"))
 
     @get("/{pk:str}", summary="One group profile")
-    async def get_group(self, request: Request, pk: FromPath[str]) -> GroupDetail:
-        ctx = Context(request)
-        return GroupDetail((await reading(request, lambda: _render(ctx, [self._visible(ctx, pk)["id"]])))[0])
+    async def get_group(self, ctx: Context, pk: FromPath[str]) -> GroupDetail:
+        return GroupDetail((await reading(ctx.request, lambda: _render(ctx, [self._visible(ctx, pk)["id"]])))[0])
 
     @patch("/{pk:str}", opt={"body": GroupWrite}, summary="Change a group (its managers or admins)")
     async def patch_group(self, request: Request, pk: FromPath[str]) -> GroupDetail:
@@ -179,11 +174,10 @@ class GroupsController(Controller):
         return GroupDetail((await reading(request, _render, ctx, [profile_id]))[0])
 
     @delete("/{pk:str}", status_code=204, summary="Delete a group (admins)")
-    async def delete_group(self, request: Request, pk: FromPath[str]) -> None:
-        ctx = Context(request)
+    async def delete_group(self, ctx: Context, pk: FromPath[str]) -> None:
         if ctx.caller.is_anonymous:
             raise denied(ctx.caller)
-        profile = await reading(request, self._visible, ctx, pk)
+        profile = await reading(ctx.request, self._visible, ctx, pk)
         if not ctx.caller.is_admin:
             raise permission_denied()
         await ctx.db.write(groups.delete, profile["id"])
@@ -198,14 +192,12 @@ class GroupsController(Controller):
         return ctx.db.read(load)
 
     @get("/{pk:str}/managers", summary="Managers of the group")
-    async def managers(self, request: Request, pk: FromPath[str]) -> list[User]:
-        ctx = Context(request)
-        return await reading(request, lambda: self._people(ctx, self._visible(ctx, pk), managers_only=True))
+    async def managers(self, ctx: Context, pk: FromPath[str]) -> list[User]:
+        return await reading(ctx.request, lambda: self._people(ctx, self._visible(ctx, pk), managers_only=True))
 
     @get("/{pk:str}/members", summary="Members of the group (managers included)")
-    async def members(self, request: Request, pk: FromPath[str]) -> list[User]:
-        ctx = Context(request)
-        return await reading(request, lambda: self._people(ctx, self._visible(ctx, pk), managers_only=False))
+    async def members(self, ctx: Context, pk: FromPath[str]) -> list[User]:
+        return await reading(ctx.request, lambda: self._people(ctx, self._visible(ctx, pk), managers_only=False))
 
     @post("/{pk:str}/members", status_code=200, opt={"body": MembersBody},
           summary="Add users to the group, as members or managers")
@@ -229,8 +221,7 @@ class GroupsController(Controller):
         return await reading(request, self._people, ctx, profile, False)
 
     @get("/{pk:str}/resources", summary="Resources on which the group holds a permission")
-    async def group_resources(self, request: Request, pk: FromPath[str]) -> GroupResources:
-        ctx = Context(request)
+    async def group_resources(self, ctx: Context, pk: FromPath[str]) -> GroupResources:
 
         def answer() -> Any:
             profile = self._visible(ctx, pk)
@@ -239,11 +230,11 @@ class GroupsController(Controller):
             def fetch(limit: int, offset: int):
                 return ctx.db.read(resources.page_of_group, profile["group_id"], ctx.viewer, limit, offset)
 
-            page, total, rows = pagination.paginate(request, ctx.params, fetch)
+            page, total, rows = pagination.paginate(ctx.request, ctx.params, fetch)
             items = ctx.db.read(render, rows, caller, ctx.viewer, ctx.base)
-            return pagination.build(request, ctx.params, GroupResources, page, total, items)
+            return pagination.build(ctx.request, ctx.params, GroupResources, page, total, items)
 
-        return await reading(request, answer)
+        return await reading(ctx.request, answer)
 
 
 ROUTES = [GroupsController]

@@ -166,8 +166,7 @@ def _visible(conn: Connection, viewer: Viewer, pk: str, kind: str, model: str) -
 
 
 @get("/api/v2/maps/{pk:str}/maplayers", tags=["maps"], summary="The layers of a map, in order")
-async def map_maplayers(request: Request, pk: FromPath[str]) -> list[MapLayer]:
-    ctx = Context(request)
+async def map_maplayers(ctx: Context, pk: FromPath[str]) -> list[MapLayer]:
 
     def load(conn: Connection) -> list[MapLayer]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
@@ -179,8 +178,7 @@ async def map_maplayers(request: Request, pk: FromPath[str]) -> list[MapLayer]:
 
 @get("/api/v2/maps/{pk:str}/datasets", tags=["maps"],
      summary="The datasets of a map's layers that the caller may view, in layer order")
-async def map_datasets(request: Request, pk: FromPath[str]) -> list[LayerDataset]:
-    ctx = Context(request)
+async def map_datasets(ctx: Context, pk: FromPath[str]) -> list[LayerDataset]:
 
     def load(conn: Connection) -> list[LayerDataset]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
@@ -194,8 +192,7 @@ async def map_datasets(request: Request, pk: FromPath[str]) -> list[LayerDataset
 
 @get("/api/v2/datasets/{pk:str}/maplayers", tags=["datasets"],
      summary="The layers that show a dataset, in maps the caller may view")
-async def dataset_maplayers(request: Request, pk: FromPath[str]) -> list[DatasetLayer]:
-    ctx = Context(request)
+async def dataset_maplayers(ctx: Context, pk: FromPath[str]) -> list[DatasetLayer]:
 
     def load(conn: Connection) -> list[DatasetLayer]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
@@ -209,8 +206,7 @@ async def dataset_maplayers(request: Request, pk: FromPath[str]) -> list[Dataset
 
 
 @get("/api/v2/datasets/{pk:str}/maps", tags=["datasets"], summary="The maps the caller may view that show a dataset")
-async def dataset_maps(request: Request, pk: FromPath[str]) -> list[MapRef]:
-    ctx = Context(request)
+async def dataset_maps(ctx: Context, pk: FromPath[str]) -> list[MapRef]:
 
     def load(conn: Connection) -> list[MapRef]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot

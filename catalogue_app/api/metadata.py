@@ -5,7 +5,7 @@ GET /api/v2/resources/{pk}/iso_metadata_xml serves it back as it was sent."""
 from __future__ import annotations
 
 import msgspec
-from litestar import Request, Response, get, put
+from litestar import Response, get, put
 from litestar.datastructures import UploadFile
 from litestar.params import FromPath
 
@@ -29,17 +29,16 @@ class MetadataForm(msgspec.Struct):
 @put("/api/v2/datasets/{pk:str}/metadata", tags=["datasets"], request_max_body_size=MAX_XML + 64 * 1024,
      opt={"body": MetadataForm, "body_media": ["multipart/form-data"]},
      summary="Upload an ISO 19115/19139 XML document (multipart metadata_file) into a dataset's metadata")
-async def upload_metadata(request: Request, pk: FromPath[str]) -> Response[dict]:
-    ctx = Context(request)
+async def upload_metadata(ctx: Context, pk: FromPath[str]) -> Response[dict]:
     ctx.require_login()
     missing = ApiError(404, f"Dataset with ID {pk} is not available", "not_found")
     if not pk.isdecimal() or len(pk) > 18:
         raise missing
-    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    media = ctx.request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media != "multipart/form-data":
         raise ApiError(415, "The metadata document is sent as multipart/form-data (field metadata_file).",
                        "unsupported_media_type")
-    item = (await request.form()).get("metadata_file")
+    item = (await ctx.request.form()).get("metadata_file")
     if not isinstance(item, UploadFile):
         raise invalid("metadata_file: No file was submitted.")
     data = await item.read(MAX_XML + 1)
@@ -49,7 +48,7 @@ async def upload_metadata(request: Request, pk: FromPath[str]) -> Response[dict]
         fields = parse_iso(data)
     except GeoError as exc:
         raise ApiError(400, f"metadata_file: {exc}", "invalid_metadata_exception") from None
-    viewer = await reading(request, lambda: ctx.viewer)
+    viewer = await reading(ctx.request, lambda: ctx.viewer)
 
     await ctx.db.write(dataset_rules.apply_iso_metadata, viewer, int(pk), msgspec.to_builtins(fields), data)
     return Response({"success": True, "message": ["Metadata successfully updated"]})
@@ -57,8 +56,7 @@ async def upload_metadata(request: Request, pk: FromPath[str]) -> Response[dict]
 
 @get("/api/v2/resources/{pk:str}/iso_metadata_xml", tags=["resources"],
      summary="The ISO XML metadata document uploaded for a resource, as it was sent")
-async def iso_metadata_xml(request: Request, pk: FromPath[str]) -> Response[bytes]:
-    ctx = Context(request)
+async def iso_metadata_xml(ctx: Context, pk: FromPath[str]) -> Response[bytes]:
 
     def load(conn: Connection) -> bytes | None:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot

@@ -133,8 +133,7 @@ class PermissionsController(Controller):
         return await reading(ctx.request, lambda: ctx.db.read(managed, ctx.viewer, caller.is_staff, pk))
 
     @get("/", summary="Users, organizations and special groups holding a level on the resource")
-    async def get_permissions(self, request: Request, pk: FromPath[str]) -> Overview:
-        ctx = Context(request)
+    async def get_permissions(self, ctx: Context, pk: FromPath[str]) -> Overview:
         caller = ctx.require_login()
 
         def load(conn: Connection) -> Overview:
@@ -154,8 +153,7 @@ class PermissionsController(Controller):
         return await self._set(request, pk)
 
     @delete("/", status_code=200, summary="Remove every permission but the owner's (asynchronous)")
-    async def delete_permissions(self, request: Request, pk: FromPath[str]) -> Response[Receipt]:
-        ctx = Context(request)
+    async def delete_permissions(self, ctx: Context, pk: FromPath[str]) -> Response[Receipt]:
         target = await self._target(ctx, pk)
         keep = [g for g, may in ((ANONYMOUS_GROUP_ID, target.anonymous), (REGISTERED_GROUP_ID, target.registered))
                 if not may]

@@ -97,25 +97,22 @@ class ResourceActionsController(Controller):
 
     # -- favorites -------------------------------------------------------------------------------
     @post("/favorite", status_code=201, summary="Mark as a favorite of the caller")
-    async def add_favorite(self, request: Request, pk: FromPath[str]) -> FavoriteAnswer:
-        ctx = Context(request)
+    async def add_favorite(self, ctx: Context, pk: FromPath[str]) -> FavoriteAnswer:
         ctx.require_login()
-        viewer = await reading(request, lambda: ctx.viewer)
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
         await ctx.db.write(extras.add_favorite, viewer, path_id(pk, "ResourceBase"))
         return FavoriteAnswer("Successfuly added resource to favorites")
 
     @delete("/favorite", status_code=200, summary="Unmark as a favorite of the caller")
-    async def remove_favorite(self, request: Request, pk: FromPath[str]) -> FavoriteAnswer:
-        ctx = Context(request)
+    async def remove_favorite(self, ctx: Context, pk: FromPath[str]) -> FavoriteAnswer:
         ctx.require_login()
-        viewer = await reading(request, lambda: ctx.viewer)
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
         await ctx.db.write(extras.remove_favorite, viewer, path_id(pk, "ResourceBase"))
         return FavoriteAnswer("Successfuly removed resource from favorites")
 
     # -- ratings ---------------------------------------------------------------------------------
     @get("/ratings", summary="The average rating, how many rated, and the caller's own rating")
-    async def get_rating(self, request: Request, pk: FromPath[str]) -> RatingAnswer:
-        ctx = Context(request)
+    async def get_rating(self, ctx: Context, pk: FromPath[str]) -> RatingAnswer:
 
         def load(conn: Connection) -> RatingAnswer:
             row = _visible(conn, ctx.viewer, pk)
@@ -124,11 +121,10 @@ class ResourceActionsController(Controller):
         return await ctx.db.execute(load)
 
     @post("/ratings", status_code=200, opt={"body": RatingBody}, summary="Rate the resource from 1 to 5")
-    async def post_rating(self, request: Request, pk: FromPath[str]) -> RatingAnswer:
-        ctx = Context(request)
+    async def post_rating(self, ctx: Context, pk: FromPath[str]) -> RatingAnswer:
         caller = ctx.require_login()
-        row = await reading(request, lambda: ctx.db.read(_visible, ctx.viewer, pk))
-        body = await read_body(request)
+        row = await reading(ctx.request, lambda: ctx.db.read(_visible, ctx.viewer, pk))
+        body = await read_body(ctx.request)
         value = body.get("rating") if isinstance(body, dict) else None
         if isinstance(value, str) and value.isdecimal():
             value = int(value)
@@ -139,8 +135,7 @@ class ResourceActionsController(Controller):
 
     # -- extra metadata --------------------------------------------------------------------------
     @get("/extra_metadata", summary="Extra metadata items (query parameters filter on item keys)")
-    async def get_extra(self, request: Request, pk: FromPath[str]) -> list[dict[str, Any]]:
-        ctx = Context(request)
+    async def get_extra(self, ctx: Context, pk: FromPath[str]) -> list[dict[str, Any]]:
 
         def load(conn: Connection) -> list[dict[str, Any]]:
             return resource_extras.extra_metadata(conn, _visible(conn, ctx.viewer, pk)["id"])
@@ -152,35 +147,31 @@ class ResourceActionsController(Controller):
         return items
 
     @post("/extra_metadata", status_code=201, opt={"body": list[dict[str, Any]]}, summary="Add extra metadata items")
-    async def add_extra(self, request: Request, pk: FromPath[str]) -> list[dict[str, Any]]:
-        ctx = Context(request)
+    async def add_extra(self, ctx: Context, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx.require_login()
-        items = _check_items(await read_body(request), need_id=False)
-        viewer = await reading(request, lambda: ctx.viewer)
+        items = _check_items(await read_body(ctx.request), need_id=False)
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
         return await ctx.db.write(extras.add_extra_metadata, viewer, path_id(pk, "ResourceBase"), items)
 
     @put("/extra_metadata", status_code=200, opt={"body": list[dict[str, Any]]}, summary="Replace extra metadata items")
-    async def replace_extra(self, request: Request, pk: FromPath[str]) -> list[dict[str, Any]]:
-        ctx = Context(request)
+    async def replace_extra(self, ctx: Context, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx.require_login()
-        items = _check_items(await read_body(request), need_id=True)
-        viewer = await reading(request, lambda: ctx.viewer)
+        items = _check_items(await read_body(ctx.request), need_id=True)
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
         return await ctx.db.write(extras.replace_extra_metadata, viewer, path_id(pk, "ResourceBase"), items)
 
     @delete("/extra_metadata", status_code=200, opt={"body": list[int]}, summary="Remove extra metadata items by id")
-    async def delete_extra(self, request: Request, pk: FromPath[str]) -> list[dict[str, Any]]:
-        ctx = Context(request)
+    async def delete_extra(self, ctx: Context, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx.require_login()
-        ids = await read_body(request)
+        ids = await read_body(ctx.request)
         if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
             raise invalid("Expected a list of extra metadata ids.")
-        viewer = await reading(request, lambda: ctx.viewer)
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
         return await ctx.db.write(extras.delete_extra_metadata, viewer, path_id(pk, "ResourceBase"), ids)
 
     # -- linked resources ------------------------------------------------------------------------
     @get("/linked_resources", summary="Resources this one links to and those linking to it")
-    async def get_linked(self, request: Request, pk: FromPath[str]) -> dict[str, Any]:
-        ctx = Context(request)
+    async def get_linked(self, ctx: Context, pk: FromPath[str]) -> dict[str, Any]:
 
         def load(conn: Connection) -> dict[str, Any]:
             return linked_payload(conn, _visible(conn, ctx.viewer, pk), ctx.viewer, ctx.base, ctx.params)
@@ -211,8 +202,7 @@ class ResourceActionsController(Controller):
 
     # -- one field -------------------------------------------------------------------------------
     @get("/{field_name:str}", summary="One field of the resource (relations such as keywords, owner, regions)")
-    async def get_field(self, request: Request, pk: FromPath[str], field_name: FromPath[str]) -> dict[str, Any]:
-        ctx = Context(request)
+    async def get_field(self, ctx: Context, pk: FromPath[str], field_name: FromPath[str]) -> dict[str, Any]:
         if field_name not in FIELD_NAMES:
             raise not_found()
 
@@ -230,8 +220,7 @@ class ResourceActionsController(Controller):
 
 
 @get("/api/v2/documents/{pk:str}/linked_resources", tags=["documents"], summary="Links of a document")
-async def document_links(request: Request, pk: FromPath[str]) -> dict[str, Any]:
-    ctx = Context(request)
+async def document_links(ctx: Context, pk: FromPath[str]) -> dict[str, Any]:
 
     def load(conn: Connection) -> dict[str, Any]:
         return linked_payload(conn, _visible(conn, ctx.viewer, pk, ("document",)), ctx.viewer, ctx.base, ctx.params)

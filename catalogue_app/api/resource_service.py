@@ -11,7 +11,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from litestar import Request, Response, delete, post, put
+from litestar import Response, delete, post, put
 from litestar.params import FromPath
 
 from catalogue_app import files, json_text, sniff
@@ -45,19 +45,17 @@ def _cleaned(ctx: Context, fields: dict[str, Any], row: Row | None, resource_typ
 @delete([f"/api/v2/{family}/{{pk:str}}/delete" for family in ("resources", "datasets", "documents", "maps", "geoapps")],
         status_code=200, tags=["resources"],
         summary="Delete a resource in the background: the receipt names the status URL to poll (also in Location)")
-async def delete_resource(request: Request, pk: FromPath[str]) -> Response[Receipt]:
-    ctx = Context(request)
-    row = await reading(request, _allowed, ctx, pk, rules.deletable)
+async def delete_resource(ctx: Context, pk: FromPath[str]) -> Response[Receipt]:
+    row = await reading(ctx.request, _allowed, ctx, pk, rules.deletable)
     receipt = await queue_job(ctx, "delete", "delete", {"uuid": row["uuid"]}, row["id"])
     return Response(receipt, status_code=200, headers={"Location": receipt.status_url})
 
 
 @put("/api/v2/resources/{pk:str}/copy", tags=["resources"],
      summary="Copy a resource in the background; the copy belongs to the caller")
-async def copy_resource(request: Request, pk: FromPath[str]) -> Receipt:
-    ctx = Context(request)
-    row = await reading(request, _allowed, ctx, pk, rules.copyable)
-    defaults = _defaults(await read_body(request))
+async def copy_resource(ctx: Context, pk: FromPath[str]) -> Receipt:
+    row = await reading(ctx.request, _allowed, ctx, pk, rules.copyable)
+    defaults = _defaults(await read_body(ctx.request))
     params = {"instance": row["id"], "source_uuid": row["uuid"], "owner": ctx.caller.username,
               "defaults": json.dumps(defaults)}
     return await queue_job(ctx, "copy", "copy", params, row["id"], exclusive=False)
@@ -92,14 +90,13 @@ def _defaults(body: Any) -> dict[str, Any]:
 
 @post("/api/v2/resources/create/{resource_type:str}", status_code=200, tags=["resources"],
       summary="Create a resource in the background from 'defaults' (its fields)")
-async def create_resource(request: Request, resource_type: FromPath[str]) -> Receipt:
-    ctx = Context(request)
+async def create_resource(ctx: Context, resource_type: FromPath[str]) -> Receipt:
     caller = ctx.require_login()
     if resource_type not in CREATABLE:
         raise invalid(f"resource_type: expected one of {', '.join(CREATABLE)} (datasets come from uploads).")
-    fields = {k: v for k, v in _object_field(await read_body(request), "defaults").items() if k != "owner"}
+    fields = {k: v for k, v in _object_field(await read_body(ctx.request), "defaults").items() if k != "owner"}
     fields.setdefault("title", f"New {resource_type}")
-    cleaned = await reading(request, _cleaned, ctx, fields, None, resource_type)
+    cleaned = await reading(ctx.request, _cleaned, ctx, fields, None, resource_type)
     params = {"resource_type": resource_type, "owner_id": caller.id, "uuid": str(uuid.uuid4()),
               "changes": asdict(cleaned)}
     return await queue_job(ctx, "create", "create", params, None)
@@ -107,25 +104,23 @@ async def create_resource(request: Request, resource_type: FromPath[str]) -> Rec
 
 @put("/api/v2/resources/{pk:str}/update", tags=["resources"],
      summary="Change a resource in the background from 'vals' (fields, as a PATCH takes them)")
-async def update_resource(request: Request, pk: FromPath[str]) -> Receipt:
-    ctx = Context(request)
-    row = await reading(request, _allowed, ctx, pk, rules.changeable)
-    vals = _object_field(await read_body(request), "vals")
+async def update_resource(ctx: Context, pk: FromPath[str]) -> Receipt:
+    row = await reading(ctx.request, _allowed, ctx, pk, rules.changeable)
+    vals = _object_field(await read_body(ctx.request), "vals")
     # a second hop: the body arrives between the two reads (its errors come after a 401, 404 or 403)
-    cleaned = await reading(request, _cleaned, ctx, vals, row, row["resource_type"])
+    cleaned = await reading(ctx.request, _cleaned, ctx, vals, row, row["resource_type"])
     return await queue_job(ctx, "update", "update", {"uuid": row["uuid"], "changes": asdict(cleaned)}, row["id"])
 
 
 @post("/api/v2/resources/ingest/{resource_type:str}", status_code=200, tags=["resources"],
       summary="Register a file from the server's import folder as a resource (administrators)")
-async def ingest_resource(request: Request, resource_type: FromPath[str]) -> Receipt:
-    ctx = Context(request)
+async def ingest_resource(ctx: Context, resource_type: FromPath[str]) -> Receipt:
     caller = ctx.require_login()
     if not caller.is_admin:
         raise permission_denied("Only administrators may register files from the server's import folder.")
     if resource_type not in ("document", "dataset"):
         raise invalid("resource_type: documents and datasets can be ingested.")
-    body = await read_body(request)
+    body = await read_body(ctx.request)
     path = body.get("path") if isinstance(body, dict) else None
     if not isinstance(path, str):
         raise invalid("path: the file's path inside the import folder is required.")
@@ -135,7 +130,7 @@ async def ingest_resource(request: Request, resource_type: FromPath[str]) -> Rec
         raise invalid(f"path: {exc}.") from None
     fields = {k: v for k, v in _object_field(body, "defaults").items() if k != "owner"}
     fields.setdefault("title", source.stem or source.name)
-    cleaned = await reading(request, _cleaned, ctx, fields, None, resource_type)
+    cleaned = await reading(ctx.request, _cleaned, ctx, fields, None, resource_type)
     if resource_type == "dataset":
         return await _ingest_dataset(ctx, source, asdict(cleaned))
     refused = sniff.refusal(source, source.name, source.suffix[1:]) if source.is_file() else None

@@ -409,20 +409,18 @@ class ResourceController(Controller):
         return await create_answer(request, RESOURCES)
 
     @delete("/{pk:str}", status_code=204, summary="Delete a resource")
-    async def delete_item(self, request: Request, pk: FromPath[str]) -> None:
-        ctx = Context(request)
+    async def delete_item(self, ctx: Context, pk: FromPath[str]) -> None:
         ctx.require_login()
-        viewer = await reading(request, lambda: ctx.viewer)
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
         gone = await ctx.db.write(rules.delete, viewer, path_id(pk, RESOURCES.model), RESOURCES.scope)
         files.remove_resource_files(ctx.settings.files_dir, gone)
 
     @delete("/", status_code=204, summary="Delete several resources (ENABLE_BULK_UPDATE)")
-    async def delete_list(self, request: Request) -> None:
-        ctx = Context(request)
+    async def delete_list(self, ctx: Context) -> None:
         ctx.require_login()
         ctx.require_bulk_update()  # the list URL takes DELETE only with bulk updates on
-        ids = record_ids(await read_body(request), RESOURCES.plural)
-        viewer = await reading(request, lambda: ctx.viewer)
+        ids = record_ids(await read_body(ctx.request), RESOURCES.plural)
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
         for gone in await ctx.db.write(rules.delete_each, viewer, ids, RESOURCES.scope):
             files.remove_resource_files(ctx.settings.files_dir, gone)
 
@@ -546,9 +544,8 @@ class ResourceListsController(Controller):
     tags = ["resources"]
 
     @get("/resource_types", summary="Resource types with the number the caller can see")
-    async def resource_types(self, request: Request) -> ResourceTypes:
-        ctx = Context(request)
-        counts = await reading(request, lambda: ctx.db.read(resources.type_counts, ctx.viewer))
+    async def resource_types(self, ctx: Context) -> ResourceTypes:
+        counts = await reading(ctx.request, lambda: ctx.db.read(resources.type_counts, ctx.viewer))
         return ResourceTypes([TypeCount(name, counts.get(name, 0), allowed_perms(name))
                               for name in ("dataset", "document", "map", *GEOAPP_TYPES)])
 
@@ -565,11 +562,10 @@ class ResourceListsController(Controller):
         return await reading(request, list_answer, request, RESOURCES, _fixed(request, "featured"), False)
 
     @get("/favorites", summary="The caller's favorite resources")
-    async def favorites(self, request: Request) -> Response[Any]:
-        ctx = Context(request)
+    async def favorites(self, ctx: Context) -> Response[Any]:
         caller = ctx.require_login()
         query = ResourceQuery(favorites_of=caller.id, advertised_all=True)
-        answer = await reading(request, list_answer, request, RESOURCES, query, False)
+        answer = await reading(ctx.request, list_answer, ctx.request, RESOURCES, query, False)
         body = answer.content
         body["favorites"] = body.pop("resources")
         return Response(body)

@@ -5,7 +5,7 @@ what QGIS checks for."""
 
 from __future__ import annotations
 
-from litestar import Request, Response, get, put
+from litestar import Response, get, put
 from litestar.params import FromPath
 
 from catalogue_app.api.context import Context, reading
@@ -29,8 +29,7 @@ def _missing(workspace: str, name: str) -> ApiError:
 
 
 @get(PATHS, tags=["styles"], summary="A style of a dataset as an SLD document")
-async def get_style(request: Request, workspace: FromPath[str], filename: FromPath[str]) -> Response[bytes]:
-    ctx = Context(request)
+async def get_style(ctx: Context, workspace: FromPath[str], filename: FromPath[str]) -> Response[bytes]:
     name = _name(filename)
 
     def load(conn: Connection) -> Row | None:
@@ -49,16 +48,15 @@ async def get_style(request: Request, workspace: FromPath[str], filename: FromPa
 
 @put(PATHS, tags=["styles"], request_max_body_size=MAX_SLD, status_code=200,
      summary="Replace a dataset's style with an SLD document (SLD 1.0 or SE 1.1, as QGIS saves it)")
-async def put_style(request: Request, workspace: FromPath[str], filename: FromPath[str]) -> Response[bytes]:
-    ctx = Context(request)
+async def put_style(ctx: Context, workspace: FromPath[str], filename: FromPath[str]) -> Response[bytes]:
     ctx.require_login()
     name = _name(filename)
-    body = await request.body()
+    body = await ctx.request.body()
     try:
         info = check_sld(body)
     except GeoError as exc:
         raise invalid(str(exc)) from None
-    viewer = await reading(request, lambda: ctx.viewer)
+    viewer = await reading(ctx.request, lambda: ctx.viewer)
 
     await ctx.db.write(dataset_rules.set_style, viewer, workspace, name, body, info.title)
     return Response(b"", status_code=200, media_type=SLD_TYPE)

@@ -101,10 +101,9 @@ def _changeable(ctx: Context, pk: str, missing: str | None = None) -> Row:
 # -- set_thumbnail ------------------------------------------------------------------------------
 @put(f"{ROUTE}/set_thumbnail", tags=["resources"], opt={"body": ThumbnailBody},
      summary="Set the thumbnail: multipart field or JSON key 'file' with an image, a base64 image or an image URL")
-async def set_thumbnail(request: Request, pk: FromPath[str]) -> ThumbnailUrl:
-    ctx = Context(request)
-    row = await reading(request, _changeable, ctx, pk)
-    sent = await _sent_file(ctx, request)
+async def set_thumbnail(ctx: Context, pk: FromPath[str]) -> ThumbnailUrl:
+    row = await reading(ctx.request, _changeable, ctx, pk)
+    sent = await _sent_file(ctx, ctx.request)
     if isinstance(sent, str) and _is_address(sent):
         address = _image_address(sent)
         try:
@@ -191,19 +190,18 @@ def _decoded(text: str) -> bytes:
 @post(f"{ROUTE}/set_thumbnail_from_bbox", status_code=200, tags=["resources"],
       opt={"body": BboxBody, "body_media": ["application/json"]},
       summary='Draw a dataset over {"bbox": [xmin, xmax, ymin, ymax], "srid": "EPSG:n"} as its thumbnail')
-async def set_thumbnail_from_bbox(request: Request, pk: FromPath[str]) -> Drawn:
-    ctx = Context(request)
+async def set_thumbnail_from_bbox(ctx: Context, pk: FromPath[str]) -> Drawn:
     if ctx.caller.is_anonymous:
         raise _with_message(not_authenticated())
     try:
-        row = await reading(request, _changeable, ctx, pk, f"Resource selected with id {pk} does not exists")
+        row = await reading(ctx.request, _changeable, ctx, pk, f"Resource selected with id {pk} does not exists")
     except (ApiError, Refused) as exc:
         raise _with_message(exc) from None
     if row["resource_type"] != "dataset":
         message = NO_MAP_DRAWING if row["resource_type"] == "map" else NOT_DRAWABLE
         raise _with_message(ApiError(405, message, "method_not_allowed"))
     try:
-        body = await read_body(request)
+        body = await read_body(ctx.request)
     except (ApiError, Refused) as exc:
         raise _with_message(exc) from None
     if not isinstance(body, dict):
@@ -224,10 +222,9 @@ async def set_thumbnail_from_bbox(request: Request, pk: FromPath[str]) -> Drawn:
 
 # -- delete_thumbnail ---------------------------------------------------------------------------
 @post(f"{ROUTE}/delete_thumbnail", status_code=200, tags=["resources"], summary="Remove the thumbnail")
-async def delete_thumbnail(request: Request, pk: FromPath[str]) -> Outcome:
-    ctx = Context(request)
+async def delete_thumbnail(ctx: Context, pk: FromPath[str]) -> Outcome:
     try:
-        row = await reading(request, _changeable, ctx, pk, "Resource not found.")
+        row = await reading(ctx.request, _changeable, ctx, pk, "Resource not found.")
     except (ApiError, Refused) as exc:
         raise _with_message(exc) from None
     try:
@@ -241,21 +238,20 @@ async def delete_thumbnail(request: Request, pk: FromPath[str]) -> Outcome:
 
 # -- the files ----------------------------------------------------------------------------------
 @get("/uploaded/thumbs/{name:str}", include_in_schema=False)
-async def thumbnail_file(request: Request, name: FromPath[str]) -> Response[bytes]:
+async def thumbnail_file(ctx: Context, name: FromPath[str]) -> Response[bytes]:
     """A thumbnail file, to a caller who may see a resource it is the thumbnail of (404 otherwise)."""
-    ctx = Context(request)
     found = thumbnails.NAME.fullmatch(name)
     if found is None:
         raise not_found()
     url = thumbnails.URL_PREFIX + name
-    seen = await reading(request, lambda: ctx.db.read(thumbnail_store.visible_with_url, ctx.viewer, url,
+    seen = await reading(ctx.request, lambda: ctx.db.read(thumbnail_store.visible_with_url, ctx.viewer, url,
                                                       found["uuid"]))
     if seen is None:
         raise not_found()
     etag = f'"{name.rsplit(".", 1)[0].rsplit("-", 1)[1]}"'
     # revalidated every time: a resource made private stops showing its thumbnail at once
     headers = {"Cache-Control": "private, no-cache", "ETag": etag}
-    if etag in request.headers.get("if-none-match", ""):
+    if etag in ctx.request.headers.get("if-none-match", ""):
         return Response(b"", status_code=304, headers=headers)
     try:
         data = await asyncio.to_thread((_thumbs(ctx) / name).read_bytes)

@@ -72,16 +72,15 @@ class UploadSessionsController(Controller):
     tags = ["uploads"]
 
     @get("/", summary="The caller's dataset uploads (everyone's for administrators), newest first")
-    async def list_uploads(self, request: Request) -> UploadList:
-        ctx = Context(request)
+    async def list_uploads(self, ctx: Context) -> UploadList:
         caller = ctx.require_login()
         spec = list_spec(ctx.params, executions.FIELDS, executions.SEARCH_FIELDS)
 
         def fetch(limit: int, offset: int):
             return ctx.db.read(executions.page_of_action, spec, "import", caller.id, caller.is_admin, limit, offset)
 
-        page, total, rows = await reading(request, pagination.paginate, request, ctx.params, fetch)
-        return pagination.build(request, ctx.params, UploadList, page, total, [shape(r, ctx.base) for r in rows])
+        page, total, rows = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
+        return pagination.build(ctx.request, ctx.params, UploadList, page, total, [shape(r, ctx.base) for r in rows])
 
     @post("/", status_code=201, request_max_body_size=uploads.MAX_BODY, opt=uploads.FORM,
           summary="Upload a dataset: the same as POST /api/v2/uploads/upload")
@@ -89,8 +88,7 @@ class UploadSessionsController(Controller):
         return await uploads.receive(request)
 
     @get("/{upload_id:str}", summary="One dataset upload")
-    async def get_upload(self, request: Request, upload_id: FromPath[str]) -> UploadDetail:
-        ctx = Context(request)
+    async def get_upload(self, ctx: Context, upload_id: FromPath[str]) -> UploadDetail:
         caller = ctx.require_login()
         row = (await ctx.db.execute(executions.get_by_id, int(upload_id))
                if upload_id.isdecimal() and len(upload_id) < 19 else None)

@@ -99,25 +99,23 @@ class UsersController(Controller):
 
     # -- list and create ---------------------------------------------------------------------
     @get("/", summary="List users visible to the caller")
-    async def list_users(self, request: Request) -> UserList:
-        ctx = Context(request)
+    async def list_users(self, ctx: Context) -> UserList:
         caller = ctx.require_login()
         spec = list_spec(ctx.params, users.FIELDS, users.SEARCH_FIELDS)
 
         def fetch(limit: int, offset: int):
             return ctx.db.read(users.page, spec, caller.id, caller.is_admin, limit, offset)
 
-        page, total, rows = await reading(request, pagination.paginate, request, ctx.params, fetch)
+        page, total, rows = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
         items = [user(r, caller, ctx.base) for r in rows]
-        return pagination.build(request, ctx.params, UserList, page, total, items)
+        return pagination.build(ctx.request, ctx.params, UserList, page, total, items)
 
     @post("/", status_code=200, opt={"body": UserWrite}, summary="Create one user or several")
-    async def create_users(self, request: Request) -> UserDetail | UserBatch:
-        ctx = Context(request)
+    async def create_users(self, ctx: Context) -> UserDetail | UserBatch:
         caller = ctx.require_login()
         if not caller.is_admin:
             raise permission_denied()
-        items, many = records(await read_body(request), "user", "users")
+        items, many = records(await read_body(ctx.request), "user", "users")
         batch = []
         for item in items:
             values = _values(convert(item, UserWrite))
@@ -128,28 +126,26 @@ class UsersController(Controller):
         return UserBatch(rendered) if many else UserDetail(rendered[0])
 
     @patch("/", opt={"body": list[UserUpdate]}, summary="Update several users (ENABLE_BULK_UPDATE)")
-    async def bulk_update(self, request: Request) -> UserBatch:
-        ctx = Context(request)
+    async def bulk_update(self, ctx: Context) -> UserBatch:
         caller = ctx.require_login()
         ctx.require_bulk_update()
         batch = []
-        for item in update_records(await read_body(request), "users"):
+        for item in update_records(await read_body(ctx.request), "users"):
             data = convert(item, UserUpdate)
             values = _values(data)
             user_rules.check_values(values, caller, creating=False, settings=ctx.settings)
             batch.append((data.id, await _hash(values)))
         await ctx.db.write(user_rules.change, caller, batch)
-        _forget(request, [i for i, _ in batch])
+        _forget(ctx.request, [i for i, _ in batch])
         rows = await ctx.db.execute(users.by_ids, [i for i, _ in batch])
         return UserBatch([user(r, caller, ctx.base) for r in rows])
 
     @delete("/", status_code=204, summary="Delete several users")
-    async def bulk_delete(self, request: Request) -> None:
-        ctx = Context(request)
+    async def bulk_delete(self, ctx: Context) -> None:
         caller = ctx.require_login()
-        ids = record_ids(await read_body(request), "users")
+        ids = record_ids(await read_body(ctx.request), "users")
         await ctx.db.write(user_rules.delete, caller, ids, ctx.settings.user_deletion_rules)
-        _forget(request, ids)
+        _forget(ctx.request, ids)
 
     # -- one user ----------------------------------------------------------------------------
     def _visible(self, ctx: Context, pk: str) -> Row:
@@ -162,9 +158,8 @@ class UsersController(Controller):
         return row
 
     @get("/{pk:str}", summary="One user")
-    async def get_user(self, request: Request, pk: FromPath[str]) -> UserDetail:
-        ctx = Context(request)
-        return UserDetail(user(await reading(request, self._visible, ctx, pk), ctx.caller, ctx.base))
+    async def get_user(self, ctx: Context, pk: FromPath[str]) -> UserDetail:
+        return UserDetail(user(await reading(ctx.request, self._visible, ctx, pk), ctx.caller, ctx.base))
 
     @patch("/{pk:str}", opt={"body": UserWrite}, summary="Change a user (self or admin)")
     async def patch_user(self, request: Request, pk: FromPath[str]) -> UserDetail:
@@ -184,16 +179,14 @@ class UsersController(Controller):
         return UserDetail(user(await ctx.db.execute(users.get, target["id"]), ctx.caller, ctx.base))
 
     @delete("/{pk:str}", status_code=200, summary="Delete a user after the USER_DELETION_RULES checks")
-    async def delete_user(self, request: Request, pk: FromPath[str]) -> Response[bytes]:
-        ctx = Context(request)
-        target = await reading(request, self._visible, ctx, pk)
+    async def delete_user(self, ctx: Context, pk: FromPath[str]) -> Response[bytes]:
+        target = await reading(ctx.request, self._visible, ctx, pk)
         await ctx.db.write(user_rules.delete, ctx.caller, [target["id"]], ctx.settings.user_deletion_rules)
-        _forget(request, [target["id"]])
+        _forget(ctx.request, [target["id"]])
         return json_string("User deleted sucessfully")
 
     @get("/{pk:str}/groups", summary="Groups the user belongs to")
-    async def user_groups(self, request: Request, pk: FromPath[str]) -> list[GroupProfile]:
-        ctx = Context(request)
+    async def user_groups(self, ctx: Context, pk: FromPath[str]) -> list[GroupProfile]:
 
         def load(conn: Connection) -> list[GroupProfile]:
             target = self._visible(ctx, pk)
@@ -203,8 +196,7 @@ class UsersController(Controller):
         return await ctx.db.execute(load)
 
     @get("/{pk:str}/resources", summary="Resources the user can see (and so can the caller)")
-    async def user_resources(self, request: Request, pk: FromPath[str]) -> UserResources:
-        ctx = Context(request)
+    async def user_resources(self, ctx: Context, pk: FromPath[str]) -> UserResources:
 
         def answer() -> Any:
             target = self._visible(ctx, pk)
@@ -216,19 +208,18 @@ class UsersController(Controller):
                     return resources.page_visible_to_user(conn, seer, ctx.viewer, limit, offset)
                 return ctx.db.read(load)
 
-            page, total, rows = pagination.paginate(request, ctx.params, fetch)
+            page, total, rows = pagination.paginate(ctx.request, ctx.params, fetch)
             items = ctx.db.read(render, rows, caller, ctx.viewer, ctx.base)
-            return pagination.build(request, ctx.params, UserResources, page, total, items)
+            return pagination.build(ctx.request, ctx.params, UserResources, page, total, items)
 
-        return await reading(request, answer)
+        return await reading(ctx.request, answer)
 
     @post("/{pk:str}/transfer_resources", status_code=200, opt={"body": TransferBody},
           summary="Give the user's resources to another user")
-    async def transfer(self, request: Request, pk: FromPath[str]) -> Response[bytes]:
-        ctx = Context(request)
-        target = await reading(request, self._visible, ctx, pk)
+    async def transfer(self, ctx: Context, pk: FromPath[str]) -> Response[bytes]:
+        target = await reading(ctx.request, self._visible, ctx, pk)
         caller = ctx.caller
-        body = convert(await read_body(request) or {}, TransferBody)
+        body = convert(await read_body(ctx.request) or {}, TransferBody)
         if body.owner is not None:
             current, new, subset = target["id"], body.owner, None
         else:
@@ -242,12 +233,11 @@ class UsersController(Controller):
 
     @post("/{pk:str}/remove_from_group_manager", status_code=200, opt={"body": GroupsBody},
           summary='Demote the user from manager to member in the listed groups or "ALL"')
-    async def remove_from_group_manager(self, request: Request, pk: FromPath[str]) -> Response[GroupManagerAnswer]:
-        ctx = Context(request)
-        target = await reading(request, self._visible, ctx, pk)
+    async def remove_from_group_manager(self, ctx: Context, pk: FromPath[str]) -> Response[GroupManagerAnswer]:
+        target = await reading(ctx.request, self._visible, ctx, pk)
         if not user_rules.may_demote(ctx.caller, target["id"]):
             raise permission_denied()
-        body = convert(await read_body(request) or {}, GroupsBody)
+        body = convert(await read_body(ctx.request) or {}, GroupsBody)
         if body.groups is None or body.groups == [] or body.groups == "":
             raise invalid("No groups IDs were provided")
         if isinstance(body.groups, str) and body.groups != "ALL":

@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl
 
 import anyio
 import anyio.to_thread
-from litestar import Request, Response, route
+from litestar import Response, route
 
 from catalogue_app.api.context import Context
 from catalogue_app.api.ogc.common import OgcError, OgcRequest, exception_report
@@ -51,25 +51,24 @@ def _params(raw: str) -> tuple[dict[str, str], dict[str, list[str]]]:
 
 
 @route(PATHS, http_method=["GET", "POST"], status_code=200, tags=["ogc"], request_max_body_size=MAX_FORM, include_in_schema=False)
-async def ows(request: Request) -> Response:
-    ctx = Context(request)
-    raw = request.scope.get("query_string", b"").decode("utf-8", "replace")
-    if request.method == "POST":
-        media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        body = await request.body()
+async def ows(ctx: Context) -> Response:
+    raw = ctx.request.scope.get("query_string", b"").decode("utf-8", "replace")
+    if ctx.request.method == "POST":
+        media = ctx.request.headers.get("content-type", "").split(";")[0].strip().lower()
+        body = await ctx.request.body()
         if media != "application/x-www-form-urlencoded":
             return exception_report("WMS", "1.3.0", OgcError(
                 "OperationNotSupported", "Send OGC requests as GET with their parameters in the URL, "
                 "or POST them as application/x-www-form-urlencoded.", "request", 400))
         raw = f"{raw}&{body.decode('utf-8', 'replace')}" if raw else body.decode("utf-8", "replace")
     params, multi = _params(raw)
-    path = request.url.path.rstrip("/")
+    path = ctx.request.url.path.rstrip("/")
     endpoint = path.rsplit("/", 1)[-1].lower()
     service = (params.get("service") or "").upper()
     if not service:
         service = endpoint.upper() if endpoint != "ows" else OPERATIONS.get((params.get("request") or "").lower(), "")
     ogc = OgcRequest(ctx=ctx, params=params, multi=multi, service=service, url=f"{ctx.base}{path}",
-                     workspace=request.path_params.get("workspace"), layer_name=request.path_params.get("layer"))
+                     workspace=ctx.request.path_params.get("workspace"), layer_name=ctx.request.path_params.get("layer"))
     module = HANDLERS.get(service)
     if module is None:
         error = OgcError("InvalidParameterValue" if service else "MissingParameterValue",
