@@ -1,4 +1,5 @@
-"""What every handler needs from a request, gathered in one place."""
+"""What every handler needs from a request, gathered in one place: a handler names ``ctx:
+Context`` and Litestar's dependency injection hands it one (app.py)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,9 @@ async def reading(request: Request, fn: Callable[..., T], *args: Any, slow: bool
 
 @dataclass
 class Context:
+    """The caller, the database owner, the settings, the base URL and the query parameters of
+    one request, each worked out once when first asked."""
+
     request: Request
 
     @cached_property
