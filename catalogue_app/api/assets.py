@@ -15,7 +15,7 @@ from litestar.params import FromPath
 from litestar.response import File
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import ApiError, denied, not_found
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.services.access import may
@@ -80,7 +80,7 @@ def _list_answer(request: Request) -> AssetList:
 
 
 @get("/api/v2/assets/{pk:str}", tags=["assets"], summary="One asset")
-async def get_asset(ctx: Context, pk: FromPath[str]) -> AssetDetail:
+async def get_asset(ctx: Ctx, pk: FromPath[str]) -> AssetDetail:
     row = await reading(ctx.request, lambda: ctx.db.read(assets.get, ctx.viewer, path_id(pk, "Asset")))
     if row is None:
         raise not_found("Asset")

@@ -17,7 +17,7 @@ from litestar import Response, get
 from lxml import etree
 
 from catalogue_app.api import record_formats
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.links import ATOM_NS, CSW_NS, ISO_NS
 from catalogue_app.api.resource_schema import render
 from catalogue_app.geo.xml import xml_safe
@@ -74,7 +74,7 @@ def choice(params: dict[str, str], key: str, allowed: tuple[str, ...], default: 
 
 @get("/catalogue/csw", tags=["metadata"], summary="Metadata records of resources (CSW 2.0.2 GetRecordById: "
      "ISO 19139, Dublin Core or Atom) and the service's capabilities")
-async def csw(ctx: Context) -> Response[bytes]:
+async def csw(ctx: Ctx) -> Response[bytes]:
     try:
         params = parameters(ctx.request.scope.get("query_string", b"").decode("utf-8", "replace"))
         service = params.get("service")

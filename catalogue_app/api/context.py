@@ -1,5 +1,5 @@
-"""What every handler needs from a request, gathered in one place: a handler names ``ctx:
-Context`` and Litestar's dependency injection hands it one (app.py)."""
+"""What every handler needs from a request, gathered in one place: a handler names ``ctx: Ctx``
+and Litestar's dependency injection hands it a Context (app.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from urllib.parse import parse_qsl
 
 from litestar import Request
+from litestar.di import NamedDependency
 
 from catalogue_app.api.auth import Caller, caller_of
 from catalogue_app.api.errors import ApiError, not_authenticated
@@ -79,3 +80,7 @@ class Context:
         if self.caller.is_anonymous:
             raise not_authenticated()
         return self.caller
+
+
+# The type of a handler's ``ctx`` parameter: a Context, given by dependency injection.
+Ctx = NamedDependency[Context]

@@ -13,7 +13,7 @@ from litestar.params import FromPath
 from litestar.response import File
 
 from catalogue_app import files
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.dataset_view import Attribute, attribute
 from catalogue_app.api.errors import ApiError, denied, not_found
 from catalogue_app.api.request_bodies import path_id, read_body
@@ -50,7 +50,7 @@ def _attributes(ctx: Context, pk: str) -> AttributeSet:
 
 @patch("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"], opt={"body": AttributeSet},
        summary="Change labels, descriptions, visibility or order of a dataset's attributes")
-async def change_attribute_set(ctx: Context, pk: FromPath[str]) -> AttributeSet:
+async def change_attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
     ctx.require_login()
     body = await read_body(ctx.request)
     items = body.get("attributes", body.get("attribute_set")) if isinstance(body, dict) else body
@@ -62,7 +62,7 @@ async def change_attribute_set(ctx: Context, pk: FromPath[str]) -> AttributeSet:
 
 @get("/datasets/{alternate:str}/dataset_download", tags=["datasets"],
      summary="Download a dataset: a zipped Shapefile for vectors, the GeoTIFF for rasters")
-async def dataset_download(ctx: Context, alternate: FromPath[str]) -> File:
+async def dataset_download(ctx: Ctx, alternate: FromPath[str]) -> File:
 
     def load(conn: Connection):
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot

@@ -21,7 +21,7 @@ from litestar.datastructures import CacheControlHeader
 from litestar.params import FromPath
 from litestar.static_files import create_static_files_router
 
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.links import DATA_SUBTYPES, absolute
 from catalogue_app.api.resource_schema import raw, urls
 from catalogue_app.services import access
@@ -83,7 +83,7 @@ def _start_view(row: Row) -> tuple[str, str] | None:
 
 # -- datasets ------------------------------------------------------------------------------------
 @get("/datasets/{alternate:str}/embed", tags=["datasets"], summary="An embeddable map preview of a dataset (HTML)")
-async def dataset_embed(ctx: Context, alternate: FromPath[str]) -> Response[str]:
+async def dataset_embed(ctx: Ctx, alternate: FromPath[str]) -> Response[str]:
     base = ctx.base
 
     def load(conn: Connection):
@@ -138,7 +138,7 @@ def document_body(row: Row, doc: Row | None, may_download: bool, base: str) -> s
 
 
 @get("/documents/{pk:str}/embed", tags=["documents"], summary="An embeddable view of a document (HTML)")
-async def document_embed(ctx: Context, pk: FromPath[str]) -> Response[str]:
+async def document_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
     base = ctx.base
     if not pk.isdecimal() or len(pk) > 18:
         return not_found(base)
@@ -180,7 +180,7 @@ async def _described(request: Request, pk: str, types: tuple[str, ...]) -> Respo
 
 
 @get("/maps/{pk:str}/embed", tags=["maps"], summary="An embeddable view of a map (HTML)")
-async def map_embed(ctx: Context, pk: FromPath[str]) -> Response[str]:
+async def map_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
     """The map drawn by the catalogue's WMS (its layers over the offline basemap), in the same
     small viewer as a dataset's preview."""
     base = ctx.base

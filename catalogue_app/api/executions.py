@@ -12,7 +12,7 @@ from litestar import Controller, Response, delete, get
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import ApiError, denied, invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.store import Row, executions
@@ -130,7 +130,7 @@ class ExecutionsController(Controller):
     tags = ["executionrequest"]
 
     @get("/", summary="The caller's execution requests (everyone's for admins), oldest first")
-    async def list_requests(self, ctx: Context) -> RequestList:
+    async def list_requests(self, ctx: Ctx) -> RequestList:
         caller = ctx.require_login()
         spec = list_spec(ctx.params, executions.FIELDS, executions.SEARCH_FIELDS)
 
@@ -142,11 +142,11 @@ class ExecutionsController(Controller):
         return pagination.build(ctx.request, ctx.params, RequestList, page, total, items)
 
     @get("/{exec_id:str}", summary="One execution request")
-    async def get_request(self, ctx: Context, exec_id: FromPath[str]) -> RequestDetail:
+    async def get_request(self, ctx: Ctx, exec_id: FromPath[str]) -> RequestDetail:
         return RequestDetail(shape(await _own(ctx, exec_id), ctx.base))
 
     @delete("/{exec_id:str}", status_code=200, summary="Forget a finished or failed execution request")
-    async def delete_request(self, ctx: Context, exec_id: FromPath[str]) -> Response[None]:
+    async def delete_request(self, ctx: Ctx, exec_id: FromPath[str]) -> Response[None]:
         row = await _own(ctx, exec_id)
         if row["status"] in executions.OPEN:
             raise ApiError(409, "This execution request is still ready or running; it can be removed once it ends.")
@@ -156,7 +156,7 @@ class ExecutionsController(Controller):
 
 @get("/api/v2/resource-service/execution-status/{execution_id:str}", tags=["resource-service"],
      summary="The state of an asynchronous operation (poll until status is finished or failed)")
-async def execution_status(ctx: Context, execution_id: FromPath[str]) -> ExecutionStatus:
+async def execution_status(ctx: Ctx, execution_id: FromPath[str]) -> ExecutionStatus:
     try:
         uuid.UUID(execution_id)
     except ValueError:

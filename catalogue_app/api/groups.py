@@ -12,7 +12,7 @@ from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import denied, invalid, permission_denied
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
@@ -102,7 +102,7 @@ class GroupsController(Controller):
     tags = ["groups"]
 
     @get("/", summary="List group profiles visible to the caller")
-    async def list_groups(self, ctx: Context) -> GroupList:
+    async def list_groups(self, ctx: Ctx) -> GroupList:
         caller = ctx.caller
         spec = list_spec(ctx.params, groups.FIELDS, groups.SEARCH_FIELDS)
 
@@ -116,7 +116,7 @@ class GroupsController(Controller):
         return pagination.build(ctx.request, ctx.params, GroupList, page, total, items)
 
     @post("/", status_code=201, opt={"body": GroupWrite}, summary="Create one group or several (admins)")
-    async def create_groups(self, ctx: Context) -> GroupDetail | GroupBatch:
+    async def create_groups(self, ctx: Ctx) -> GroupDetail | GroupBatch:
         caller = ctx.caller
         if not caller.is_admin:
             raise denied(caller)
@@ -126,7 +126,7 @@ class GroupsController(Controller):
         return GroupBatch(rendered) if many else GroupDetail(rendered[0])
 
     @patch("/", opt={"body": list[GroupUpdate]}, summary="Update several groups (ENABLE_BULK_UPDATE)")
-    async def bulk_update(self, ctx: Context) -> GroupBatch:
+    async def bulk_update(self, ctx: Ctx) -> GroupBatch:
         caller = ctx.caller
         if caller.is_anonymous:
             raise denied(caller)
@@ -139,7 +139,7 @@ class GroupsController(Controller):
         return GroupBatch(await reading(ctx.request, _render, ctx, [b[0] for b in batch]))
 
     @delete("/", status_code=204, summary="Delete several groups (admins)")
-    async def bulk_delete(self, ctx: Context) -> None:
+    async def bulk_delete(self, ctx: Ctx) -> None:
         if not ctx.caller.is_admin:
             raise denied(ctx.caller)
         ids = record_ids(await read_body(ctx.request), "group_profiles")
@@ -152,7 +152,7 @@ class GroupsController(Controller):
         return ctx.db.read(group_rules.visible, ctx.caller, path_id(pk, "GroupProfile"))
 
     @get("/{pk:str}", summary="One group profile")
-    async def get_group(self, ctx: Context, pk: FromPath[str]) -> GroupDetail:
+    async def get_group(self, ctx: Ctx, pk: FromPath[str]) -> GroupDetail:
         return GroupDetail((await reading(ctx.request, lambda: _render(ctx, [self._visible(ctx, pk)["id"]])))[0])
 
     @patch("/{pk:str}", opt={"body": GroupWrite}, summary="Change a group (its managers or admins)")
@@ -174,7 +174,7 @@ class GroupsController(Controller):
         return GroupDetail((await reading(request, _render, ctx, [profile_id]))[0])
 
     @delete("/{pk:str}", status_code=204, summary="Delete a group (admins)")
-    async def delete_group(self, ctx: Context, pk: FromPath[str]) -> None:
+    async def delete_group(self, ctx: Ctx, pk: FromPath[str]) -> None:
         if ctx.caller.is_anonymous:
             raise denied(ctx.caller)
         profile = await reading(ctx.request, self._visible, ctx, pk)
@@ -192,11 +192,11 @@ class GroupsController(Controller):
         return ctx.db.read(load)
 
     @get("/{pk:str}/managers", summary="Managers of the group")
-    async def managers(self, ctx: Context, pk: FromPath[str]) -> list[User]:
+    async def managers(self, ctx: Ctx, pk: FromPath[str]) -> list[User]:
         return await reading(ctx.request, lambda: self._people(ctx, self._visible(ctx, pk), managers_only=True))
 
     @get("/{pk:str}/members", summary="Members of the group (managers included)")
-    async def members(self, ctx: Context, pk: FromPath[str]) -> list[User]:
+    async def members(self, ctx: Ctx, pk: FromPath[str]) -> list[User]:
         return await reading(ctx.request, lambda: self._people(ctx, self._visible(ctx, pk), managers_only=False))
 
     @post("/{pk:str}/members", status_code=200, opt={"body": MembersBody},
@@ -221,7 +221,7 @@ class GroupsController(Controller):
         return await reading(request, self._people, ctx, profile, False)
 
     @get("/{pk:str}/resources", summary="Resources on which the group holds a permission")
-    async def group_resources(self, ctx: Context, pk: FromPath[str]) -> GroupResources:
+    async def group_resources(self, ctx: Ctx, pk: FromPath[str]) -> GroupResources:
 
         def answer() -> Any:
             profile = self._visible(ctx, pk)

@@ -18,7 +18,7 @@ from litestar.params import FromPath
 
 from catalogue_app.api import dataset_view
 from catalogue_app.api.auth import ANONYMOUS
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.dataset_view import Style
 from catalogue_app.api.errors import not_found
 from catalogue_app.api.links import Link
@@ -166,7 +166,7 @@ def _visible(conn: Connection, viewer: Viewer, pk: str, kind: str, model: str) -
 
 
 @get("/api/v2/maps/{pk:str}/maplayers", tags=["maps"], summary="The layers of a map, in order")
-async def map_maplayers(ctx: Context, pk: FromPath[str]) -> list[MapLayer]:
+async def map_maplayers(ctx: Ctx, pk: FromPath[str]) -> list[MapLayer]:
 
     def load(conn: Connection) -> list[MapLayer]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
@@ -178,7 +178,7 @@ async def map_maplayers(ctx: Context, pk: FromPath[str]) -> list[MapLayer]:
 
 @get("/api/v2/maps/{pk:str}/datasets", tags=["maps"],
      summary="The datasets of a map's layers that the caller may view, in layer order")
-async def map_datasets(ctx: Context, pk: FromPath[str]) -> list[LayerDataset]:
+async def map_datasets(ctx: Ctx, pk: FromPath[str]) -> list[LayerDataset]:
 
     def load(conn: Connection) -> list[LayerDataset]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
@@ -192,7 +192,7 @@ async def map_datasets(ctx: Context, pk: FromPath[str]) -> list[LayerDataset]:
 
 @get("/api/v2/datasets/{pk:str}/maplayers", tags=["datasets"],
      summary="The layers that show a dataset, in maps the caller may view")
-async def dataset_maplayers(ctx: Context, pk: FromPath[str]) -> list[DatasetLayer]:
+async def dataset_maplayers(ctx: Ctx, pk: FromPath[str]) -> list[DatasetLayer]:
 
     def load(conn: Connection) -> list[DatasetLayer]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
@@ -206,7 +206,7 @@ async def dataset_maplayers(ctx: Context, pk: FromPath[str]) -> list[DatasetLaye
 
 
 @get("/api/v2/datasets/{pk:str}/maps", tags=["datasets"], summary="The maps the caller may view that show a dataset")
-async def dataset_maps(ctx: Context, pk: FromPath[str]) -> list[MapRef]:
+async def dataset_maps(ctx: Ctx, pk: FromPath[str]) -> list[MapRef]:
 
     def load(conn: Connection) -> list[MapRef]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot

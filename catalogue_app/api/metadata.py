@@ -9,7 +9,7 @@ from litestar import Response, get, put
 from litestar.datastructures import UploadFile
 from litestar.params import FromPath
 
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Ctx, reading
 from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.uploads import Binary
@@ -29,7 +29,7 @@ class MetadataForm(msgspec.Struct):
 @put("/api/v2/datasets/{pk:str}/metadata", tags=["datasets"], request_max_body_size=MAX_XML + 64 * 1024,
      opt={"body": MetadataForm, "body_media": ["multipart/form-data"]},
      summary="Upload an ISO 19115/19139 XML document (multipart metadata_file) into a dataset's metadata")
-async def upload_metadata(ctx: Context, pk: FromPath[str]) -> Response[dict]:
+async def upload_metadata(ctx: Ctx, pk: FromPath[str]) -> Response[dict]:
     ctx.require_login()
     missing = ApiError(404, f"Dataset with ID {pk} is not available", "not_found")
     if not pk.isdecimal() or len(pk) > 18:
@@ -56,7 +56,7 @@ async def upload_metadata(ctx: Context, pk: FromPath[str]) -> Response[dict]:
 
 @get("/api/v2/resources/{pk:str}/iso_metadata_xml", tags=["resources"],
      summary="The ISO XML metadata document uploaded for a resource, as it was sent")
-async def iso_metadata_xml(ctx: Context, pk: FromPath[str]) -> Response[bytes]:
+async def iso_metadata_xml(ctx: Ctx, pk: FromPath[str]) -> Response[bytes]:
 
     def load(conn: Connection) -> bytes | None:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot

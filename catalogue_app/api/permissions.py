@@ -16,7 +16,7 @@ import msgspec
 from litestar import Controller, Request, Response, delete, get, patch, put
 from litestar.params import FromPath
 
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import not_found, permission_denied
 from catalogue_app.api.executions import Receipt, start_job
 from catalogue_app.api.perms_spec import Spec, parse
@@ -133,7 +133,7 @@ class PermissionsController(Controller):
         return await reading(ctx.request, lambda: ctx.db.read(managed, ctx.viewer, caller.is_staff, pk))
 
     @get("/", summary="Users, organizations and special groups holding a level on the resource")
-    async def get_permissions(self, ctx: Context, pk: FromPath[str]) -> Overview:
+    async def get_permissions(self, ctx: Ctx, pk: FromPath[str]) -> Overview:
         caller = ctx.require_login()
 
         def load(conn: Connection) -> Overview:
@@ -153,7 +153,7 @@ class PermissionsController(Controller):
         return await self._set(request, pk)
 
     @delete("/", status_code=200, summary="Remove every permission but the owner's (asynchronous)")
-    async def delete_permissions(self, ctx: Context, pk: FromPath[str]) -> Response[Receipt]:
+    async def delete_permissions(self, ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
         target = await self._target(ctx, pk)
         keep = [g for g, may in ((ANONYMOUS_GROUP_ID, target.anonymous), (REGISTERED_GROUP_ID, target.registered))
                 if not may]

@@ -8,7 +8,7 @@ import msgspec
 from litestar import Controller, Request, Response, delete, get, post, put
 from litestar.params import FromPath
 
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import invalid, not_found
 from catalogue_app.api.links import absolute
 from catalogue_app.api.request_bodies import path_id, read_body
@@ -97,14 +97,14 @@ class ResourceActionsController(Controller):
 
     # -- favorites -------------------------------------------------------------------------------
     @post("/favorite", status_code=201, summary="Mark as a favorite of the caller")
-    async def add_favorite(self, ctx: Context, pk: FromPath[str]) -> FavoriteAnswer:
+    async def add_favorite(self, ctx: Ctx, pk: FromPath[str]) -> FavoriteAnswer:
         ctx.require_login()
         viewer = await reading(ctx.request, lambda: ctx.viewer)
         await ctx.db.write(extras.add_favorite, viewer, path_id(pk, "ResourceBase"))
         return FavoriteAnswer("Successfuly added resource to favorites")
 
     @delete("/favorite", status_code=200, summary="Unmark as a favorite of the caller")
-    async def remove_favorite(self, ctx: Context, pk: FromPath[str]) -> FavoriteAnswer:
+    async def remove_favorite(self, ctx: Ctx, pk: FromPath[str]) -> FavoriteAnswer:
         ctx.require_login()
         viewer = await reading(ctx.request, lambda: ctx.viewer)
         await ctx.db.write(extras.remove_favorite, viewer, path_id(pk, "ResourceBase"))
@@ -112,7 +112,7 @@ class ResourceActionsController(Controller):
 
     # -- ratings ---------------------------------------------------------------------------------
     @get("/ratings", summary="The average rating, how many rated, and the caller's own rating")
-    async def get_rating(self, ctx: Context, pk: FromPath[str]) -> RatingAnswer:
+    async def get_rating(self, ctx: Ctx, pk: FromPath[str]) -> RatingAnswer:
 
         def load(conn: Connection) -> RatingAnswer:
             row = _visible(conn, ctx.viewer, pk)
@@ -121,7 +121,7 @@ class ResourceActionsController(Controller):
         return await ctx.db.execute(load)
 
     @post("/ratings", status_code=200, opt={"body": RatingBody}, summary="Rate the resource from 1 to 5")
-    async def post_rating(self, ctx: Context, pk: FromPath[str]) -> RatingAnswer:
+    async def post_rating(self, ctx: Ctx, pk: FromPath[str]) -> RatingAnswer:
         caller = ctx.require_login()
         row = await reading(ctx.request, lambda: ctx.db.read(_visible, ctx.viewer, pk))
         body = await read_body(ctx.request)
@@ -135,7 +135,7 @@ class ResourceActionsController(Controller):
 
     # -- extra metadata --------------------------------------------------------------------------
     @get("/extra_metadata", summary="Extra metadata items (query parameters filter on item keys)")
-    async def get_extra(self, ctx: Context, pk: FromPath[str]) -> list[dict[str, Any]]:
+    async def get_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
 
         def load(conn: Connection) -> list[dict[str, Any]]:
             return resource_extras.extra_metadata(conn, _visible(conn, ctx.viewer, pk)["id"])
@@ -147,21 +147,21 @@ class ResourceActionsController(Controller):
         return items
 
     @post("/extra_metadata", status_code=201, opt={"body": list[dict[str, Any]]}, summary="Add extra metadata items")
-    async def add_extra(self, ctx: Context, pk: FromPath[str]) -> list[dict[str, Any]]:
+    async def add_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx.require_login()
         items = _check_items(await read_body(ctx.request), need_id=False)
         viewer = await reading(ctx.request, lambda: ctx.viewer)
         return await ctx.db.write(extras.add_extra_metadata, viewer, path_id(pk, "ResourceBase"), items)
 
     @put("/extra_metadata", status_code=200, opt={"body": list[dict[str, Any]]}, summary="Replace extra metadata items")
-    async def replace_extra(self, ctx: Context, pk: FromPath[str]) -> list[dict[str, Any]]:
+    async def replace_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx.require_login()
         items = _check_items(await read_body(ctx.request), need_id=True)
         viewer = await reading(ctx.request, lambda: ctx.viewer)
         return await ctx.db.write(extras.replace_extra_metadata, viewer, path_id(pk, "ResourceBase"), items)
 
     @delete("/extra_metadata", status_code=200, opt={"body": list[int]}, summary="Remove extra metadata items by id")
-    async def delete_extra(self, ctx: Context, pk: FromPath[str]) -> list[dict[str, Any]]:
+    async def delete_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx.require_login()
         ids = await read_body(ctx.request)
         if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
@@ -171,7 +171,7 @@ class ResourceActionsController(Controller):
 
     # -- linked resources ------------------------------------------------------------------------
     @get("/linked_resources", summary="Resources this one links to and those linking to it")
-    async def get_linked(self, ctx: Context, pk: FromPath[str]) -> dict[str, Any]:
+    async def get_linked(self, ctx: Ctx, pk: FromPath[str]) -> dict[str, Any]:
 
         def load(conn: Connection) -> dict[str, Any]:
             return linked_payload(conn, _visible(conn, ctx.viewer, pk), ctx.viewer, ctx.base, ctx.params)
@@ -202,7 +202,7 @@ class ResourceActionsController(Controller):
 
     # -- one field -------------------------------------------------------------------------------
     @get("/{field_name:str}", summary="One field of the resource (relations such as keywords, owner, regions)")
-    async def get_field(self, ctx: Context, pk: FromPath[str], field_name: FromPath[str]) -> dict[str, Any]:
+    async def get_field(self, ctx: Ctx, pk: FromPath[str], field_name: FromPath[str]) -> dict[str, Any]:
         if field_name not in FIELD_NAMES:
             raise not_found()
 
@@ -220,7 +220,7 @@ class ResourceActionsController(Controller):
 
 
 @get("/api/v2/documents/{pk:str}/linked_resources", tags=["documents"], summary="Links of a document")
-async def document_links(ctx: Context, pk: FromPath[str]) -> dict[str, Any]:
+async def document_links(ctx: Ctx, pk: FromPath[str]) -> dict[str, Any]:
 
     def load(conn: Connection) -> dict[str, Any]:
         return linked_payload(conn, _visible(conn, ctx.viewer, pk, ("document",)), ctx.viewer, ctx.base, ctx.params)

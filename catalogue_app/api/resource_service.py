@@ -15,7 +15,7 @@ from litestar import Response, delete, post, put
 from litestar.params import FromPath
 
 from catalogue_app import files, json_text, sniff
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import invalid, permission_denied
 from catalogue_app.api.executions import Receipt, queue_job
 from catalogue_app.api.request_bodies import path_id, read_body
@@ -45,7 +45,7 @@ def _cleaned(ctx: Context, fields: dict[str, Any], row: Row | None, resource_typ
 @delete([f"/api/v2/{family}/{{pk:str}}/delete" for family in ("resources", "datasets", "documents", "maps", "geoapps")],
         status_code=200, tags=["resources"],
         summary="Delete a resource in the background: the receipt names the status URL to poll (also in Location)")
-async def delete_resource(ctx: Context, pk: FromPath[str]) -> Response[Receipt]:
+async def delete_resource(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
     row = await reading(ctx.request, _allowed, ctx, pk, rules.deletable)
     receipt = await queue_job(ctx, "delete", "delete", {"uuid": row["uuid"]}, row["id"])
     return Response(receipt, status_code=200, headers={"Location": receipt.status_url})
@@ -53,7 +53,7 @@ async def delete_resource(ctx: Context, pk: FromPath[str]) -> Response[Receipt]:
 
 @put("/api/v2/resources/{pk:str}/copy", tags=["resources"],
      summary="Copy a resource in the background; the copy belongs to the caller")
-async def copy_resource(ctx: Context, pk: FromPath[str]) -> Receipt:
+async def copy_resource(ctx: Ctx, pk: FromPath[str]) -> Receipt:
     row = await reading(ctx.request, _allowed, ctx, pk, rules.copyable)
     defaults = _defaults(await read_body(ctx.request))
     params = {"instance": row["id"], "source_uuid": row["uuid"], "owner": ctx.caller.username,
@@ -90,7 +90,7 @@ def _defaults(body: Any) -> dict[str, Any]:
 
 @post("/api/v2/resources/create/{resource_type:str}", status_code=200, tags=["resources"],
       summary="Create a resource in the background from 'defaults' (its fields)")
-async def create_resource(ctx: Context, resource_type: FromPath[str]) -> Receipt:
+async def create_resource(ctx: Ctx, resource_type: FromPath[str]) -> Receipt:
     caller = ctx.require_login()
     if resource_type not in CREATABLE:
         raise invalid(f"resource_type: expected one of {', '.join(CREATABLE)} (datasets come from uploads).")
@@ -104,7 +104,7 @@ async def create_resource(ctx: Context, resource_type: FromPath[str]) -> Receipt
 
 @put("/api/v2/resources/{pk:str}/update", tags=["resources"],
      summary="Change a resource in the background from 'vals' (fields, as a PATCH takes them)")
-async def update_resource(ctx: Context, pk: FromPath[str]) -> Receipt:
+async def update_resource(ctx: Ctx, pk: FromPath[str]) -> Receipt:
     row = await reading(ctx.request, _allowed, ctx, pk, rules.changeable)
     vals = _object_field(await read_body(ctx.request), "vals")
     # a second hop: the body arrives between the two reads (its errors come after a 401, 404 or 403)
@@ -114,7 +114,7 @@ async def update_resource(ctx: Context, pk: FromPath[str]) -> Receipt:
 
 @post("/api/v2/resources/ingest/{resource_type:str}", status_code=200, tags=["resources"],
       summary="Register a file from the server's import folder as a resource (administrators)")
-async def ingest_resource(ctx: Context, resource_type: FromPath[str]) -> Receipt:
+async def ingest_resource(ctx: Ctx, resource_type: FromPath[str]) -> Receipt:
     caller = ctx.require_login()
     if not caller.is_admin:
         raise permission_denied("Only administrators may register files from the server's import folder.")

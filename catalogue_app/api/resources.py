@@ -13,7 +13,7 @@ from litestar.params import FromPath
 from catalogue_app import files
 from catalogue_app.api import dataset_view, document_view, geoapps, map_layers, pagination, resource_pages
 from catalogue_app.api import documents as document_upload
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found
 from catalogue_app.api.request_bodies import path_id, read_body, record_ids, records, unwrap, update_records
 from catalogue_app.api.resource_query import apply_selection, may_be_slow, resource_query, selection
@@ -409,14 +409,14 @@ class ResourceController(Controller):
         return await create_answer(request, RESOURCES)
 
     @delete("/{pk:str}", status_code=204, summary="Delete a resource")
-    async def delete_item(self, ctx: Context, pk: FromPath[str]) -> None:
+    async def delete_item(self, ctx: Ctx, pk: FromPath[str]) -> None:
         ctx.require_login()
         viewer = await reading(ctx.request, lambda: ctx.viewer)
         gone = await ctx.db.write(rules.delete, viewer, path_id(pk, RESOURCES.model), RESOURCES.scope)
         files.remove_resource_files(ctx.settings.files_dir, gone)
 
     @delete("/", status_code=204, summary="Delete several resources (ENABLE_BULK_UPDATE)")
-    async def delete_list(self, ctx: Context) -> None:
+    async def delete_list(self, ctx: Ctx) -> None:
         ctx.require_login()
         ctx.require_bulk_update()  # the list URL takes DELETE only with bulk updates on
         ids = record_ids(await read_body(ctx.request), RESOURCES.plural)
@@ -544,7 +544,7 @@ class ResourceListsController(Controller):
     tags = ["resources"]
 
     @get("/resource_types", summary="Resource types with the number the caller can see")
-    async def resource_types(self, ctx: Context) -> ResourceTypes:
+    async def resource_types(self, ctx: Ctx) -> ResourceTypes:
         counts = await reading(ctx.request, lambda: ctx.db.read(resources.type_counts, ctx.viewer))
         return ResourceTypes([TypeCount(name, counts.get(name, 0), allowed_perms(name))
                               for name in ("dataset", "document", "map", *GEOAPP_TYPES)])
@@ -562,7 +562,7 @@ class ResourceListsController(Controller):
         return await reading(request, list_answer, request, RESOURCES, _fixed(request, "featured"), False)
 
     @get("/favorites", summary="The caller's favorite resources")
-    async def favorites(self, ctx: Context) -> Response[Any]:
+    async def favorites(self, ctx: Ctx) -> Response[Any]:
         caller = ctx.require_login()
         query = ResourceQuery(favorites_of=caller.id, advertised_all=True)
         answer = await reading(ctx.request, list_answer, ctx.request, RESOURCES, query, False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from litestar import Response, get, put
 from litestar.params import FromPath
 
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Ctx, reading
 from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.styles import check_sld
@@ -29,7 +29,7 @@ def _missing(workspace: str, name: str) -> ApiError:
 
 
 @get(PATHS, tags=["styles"], summary="A style of a dataset as an SLD document")
-async def get_style(ctx: Context, workspace: FromPath[str], filename: FromPath[str]) -> Response[bytes]:
+async def get_style(ctx: Ctx, workspace: FromPath[str], filename: FromPath[str]) -> Response[bytes]:
     name = _name(filename)
 
     def load(conn: Connection) -> Row | None:
@@ -48,7 +48,7 @@ async def get_style(ctx: Context, workspace: FromPath[str], filename: FromPath[s
 
 @put(PATHS, tags=["styles"], request_max_body_size=MAX_SLD, status_code=200,
      summary="Replace a dataset's style with an SLD document (SLD 1.0 or SE 1.1, as QGIS saves it)")
-async def put_style(ctx: Context, workspace: FromPath[str], filename: FromPath[str]) -> Response[bytes]:
+async def put_style(ctx: Ctx, workspace: FromPath[str], filename: FromPath[str]) -> Response[bytes]:
     ctx.require_login()
     name = _name(filename)
     body = await ctx.request.body()

@@ -19,7 +19,7 @@ from litestar.params import FromPath
 
 from catalogue_app import files
 from catalogue_app.api import multipart
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import ApiError, invalid, not_authenticated, not_found, permission_denied
 from catalogue_app.api.request_bodies import read_body
 from catalogue_app.geo import thumbnail
@@ -101,7 +101,7 @@ def _changeable(ctx: Context, pk: str, missing: str | None = None) -> Row:
 # -- set_thumbnail ------------------------------------------------------------------------------
 @put(f"{ROUTE}/set_thumbnail", tags=["resources"], opt={"body": ThumbnailBody},
      summary="Set the thumbnail: multipart field or JSON key 'file' with an image, a base64 image or an image URL")
-async def set_thumbnail(ctx: Context, pk: FromPath[str]) -> ThumbnailUrl:
+async def set_thumbnail(ctx: Ctx, pk: FromPath[str]) -> ThumbnailUrl:
     row = await reading(ctx.request, _changeable, ctx, pk)
     sent = await _sent_file(ctx, ctx.request)
     if isinstance(sent, str) and _is_address(sent):
@@ -190,7 +190,7 @@ def _decoded(text: str) -> bytes:
 @post(f"{ROUTE}/set_thumbnail_from_bbox", status_code=200, tags=["resources"],
       opt={"body": BboxBody, "body_media": ["application/json"]},
       summary='Draw a dataset over {"bbox": [xmin, xmax, ymin, ymax], "srid": "EPSG:n"} as its thumbnail')
-async def set_thumbnail_from_bbox(ctx: Context, pk: FromPath[str]) -> Drawn:
+async def set_thumbnail_from_bbox(ctx: Ctx, pk: FromPath[str]) -> Drawn:
     if ctx.caller.is_anonymous:
         raise _with_message(not_authenticated())
     try:
@@ -222,7 +222,7 @@ async def set_thumbnail_from_bbox(ctx: Context, pk: FromPath[str]) -> Drawn:
 
 # -- delete_thumbnail ---------------------------------------------------------------------------
 @post(f"{ROUTE}/delete_thumbnail", status_code=200, tags=["resources"], summary="Remove the thumbnail")
-async def delete_thumbnail(ctx: Context, pk: FromPath[str]) -> Outcome:
+async def delete_thumbnail(ctx: Ctx, pk: FromPath[str]) -> Outcome:
     try:
         row = await reading(ctx.request, _changeable, ctx, pk, "Resource not found.")
     except (ApiError, Refused) as exc:
@@ -238,7 +238,7 @@ async def delete_thumbnail(ctx: Context, pk: FromPath[str]) -> Outcome:
 
 # -- the files ----------------------------------------------------------------------------------
 @get("/uploaded/thumbs/{name:str}", include_in_schema=False)
-async def thumbnail_file(ctx: Context, name: FromPath[str]) -> Response[bytes]:
+async def thumbnail_file(ctx: Ctx, name: FromPath[str]) -> Response[bytes]:
     """A thumbnail file, to a caller who may see a resource it is the thumbnail of (404 otherwise)."""
     found = thumbnails.NAME.fullmatch(name)
     if found is None:

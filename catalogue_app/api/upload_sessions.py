@@ -16,7 +16,7 @@ from litestar import Controller, Request, Response, get, post
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination, uploads
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Ctx, reading
 from catalogue_app.api.errors import ApiError
 from catalogue_app.api.executions import status_url
 from catalogue_app.api.query import list_spec
@@ -72,7 +72,7 @@ class UploadSessionsController(Controller):
     tags = ["uploads"]
 
     @get("/", summary="The caller's dataset uploads (everyone's for administrators), newest first")
-    async def list_uploads(self, ctx: Context) -> UploadList:
+    async def list_uploads(self, ctx: Ctx) -> UploadList:
         caller = ctx.require_login()
         spec = list_spec(ctx.params, executions.FIELDS, executions.SEARCH_FIELDS)
 
@@ -88,7 +88,7 @@ class UploadSessionsController(Controller):
         return await uploads.receive(request)
 
     @get("/{upload_id:str}", summary="One dataset upload")
-    async def get_upload(self, ctx: Context, upload_id: FromPath[str]) -> UploadDetail:
+    async def get_upload(self, ctx: Ctx, upload_id: FromPath[str]) -> UploadDetail:
         caller = ctx.require_login()
         row = (await ctx.db.execute(executions.get_by_id, int(upload_id))
                if upload_id.isdecimal() and len(upload_id) < 19 else None)

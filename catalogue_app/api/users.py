@@ -11,7 +11,7 @@ from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import invalid, not_found, permission_denied
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
@@ -99,7 +99,7 @@ class UsersController(Controller):
 
     # -- list and create ---------------------------------------------------------------------
     @get("/", summary="List users visible to the caller")
-    async def list_users(self, ctx: Context) -> UserList:
+    async def list_users(self, ctx: Ctx) -> UserList:
         caller = ctx.require_login()
         spec = list_spec(ctx.params, users.FIELDS, users.SEARCH_FIELDS)
 
@@ -111,7 +111,7 @@ class UsersController(Controller):
         return pagination.build(ctx.request, ctx.params, UserList, page, total, items)
 
     @post("/", status_code=200, opt={"body": UserWrite}, summary="Create one user or several")
-    async def create_users(self, ctx: Context) -> UserDetail | UserBatch:
+    async def create_users(self, ctx: Ctx) -> UserDetail | UserBatch:
         caller = ctx.require_login()
         if not caller.is_admin:
             raise permission_denied()
@@ -126,7 +126,7 @@ class UsersController(Controller):
         return UserBatch(rendered) if many else UserDetail(rendered[0])
 
     @patch("/", opt={"body": list[UserUpdate]}, summary="Update several users (ENABLE_BULK_UPDATE)")
-    async def bulk_update(self, ctx: Context) -> UserBatch:
+    async def bulk_update(self, ctx: Ctx) -> UserBatch:
         caller = ctx.require_login()
         ctx.require_bulk_update()
         batch = []
@@ -141,7 +141,7 @@ class UsersController(Controller):
         return UserBatch([user(r, caller, ctx.base) for r in rows])
 
     @delete("/", status_code=204, summary="Delete several users")
-    async def bulk_delete(self, ctx: Context) -> None:
+    async def bulk_delete(self, ctx: Ctx) -> None:
         caller = ctx.require_login()
         ids = record_ids(await read_body(ctx.request), "users")
         await ctx.db.write(user_rules.delete, caller, ids, ctx.settings.user_deletion_rules)
@@ -158,7 +158,7 @@ class UsersController(Controller):
         return row
 
     @get("/{pk:str}", summary="One user")
-    async def get_user(self, ctx: Context, pk: FromPath[str]) -> UserDetail:
+    async def get_user(self, ctx: Ctx, pk: FromPath[str]) -> UserDetail:
         return UserDetail(user(await reading(ctx.request, self._visible, ctx, pk), ctx.caller, ctx.base))
 
     @patch("/{pk:str}", opt={"body": UserWrite}, summary="Change a user (self or admin)")
@@ -179,14 +179,14 @@ class UsersController(Controller):
         return UserDetail(user(await ctx.db.execute(users.get, target["id"]), ctx.caller, ctx.base))
 
     @delete("/{pk:str}", status_code=200, summary="Delete a user after the USER_DELETION_RULES checks")
-    async def delete_user(self, ctx: Context, pk: FromPath[str]) -> Response[bytes]:
+    async def delete_user(self, ctx: Ctx, pk: FromPath[str]) -> Response[bytes]:
         target = await reading(ctx.request, self._visible, ctx, pk)
         await ctx.db.write(user_rules.delete, ctx.caller, [target["id"]], ctx.settings.user_deletion_rules)
         _forget(ctx.request, [target["id"]])
         return json_string("User deleted sucessfully")
 
     @get("/{pk:str}/groups", summary="Groups the user belongs to")
-    async def user_groups(self, ctx: Context, pk: FromPath[str]) -> list[GroupProfile]:
+    async def user_groups(self, ctx: Ctx, pk: FromPath[str]) -> list[GroupProfile]:
 
         def load(conn: Connection) -> list[GroupProfile]:
             target = self._visible(ctx, pk)
@@ -196,7 +196,7 @@ class UsersController(Controller):
         return await ctx.db.execute(load)
 
     @get("/{pk:str}/resources", summary="Resources the user can see (and so can the caller)")
-    async def user_resources(self, ctx: Context, pk: FromPath[str]) -> UserResources:
+    async def user_resources(self, ctx: Ctx, pk: FromPath[str]) -> UserResources:
 
         def answer() -> Any:
             target = self._visible(ctx, pk)
@@ -216,7 +216,7 @@ class UsersController(Controller):
 
     @post("/{pk:str}/transfer_resources", status_code=200, opt={"body": TransferBody},
           summary="Give the user's resources to another user")
-    async def transfer(self, ctx: Context, pk: FromPath[str]) -> Response[bytes]:
+    async def transfer(self, ctx: Ctx, pk: FromPath[str]) -> Response[bytes]:
         target = await reading(ctx.request, self._visible, ctx, pk)
         caller = ctx.caller
         body = convert(await read_body(ctx.request) or {}, TransferBody)
@@ -233,7 +233,7 @@ class UsersController(Controller):
 
     @post("/{pk:str}/remove_from_group_manager", status_code=200, opt={"body": GroupsBody},
           summary='Demote the user from manager to member in the listed groups or "ALL"')
-    async def remove_from_group_manager(self, ctx: Context, pk: FromPath[str]) -> Response[GroupManagerAnswer]:
+    async def remove_from_group_manager(self, ctx: Ctx, pk: FromPath[str]) -> Response[GroupManagerAnswer]:
         target = await reading(ctx.request, self._visible, ctx, pk)
         if not user_rules.may_demote(ctx.caller, target["id"]):
             raise permission_denied()

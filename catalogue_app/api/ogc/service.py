@@ -13,7 +13,7 @@ import anyio
 import anyio.to_thread
 from litestar import Response, route
 
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import Ctx
 from catalogue_app.api.ogc.common import OgcError, OgcRequest, exception_report
 
 ENDPOINTS = ("ows", "wms", "wfs", "wcs")
@@ -51,7 +51,7 @@ def _params(raw: str) -> tuple[dict[str, str], dict[str, list[str]]]:
 
 
 @route(PATHS, http_method=["GET", "POST"], status_code=200, tags=["ogc"], request_max_body_size=MAX_FORM, include_in_schema=False)
-async def ows(ctx: Context) -> Response:
+async def ows(ctx: Ctx) -> Response:
     raw = ctx.request.scope.get("query_string", b"").decode("utf-8", "replace")
     if ctx.request.method == "POST":
         media = ctx.request.headers.get("content-type", "").split(";")[0].strip().lower()
