@@ -63,7 +63,6 @@ async def change_attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
 @get("/datasets/{alternate:str}/dataset_download", tags=["datasets"],
      summary="Download a dataset: a zipped Shapefile for vectors, the GeoTIFF for rasters")
 async def dataset_download(ctx: Ctx, alternate: FromPath[str]) -> File:
-
     def load(conn: Connection):
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = datasets.by_alternate(conn, alternate)

@@ -222,7 +222,6 @@ class GroupsController(Controller):
 
     @get("/{pk:str}/resources", summary="Resources on which the group holds a permission")
     async def group_resources(self, ctx: Ctx, pk: FromPath[str]) -> GroupResources:
-
         def answer() -> Any:
             profile = self._visible(ctx, pk)
             caller = ctx.caller

@@ -20,11 +20,11 @@ from catalogue_app.api import dataset_view
 from catalogue_app.api.auth import ANONYMOUS
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.dataset_view import Style
-from catalogue_app.api.errors import not_found
 from catalogue_app.api.links import Link
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.resource_schema import Resource, render
-from catalogue_app.store import Connection, Row, resources
+from catalogue_app.services import resources as rules
+from catalogue_app.store import Connection, Row
 from catalogue_app.store import map_layers as store
 from catalogue_app.store.datasets import WORKSPACE
 from catalogue_app.store.resources import Viewer
@@ -159,15 +159,11 @@ def maplayers_payload(conn: Connection, ids: list[int], viewer: Viewer, base: st
 
 # -- routes --------------------------------------------------------------------------------------
 def _visible(conn: Connection, viewer: Viewer, pk: str, kind: str, model: str) -> Row:
-    row = resources.get_visible(conn, viewer, path_id(pk, model), (kind,))
-    if row is None:
-        raise not_found(model)
-    return row
+    return rules.visible(conn, viewer, path_id(pk, model), rules.Scope((kind,), model))
 
 
 @get("/api/v2/maps/{pk:str}/maplayers", tags=["maps"], summary="The layers of a map, in order")
 async def map_maplayers(ctx: Ctx, pk: FromPath[str]) -> list[MapLayer]:
-
     def load(conn: Connection) -> list[MapLayer]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = _visible(conn, viewer, pk, "map", "Map")["id"]
@@ -179,7 +175,6 @@ async def map_maplayers(ctx: Ctx, pk: FromPath[str]) -> list[MapLayer]:
 @get("/api/v2/maps/{pk:str}/datasets", tags=["maps"],
      summary="The datasets of a map's layers that the caller may view, in layer order")
 async def map_datasets(ctx: Ctx, pk: FromPath[str]) -> list[LayerDataset]:
-
     def load(conn: Connection) -> list[LayerDataset]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = _visible(conn, viewer, pk, "map", "Map")["id"]
@@ -193,7 +188,6 @@ async def map_datasets(ctx: Ctx, pk: FromPath[str]) -> list[LayerDataset]:
 @get("/api/v2/datasets/{pk:str}/maplayers", tags=["datasets"],
      summary="The layers that show a dataset, in maps the caller may view")
 async def dataset_maplayers(ctx: Ctx, pk: FromPath[str]) -> list[DatasetLayer]:
-
     def load(conn: Connection) -> list[DatasetLayer]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = _visible(conn, viewer, pk, "dataset", "Dataset")["id"]
@@ -207,7 +201,6 @@ async def dataset_maplayers(ctx: Ctx, pk: FromPath[str]) -> list[DatasetLayer]:
 
 @get("/api/v2/datasets/{pk:str}/maps", tags=["datasets"], summary="The maps the caller may view that show a dataset")
 async def dataset_maps(ctx: Ctx, pk: FromPath[str]) -> list[MapRef]:
-
     def load(conn: Connection) -> list[MapRef]:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = _visible(conn, viewer, pk, "dataset", "Dataset")["id"]

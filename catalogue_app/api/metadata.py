@@ -57,7 +57,6 @@ async def upload_metadata(ctx: Ctx, pk: FromPath[str]) -> Response[dict]:
 @get("/api/v2/resources/{pk:str}/iso_metadata_xml", tags=["resources"],
      summary="The ISO XML metadata document uploaded for a resource, as it was sent")
 async def iso_metadata_xml(ctx: Ctx, pk: FromPath[str]) -> Response[bytes]:
-
     def load(conn: Connection) -> bytes | None:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         row = resources.get_visible(conn, viewer, path_id(pk, "ResourceBase"))

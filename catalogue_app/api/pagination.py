@@ -27,17 +27,6 @@ class ListPage(msgspec.Struct):
     page_size: int
 
 
-def list_type(name: str, plural: str, item: type) -> type[msgspec.Struct]:
-    """A Struct for one list answer, so the schema shows its exact shape. A key that is no
-    Python name ("upload-size-limits") is held under one and renamed in JSON."""
-    attribute = plural.replace("-", "_")
-    return msgspec.defstruct(
-        name,
-        [("links", Links), ("total", int), ("page", int), ("page_size", int), (attribute, list[item])],
-        rename={attribute: plural} if attribute != plural else None,
-    )
-
-
 class Page(msgspec.Struct):
     number: int
     size: int

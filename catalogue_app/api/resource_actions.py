@@ -113,7 +113,6 @@ class ResourceActionsController(Controller):
     # -- ratings ---------------------------------------------------------------------------------
     @get("/ratings", summary="The average rating, how many rated, and the caller's own rating")
     async def get_rating(self, ctx: Ctx, pk: FromPath[str]) -> RatingAnswer:
-
         def load(conn: Connection) -> RatingAnswer:
             row = _visible(conn, ctx.viewer, pk)
             return RatingAnswer(*resource_extras.rating(conn, row["id"], ctx.caller.id))
@@ -136,7 +135,6 @@ class ResourceActionsController(Controller):
     # -- extra metadata --------------------------------------------------------------------------
     @get("/extra_metadata", summary="Extra metadata items (query parameters filter on item keys)")
     async def get_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
-
         def load(conn: Connection) -> list[dict[str, Any]]:
             return resource_extras.extra_metadata(conn, _visible(conn, ctx.viewer, pk)["id"])
 
@@ -172,7 +170,6 @@ class ResourceActionsController(Controller):
     # -- linked resources ------------------------------------------------------------------------
     @get("/linked_resources", summary="Resources this one links to and those linking to it")
     async def get_linked(self, ctx: Ctx, pk: FromPath[str]) -> dict[str, Any]:
-
         def load(conn: Connection) -> dict[str, Any]:
             return linked_payload(conn, _visible(conn, ctx.viewer, pk), ctx.viewer, ctx.base, ctx.params)
 
@@ -221,7 +218,6 @@ class ResourceActionsController(Controller):
 
 @get("/api/v2/documents/{pk:str}/linked_resources", tags=["documents"], summary="Links of a document")
 async def document_links(ctx: Ctx, pk: FromPath[str]) -> dict[str, Any]:
-
     def load(conn: Connection) -> dict[str, Any]:
         return linked_payload(conn, _visible(conn, ctx.viewer, pk, ("document",)), ctx.viewer, ctx.base, ctx.params)
 

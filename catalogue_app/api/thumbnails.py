@@ -20,13 +20,13 @@ from litestar.params import FromPath
 from catalogue_app import files
 from catalogue_app.api import multipart
 from catalogue_app.api.context import Context, Ctx, reading
-from catalogue_app.api.errors import ApiError, invalid, not_authenticated, not_found, permission_denied
+from catalogue_app.api.errors import ApiError, invalid, not_authenticated, not_found
 from catalogue_app.api.request_bodies import read_body
 from catalogue_app.geo import thumbnail
 from catalogue_app.jobs import thumbnails
-from catalogue_app.services import access
-from catalogue_app.services.errors import Refused
-from catalogue_app.store import Connection, Row, resources
+from catalogue_app.services import resources as rules
+from catalogue_app.services.errors import NotFound, Refused
+from catalogue_app.store import Row
 from catalogue_app.store import thumbnails as thumbnail_store
 
 MAX_IMAGE = 1_000_000  # bytes of a sent image, as GeoNode allows
@@ -87,15 +87,13 @@ def _changeable(ctx: Context, pk: str, missing: str | None = None) -> Row:
     ctx.require_login()
     viewer = ctx.viewer
 
-    def load(conn: Connection) -> Row:
-        row = resources.get_visible(conn, viewer, int(pk)) if pk.isdecimal() and len(pk) <= 18 else None
-        if row is None:
-            raise ApiError(404, missing, "not_found") if missing else not_found("ResourceBase")
-        if not access.may(conn, viewer, row, access.CHANGE):
-            raise permission_denied()
-        return row
-
-    return ctx.db.read(load)
+    rid = int(pk) if pk.isdecimal() and len(pk) <= 18 else 0  # 0: no resource has it
+    try:
+        return ctx.db.read(rules.changeable, viewer, rid)
+    except NotFound:
+        if missing:
+            raise NotFound(message=missing) from None
+        raise
 
 
 # -- set_thumbnail ------------------------------------------------------------------------------

@@ -187,7 +187,6 @@ class UsersController(Controller):
 
     @get("/{pk:str}/groups", summary="Groups the user belongs to")
     async def user_groups(self, ctx: Ctx, pk: FromPath[str]) -> list[GroupProfile]:
-
         def load(conn: Connection) -> list[GroupProfile]:
             target = self._visible(ctx, pk)
             rows = groups.of_user(conn, target["id"], ctx.caller.id, ctx.caller.is_admin)
@@ -197,7 +196,6 @@ class UsersController(Controller):
 
     @get("/{pk:str}/resources", summary="Resources the user can see (and so can the caller)")
     async def user_resources(self, ctx: Ctx, pk: FromPath[str]) -> UserResources:
-
         def answer() -> Any:
             target = self._visible(ctx, pk)
             caller = ctx.caller

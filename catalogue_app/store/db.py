@@ -75,6 +75,7 @@ class Connection(sqlite3.Connection):
 
     keeps = False  # set on the reader connections of a Database
     held: tuple[int, dict[Any, Any]] | None = None
+    checked = False  # whether ``held`` was checked in the current read transaction
 
 
 def kept(conn: sqlite3.Connection) -> dict[Any, Any]:
@@ -87,10 +88,12 @@ def kept(conn: sqlite3.Connection) -> dict[Any, Any]:
     keeps nothing: it gets a new, empty dict."""
     if not isinstance(conn, Connection) or not conn.keeps or not conn.in_transaction:
         return {}
-    version = conn.execute("SELECT n FROM data_changes").fetchone()[0]
     held = conn.held
-    if held is None or held[0] != version:
-        held = conn.held = (version, {})
+    if held is None or not conn.checked:  # one look at the count per transaction: its snapshot holds
+        version = conn.execute("SELECT n FROM data_changes").fetchone()[0]
+        if held is None or held[0] != version:
+            held = conn.held = (version, {})
+        conn.checked = True
     return held[1]
 
 
@@ -218,7 +221,7 @@ class Database:
         self._checkpointer.start()
 
     # -- reads -------------------------------------------------------------------------------
-    def reader(self) -> sqlite3.Connection:
+    def reader(self) -> Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = connect(self.path, readonly=True)
@@ -238,6 +241,7 @@ class Database:
         if conn.in_transaction:  # a nested read joins the outer snapshot
             return fn(conn, *args)
         conn.execute("BEGIN")
+        conn.checked = False
         try:
             return fn(conn, *args)
         finally:
