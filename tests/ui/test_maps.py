@@ -58,6 +58,8 @@ def test_compose_save_look_and_change_a_map(tab, ui_server, alice):
     tab.until(f"({DRAWN})().length === 2 && ({DRAWN})().every((n) => n > 0)")
     assert page.locator(".layer-item label").all_inner_texts() == [cities["title"], countries["title"]]
     tab.until("[...document.querySelectorAll('img.legend')].every((i) => i.complete && i.naturalWidth > 0)")
+    # QGIS users are told which layer of the WMS is this map
+    assert page.locator("section.services code").inner_text() == f"catalogue:map_{pk}"
     tab.shot("map-page")
     page.uncheck(".layer-item >> nth=0 >> input[type=checkbox]")  # hide the cities
     tab.until(f"({DRAWN})().length === 1")

@@ -138,9 +138,11 @@ function downloads(resource) {
 function services(resource) {
   const links = resource.links || [];
   const rows = [];
+  let layer = resource.alternate || '';  // a map has none: its service link names its layer
   for (const [kind, label] of SERVICES) {
     const link = links.find((l) => l.link_type === kind);
     if (!link) continue;
+    layer = layer || link.name || '';
     const base = link.url.split('?')[0];
     const input = h('input', { type: 'text', readonly: true, value: base, 'aria-label': `${label} address` });
     rows.push(h('div', { class: 'copy-row' }, h('span', { class: 'svc' }, label), input,
@@ -148,7 +150,7 @@ function services(resource) {
   }
   if (!rows.length) return null;
   return h('section', { class: 'services' }, h('h2', {}, 'Use in QGIS or another GIS'),
-    h('p', { class: 'muted' }, `Add a ${rows.length > 1 ? 'WMS, WFS or WCS' : 'service'} connection with this address; the layer is `, h('code', {}, resource.alternate || ''), '.'), rows);
+    h('p', { class: 'muted' }, `Add a ${rows.length > 1 ? 'WMS, WFS or WCS' : 'service'} connection with this address; the layer is `, h('code', {}, layer), '.'), rows);
 }
 
 async function copy(input) {
