@@ -22,6 +22,7 @@ from catalogue_app.api.auth import (
     cookie_value,
     session_of,
 )
+from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.request_bodies import read_body
 from catalogue_app.passwords import verify_password
@@ -94,37 +95,37 @@ async def _credentials(request: Request) -> tuple[str, str]:
 
 
 @post("/account/login/", status_code=200, include_in_schema=False)
-async def login(request: Request) -> Response[SessionAnswer]:
+async def login(ctx: Ctx) -> Response[SessionAnswer]:
     """Check a user name and password; on success open a session and set its cookie."""
     # A page of another site may post a form here to sign the browser in to the attacker's
     # account; browsers say where a request comes from, other clients send no such header.
+    request = ctx.request
     if request.headers.get("sec-fetch-site", "").lower() == "cross-site":
         raise ApiError(403, CSRF_FAILED, "permission_denied")
     username, password = await _credentials(request)
-    state = request.app.state
     name = username[:MAX_USERNAME]
-    delay = failure_delay(await state.db.write(sessions.begin_attempt, name))
+    delay = failure_delay(await ctx.db.write(sessions.begin_attempt, name))
     if delay:
         await asyncio.sleep(delay)
-    row = await state.db.execute(users.by_username, username) if len(username) <= MAX_USERNAME else None
+    row = await ctx.db.execute(users.by_username, username) if len(username) <= MAX_USERNAME else None
     stored = row["password"] if row is not None and row["is_active"] else ""
     ok = await anyio.to_thread.run_sync(verify_password, password, stored or DUMMY_HASH)
     if not (ok and stored):
         raise invalid(WRONG_CREDENTIALS)  # the same answer for an unknown or inactive user
-    lifetime = state.settings.session_lifetime_seconds
+    lifetime = ctx.settings.session_lifetime_seconds
     previous = cookie_value(request.scope["headers"], SESSION_COOKIE)
-    value, csrf_token = await state.db.write(
+    value, csrf_token = await ctx.db.write(
         sessions.open_session, row["id"], name, lifetime, sessions.digest(previous) if previous else None)
     return Response(SessionAnswer(_user(row), csrf_token), headers=_set_cookie(request, value, lifetime))
 
 
 @post("/account/logout/", status_code=200, include_in_schema=False)
-async def logout(request: Request) -> Response[Detail]:
+async def logout(ctx: Ctx) -> Response[Detail]:
     """End the session the cookie names (the CSRF token was checked on the way in) and clear it."""
-    session = session_of(request)
+    session = session_of(ctx.request)
     if session is not None:
-        await request.app.state.db.write(sessions.close, session["session_digest"])
-    return Response(Detail("Signed out."), headers=_set_cookie(request, "", 0))
+        await ctx.db.write(sessions.close, session["session_digest"])
+    return Response(Detail("Signed out."), headers=_set_cookie(ctx.request, "", 0))
 
 
 @get("/account/session/", include_in_schema=False)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import msgspec
-from litestar import Request, Response, get
+from litestar import Response, get
 from litestar.params import FromPath
 from litestar.response import File
 
@@ -61,20 +61,19 @@ def _shape(row: Row, base: str) -> Asset:
 
 
 @get("/api/v2/assets", tags=["assets"], summary="The stored files of the resources the caller may see, newest first")
-async def list_assets(request: Request) -> AssetList:
-    return await reading(request, _list_answer, request)
+async def list_assets(ctx: Ctx) -> AssetList:
+    return await reading(ctx.request, _list_answer, ctx)
 
 
-def _list_answer(request: Request) -> AssetList:
+def _list_answer(ctx: Context) -> AssetList:
     """A page of assets (on a reader thread, in one snapshot)."""
-    ctx = Context(request)
 
     def fetch(limit: int, offset: int):
         return ctx.db.read(assets.page, ctx.viewer, limit, offset)
 
-    page, total, rows = pagination.paginate(request, ctx.params, fetch)
+    page, total, rows = pagination.paginate(ctx.request, ctx.params, fetch)
     owners = {r["owner_id"]: r["username"] for r in rows}
-    return AssetList(links=pagination.envelope_links(request, ctx.params, page, total), total=total, page=page.number,
+    return AssetList(links=pagination.envelope_links(ctx.request, ctx.params, page, total), total=total, page=page.number,
                      page_size=page.size, users=[AssetOwner(pk, name) for pk, name in sorted(owners.items(), reverse=True)],
                      assets=[_shape(r, ctx.base) for r in rows])
 
@@ -87,8 +86,7 @@ async def get_asset(ctx: Ctx, pk: FromPath[str]) -> AssetDetail:
     return AssetDetail(_shape(row, ctx.base))
 
 
-async def _file(request: Request, pk: str, disposition: Literal["attachment", "inline"]) -> Response[Any]:
-    ctx = Context(request)
+async def _file(ctx: Context, pk: str, disposition: Literal["attachment", "inline"]) -> Response[Any]:
 
     def load(conn: Connection) -> Row:
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
@@ -112,13 +110,13 @@ async def _file(request: Request, pk: str, disposition: Literal["attachment", "i
 
 
 @get("/api/v2/assets/{pk:str}/download", tags=["assets"], summary="An asset's file, as an attachment")
-async def download_asset(request: Request, pk: FromPath[str]) -> Response[Any]:
-    return await _file(request, pk, "attachment")
+async def download_asset(ctx: Ctx, pk: FromPath[str]) -> Response[Any]:
+    return await _file(ctx, pk, "attachment")
 
 
 @get("/api/v2/assets/{pk:str}/link", tags=["assets"], summary="An asset's file, shown inline")
-async def link_asset(request: Request, pk: FromPath[str]) -> Response[Any]:
-    return await _file(request, pk, "inline")
+async def link_asset(ctx: Ctx, pk: FromPath[str]) -> Response[Any]:
+    return await _file(ctx, pk, "inline")
 
 
 ROUTES = [list_assets, get_asset, download_asset, link_asset]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 
 import msgspec
-from litestar import Request, get, patch
+from litestar import get, patch
 from litestar.background_tasks import BackgroundTask
 from litestar.params import FromPath
 from litestar.response import File
@@ -37,8 +37,8 @@ def _dataset(conn: Connection, viewer: resources.Viewer, pk: str) -> Row:
 
 @get("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"],
      summary="The fields of a vector dataset (or the bands of a raster), as GeoNode's attribute_set")
-async def attribute_set(request: Request, pk: FromPath[str]) -> AttributeSet:
-    return await reading(request, _attributes, Context(request), pk)
+async def attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
+    return await reading(ctx.request, _attributes, ctx, pk)
 
 
 def _attributes(ctx: Context, pk: str) -> AttributeSet:

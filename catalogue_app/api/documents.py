@@ -28,7 +28,7 @@ from litestar.response import File, Redirect
 from catalogue_app import files, json_text, sniff
 from catalogue_app.api import multipart
 from catalogue_app.api.auth import Caller
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import ApiError, denied, invalid, not_found
 from catalogue_app.api.limits import size_label
 from catalogue_app.api.request_bodies import decode_json, path_id
@@ -57,19 +57,19 @@ class Form:
     size: int = 0
 
 
-async def create_document(request: Request) -> Response[Any]:
+async def create_document(ctx: Context) -> Response[Any]:
     """POST /api/v2/documents: a form with a file or an address, answered 201 {"document"};
     any other body is created as the other resources are (JSON fields, no content)."""
     from catalogue_app.api.resources import DOCUMENTS, create_answer  # resources imports this module
 
+    request = ctx.request
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    ctx = Context(request)
     caller = ctx.require_login()
     plain: dict[str, str] | None = None
     if media != "multipart/form-data":  # the route takes 4 GB for files: a body without one is read up to 10 MB
         raw = await _capped(request, JSON_MAX)
         if media != "application/x-www-form-urlencoded":
-            return await create_answer(request, DOCUMENTS, decode_json(media, raw))
+            return await create_answer(ctx, DOCUMENTS, decode_json(media, raw))
         plain = dict(reversed(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True)))
     limit = await reading(request, _before_upload, ctx, caller)
     workspace = files.claim_workspace(ctx.settings.tmp_dir / f"document-{uuid.uuid4().hex}")
@@ -250,13 +250,12 @@ async def _answer(ctx: Context, rid: int) -> Response[Any]:
 
 
 # -- the content -----------------------------------------------------------------------------------
-async def _content_answer(request: Request, pk: str, disposition: Literal["attachment", "inline"]) -> Response[Any]:
+async def _content_answer(ctx: Context, pk: str, disposition: Literal["attachment", "inline"]) -> Response[Any]:
     """The stored file with its media type, or a redirect to a remote document's address.
     Needs download permission (owners and administrators hold it): anonymous callers without it
     get 401, others 403, and a document the caller cannot see is a 404. GeoNode answers these
     with HTML pages; this catalogue answers the API's JSON envelope."""
-    ctx = Context(request)
-    folder, doc = await reading(request, _stored_document, ctx, pk)
+    folder, doc = await reading(ctx.request, _stored_document, ctx, pk)
     if doc is not None and doc["doc_url"]:
         return Redirect(doc["doc_url"], status_code=302)
     path = ctx.settings.files_dir / folder / doc["file_name"] if doc is not None and doc["file_name"] else None
@@ -284,14 +283,14 @@ def _stored_document(ctx: Context, pk: str) -> tuple[str, Row | None]:
 
 @get("/documents/{pk:str}/download", tags=["documents"],
      summary="Download a document's file (an attachment); a remote document redirects to its address")
-async def document_download(request: Request, pk: FromPath[str]) -> Response[Any]:
-    return await _content_answer(request, pk, "attachment")
+async def document_download(ctx: Ctx, pk: FromPath[str]) -> Response[Any]:
+    return await _content_answer(ctx, pk, "attachment")
 
 
 @get("/documents/{pk:str}/link", tags=["documents"],
      summary="A document's file shown inline; a remote document redirects to its address")
-async def document_link(request: Request, pk: FromPath[str]) -> Response[Any]:
-    return await _content_answer(request, pk, "inline")
+async def document_link(ctx: Ctx, pk: FromPath[str]) -> Response[Any]:
+    return await _content_answer(ctx, pk, "inline")
 
 
 ROUTES = [document_download, document_link]

@@ -16,7 +16,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from litestar import Request, Response, get
+from litestar import Response, get
 from litestar.datastructures import CacheControlHeader
 from litestar.params import FromPath
 from litestar.static_files import create_static_files_router
@@ -166,8 +166,7 @@ def _visible(conn: Connection, ctx: Context, pk: str, types: tuple[str, ...]) ->
     return resources.get_visible(conn, ctx.viewer, int(pk), types)
 
 
-async def _described(request: Request, pk: str, types: tuple[str, ...]) -> Response[str]:
-    ctx = Context(request)
+async def _described(ctx: Context, pk: str, types: tuple[str, ...]) -> Response[str]:
     base = ctx.base
     row = await ctx.db.execute(_visible, ctx, pk, types) if pk.isdecimal() and len(pk) <= 18 else None
     if row is None:
@@ -196,8 +195,8 @@ async def map_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
 
 
 @get("/apps/{pk:str}/embed", tags=["geoapps"], summary="An embeddable view of a geoapp (HTML)")
-async def app_embed(request: Request, pk: FromPath[str]) -> Response[str]:
-    return await _described(request, pk, GEOAPP_TYPES)
+async def app_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
+    return await _described(ctx, pk, GEOAPP_TYPES)
 
 
 ROUTES = [static_files, dataset_embed, document_embed, map_embed, app_embed]

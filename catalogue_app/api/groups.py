@@ -7,7 +7,7 @@ import unicodedata
 from typing import Any, Literal
 
 import msgspec
-from litestar import Controller, Request, delete, get, patch, post, put
+from litestar import Controller, delete, get, patch, post, put
 from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
 
@@ -156,22 +156,21 @@ class GroupsController(Controller):
         return GroupDetail((await reading(ctx.request, lambda: _render(ctx, [self._visible(ctx, pk)["id"]])))[0])
 
     @patch("/{pk:str}", opt={"body": GroupWrite}, summary="Change a group (its managers or admins)")
-    async def patch_group(self, request: Request, pk: FromPath[str]) -> GroupDetail:
-        return await self._update(request, pk, admins_only=False)
+    async def patch_group(self, ctx: Ctx, pk: FromPath[str]) -> GroupDetail:
+        return await self._update(ctx, pk, admins_only=False)
 
     @put("/{pk:str}", opt={"body": GroupWrite}, summary="Change a group (admins)")
-    async def put_group(self, request: Request, pk: FromPath[str]) -> GroupDetail:
-        return await self._update(request, pk, admins_only=True)
+    async def put_group(self, ctx: Ctx, pk: FromPath[str]) -> GroupDetail:
+        return await self._update(ctx, pk, admins_only=True)
 
-    async def _update(self, request: Request, pk: str, *, admins_only: bool) -> GroupDetail:
-        ctx = Context(request)
+    async def _update(self, ctx: Context, pk: str, *, admins_only: bool) -> GroupDetail:
         if ctx.caller.is_anonymous:
             raise denied(ctx.caller)
-        profile_id = (await reading(request, self._visible, ctx, pk))["id"]
-        body = unwrap(await read_body(request), "group_profile")
+        profile_id = (await reading(ctx.request, self._visible, ctx, pk))["id"]
+        body = unwrap(await read_body(ctx.request), "group_profile")
         values, slugs = _values(convert(body, GroupWrite), creating=False)
         await ctx.db.write(group_rules.change, ctx.caller, profile_id, values, slugs, admins_only)
-        return GroupDetail((await reading(request, _render, ctx, [profile_id]))[0])
+        return GroupDetail((await reading(ctx.request, _render, ctx, [profile_id]))[0])
 
     @delete("/{pk:str}", status_code=204, summary="Delete a group (admins)")
     async def delete_group(self, ctx: Ctx, pk: FromPath[str]) -> None:
@@ -201,24 +200,23 @@ class GroupsController(Controller):
 
     @post("/{pk:str}/members", status_code=200, opt={"body": MembersBody},
           summary="Add users to the group, as members or managers")
-    async def add_members(self, request: Request, pk: FromPath[str]) -> list[User]:
-        return await self._change_members(request, pk, adding=True)
+    async def add_members(self, ctx: Ctx, pk: FromPath[str]) -> list[User]:
+        return await self._change_members(ctx, pk, adding=True)
 
     @delete("/{pk:str}/members", status_code=200, opt={"body": MembersBody},
             summary="Remove users from the group")
-    async def remove_members(self, request: Request, pk: FromPath[str]) -> list[User]:
-        return await self._change_members(request, pk, adding=False)
+    async def remove_members(self, ctx: Ctx, pk: FromPath[str]) -> list[User]:
+        return await self._change_members(ctx, pk, adding=False)
 
-    async def _change_members(self, request: Request, pk: str, *, adding: bool) -> list[User]:
+    async def _change_members(self, ctx: Context, pk: str, *, adding: bool) -> list[User]:
         """Managers and admins add or remove anyone; a user may join a public group or leave any."""
-        ctx = Context(request)
         caller = ctx.caller
         if caller.is_anonymous:
             raise denied(caller)
-        profile = await reading(request, self._visible, ctx, pk)
-        body = convert(await read_body(request) or {}, MembersBody)
+        profile = await reading(ctx.request, self._visible, ctx, pk)
+        body = convert(await read_body(ctx.request) or {}, MembersBody)
         await ctx.db.write(group_rules.change_members, caller, profile, body.users, body.role, adding)
-        return await reading(request, self._people, ctx, profile, False)
+        return await reading(ctx.request, self._people, ctx, profile, False)
 
     @get("/{pk:str}/resources", summary="Resources on which the group holds a permission")
     async def group_resources(self, ctx: Ctx, pk: FromPath[str]) -> GroupResources:

@@ -10,11 +10,11 @@ import re
 from typing import Any
 
 import msgspec
-from litestar import Controller, Request, Response, get, patch, post, put
+from litestar import Controller, Response, get, patch, post, put
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import ApiError, denied, invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import read_body, records, unwrap
@@ -95,26 +95,23 @@ class ParallelismLimitList(pagination.ListPage, rename={"upload_parallelism_limi
     upload_parallelism_limits: list[ParallelismLimit]
 
 
-async def _page(request: Request, family: Family, cls: type[pagination.ListPage]) -> Any:
-    ctx = Context(request)
+async def _page(ctx: Context, family: Family, cls: type[pagination.ListPage]) -> Any:
     spec = list_spec(ctx.params, family.kind.listing.fields, {})
 
     def fetch(limit: int, offset: int):
         return ctx.db.read(limits.page, family.kind, spec, limit, offset)
 
-    page, total, rows = await reading(request, pagination.paginate, request, ctx.params, fetch)
-    return pagination.build(request, ctx.params, cls, page, total, [shape(family, r, ctx.base) for r in rows])
+    page, total, rows = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
+    return pagination.build(ctx.request, ctx.params, cls, page, total, [shape(family, r, ctx.base) for r in rows])
 
 
-async def _one(request: Request, family: Family, slug: str) -> Response[Any]:
-    ctx = Context(request)
+async def _one(ctx: Context, family: Family, slug: str) -> Response[Any]:
     return Response({family.singular: shape(family, await _row(ctx, family, slug), ctx.base)})
 
 
-async def _create(request: Request, family: Family) -> Response[Any]:
-    ctx = Context(request)
+async def _create(ctx: Context, family: Family) -> Response[Any]:
     _admin(ctx)
-    items, many = records(await read_body(request), family.singular, family.plural)
+    items, many = records(await read_body(ctx.request), family.singular, family.plural)
     cleaned = [_clean(family, item, creating=True) for item in items]
     rows = await ctx.db.write(limits.create_many, family.kind, cleaned)
     shaped = [shape(family, r, ctx.base) for r in rows]
@@ -125,48 +122,48 @@ class SizeLimitsController(Controller):
     path, tags = f"/api/v2/{SIZE.path}", [SIZE.path]
 
     @get("/", summary="List the upload size limits")
-    async def list_limits(self, request: Request) -> SizeLimitList:
-        return await _page(request, SIZE, SizeLimitList)
+    async def list_limits(self, ctx: Ctx) -> SizeLimitList:
+        return await _page(ctx, SIZE, SizeLimitList)
 
     @get("/{slug:str}", summary="One upload size limit")
-    async def get_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
-        return await _one(request, SIZE, slug)
+    async def get_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[Any]:
+        return await _one(ctx, SIZE, slug)
 
     @post("/", status_code=201, summary="Add upload size limits (administrators)")
-    async def create_limits(self, request: Request) -> Response[Any]:
-        return await _create(request, SIZE)
+    async def create_limits(self, ctx: Ctx) -> Response[Any]:
+        return await _create(ctx, SIZE)
 
     @patch("/{slug:str}", summary="Change a upload size limit (administrators)")
-    async def patch_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
-        return await _update(Context(request), SIZE, slug)
+    async def patch_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[Any]:
+        return await _update(ctx, SIZE, slug)
 
     @put("/{slug:str}", summary="Change a upload size limit (administrators)")
-    async def put_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
-        return await _update(Context(request), SIZE, slug)
+    async def put_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[Any]:
+        return await _update(ctx, SIZE, slug)
 
 
 class ParallelismLimitsController(Controller):
     path, tags = f"/api/v2/{PARALLELISM.path}", [PARALLELISM.path]
 
     @get("/", summary="List the upload parallelism limits")
-    async def list_limits(self, request: Request) -> ParallelismLimitList:
-        return await _page(request, PARALLELISM, ParallelismLimitList)
+    async def list_limits(self, ctx: Ctx) -> ParallelismLimitList:
+        return await _page(ctx, PARALLELISM, ParallelismLimitList)
 
     @get("/{slug:str}", summary="One upload parallelism limit")
-    async def get_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
-        return await _one(request, PARALLELISM, slug)
+    async def get_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[Any]:
+        return await _one(ctx, PARALLELISM, slug)
 
     @post("/", status_code=201, summary="Add upload parallelism limits (administrators)")
-    async def create_limits(self, request: Request) -> Response[Any]:
-        return await _create(request, PARALLELISM)
+    async def create_limits(self, ctx: Ctx) -> Response[Any]:
+        return await _create(ctx, PARALLELISM)
 
     @patch("/{slug:str}", summary="Change a upload parallelism limit (administrators)")
-    async def patch_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
-        return await _update(Context(request), PARALLELISM, slug)
+    async def patch_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[Any]:
+        return await _update(ctx, PARALLELISM, slug)
 
     @put("/{slug:str}", summary="Change a upload parallelism limit (administrators)")
-    async def put_limit(self, request: Request, slug: FromPath[str]) -> Response[Any]:
-        return await _update(Context(request), PARALLELISM, slug)
+    async def put_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[Any]:
+        return await _update(ctx, PARALLELISM, slug)
 
 
 async def _row(ctx: Context, family: Family, slug: str) -> Row:

@@ -11,11 +11,11 @@ import json
 from typing import Any
 
 import msgspec
-from litestar import Controller, Request, Response, get
+from litestar import Controller, Response, get
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import not_found
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import path_id
@@ -124,9 +124,8 @@ def _scope(params: list[tuple[str, str]]) -> CountScope:
     return CountScope(tuple(types), title)
 
 
-async def _list(request: Request, name: str) -> tuple[pagination.Page, int, list[Any]]:
+async def _list(ctx: Context, name: str) -> tuple[pagination.Page, int, list[Any]]:
     """A page of the lookup ``name``, each entry with the number of resources the caller sees."""
-    ctx = Context(request)
     listing = lookups.LOOKUPS[name].listing
     spec = list_spec(ctx.params, listing.fields, listing.search)
     with_resources = next((strtobool("with_resources", v) for k, v in ctx.params if k == "with_resources"), None)
@@ -140,15 +139,14 @@ async def _list(request: Request, name: str) -> tuple[pagination.Page, int, list
                 return total, [_render(name, r, counts.get(r[0], 0), ctx.base) for r in rows]
             return ctx.db.read(load)
 
-        return pagination.paginate(request, ctx.params, fetch)
+        return pagination.paginate(ctx.request, ctx.params, fetch)
 
-    return await reading(request, answer)
+    return await reading(ctx.request, answer)
 
 
-async def _one(request: Request, name: str, pk: str, model: str) -> Any:
-    ctx = Context(request)
+async def _one(ctx: Context, name: str, pk: str, model: str) -> Any:
     row, count = await reading(
-        request, lambda: ctx.db.read(lookups.get, name, path_id(pk, model), ctx.viewer, _scope(ctx.params)))
+        ctx.request, lambda: ctx.db.read(lookups.get, name, path_id(pk, model), ctx.viewer, _scope(ctx.params)))
     if row is None:
         raise not_found(model)
     return _render(name, row, count, ctx.base)
@@ -182,65 +180,65 @@ class CategoriesController(Controller):
     path, tags = "/api/v2/categories", ["lookups"]
 
     @get("/", summary=_counted("categories"))
-    async def list_items(self, request: Request) -> CategoryItemList:
-        page, total, items = await _list(request, "categories")
-        return pagination.build(request, Context(request).params, CategoryItemList, page, total, items)
+    async def list_items(self, ctx: Ctx) -> CategoryItemList:
+        page, total, items = await _list(ctx, "categories")
+        return pagination.build(ctx.request, ctx.params, CategoryItemList, page, total, items)
 
     @get("/{pk:str}", summary="One of the categories")
-    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[dict[str, CategoryItem]]:
-        return Response({"categories": await _one(request, "categories", pk, "TopicCategory")})
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[dict[str, CategoryItem]]:
+        return Response({"categories": await _one(ctx, "categories", pk, "TopicCategory")})
 
 
 class KeywordsController(Controller):
     path, tags = "/api/v2/keywords", ["lookups"]
 
     @get("/", summary=_counted("keywords"))
-    async def list_items(self, request: Request) -> KeywordItemList:
-        page, total, items = await _list(request, "keywords")
-        return pagination.build(request, Context(request).params, KeywordItemList, page, total, items)
+    async def list_items(self, ctx: Ctx) -> KeywordItemList:
+        page, total, items = await _list(ctx, "keywords")
+        return pagination.build(ctx.request, ctx.params, KeywordItemList, page, total, items)
 
     @get("/{pk:str}", summary="One of the keywords")
-    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[dict[str, KeywordItem]]:
-        return Response({"keywords": await _one(request, "keywords", pk, "HierarchicalKeyword")})
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[dict[str, KeywordItem]]:
+        return Response({"keywords": await _one(ctx, "keywords", pk, "HierarchicalKeyword")})
 
 
 class TKeywordsController(Controller):
     path, tags = "/api/v2/tkeywords", ["lookups"]
 
     @get("/", summary=_counted("tkeywords"))
-    async def list_items(self, request: Request) -> TKeywordItemList:
-        page, total, items = await _list(request, "tkeywords")
-        return pagination.build(request, Context(request).params, TKeywordItemList, page, total, items)
+    async def list_items(self, ctx: Ctx) -> TKeywordItemList:
+        page, total, items = await _list(ctx, "tkeywords")
+        return pagination.build(ctx.request, ctx.params, TKeywordItemList, page, total, items)
 
     @get("/{pk:str}", summary="One of the tkeywords")
-    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[dict[str, TKeywordItem]]:
-        return Response({"tkeywords": await _one(request, "tkeywords", pk, "ThesaurusKeyword")})
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[dict[str, TKeywordItem]]:
+        return Response({"tkeywords": await _one(ctx, "tkeywords", pk, "ThesaurusKeyword")})
 
 
 class RegionsController(Controller):
     path, tags = "/api/v2/regions", ["lookups"]
 
     @get("/", summary=_counted("regions"))
-    async def list_items(self, request: Request) -> RegionItemList:
-        page, total, items = await _list(request, "regions")
-        return pagination.build(request, Context(request).params, RegionItemList, page, total, items)
+    async def list_items(self, ctx: Ctx) -> RegionItemList:
+        page, total, items = await _list(ctx, "regions")
+        return pagination.build(ctx.request, ctx.params, RegionItemList, page, total, items)
 
     @get("/{pk:str}", summary="One of the regions")
-    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[dict[str, RegionItem]]:
-        return Response({"regions": await _one(request, "regions", pk, "Region")})
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[dict[str, RegionItem]]:
+        return Response({"regions": await _one(ctx, "regions", pk, "Region")})
 
 
 class OwnersController(Controller):
     path, tags = "/api/v2/owners", ["lookups"]
 
     @get("/", summary=_counted("owners"))
-    async def list_items(self, request: Request) -> OwnerItemList:
-        page, total, items = await _list(request, "owners")
-        return pagination.build(request, Context(request).params, OwnerItemList, page, total, items)
+    async def list_items(self, ctx: Ctx) -> OwnerItemList:
+        page, total, items = await _list(ctx, "owners")
+        return pagination.build(ctx.request, ctx.params, OwnerItemList, page, total, items)
 
     @get("/{pk:str}", summary="One of the owners")
-    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[dict[str, OwnerItem]]:
-        return Response({"owners": await _one(request, "owners", pk, "Profile")})
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[dict[str, OwnerItem]]:
+        return Response({"owners": await _one(ctx, "owners", pk, "Profile")})
 
 
 ROUTES = [CategoriesController, KeywordsController, TKeywordsController, RegionsController,

@@ -13,12 +13,12 @@ import json
 from typing import Any
 
 import msgspec
-from litestar import Request, get
+from litestar import get
 from litestar.params import FromPath
 
 from catalogue_app.api import dataset_view
 from catalogue_app.api.auth import ANONYMOUS
-from catalogue_app.api.context import Context, Ctx
+from catalogue_app.api.context import Ctx
 from catalogue_app.api.dataset_view import Style
 from catalogue_app.api.links import Link
 from catalogue_app.api.request_bodies import path_id
@@ -246,8 +246,8 @@ WEB_MERCATOR_EXTENT = [-20037508.34, -20037508.34, 20037508.34, 20037508.34]
 
 @get("/static/mapstore/configs/map.json", tags=["maps"], include_in_schema=False,
      summary="The template of a new map's configuration (MapStore's), with the built-in basemap")
-async def map_template(request: Request) -> MapTemplate:
-    base = Context(request).base
+async def map_template(ctx: Ctx) -> MapTemplate:
+    base = ctx.base
     basemap = TemplateLayer(type="wms", url=f"{base}/geoserver/ows", name=f"{WORKSPACE}:basemap",
                             title="Basemap (Natural Earth countries)", group="background", visibility=True,
                             format="image/png")

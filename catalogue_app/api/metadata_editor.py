@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from litestar import Request, Response, get, patch, put
+from litestar import Response, get, patch, put
 from litestar.params import FromPath
 
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import ApiError, status_of
 from catalogue_app.api.request_bodies import read_body
 from catalogue_app.services import resources as rules
@@ -91,22 +91,22 @@ def _not_found() -> ApiError:
 
 
 @get(["/api/v2/metadata", "/api/v2/metadata/"], tags=["metadata"], summary="The addresses of the metadata editor API")
-async def metadata_root(request: Request) -> dict[str, str]:
-    base = Context(request).base
+async def metadata_root(ctx: Ctx) -> dict[str, str]:
+    base = ctx.base
     return {"schema": f"{base}/api/v2/metadata/schema/", "instance": f"{base}/api/v2/metadata/instance/<pk>/"}
 
 
 @get(["/api/v2/metadata/schema", "/api/v2/metadata/schema/"], tags=["metadata"],
      summary="JSON schema of the editable metadata fields")
-async def metadata_schema(request: Request) -> dict[str, Any]:
-    return schema(Context(request).base)
+async def metadata_schema(ctx: Ctx) -> dict[str, Any]:
+    return schema(ctx.base)
 
 
-def _read(request: Request, pk: str) -> dict[str, Any]:
+def _read(ctx: Context, pk: str) -> dict[str, Any]:
     from catalogue_app.api.resources import RESOURCES, detail_answer  # resources imports many api modules
 
     try:
-        answer = detail_answer(request, RESOURCES, pk)
+        answer = detail_answer(ctx, RESOURCES, pk)
     except (ApiError, Refused) as exc:
         if status_of(exc) == 404:
             raise _not_found() from None
@@ -116,16 +116,15 @@ def _read(request: Request, pk: str) -> dict[str, Any]:
 
 @get(["/api/v2/metadata/instance/{pk:str}", "/api/v2/metadata/instance/{pk:str}/"], tags=["metadata"],
      summary="One resource's metadata values")
-async def get_instance(request: Request, pk: FromPath[str]) -> Response[dict[str, Any]]:
-    return Response(_instance(await reading(request, _read, request, pk)), media_type="application/schema-instance+json")
+async def get_instance(ctx: Ctx, pk: FromPath[str]) -> Response[dict[str, Any]]:
+    return Response(_instance(await reading(ctx.request, _read, ctx, pk)), media_type="application/schema-instance+json")
 
 
-async def _change(request: Request, pk: str) -> dict[str, Any]:
-    ctx = Context(request)
+async def _change(ctx: Context, pk: str) -> dict[str, Any]:
     caller = ctx.require_login()
-    rid = int((await reading(request, _read, request, pk))["pk"])  # 404 in GeoNode's words when the caller cannot see it
-    changes = _changes(await read_body(request))
-    viewer = await reading(request, lambda: ctx.viewer)
+    rid = int((await reading(ctx.request, _read, ctx, pk))["pk"])  # 404 in GeoNode's words when the caller cannot see it
+    changes = _changes(await read_body(ctx.request))
+    viewer = await reading(ctx.request, lambda: ctx.viewer)
 
     try:
         await ctx.db.write(rules.change, viewer, caller.is_admin, rid, changes)
@@ -139,14 +138,14 @@ async def _change(request: Request, pk: str) -> dict[str, Any]:
 
 @put(["/api/v2/metadata/instance/{pk:str}", "/api/v2/metadata/instance/{pk:str}/"], status_code=200, tags=["metadata"],
      summary="Change a resource's metadata values")
-async def put_instance(request: Request, pk: FromPath[str]) -> dict[str, Any]:
-    return await _change(request, pk)
+async def put_instance(ctx: Ctx, pk: FromPath[str]) -> dict[str, Any]:
+    return await _change(ctx, pk)
 
 
 @patch(["/api/v2/metadata/instance/{pk:str}", "/api/v2/metadata/instance/{pk:str}/"], status_code=200,
        tags=["metadata"], summary="Change some of a resource's metadata values")
-async def patch_instance(request: Request, pk: FromPath[str]) -> dict[str, Any]:
-    return await _change(request, pk)
+async def patch_instance(ctx: Ctx, pk: FromPath[str]) -> dict[str, Any]:
+    return await _change(ctx, pk)
 
 
 ROUTES = [metadata_root, metadata_schema, get_instance, put_instance, patch_instance]

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import anyio.to_thread
 import msgspec
-from litestar import Request, Response, post
+from litestar import Response, post
 
+from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import ApiError
 from catalogue_app.api.request_bodies import read_body
 from catalogue_app.passwords import verify_password
@@ -45,9 +46,9 @@ def _oauth_error(status: int, error: str, description: str) -> Response[OAuthErr
 
 @post("/o/token/", status_code=200, opt={"body": TokenRequest}, tags=["auth"],
       summary="Exchange a user name and password for a Bearer token (OAuth2 password grant)")
-async def token(request: Request) -> Response[TokenAnswer] | Response[OAuthError]:
+async def token(ctx: Ctx) -> Response[TokenAnswer] | Response[OAuthError]:
     try:
-        body = await read_body(request)
+        body = await read_body(ctx.request)
     except (ApiError, Refused) as exc:
         return _oauth_error(400, "invalid_request", exc.message)
     if not isinstance(body, dict):
@@ -57,15 +58,14 @@ async def token(request: Request) -> Response[TokenAnswer] | Response[OAuthError
     username, password = body.get("username"), body.get("password")
     if not isinstance(username, str) or not isinstance(password, str):
         return _oauth_error(400, "invalid_request", "username and password are required.")
-    state = request.app.state
-    row = await state.db.execute(users.by_username, username)
+    row = await ctx.db.execute(users.by_username, username)
     stored = row["password"] if row is not None and row["is_active"] else ""
     ok = await anyio.to_thread.run_sync(verify_password, password, stored)
     if not (ok and stored):
         return _oauth_error(400, "invalid_grant", "Invalid credentials given.")
-    lifetime = state.settings.token_lifetime_seconds
+    lifetime = ctx.settings.token_lifetime_seconds
     scope = "read write groups"
-    issued = await state.db.write(tokens.issue, row["id"], lifetime, scope)
+    issued = await ctx.db.write(tokens.issue, row["id"], lifetime, scope)
     return Response(TokenAnswer(issued, "Bearer", lifetime, scope), headers={"Cache-Control": "no-store"})
 
 
@@ -75,10 +75,10 @@ class RevokeRequest(msgspec.Struct):
 
 @post("/o/revoke_token/", status_code=200, opt={"body": RevokeRequest}, tags=["auth"],
       summary="Revoke a Bearer token")
-async def revoke(request: Request) -> None:
-    body = await read_body(request)
+async def revoke(ctx: Ctx) -> None:
+    body = await read_body(ctx.request)
     if isinstance(body, dict) and isinstance(body.get("token"), str):
-        await request.app.state.db.write(tokens.revoke, body["token"])
+        await ctx.db.write(tokens.revoke, body["token"])
 
 
 ROUTES = [token, revoke]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Literal
 
 import msgspec
-from litestar import Controller, Request, Response, delete, get, patch, put
+from litestar import Controller, Response, delete, get, patch, put
 from litestar.params import FromPath
 
 from catalogue_app.api.context import Context, Ctx, reading
@@ -144,13 +144,13 @@ class PermissionsController(Controller):
 
     @put("/", status_code=200, opt={"body": PermsSpecBody},
          summary="Merge a perms spec into the resource's permissions (asynchronous)")
-    async def put_permissions(self, request: Request, pk: FromPath[str]) -> Response[Receipt]:
-        return await self._set(request, pk)
+    async def put_permissions(self, ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
+        return await self._set(ctx, pk)
 
     @patch("/", status_code=200, opt={"body": PermsSpecBody},
            summary="Merge a perms spec into the resource's permissions (asynchronous)")
-    async def patch_permissions(self, request: Request, pk: FromPath[str]) -> Response[Receipt]:
-        return await self._set(request, pk)
+    async def patch_permissions(self, ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
+        return await self._set(ctx, pk)
 
     @delete("/", status_code=200, summary="Remove every permission but the owner's (asynchronous)")
     async def delete_permissions(self, ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
@@ -160,16 +160,12 @@ class PermissionsController(Controller):
         params = {"uuid": target.uuid, "resource_id": target.id, "keep_groups": keep}
         return await start_job(ctx, "remove_permissions", "permissions", params, target.id)
 
-    async def _set(self, request: Request, pk: str) -> Response[Receipt]:
-        ctx = Context(request)
+    async def _set(self, ctx: Context, pk: str) -> Response[Receipt]:
         target = await self._target(ctx, pk)
-        body = await read_body(request)
+        body = await read_body(ctx.request)
         spec = _allowed(await ctx.db.execute(parse, body, target.resource_type), target)
         params = {"uuid": target.uuid, "resource_id": target.id, "permissions": spec.as_json(), "replace": False}
         return await start_job(ctx, "set_permissions", "permissions", params, target.id)
-
-
-ROUTES = [PermissionsController]
 
 
 ROUTES = [PermissionsController]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from litestar import Controller, Request, Response, delete, get, post, put
+from litestar import Controller, Response, delete, get, post, put
 from litestar.params import FromPath
 
 from catalogue_app.api.context import Context, Ctx, reading
@@ -176,22 +176,21 @@ class ResourceActionsController(Controller):
         return await ctx.db.execute(load)
 
     @post("/linked_resources", status_code=200, opt={"body": TargetsBody}, summary="Link to other resources")
-    async def add_links(self, request: Request, pk: FromPath[str]) -> Response[LinkResult]:
-        return await self._links(request, pk, adding=True)
+    async def add_links(self, ctx: Ctx, pk: FromPath[str]) -> Response[LinkResult]:
+        return await self._links(ctx, pk, adding=True)
 
     @delete("/linked_resources", status_code=200, opt={"body": TargetsBody}, summary="Remove links")
-    async def remove_links(self, request: Request, pk: FromPath[str]) -> Response[LinkResult]:
-        return await self._links(request, pk, adding=False)
+    async def remove_links(self, ctx: Ctx, pk: FromPath[str]) -> Response[LinkResult]:
+        return await self._links(ctx, pk, adding=False)
 
-    async def _links(self, request: Request, pk: str, *, adding: bool) -> Response[LinkResult]:
-        ctx = Context(request)
+    async def _links(self, ctx: Context, pk: str, *, adding: bool) -> Response[LinkResult]:
         ctx.require_login()
-        body = await read_body(request)
+        body = await read_body(ctx.request)
         targets = body.get("target") if isinstance(body, dict) else None
         if not isinstance(targets, list):
             raise invalid("Payload is not valid")
 
-        viewer = await reading(request, lambda: ctx.viewer)
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
         done, failed = await ctx.db.write(extras.change_links, viewer, path_id(pk, "ResourceBase"), targets, adding)
         if failed:
             return Response(LinkResult(done, failed, "Some error has occurred during the saving"), status_code=400)

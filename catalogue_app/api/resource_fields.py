@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import msgspec
-from litestar import Request, get
+from litestar import get
 from litestar.params import FromPath
 
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import not_found
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.resource_query import Selection
@@ -21,9 +21,8 @@ from catalogue_app.store import Connection, resources
 ASKED_FOR = ("metadata", "linked_resources", "executions")
 
 
-def field_answer(request: Request, family: Family, pk: str, field_name: str) -> dict[str, Any]:
+def field_answer(ctx: Context, family: Family, pk: str, field_name: str) -> dict[str, Any]:
     """The field as the detail shows it (run on a reader thread, by ``reading``)."""
-    ctx = Context(request)
     if field_name not in family.field_names:
         raise not_found()
     viewer = ctx.viewer
@@ -43,8 +42,8 @@ def field_answer(request: Request, family: Family, pk: str, field_name: str) -> 
 def _handler(family: Family):
     @get(f"/api/v2/{family.path}/{{pk:str}}/{{field_name:str}}", tags=[family.path],
          summary=f"One field of a {family.singular} (relations such as keywords, owner, regions)")
-    async def one_field(request: Request, pk: FromPath[str], field_name: FromPath[str]) -> dict[str, Any]:
-        return await reading(request, field_answer, request, family, pk, field_name)
+    async def one_field(ctx: Ctx, pk: FromPath[str], field_name: FromPath[str]) -> dict[str, Any]:
+        return await reading(ctx.request, field_answer, ctx, family, pk, field_name)
 
     return one_field
 

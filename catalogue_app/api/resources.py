@@ -7,7 +7,7 @@ from typing import Any
 
 import anyio.to_thread
 import msgspec
-from litestar import Controller, Request, Response, delete, get, patch, post, put
+from litestar import Controller, Response, delete, get, patch, post, put
 from litestar.params import FromPath
 
 from catalogue_app import files
@@ -158,10 +158,9 @@ def present(conn: Connection, family: Family, rows: list[Row], ctx: Context, vie
     return family.extend(conn, items, ctx.base, detail) if family.extend else items
 
 
-def list_answer(request: Request, family: Family, query: ResourceQuery | None = None,
+def list_answer(ctx: Context, family: Family, query: ResourceQuery | None = None,
                 honour_params: bool = True) -> Response[Any]:
     """A page of resources for the family, as the caller sees them."""
-    ctx = Context(request)
     params = ctx.params if honour_params else [(k, v) for k, v in ctx.params if k in ("page", "page_size")]
     viewer = ctx.viewer
     sel = selection(params, family.singular, family.field_names)
@@ -182,17 +181,16 @@ def list_answer(request: Request, family: Family, query: ResourceQuery | None = 
             return total, present(conn, family, rows, ctx, viewer, detail=False, with_data=sel.wants_data)
         return ctx.db.read(load)
 
-    page, total, items = pagination.paginate(request, params, fetch)
+    page, total, items = pagination.paginate(ctx.request, params, fetch)
     if sel.active:
         extras = ctx.db.read(deferred_fields, [int(i.pk) for i in items], sel, viewer, ctx.base)
         items = [apply_selection(item, sel) | extra for item, extra in zip(items, extras)]
-    body = {"links": pagination.envelope_links(request, params, page, total, ctx.base), "total": total,
+    body = {"links": pagination.envelope_links(ctx.request, params, page, total, ctx.base), "total": total,
             "page": page.number, "page_size": page.size, family.plural: items}
     return Response(body)
 
 
-def detail_answer(request: Request, family: Family, pk: str) -> Response[Any]:
-    ctx = Context(request)
+def detail_answer(ctx: Context, family: Family, pk: str) -> Response[Any]:
     sel = selection(ctx.params, family.singular, family.field_names)
     viewer = ctx.viewer
 
@@ -276,14 +274,13 @@ class PatchAllAnswer(msgspec.Struct):
     meta: dict[str, int]
 
 
-async def update_answer(request: Request, family: Family, pk: str) -> Response[Any]:
+async def update_answer(ctx: Context, family: Family, pk: str) -> Response[Any]:
     """PUT/PATCH of one resource by its owner or a holder of change permissions."""
-    ctx = Context(request)
     caller = ctx.require_login()
-    body = unwrap(await read_body(request), family.singular)
+    body = unwrap(await read_body(ctx.request), family.singular)
     if not isinstance(body, dict):
         raise invalid("Expected a JSON object.")
-    viewer, rid = await reading(request, lambda: ctx.viewer), path_id(pk, family.model)
+    viewer, rid = await reading(ctx.request, lambda: ctx.viewer), path_id(pk, family.model)
     # geonodectl sends attribute changes with the dataset (as "attribute" or "attribute_set")
     attributes = next((body.pop(k) for k in ("attribute", "attribute_set") if k in body), None) \
         if family is DATASETS else None
@@ -291,19 +288,18 @@ async def update_answer(request: Request, family: Family, pk: str) -> Response[A
     await ctx.db.write(rules.change, viewer, caller.is_admin, rid, body, family.scope, attributes)
     if family is MAPS and "maplayers" in body:
         await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, [rid])
-    return await reading(request, detail_answer, request, family, pk)
+    return await reading(ctx.request, detail_answer, ctx, family, pk)
 
 
 UNREAD = object()
 
 
-async def create_answer(request: Request, family: Family, body: Any = UNREAD) -> Response[Any]:
+async def create_answer(ctx: Context, family: Family, body: Any = UNREAD) -> Response[Any]:
     """POST of one resource or several (one object, {singular: obj}, {plural: [...]} or a list);
     ``body`` when the caller has read it already."""
-    ctx = Context(request)
     caller = ctx.require_login()
-    items, many = records(await read_body(request) if body is UNREAD else body, family.singular, family.plural)
-    viewer = await reading(request, lambda: ctx.viewer)
+    items, many = records(await read_body(ctx.request) if body is UNREAD else body, family.singular, family.plural)
+    viewer = await reading(ctx.request, lambda: ctx.viewer)
     for item in items:
         item["resource_type"] = rules.creatable_type(item, family.scope)
     ids = await ctx.db.write(rules.create, viewer, caller.id, caller.is_admin, items, family.scope)
@@ -320,14 +316,13 @@ async def create_answer(request: Request, family: Family, body: Any = UNREAD) ->
     return Response(body, status_code=201)
 
 
-async def bulk_update_answer(request: Request, family: Family) -> Response[Any]:
+async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
     """PATCH of the list URL: a list of records (ENABLE_BULK_UPDATE), or ?patch-all= with the
     list's filters and one partial object (ENABLE_PATCH_ALL). Every record's rights are checked."""
-    ctx = Context(request)
     caller = ctx.require_login()
-    viewer = await reading(request, lambda: ctx.viewer)
+    viewer = await reading(ctx.request, lambda: ctx.viewer)
     patch_all = next((v for k, v in ctx.params if k == "patch-all"), None)
-    body = await read_body(request)
+    body = await read_body(ctx.request)
     if patch_all is not None:
         if not ctx.settings.enable_patch_all:
             raise ApiError(405, 'Method "PATCH" not allowed.', "method_not_allowed")
@@ -363,12 +358,12 @@ async def bulk_update_answer(request: Request, family: Family) -> Response[Any]:
 
 
 # -- the five families: the same handlers, each declared with its family's types ---------------
-def _list(request: Request, family: Family) -> Awaitable[Response[Any]]:
-    return reading(request, list_answer, request, family, slow=may_be_slow(Context(request).params))
+def _list(ctx: Context, family: Family) -> Awaitable[Response[Any]]:
+    return reading(ctx.request, list_answer, ctx, family, slow=may_be_slow(ctx.params))
 
 
-def _detail(request: Request, family: Family, pk: str) -> Awaitable[Response[Any]]:
-    return reading(request, detail_answer, request, family, pk)
+def _detail(ctx: Context, family: Family, pk: str) -> Awaitable[Response[Any]]:
+    return reading(ctx.request, detail_answer, ctx, family, pk)
 
 
 def _summary(family: Family, action: str) -> str:
@@ -385,28 +380,28 @@ class ResourceController(Controller):
     path, tags = "/api/v2/resources", ["resources"]
 
     @get("/", summary=_summary(RESOURCES, "list"))
-    async def list_items(self, request: Request) -> Response[ResourceList]:
-        return await _list(request, RESOURCES)
+    async def list_items(self, ctx: Ctx) -> Response[ResourceList]:
+        return await _list(ctx, RESOURCES)
 
     @get("/{pk:str}", summary=_summary(RESOURCES, "get"))
-    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[ResourceDetail]:
-        return await _detail(request, RESOURCES, pk)
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[ResourceDetail]:
+        return await _detail(ctx, RESOURCES, pk)
 
     @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(RESOURCES, "change"))
-    async def patch_item(self, request: Request, pk: FromPath[str]) -> Response[ResourceDetail]:
-        return await update_answer(request, RESOURCES, pk)
+    async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[ResourceDetail]:
+        return await update_answer(ctx, RESOURCES, pk)
 
     @put("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(RESOURCES, "change"))
-    async def put_item(self, request: Request, pk: FromPath[str]) -> Response[ResourceDetail]:
-        return await update_answer(request, RESOURCES, pk)
+    async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[ResourceDetail]:
+        return await update_answer(ctx, RESOURCES, pk)
 
     @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(RESOURCES, "change_list"))
-    async def patch_list(self, request: Request) -> Response[ResourceList]:
-        return await bulk_update_answer(request, RESOURCES)
+    async def patch_list(self, ctx: Ctx) -> Response[ResourceList]:
+        return await bulk_update_answer(ctx, RESOURCES)
 
     @post("/", status_code=201, opt={"body": ResourceWrite}, summary=_summary(RESOURCES, "create"))
-    async def create_items(self, request: Request) -> Response[ResourceDetail]:
-        return await create_answer(request, RESOURCES)
+    async def create_items(self, ctx: Ctx) -> Response[ResourceDetail]:
+        return await create_answer(ctx, RESOURCES)
 
     @delete("/{pk:str}", status_code=204, summary="Delete a resource")
     async def delete_item(self, ctx: Ctx, pk: FromPath[str]) -> None:
@@ -431,110 +426,110 @@ class DatasetController(Controller):
     path, tags = "/api/v2/datasets", ["datasets"]
 
     @get("/", summary=_summary(DATASETS, "list"))
-    async def list_items(self, request: Request) -> Response[DatasetList]:
-        return await _list(request, DATASETS)
+    async def list_items(self, ctx: Ctx) -> Response[DatasetList]:
+        return await _list(ctx, DATASETS)
 
     @get("/{pk:str}", summary=_summary(DATASETS, "get"))
-    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[DatasetDetail]:
-        return await _detail(request, DATASETS, pk)
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DatasetDetail]:
+        return await _detail(ctx, DATASETS, pk)
 
     @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(DATASETS, "change"))
-    async def patch_item(self, request: Request, pk: FromPath[str]) -> Response[DatasetDetail]:
-        return await update_answer(request, DATASETS, pk)
+    async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DatasetDetail]:
+        return await update_answer(ctx, DATASETS, pk)
 
     @put("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(DATASETS, "change"))
-    async def put_item(self, request: Request, pk: FromPath[str]) -> Response[DatasetDetail]:
-        return await update_answer(request, DATASETS, pk)
+    async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DatasetDetail]:
+        return await update_answer(ctx, DATASETS, pk)
 
     @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(DATASETS, "change_list"))
-    async def patch_list(self, request: Request) -> Response[DatasetList]:
-        return await bulk_update_answer(request, DATASETS)
+    async def patch_list(self, ctx: Ctx) -> Response[DatasetList]:
+        return await bulk_update_answer(ctx, DATASETS)
 
 
 class DocumentController(Controller):
     path, tags = "/api/v2/documents", ["documents"]
 
     @get("/", summary=_summary(DOCUMENTS, "list"))
-    async def list_items(self, request: Request) -> Response[DocumentList]:
-        return await _list(request, DOCUMENTS)
+    async def list_items(self, ctx: Ctx) -> Response[DocumentList]:
+        return await _list(ctx, DOCUMENTS)
 
     @get("/{pk:str}", summary=_summary(DOCUMENTS, "get"))
-    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[DocumentDetail]:
-        return await _detail(request, DOCUMENTS, pk)
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DocumentDetail]:
+        return await _detail(ctx, DOCUMENTS, pk)
 
     @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(DOCUMENTS, "change"))
-    async def patch_item(self, request: Request, pk: FromPath[str]) -> Response[DocumentDetail]:
-        return await update_answer(request, DOCUMENTS, pk)
+    async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DocumentDetail]:
+        return await update_answer(ctx, DOCUMENTS, pk)
 
     @put("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(DOCUMENTS, "change"))
-    async def put_item(self, request: Request, pk: FromPath[str]) -> Response[DocumentDetail]:
-        return await update_answer(request, DOCUMENTS, pk)
+    async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DocumentDetail]:
+        return await update_answer(ctx, DOCUMENTS, pk)
 
     @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(DOCUMENTS, "change_list"))
-    async def patch_list(self, request: Request) -> Response[DocumentList]:
-        return await bulk_update_answer(request, DOCUMENTS)
+    async def patch_list(self, ctx: Ctx) -> Response[DocumentList]:
+        return await bulk_update_answer(ctx, DOCUMENTS)
 
     # a document may come with its file (multipart, doc_file or doc_url): a larger body than JSON's
     @post("/", status_code=201, opt={"body": ResourceWrite}, summary=_summary(DOCUMENTS, "create"),
           request_max_body_size=document_upload.MAX_BODY)
-    async def create_items(self, request: Request) -> Response[DocumentDetail]:
-        return await document_upload.create_document(request)
+    async def create_items(self, ctx: Ctx) -> Response[DocumentDetail]:
+        return await document_upload.create_document(ctx)
 
 
 class MapController(Controller):
     path, tags = "/api/v2/maps", ["maps"]
 
     @get("/", summary=_summary(MAPS, "list"))
-    async def list_items(self, request: Request) -> Response[MapList]:
-        return await _list(request, MAPS)
+    async def list_items(self, ctx: Ctx) -> Response[MapList]:
+        return await _list(ctx, MAPS)
 
     @get("/{pk:str}", summary=_summary(MAPS, "get"))
-    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[MapDetail]:
-        return await _detail(request, MAPS, pk)
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[MapDetail]:
+        return await _detail(ctx, MAPS, pk)
 
     @patch("/{pk:str}", opt={"body": MapWrite}, summary=_summary(MAPS, "change"))
-    async def patch_item(self, request: Request, pk: FromPath[str]) -> Response[MapDetail]:
-        return await update_answer(request, MAPS, pk)
+    async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[MapDetail]:
+        return await update_answer(ctx, MAPS, pk)
 
     @put("/{pk:str}", opt={"body": MapWrite}, summary=_summary(MAPS, "change"))
-    async def put_item(self, request: Request, pk: FromPath[str]) -> Response[MapDetail]:
-        return await update_answer(request, MAPS, pk)
+    async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[MapDetail]:
+        return await update_answer(ctx, MAPS, pk)
 
     @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(MAPS, "change_list"))
-    async def patch_list(self, request: Request) -> Response[MapList]:
-        return await bulk_update_answer(request, MAPS)
+    async def patch_list(self, ctx: Ctx) -> Response[MapList]:
+        return await bulk_update_answer(ctx, MAPS)
 
     @post("/", status_code=201, opt={"body": MapWrite}, summary=_summary(MAPS, "create"))
-    async def create_items(self, request: Request) -> Response[MapDetail]:
-        return await create_answer(request, MAPS)
+    async def create_items(self, ctx: Ctx) -> Response[MapDetail]:
+        return await create_answer(ctx, MAPS)
 
 
 class GeoappController(Controller):
     path, tags = "/api/v2/geoapps", ["geoapps"]
 
     @get("/", summary=_summary(GEOAPPS, "list"))
-    async def list_items(self, request: Request) -> Response[GeoappList]:
-        return await _list(request, GEOAPPS)
+    async def list_items(self, ctx: Ctx) -> Response[GeoappList]:
+        return await _list(ctx, GEOAPPS)
 
     @get("/{pk:str}", summary=_summary(GEOAPPS, "get"))
-    async def get_item(self, request: Request, pk: FromPath[str]) -> Response[GeoappDetail]:
-        return await _detail(request, GEOAPPS, pk)
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[GeoappDetail]:
+        return await _detail(ctx, GEOAPPS, pk)
 
     @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(GEOAPPS, "change"))
-    async def patch_item(self, request: Request, pk: FromPath[str]) -> Response[GeoappDetail]:
-        return await update_answer(request, GEOAPPS, pk)
+    async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[GeoappDetail]:
+        return await update_answer(ctx, GEOAPPS, pk)
 
     @put("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(GEOAPPS, "change"))
-    async def put_item(self, request: Request, pk: FromPath[str]) -> Response[GeoappDetail]:
-        return await update_answer(request, GEOAPPS, pk)
+    async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[GeoappDetail]:
+        return await update_answer(ctx, GEOAPPS, pk)
 
     @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(GEOAPPS, "change_list"))
-    async def patch_list(self, request: Request) -> Response[GeoappList]:
-        return await bulk_update_answer(request, GEOAPPS)
+    async def patch_list(self, ctx: Ctx) -> Response[GeoappList]:
+        return await bulk_update_answer(ctx, GEOAPPS)
 
     @post("/", status_code=201, opt={"body": ResourceWrite}, summary=_summary(GEOAPPS, "create"))
-    async def create_items(self, request: Request) -> Response[GeoappDetail]:
-        return await create_answer(request, GEOAPPS)
+    async def create_items(self, ctx: Ctx) -> Response[GeoappDetail]:
+        return await create_answer(ctx, GEOAPPS)
 
 
 class ResourceListsController(Controller):
@@ -550,28 +545,28 @@ class ResourceListsController(Controller):
                               for name in ("dataset", "document", "map", *GEOAPP_TYPES)])
 
     @get("/approved", summary="Approved resources")
-    async def approved(self, request: Request) -> Response[ResourceList]:
-        return await reading(request, list_answer, request, RESOURCES, _fixed(request, "is_approved"), False)
+    async def approved(self, ctx: Ctx) -> Response[ResourceList]:
+        return await reading(ctx.request, list_answer, ctx, RESOURCES, _fixed("is_approved"), False)
 
     @get("/published", summary="Published resources")
-    async def published(self, request: Request) -> Response[ResourceList]:
-        return await reading(request, list_answer, request, RESOURCES, _fixed(request, "is_published"), False)
+    async def published(self, ctx: Ctx) -> Response[ResourceList]:
+        return await reading(ctx.request, list_answer, ctx, RESOURCES, _fixed("is_published"), False)
 
     @get("/featured", summary="Featured resources")
-    async def featured(self, request: Request) -> Response[ResourceList]:
-        return await reading(request, list_answer, request, RESOURCES, _fixed(request, "featured"), False)
+    async def featured(self, ctx: Ctx) -> Response[ResourceList]:
+        return await reading(ctx.request, list_answer, ctx, RESOURCES, _fixed("featured"), False)
 
     @get("/favorites", summary="The caller's favorite resources")
     async def favorites(self, ctx: Ctx) -> Response[Any]:
         caller = ctx.require_login()
         query = ResourceQuery(favorites_of=caller.id, advertised_all=True)
-        answer = await reading(ctx.request, list_answer, ctx.request, RESOURCES, query, False)
+        answer = await reading(ctx.request, list_answer, ctx, RESOURCES, query, False)
         body = answer.content
         body["favorites"] = body.pop("resources")
         return Response(body)
 
 
-def _fixed(request: Request, flag: str) -> ResourceQuery:
+def _fixed(flag: str) -> ResourceQuery:
     """The query of the fixed lists (featured, approved, published): one flag set."""
     return ResourceQuery(spec=ListSpec(conditions=[Condition(flag, "eq", [1])]))
 

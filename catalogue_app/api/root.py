@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from litestar import Request, get
+from litestar import get
 
-from catalogue_app.api.pagination import base_url
+from catalogue_app.api.context import Ctx
 
 # The families GeoNode 5 lists (QGIS saves metadata through /metadata when it is listed).
 ENDPOINTS = ["assets", "categories", "datasets", "documents", "executionrequest", "geoapps", "groups", "keywords", "maps",
@@ -13,8 +13,8 @@ ENDPOINTS = ["assets", "categories", "datasets", "documents", "executionrequest"
 
 
 @get("/api/v2/", tags=["root"], summary="Names and URLs of the endpoint families")
-async def api_root(request: Request) -> dict[str, str]:
-    base = base_url(request)
+async def api_root(ctx: Ctx) -> dict[str, str]:
+    base = ctx.base
     return {name: f"{base}/api/v2/{name}" for name in sorted(ENDPOINTS)}
 
 

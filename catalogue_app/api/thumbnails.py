@@ -14,7 +14,7 @@ from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 import msgspec
-from litestar import Request, Response, get, post, put
+from litestar import Response, get, post, put
 from litestar.params import FromPath
 
 from catalogue_app import files
@@ -101,7 +101,7 @@ def _changeable(ctx: Context, pk: str, missing: str | None = None) -> Row:
      summary="Set the thumbnail: multipart field or JSON key 'file' with an image, a base64 image or an image URL")
 async def set_thumbnail(ctx: Ctx, pk: FromPath[str]) -> ThumbnailUrl:
     row = await reading(ctx.request, _changeable, ctx, pk)
-    sent = await _sent_file(ctx, ctx.request)
+    sent = await _sent_file(ctx)
     if isinstance(sent, str) and _is_address(sent):
         address = _image_address(sent)
         try:
@@ -124,9 +124,10 @@ async def set_thumbnail(ctx: Ctx, pk: FromPath[str]) -> ThumbnailUrl:
     return ThumbnailUrl(ctx.base + url)
 
 
-async def _sent_file(ctx: Context, request: Request) -> bytes | str:
+async def _sent_file(ctx: Context) -> bytes | str:
     """The ``file`` of the body: the bytes of an uploaded file, or the text sent (an address,
     or base64); 400 when missing or of another kind."""
+    request = ctx.request
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media == "multipart/form-data":
         workspace = files.claim_workspace(ctx.settings.tmp_dir / f"thumbnail-{uuid.uuid4().hex}")

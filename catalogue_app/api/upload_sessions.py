@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 import msgspec
-from litestar import Controller, Request, Response, get, post
+from litestar import Controller, Response, get, post
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination, uploads
@@ -84,8 +84,8 @@ class UploadSessionsController(Controller):
 
     @post("/", status_code=201, request_max_body_size=uploads.MAX_BODY, opt=uploads.FORM,
           summary="Upload a dataset: the same as POST /api/v2/uploads/upload")
-    async def create_upload(self, request: Request) -> Response[Any]:
-        return await uploads.receive(request)
+    async def create_upload(self, ctx: Ctx) -> Response[Any]:
+        return await uploads.receive(ctx)
 
     @get("/{upload_id:str}", summary="One dataset upload")
     async def get_upload(self, ctx: Ctx, upload_id: FromPath[str]) -> UploadDetail:

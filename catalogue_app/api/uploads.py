@@ -29,11 +29,11 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, post
+from litestar import Response, post
 
 from catalogue_app import files, json_text
 from catalogue_app.api import multipart, perms_spec
-from catalogue_app.api.context import Context, reading
+from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.executions import queue_job
 from catalogue_app.api.limits import size_label
@@ -144,13 +144,12 @@ def options(fields: dict[str, str]) -> Options:
 
 @post("/api/v2/uploads/upload", status_code=201, tags=["uploads"], request_max_body_size=MAX_BODY, opt=FORM,
       summary="Upload a dataset (multipart: base_file and its parts, or a .zip); answers the execution id")
-async def upload(request: Request) -> Response[Any]:
-    return await receive(request)
+async def upload(ctx: Ctx) -> Response[Any]:
+    return await receive(ctx)
 
 
-async def receive(request: Request) -> Response[Any]:
+async def receive(ctx: Context) -> Response[Any]:
     """An upload, from /api/v2/uploads/upload or /api/v2/uploads."""
-    ctx = Context(request)
     caller = ctx.require_login()
     limit = await ctx.db.execute(limits.size_limit, "dataset_upload_size")
     exec_id = str(uuid.uuid4())
@@ -159,7 +158,7 @@ async def receive(request: Request) -> Response[Any]:
         try:
             # geonodectl sends a zip as base_file and again as zip_file: the copy is not kept (nor
             # counted against the limit, as GeoNode does not count it)
-            form = await multipart.receive(request, workspace / "upload", limit=limit,
+            form = await multipart.receive(ctx.request, workspace / "upload", limit=limit,
                                            skip=lambda name, got: name == "zip_file" and "base_file" in got.files)
         except multipart.TooLarge:
             raise ApiError(400, f"Total upload size exceeds {size_label(limit)}. Please try again with smaller files.",

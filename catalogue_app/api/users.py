@@ -162,20 +162,19 @@ class UsersController(Controller):
         return UserDetail(user(await reading(ctx.request, self._visible, ctx, pk), ctx.caller, ctx.base))
 
     @patch("/{pk:str}", opt={"body": UserWrite}, summary="Change a user (self or admin)")
-    async def patch_user(self, request: Request, pk: FromPath[str]) -> UserDetail:
-        return await self._update(request, pk)
+    async def patch_user(self, ctx: Ctx, pk: FromPath[str]) -> UserDetail:
+        return await self._update(ctx, pk)
 
     @put("/{pk:str}", opt={"body": UserWrite}, summary="Change a user (self or admin)")
-    async def put_user(self, request: Request, pk: FromPath[str]) -> UserDetail:
-        return await self._update(request, pk)
+    async def put_user(self, ctx: Ctx, pk: FromPath[str]) -> UserDetail:
+        return await self._update(ctx, pk)
 
-    async def _update(self, request: Request, pk: str) -> UserDetail:
-        ctx = Context(request)
-        target = await reading(request, self._visible, ctx, pk)
-        values = _values(convert(unwrap(await read_body(request), "user"), UserWrite))
+    async def _update(self, ctx: Context, pk: str) -> UserDetail:
+        target = await reading(ctx.request, self._visible, ctx, pk)
+        values = _values(convert(unwrap(await read_body(ctx.request), "user"), UserWrite))
         user_rules.check_values(values, ctx.caller, creating=False, settings=ctx.settings, username=target["username"])
         await ctx.db.write(user_rules.change, ctx.caller, [(target["id"], await _hash(values))])
-        _forget(request, [target["id"]])
+        _forget(ctx.request, [target["id"]])
         return UserDetail(user(await ctx.db.execute(users.get, target["id"]), ctx.caller, ctx.base))
 
     @delete("/{pk:str}", status_code=200, summary="Delete a user after the USER_DELETION_RULES checks")
