@@ -126,19 +126,19 @@ class SizeLimitsController(Controller):
         return await _page(ctx, SIZE, SizeLimitList)
 
     @get("/{slug:str}", summary="One upload size limit")
-    async def get_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[Any]:
+    async def get_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[dict[str, SizeLimit]]:
         return await _one(ctx, SIZE, slug)
 
     @post("/", status_code=201, summary="Add upload size limits (administrators)")
-    async def create_limits(self, ctx: Ctx) -> Response[Any]:
+    async def create_limits(self, ctx: Ctx) -> Response[dict[str, SizeLimit | list[SizeLimit]]]:
         return await _create(ctx, SIZE)
 
     @patch("/{slug:str}", summary="Change a upload size limit (administrators)")
-    async def patch_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[Any]:
+    async def patch_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[dict[str, SizeLimit]]:
         return await _update(ctx, SIZE, slug)
 
     @put("/{slug:str}", summary="Change a upload size limit (administrators)")
-    async def put_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[Any]:
+    async def put_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[dict[str, SizeLimit]]:
         return await _update(ctx, SIZE, slug)
 
 
@@ -150,19 +150,19 @@ class ParallelismLimitsController(Controller):
         return await _page(ctx, PARALLELISM, ParallelismLimitList)
 
     @get("/{slug:str}", summary="One upload parallelism limit")
-    async def get_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[Any]:
+    async def get_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[dict[str, ParallelismLimit]]:
         return await _one(ctx, PARALLELISM, slug)
 
     @post("/", status_code=201, summary="Add upload parallelism limits (administrators)")
-    async def create_limits(self, ctx: Ctx) -> Response[Any]:
+    async def create_limits(self, ctx: Ctx) -> Response[dict[str, ParallelismLimit | list[ParallelismLimit]]]:
         return await _create(ctx, PARALLELISM)
 
     @patch("/{slug:str}", summary="Change a upload parallelism limit (administrators)")
-    async def patch_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[Any]:
+    async def patch_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[dict[str, ParallelismLimit]]:
         return await _update(ctx, PARALLELISM, slug)
 
     @put("/{slug:str}", summary="Change a upload parallelism limit (administrators)")
-    async def put_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[Any]:
+    async def put_limit(self, ctx: Ctx, slug: FromPath[str]) -> Response[dict[str, ParallelismLimit]]:
         return await _update(ctx, PARALLELISM, slug)
 
 

@@ -30,6 +30,10 @@ class ResourceList(pagination.ListPage):
     resources: list[Resource]
 
 
+class FavoriteList(pagination.ListPage):
+    favorites: list[Resource]
+
+
 class ResourceDetail(msgspec.Struct):
     resource: Resource
 
@@ -557,7 +561,7 @@ class ResourceListsController(Controller):
         return await reading(ctx.request, list_answer, ctx, RESOURCES, _fixed("featured"), False)
 
     @get("/favorites", summary="The caller's favorite resources")
-    async def favorites(self, ctx: Ctx) -> Response[Any]:
+    async def favorites(self, ctx: Ctx) -> Response[FavoriteList]:
         caller = ctx.require_login()
         query = ResourceQuery(favorites_of=caller.id, advertised_all=True)
         answer = await reading(ctx.request, list_answer, ctx, RESOURCES, query, False)

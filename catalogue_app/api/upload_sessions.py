@@ -84,7 +84,7 @@ class UploadSessionsController(Controller):
 
     @post("/", status_code=201, request_max_body_size=uploads.MAX_BODY, opt=uploads.FORM,
           summary="Upload a dataset: the same as POST /api/v2/uploads/upload")
-    async def create_upload(self, ctx: Ctx) -> Response[Any]:
+    async def create_upload(self, ctx: Ctx) -> Response[uploads.UploadStarted]:
         return await uploads.receive(ctx)
 
     @get("/{upload_id:str}", summary="One dataset upload")

@@ -108,6 +108,12 @@ class Options:
     metadata_uploaded_preserve: bool = False
 
 
+class UploadStarted(msgspec.Struct):
+    """The answer to an upload: the execution request that imports it (poll its status)."""
+
+    execution_id: str
+
+
 def _flag(fields: dict[str, str], name: str) -> bool:
     value = fields.get(name, "").strip().lower()
     if value in TRUE:
@@ -144,11 +150,11 @@ def options(fields: dict[str, str]) -> Options:
 
 @post("/api/v2/uploads/upload", status_code=201, tags=["uploads"], request_max_body_size=MAX_BODY, opt=FORM,
       summary="Upload a dataset (multipart: base_file and its parts, or a .zip); answers the execution id")
-async def upload(ctx: Ctx) -> Response[Any]:
+async def upload(ctx: Ctx) -> Response[UploadStarted]:
     return await receive(ctx)
 
 
-async def receive(ctx: Context) -> Response[Any]:
+async def receive(ctx: Context) -> Response[UploadStarted]:
     """An upload, from /api/v2/uploads/upload or /api/v2/uploads."""
     caller = ctx.require_login()
     limit = await ctx.db.execute(limits.size_limit, "dataset_upload_size")
@@ -169,7 +175,7 @@ async def receive(ctx: Context) -> Response[Any]:
         raise
 
 
-async def _upload(ctx: Context, caller, form: multipart.Form, workspace: Path, limit: int, exec_id: str) -> Response[Any]:
+async def _upload(ctx: Context, caller, form: multipart.Form, workspace: Path, limit: int, exec_id: str) -> Response[UploadStarted]:
     fields = form.fields
     opts = options(fields)
     if opts.action in ("resource_metadata_upload", "resource_style_upload"):
@@ -195,7 +201,7 @@ async def _upload(ctx: Context, caller, form: multipart.Form, workspace: Path, l
               **await asyncio.to_thread(_side_documents, extras, workspace / "upload", len(layers))}
     await queue_job(ctx, "import", "import", params, target, name=form.files[base_key].filename or names[0],
                     source="upload", exec_id=exec_id)
-    return Response({"execution_id": exec_id}, status_code=201)
+    return Response(UploadStarted(exec_id), status_code=201)
 
 
 def _form_checks(ctx: Context, caller, opts: Options, fields: dict[str, str]
@@ -282,7 +288,7 @@ def _target(ctx: Context, opts: Options, wanted: set[str] = EDIT_DATA) -> int:
 
 
 async def _onto_dataset(ctx: Context, opts: Options, form: multipart.Form, workspace: Path,
-                        exec_id: str) -> Response[Any]:
+                        exec_id: str) -> Response[UploadStarted]:
     """An ISO XML or an SLD sent for an existing dataset, applied by a job."""
     metadata = opts.action == "resource_metadata_upload"
     key = "xml_file" if metadata else "sld_file"
@@ -302,7 +308,7 @@ async def _onto_dataset(ctx: Context, opts: Options, form: multipart.Form, works
     func = "apply_metadata" if metadata else "apply_style"
     await queue_job(ctx, func, opts.action, {"resource_pk": rid, "file": name, "total_layers": 1}, rid,
                     name=name, source="upload", exec_id=exec_id)
-    return Response({"execution_id": exec_id}, status_code=201)
+    return Response(UploadStarted(exec_id), status_code=201)
 
 
 def _place(form: multipart.Form, base_key: str, folder: Path) -> tuple[list[str], dict[str, str]]:
