@@ -42,7 +42,7 @@ def _prepare(settings, out=sys.stderr) -> None:
 def serve(args: argparse.Namespace) -> int:
     os.environ.pop("CATALOGUE_SERVER_PID", None)  # set below for this server's own workers only
     settings = _settings(args)
-    if getattr(args, "port", None) is None and not os.environ.get("CATALOGUE_PORT"):
+    if not settings.port_chosen:
         settings.port = _free_port(settings.host, settings.port)
     elif not _port_is_free(settings.host, settings.port):
         raise SystemExit(f"Port {settings.port} on {settings.host} is taken: choose another with --port.")

@@ -18,6 +18,7 @@ class Settings(msgspec.Struct, kw_only=True):
     data_dir: Path
     host: str = "127.0.0.1"
     port: int = 8000
+    port_chosen: bool = False  # given by CATALOGUE_PORT or --port (else a taken 8000 moves on)
     workers: int = 1
     # Base of every absolute link in answers ("http://example.org/catalogue"); when empty,
     # links are built from the scheme and Host header of each request.
@@ -136,6 +137,7 @@ def load_settings(environ: dict[str, str] | None = None, **overrides: object) ->
             except ValueError as exc:
                 raise SystemExit(f"{name}={environ[name]!r} is not valid: {exc}") from None
     values.update({k: v for k, v in overrides.items() if v is not None})
+    values["port_chosen"] = "port" in values
     values.setdefault("data_dir", default_data_dir())
     values["data_dir"] = Path(values["data_dir"]).expanduser().resolve()
     settings = Settings(**values)
