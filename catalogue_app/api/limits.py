@@ -47,7 +47,7 @@ class ParallelismLimit(msgspec.Struct):
     link: str
 
 
-class Family(msgspec.Struct, frozen=True):
+class LimitFamily(msgspec.Struct, frozen=True):
     path: str
     singular: str
     plural: str
@@ -55,19 +55,19 @@ class Family(msgspec.Struct, frozen=True):
     bounds: tuple[int, int]  # allowed values of the limit
 
 
-SIZE = Family("upload-size-limits", "upload-size-limit", "upload-size-limits", limits.SIZE, (0, 2**62))
-PARALLELISM = Family("upload-parallelism-limits", "upload-parallelism-limit", "upload-parallelism-limits",
+SIZE = LimitFamily("upload-size-limits", "upload-size-limit", "upload-size-limits", limits.SIZE, (0, 2**62))
+PARALLELISM = LimitFamily("upload-parallelism-limits", "upload-parallelism-limit", "upload-parallelism-limits",
                      limits.PARALLELISM, (1, 32767))
 
 
-def shape(family: Family, row: Row, base: str) -> SizeLimit | ParallelismLimit:
+def shape(family: LimitFamily, row: Row, base: str) -> SizeLimit | ParallelismLimit:
     link = f"{base}/api/v2/{family.path}/{row['slug']}"
     if family is SIZE:
         return SizeLimit(row["slug"], row["description"], row["max_size"], size_label(row["max_size"]), link)
     return ParallelismLimit(row["slug"], row["description"], row["max_number"], link)
 
 
-def _clean(family: Family, item: dict[str, Any], *, creating: bool) -> tuple[str | None, str | None, int | None]:
+def _clean(family: LimitFamily, item: dict[str, Any], *, creating: bool) -> tuple[str | None, str | None, int | None]:
     value_name = family.kind.value
     slug, description, value = item.get("slug"), item.get("description"), item.get(value_name)
     if creating and (not isinstance(slug, str) or not SLUG.match(slug)):
@@ -95,7 +95,7 @@ class ParallelismLimitList(pagination.ListPage, rename={"upload_parallelism_limi
     upload_parallelism_limits: list[ParallelismLimit]
 
 
-async def _page(ctx: Context, family: Family, cls: type[pagination.ListPage]) -> Any:
+async def _page(ctx: Context, family: LimitFamily, cls: type[pagination.ListPage]) -> Any:
     spec = list_spec(ctx.params, family.kind.listing.fields, {})
 
     def fetch(limit: int, offset: int):
@@ -105,11 +105,11 @@ async def _page(ctx: Context, family: Family, cls: type[pagination.ListPage]) ->
     return pagination.build(ctx.request, ctx.params, cls, page, total, [shape(family, r, ctx.base) for r in rows])
 
 
-async def _one(ctx: Context, family: Family, slug: str) -> Response[Any]:
+async def _one(ctx: Context, family: LimitFamily, slug: str) -> Response[Any]:
     return Response({family.singular: shape(family, await _row(ctx, family, slug), ctx.base)})
 
 
-async def _create(ctx: Context, family: Family) -> Response[Any]:
+async def _create(ctx: Context, family: LimitFamily) -> Response[Any]:
     _admin(ctx)
     items, many = records(await read_body(ctx.request), family.singular, family.plural)
     cleaned = [_clean(family, item, creating=True) for item in items]
@@ -166,14 +166,14 @@ class ParallelismLimitsController(Controller):
         return await _update(ctx, PARALLELISM, slug)
 
 
-async def _row(ctx: Context, family: Family, slug: str) -> Row:
+async def _row(ctx: Context, family: LimitFamily, slug: str) -> Row:
     row = await ctx.db.execute(limits.get, family.kind, slug)
     if row is None:
         raise ApiError(404, "No limit matches the given query.", "not_found")
     return row
 
 
-async def _update(ctx: Context, family: Family, slug: str) -> Response[Any]:
+async def _update(ctx: Context, family: LimitFamily, slug: str) -> Response[Any]:
     _admin(ctx)
     body = unwrap(await read_body(ctx.request), family.singular)
     if not isinstance(body, dict):

@@ -60,7 +60,7 @@ _Y_COLUMN = re.compile(r"^(y|lat.*)$", re.IGNORECASE)
 Bounds = tuple[float, float, float, float]
 
 
-class Attribute(msgspec.Struct, kw_only=True):
+class LayerField(msgspec.Struct, kw_only=True):
     """One item of a dataset's GeoNode ``attribute_set`` (without the pk and statistics)."""
 
     attribute: str
@@ -89,7 +89,7 @@ class Description(msgspec.Struct, kw_only=True):
     wkt: str | None
     bbox: Bounds
     ll_bbox: Bounds
-    attributes: list[Attribute]
+    attributes: list[LayerField]
     open_options: dict[str, str] = {}
     # vectors
     geometry_type: str | None = None
@@ -360,11 +360,11 @@ def _describe_layer(path: Path, files: list[str], layer: str, open_options: dict
     geometry_type = _geometry_type(path, layer, info, open_options)
     geometry_column = info.get("geometry_name") or "geometry"
     attributes = [
-        Attribute(attribute=geometry_column, attribute_type=gml_type(geometry_type), attribute_label=geometry_column, display_order=1)
+        LayerField(attribute=geometry_column, attribute_type=gml_type(geometry_type), attribute_label=geometry_column, display_order=1)
     ]
     for i, (field, ogr_type, subtype) in enumerate(zip(info["fields"], info["ogr_types"], info["ogr_subtypes"]), start=2):
         xsd = _XSD_TYPES.get((ogr_type, subtype)) or _XSD_BY_TYPE.get(ogr_type, "xsd:string")
-        attributes.append(Attribute(attribute=str(field), attribute_type=xsd, attribute_label=str(field), display_order=i))
+        attributes.append(LayerField(attribute=str(field), attribute_type=xsd, attribute_label=str(field), display_order=i))
     return Description(
         kind="vector",
         driver=driver,
@@ -495,7 +495,7 @@ def _describe_raster(path: Path, files: list[str], check_pixels: bool, pixel_bud
                 if interps[i] == "gray" and ds.count > 1 and not descriptions[i]:
                     label = f"Band{i + 1}"
                 attributes.append(
-                    Attribute(attribute=label, attribute_type=_xsd_of_dtype(ds.dtypes[i]), attribute_label=label, display_order=i + 1)
+                    LayerField(attribute=label, attribute_type=_xsd_of_dtype(ds.dtypes[i]), attribute_label=label, display_order=i + 1)
                 )
             nodata = ds.nodata
             return Description(
