@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import parse_qsl, unquote, urlsplit
 
-from litestar import Request, Response, get
+from litestar import Controller, Request, Response, get, patch, post, put
 from litestar.params import FromPath
 from litestar.response import File, Redirect
 
@@ -32,6 +32,20 @@ from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import ApiError, denied, invalid, not_found
 from catalogue_app.api.limits import size_label
 from catalogue_app.api.request_bodies import decode_json, path_id
+from catalogue_app.api.resources import (
+    DOCUMENTS,
+    DocumentDetail,
+    DocumentList,
+    ResourceWrite,
+    UpdateRecord,
+    bulk_update_answer,
+    create_answer,
+    detail_of,
+    list_of,
+    present,
+    summary_of,
+    update_answer,
+)
 from catalogue_app.services import access, resource_changes
 from catalogue_app.services import documents as document_rules
 from catalogue_app.store import Connection, Row, documents, executions, limits, resources
@@ -60,8 +74,6 @@ class Form:
 async def create_document(ctx: Context) -> Response[Any]:
     """POST /api/v2/documents: a form with a file or an address, answered 201 {"document"};
     any other body is created as the other resources are (JSON fields, no content)."""
-    from catalogue_app.api.resources import DOCUMENTS, create_answer  # resources imports this module
-
     request = ctx.request
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     caller = ctx.require_login()
@@ -239,14 +251,42 @@ async def _store(ctx: Context, caller: Caller, form: Form, staged: Path) -> int:
 
 
 async def _answer(ctx: Context, rid: int) -> Response[Any]:
-    from catalogue_app.api.resources import DOCUMENTS, present  # resources imports this module
-
     viewer = ctx.viewer
 
     def load(conn: Connection):
         return present(conn, DOCUMENTS, [resources.get_visible(conn, viewer, rid)], ctx, viewer, detail=True)[0]
 
     return Response({"document": await ctx.db.execute(load)}, status_code=201)
+
+
+class DocumentController(Controller):
+    path, tags = "/api/v2/documents", ["documents"]
+
+    @get("/", summary=summary_of(DOCUMENTS, "list"))
+    async def list_items(self, ctx: Ctx) -> Response[DocumentList]:
+        return await list_of(ctx, DOCUMENTS)
+
+    @get("/{pk:str}", summary=summary_of(DOCUMENTS, "get"))
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DocumentDetail]:
+        return await detail_of(ctx, DOCUMENTS, pk)
+
+    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(DOCUMENTS, "change"))
+    async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DocumentDetail]:
+        return await update_answer(ctx, DOCUMENTS, pk)
+
+    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(DOCUMENTS, "change"))
+    async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DocumentDetail]:
+        return await update_answer(ctx, DOCUMENTS, pk)
+
+    @patch("/", opt={"body": list[UpdateRecord]}, summary=summary_of(DOCUMENTS, "change_list"))
+    async def patch_list(self, ctx: Ctx) -> Response[DocumentList]:
+        return await bulk_update_answer(ctx, DOCUMENTS)
+
+    # a document may come with its file (multipart, doc_file or doc_url): a larger body than JSON's
+    @post("/", status_code=201, opt={"body": ResourceWrite}, summary=summary_of(DOCUMENTS, "create"),
+          request_max_body_size=MAX_BODY)
+    async def create_items(self, ctx: Ctx) -> Response[DocumentDetail]:
+        return await create_document(ctx)
 
 
 # -- the content -----------------------------------------------------------------------------------
@@ -293,4 +333,4 @@ async def document_link(ctx: Ctx, pk: FromPath[str]) -> Response[Any]:
     return await _content_answer(ctx, pk, "inline")
 
 
-ROUTES = [document_download, document_link]
+ROUTES = [DocumentController, document_download, document_link]

@@ -18,6 +18,7 @@ from litestar.params import FromPath
 from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import ApiError, status_of
 from catalogue_app.api.request_bodies import read_body
+from catalogue_app.api.resources import RESOURCES, detail_answer
 from catalogue_app.services import resources as rules
 from catalogue_app.services.errors import Refused
 
@@ -103,8 +104,6 @@ async def metadata_schema(ctx: Ctx) -> dict[str, Any]:
 
 
 def _read(ctx: Context, pk: str) -> dict[str, Any]:
-    from catalogue_app.api.resources import RESOURCES, detail_answer  # resources imports many api modules
-
     try:
         answer = detail_answer(ctx, RESOURCES, pk)
     except (ApiError, Refused) as exc:

@@ -12,16 +12,16 @@ from litestar.params import FromPath
 
 from catalogue_app import files
 from catalogue_app.api import dataset_view, document_view, geoapps, map_layers, pagination, resource_pages
-from catalogue_app.api import documents as document_upload
 from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found
 from catalogue_app.api.request_bodies import path_id, read_body, record_ids, records, unwrap, update_records
+from catalogue_app.api.resource_actions import linked_payload
 from catalogue_app.api.resource_query import apply_selection, may_be_slow, resource_query, selection
 from catalogue_app.api.resource_schema import FIELD_NAMES, Resource, render
 from catalogue_app.jobs import thumbnails as map_thumbnails
 from catalogue_app.services import resources as rules
 from catalogue_app.services.resources import Scope
-from catalogue_app.store import Connection, Row, permissions, resources
+from catalogue_app.store import Connection, Row, permissions, resource_extras, resources
 from catalogue_app.store.filters import Condition, ListSpec
 from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery, Viewer
 
@@ -214,9 +214,6 @@ def detail_answer(ctx: Context, family: Family, pk: str) -> Response[Any]:
 def deferred_fields(conn: Connection, ids: list[int], sel, viewer: Viewer, base: str) -> list[dict[str, Any]]:
     """The fields GeoNode sends only when asked with include[]: metadata, linked_resources,
     executions, and a map's maplayers on lists."""
-    from catalogue_app.api.resource_actions import linked_payload
-    from catalogue_app.store import resource_extras
-
     if not {"metadata", "linked_resources", "executions", "maplayers"} & set(sel.include):
         return [{} for _ in ids]
     layers = map_layers.maplayers_payload(conn, ids, viewer, base) if "maplayers" in sel.include else {}
@@ -362,15 +359,15 @@ async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
 
 
 # -- the five families: the same handlers, each declared with its family's types ---------------
-def _list(ctx: Context, family: Family) -> Awaitable[Response[Any]]:
+def list_of(ctx: Context, family: Family) -> Awaitable[Response[Any]]:
     return reading(ctx.request, list_answer, ctx, family, slow=may_be_slow(ctx.params))
 
 
-def _detail(ctx: Context, family: Family, pk: str) -> Awaitable[Response[Any]]:
+def detail_of(ctx: Context, family: Family, pk: str) -> Awaitable[Response[Any]]:
     return reading(ctx.request, detail_answer, ctx, family, pk)
 
 
-def _summary(family: Family, action: str) -> str:
+def summary_of(family: Family, action: str) -> str:
     return {
         "list": f"List {family.plural} visible to the caller",
         "get": f"One {family.singular}",
@@ -383,27 +380,27 @@ def _summary(family: Family, action: str) -> str:
 class ResourceController(Controller):
     path, tags = "/api/v2/resources", ["resources"]
 
-    @get("/", summary=_summary(RESOURCES, "list"))
+    @get("/", summary=summary_of(RESOURCES, "list"))
     async def list_items(self, ctx: Ctx) -> Response[ResourceList]:
-        return await _list(ctx, RESOURCES)
+        return await list_of(ctx, RESOURCES)
 
-    @get("/{pk:str}", summary=_summary(RESOURCES, "get"))
+    @get("/{pk:str}", summary=summary_of(RESOURCES, "get"))
     async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[ResourceDetail]:
-        return await _detail(ctx, RESOURCES, pk)
+        return await detail_of(ctx, RESOURCES, pk)
 
-    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(RESOURCES, "change"))
+    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(RESOURCES, "change"))
     async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[ResourceDetail]:
         return await update_answer(ctx, RESOURCES, pk)
 
-    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(RESOURCES, "change"))
+    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(RESOURCES, "change"))
     async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[ResourceDetail]:
         return await update_answer(ctx, RESOURCES, pk)
 
-    @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(RESOURCES, "change_list"))
+    @patch("/", opt={"body": list[UpdateRecord]}, summary=summary_of(RESOURCES, "change_list"))
     async def patch_list(self, ctx: Ctx) -> Response[ResourceList]:
         return await bulk_update_answer(ctx, RESOURCES)
 
-    @post("/", status_code=201, opt={"body": ResourceWrite}, summary=_summary(RESOURCES, "create"))
+    @post("/", status_code=201, opt={"body": ResourceWrite}, summary=summary_of(RESOURCES, "create"))
     async def create_items(self, ctx: Ctx) -> Response[ResourceDetail]:
         return await create_answer(ctx, RESOURCES)
 
@@ -429,81 +426,51 @@ class DatasetController(Controller):
 
     path, tags = "/api/v2/datasets", ["datasets"]
 
-    @get("/", summary=_summary(DATASETS, "list"))
+    @get("/", summary=summary_of(DATASETS, "list"))
     async def list_items(self, ctx: Ctx) -> Response[DatasetList]:
-        return await _list(ctx, DATASETS)
+        return await list_of(ctx, DATASETS)
 
-    @get("/{pk:str}", summary=_summary(DATASETS, "get"))
+    @get("/{pk:str}", summary=summary_of(DATASETS, "get"))
     async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DatasetDetail]:
-        return await _detail(ctx, DATASETS, pk)
+        return await detail_of(ctx, DATASETS, pk)
 
-    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(DATASETS, "change"))
+    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(DATASETS, "change"))
     async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DatasetDetail]:
         return await update_answer(ctx, DATASETS, pk)
 
-    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(DATASETS, "change"))
+    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(DATASETS, "change"))
     async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DatasetDetail]:
         return await update_answer(ctx, DATASETS, pk)
 
-    @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(DATASETS, "change_list"))
+    @patch("/", opt={"body": list[UpdateRecord]}, summary=summary_of(DATASETS, "change_list"))
     async def patch_list(self, ctx: Ctx) -> Response[DatasetList]:
         return await bulk_update_answer(ctx, DATASETS)
-
-
-class DocumentController(Controller):
-    path, tags = "/api/v2/documents", ["documents"]
-
-    @get("/", summary=_summary(DOCUMENTS, "list"))
-    async def list_items(self, ctx: Ctx) -> Response[DocumentList]:
-        return await _list(ctx, DOCUMENTS)
-
-    @get("/{pk:str}", summary=_summary(DOCUMENTS, "get"))
-    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DocumentDetail]:
-        return await _detail(ctx, DOCUMENTS, pk)
-
-    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(DOCUMENTS, "change"))
-    async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DocumentDetail]:
-        return await update_answer(ctx, DOCUMENTS, pk)
-
-    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(DOCUMENTS, "change"))
-    async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DocumentDetail]:
-        return await update_answer(ctx, DOCUMENTS, pk)
-
-    @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(DOCUMENTS, "change_list"))
-    async def patch_list(self, ctx: Ctx) -> Response[DocumentList]:
-        return await bulk_update_answer(ctx, DOCUMENTS)
-
-    # a document may come with its file (multipart, doc_file or doc_url): a larger body than JSON's
-    @post("/", status_code=201, opt={"body": ResourceWrite}, summary=_summary(DOCUMENTS, "create"),
-          request_max_body_size=document_upload.MAX_BODY)
-    async def create_items(self, ctx: Ctx) -> Response[DocumentDetail]:
-        return await document_upload.create_document(ctx)
 
 
 class MapController(Controller):
     path, tags = "/api/v2/maps", ["maps"]
 
-    @get("/", summary=_summary(MAPS, "list"))
+    @get("/", summary=summary_of(MAPS, "list"))
     async def list_items(self, ctx: Ctx) -> Response[MapList]:
-        return await _list(ctx, MAPS)
+        return await list_of(ctx, MAPS)
 
-    @get("/{pk:str}", summary=_summary(MAPS, "get"))
+    @get("/{pk:str}", summary=summary_of(MAPS, "get"))
     async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[MapDetail]:
-        return await _detail(ctx, MAPS, pk)
+        return await detail_of(ctx, MAPS, pk)
 
-    @patch("/{pk:str}", opt={"body": MapWrite}, summary=_summary(MAPS, "change"))
+    @patch("/{pk:str}", opt={"body": MapWrite}, summary=summary_of(MAPS, "change"))
     async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[MapDetail]:
         return await update_answer(ctx, MAPS, pk)
 
-    @put("/{pk:str}", opt={"body": MapWrite}, summary=_summary(MAPS, "change"))
+    @put("/{pk:str}", opt={"body": MapWrite}, summary=summary_of(MAPS, "change"))
     async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[MapDetail]:
         return await update_answer(ctx, MAPS, pk)
 
-    @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(MAPS, "change_list"))
+    @patch("/", opt={"body": list[UpdateRecord]}, summary=summary_of(MAPS, "change_list"))
     async def patch_list(self, ctx: Ctx) -> Response[MapList]:
         return await bulk_update_answer(ctx, MAPS)
 
-    @post("/", status_code=201, opt={"body": MapWrite}, summary=_summary(MAPS, "create"))
+    @post("/", status_code=201, opt={"body": MapWrite}, summary=summary_of(MAPS, "create"))
     async def create_items(self, ctx: Ctx) -> Response[MapDetail]:
         return await create_answer(ctx, MAPS)
 
@@ -511,27 +478,27 @@ class MapController(Controller):
 class GeoappController(Controller):
     path, tags = "/api/v2/geoapps", ["geoapps"]
 
-    @get("/", summary=_summary(GEOAPPS, "list"))
+    @get("/", summary=summary_of(GEOAPPS, "list"))
     async def list_items(self, ctx: Ctx) -> Response[GeoappList]:
-        return await _list(ctx, GEOAPPS)
+        return await list_of(ctx, GEOAPPS)
 
-    @get("/{pk:str}", summary=_summary(GEOAPPS, "get"))
+    @get("/{pk:str}", summary=summary_of(GEOAPPS, "get"))
     async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[GeoappDetail]:
-        return await _detail(ctx, GEOAPPS, pk)
+        return await detail_of(ctx, GEOAPPS, pk)
 
-    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(GEOAPPS, "change"))
+    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(GEOAPPS, "change"))
     async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[GeoappDetail]:
         return await update_answer(ctx, GEOAPPS, pk)
 
-    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=_summary(GEOAPPS, "change"))
+    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(GEOAPPS, "change"))
     async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[GeoappDetail]:
         return await update_answer(ctx, GEOAPPS, pk)
 
-    @patch("/", opt={"body": list[UpdateRecord]}, summary=_summary(GEOAPPS, "change_list"))
+    @patch("/", opt={"body": list[UpdateRecord]}, summary=summary_of(GEOAPPS, "change_list"))
     async def patch_list(self, ctx: Ctx) -> Response[GeoappList]:
         return await bulk_update_answer(ctx, GEOAPPS)
 
-    @post("/", status_code=201, opt={"body": ResourceWrite}, summary=_summary(GEOAPPS, "create"))
+    @post("/", status_code=201, opt={"body": ResourceWrite}, summary=summary_of(GEOAPPS, "create"))
     async def create_items(self, ctx: Ctx) -> Response[GeoappDetail]:
         return await create_answer(ctx, GEOAPPS)
 
@@ -575,7 +542,7 @@ def _fixed(flag: str) -> ResourceQuery:
     return ResourceQuery(spec=ListSpec(conditions=[Condition(flag, "eq", [1])]))
 
 
-FAMILY_CONTROLLERS = [ResourceController, DatasetController, DocumentController, MapController, GeoappController]
+FAMILY_CONTROLLERS = [ResourceController, DatasetController, MapController, GeoappController]  # documents: api/documents.py
 
 
 ROUTES = [ResourceListsController, *FAMILY_CONTROLLERS]
