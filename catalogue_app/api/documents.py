@@ -1,4 +1,5 @@
-"""Documents: POST /api/v2/documents with a file (``doc_file``) or a remote address
+"""Documents: the /api/v2/documents family (its list, detail and changes are the shared
+resource answers of api/resources.py), POST with a file (``doc_file``) or a remote address
 (``doc_url``), and the views that give the content back, /documents/{pk}/download (an
 attachment) and /documents/{pk}/link (inline).
 
