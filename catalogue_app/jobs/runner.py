@@ -34,7 +34,7 @@ from typing import Any
 from catalogue_app import files, processes
 from catalogue_app.jobs import registry
 from catalogue_app.store import executions
-from catalogue_app.store.db import Database
+from catalogue_app.store.db import Database, savepoint
 
 log = logging.getLogger("catalogue.jobs")
 
@@ -171,16 +171,13 @@ def _claim_and_run(conn: sqlite3.Connection, exec_id: str, pid: int, job: Callab
     row = executions.claim(conn, exec_id, pid)
     if row is None:
         return None
-    conn.execute("SAVEPOINT job")
     try:
-        output = job(conn, json.loads(row["input_params"]))
+        with savepoint(conn):
+            output = job(conn, json.loads(row["input_params"]))
     except Exception as exc:  # noqa: BLE001 - the job's own failure: stored for the client to read
-        conn.execute("ROLLBACK TO job")
-        conn.execute("RELEASE job")
         log.info("job %s (%s) failed: %s", exec_id, row["func_name"], exc)
         executions.fail(conn, exec_id, row["func_name"], str(exc) or type(exc).__name__, getattr(exc, "output", None))
     else:
-        conn.execute("RELEASE job")
         executions.finish(conn, exec_id, output or {})
     return row
 
