@@ -80,7 +80,7 @@ def create_app(settings: Settings) -> Litestar:
     def open_database(app: Litestar) -> None:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         migrate(settings.database_path)  # a no-op when `catalogue serve` has already done it
-        app.state.db = Database(settings.database_path, settings.read_threads)
+        app.state.db = Database(settings.database_path, settings.reader_threads)
         layer_cache.CACHE.limit = settings.layer_cache_mb * 1024 * 1024
         folders = Folders(settings.files_dir, settings.tmp_dir, settings.import_folder)
         app.state.runner = Runner(app.state.db, settings.job_workers, folders)

@@ -7,7 +7,8 @@ first (see jobs/runner.py). Modules are imported when a job of theirs first runs
 
 Re-run after a crash: none. A request left 'running' by a stopped server is failed (its
 transaction never committed, so nothing of it exists) and the user sends it again; requests
-still 'ready' simply run when the server starts again.
+still 'ready' simply run when the server starts again. A job function is claimed in the same
+transaction it runs in, so a crash leaves its request 'ready', never 'running'.
 """
 
 from __future__ import annotations

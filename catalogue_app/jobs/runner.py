@@ -5,7 +5,9 @@ conditional UPDATE (so of several server processes exactly one runs it, and no u
 jobs at once than the parallelism limit allows), runs the job and marks it 'finished' in one
 transaction, or marks it 'failed' with the message when the job raises.
 
-A job is a function ``fn(conn, params) -> output`` run inside that transaction, or an object
+A job is a function ``fn(conn, params) -> output`` run inside the transaction that claims the
+request and ends it (so the writer, which the clients' writes wait for, takes one turn for it,
+and a crash leaves it 'ready' rather than 'running'), or an object
 with ``stage(params, ctx) -> staged`` (slow work outside any transaction: files written only
 under ``ctx.workspace``, progress reported with ``ctx.progress``), ``commit(conn, params,
 staged, ctx) -> output`` (inside the transaction) and optionally ``after(params, staged, ctx)``
@@ -23,6 +25,7 @@ import logging
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +34,7 @@ from typing import Any
 from catalogue_app import files, processes
 from catalogue_app.jobs import registry
 from catalogue_app.store import executions
-from catalogue_app.store.db import Database
+from catalogue_app.store.db import Database, savepoint
 
 log = logging.getLogger("catalogue.jobs")
 
@@ -104,29 +107,39 @@ class Runner:
             stored = self.db.read(executions.get, exec_id)
             if stored is None or stored["status"] != "ready":
                 return
-            row = self.db.write_sync(executions.claim, exec_id, self.pid)
+            job = _known_job(stored["func_name"])
+            if callable(job):  # claimed, run and ended in one transaction
+                row = self.db.write_sync(_claim_and_run, exec_id, self.pid, job)
+            else:
+                row = self.db.write_sync(executions.claim, exec_id, self.pid)
             if row is None:  # another process took it, or the user's limit holds it back
                 return
-            ctx = JobContext(exec_id, self.folders.tmp / exec_id, self.folders, self.db)
-            try:
-                self._work(registry.job(row["func_name"]), json.loads(row["input_params"]), ctx)
-            except Exception as exc:  # the job's own failure: stored for the client to read
-                log.info("job %s (%s) failed: %s", exec_id, row["func_name"], exc)
-                files.remove(ctx.workspace)  # gone before a client reads 'failed'
-                self.db.write_sync(executions.fail, exec_id, row["func_name"], str(exc) or type(exc).__name__,
-                                   getattr(exc, "output", None))
-            finally:
-                files.remove(ctx.workspace)
+            if not callable(job):
+                self._stage_and_commit(job, row)
             # what the user's parallelism limit held back may run now
             for waiting in self.db.read(executions.waiting, row["user_id"]):
                 self.submit(waiting)
         except Exception:  # the database itself failed; the request stays as it was stored
             log.exception("job %s could not be run", exec_id)
 
+    def _stage_and_commit(self, job: Any, row: sqlite3.Row) -> None:
+        """A claimed job that stages work first (or one of an unknown kind: the exception it
+        stands for fails the request)."""
+        exec_id = row["exec_id"]
+        ctx = JobContext(exec_id, self.folders.tmp / exec_id, self.folders, self.db)
+        try:
+            if isinstance(job, Exception):
+                raise job
+            self._work(job, json.loads(row["input_params"]), ctx)
+        except Exception as exc:  # the job's own failure: stored for the client to read
+            log.info("job %s (%s) failed: %s", exec_id, row["func_name"], exc)
+            files.remove(ctx.workspace)  # gone before a client reads 'failed'
+            self.db.write_sync(executions.fail, exec_id, row["func_name"], str(exc) or type(exc).__name__,
+                               getattr(exc, "output", None))
+        finally:
+            files.remove(ctx.workspace)
+
     def _work(self, job: Any, params: dict[str, Any], ctx: JobContext) -> None:
-        if callable(job):
-            self.db.write_sync(_commit_and_finish, lambda conn: job(conn, params), ctx.exec_id)
-            return
         ctx.workspace.mkdir(parents=True, exist_ok=True)
         staged = job.stage(params, ctx) if hasattr(job, "stage") else None
         self.db.write_sync(_commit_and_finish, lambda conn: job.commit(conn, params, staged, ctx), ctx.exec_id)
@@ -139,6 +152,34 @@ class Runner:
 
 def _commit_and_finish(conn: sqlite3.Connection, commit, exec_id: str) -> None:
     executions.finish(conn, exec_id, commit(conn) or {})
+
+
+def _known_job(func_name: str) -> Any:
+    """The job of that name, or the exception that says there is none (stored as the request's
+    failure once it is claimed)."""
+    try:
+        return registry.job(func_name)
+    except Exception as exc:  # noqa: BLE001 - whatever it is, the request fails with it
+        return exc
+
+
+def _claim_and_run(conn: sqlite3.Connection, exec_id: str, pid: int, job: Callable) -> sqlite3.Row | None:
+    """Claim the request and run a job function in the same transaction, and store it finished,
+    or failed with the message (what the job wrote is rolled back, the claim stays): one turn of
+    the writer instead of two, and no 'running' state a crash could leave behind (a crash
+    leaves the request 'ready', to run at the next start). None when it was not claimed."""
+    row = executions.claim(conn, exec_id, pid)
+    if row is None:
+        return None
+    try:
+        with savepoint(conn):
+            output = job(conn, json.loads(row["input_params"]))
+    except Exception as exc:  # noqa: BLE001 - the job's own failure: stored for the client to read
+        log.info("job %s (%s) failed: %s", exec_id, row["func_name"], exc)
+        executions.fail(conn, exec_id, row["func_name"], str(exc) or type(exc).__name__, getattr(exc, "output", None))
+    else:
+        executions.finish(conn, exec_id, output or {})
+    return row
 
 
 def process_alive(pid: int) -> bool:

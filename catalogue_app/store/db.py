@@ -132,6 +132,20 @@ def transaction(path: Path | str) -> Iterator[sqlite3.Connection]:
         conn.close()
 
 
+@contextlib.contextmanager
+def savepoint(conn: sqlite3.Connection) -> Iterator[None]:
+    """A part of the caller's write transaction that is rolled back alone if the block raises
+    (the exception goes on; what was written before the block stays)."""
+    conn.execute("SAVEPOINT part")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK TO part")
+        conn.execute("RELEASE part")
+        raise
+    conn.execute("RELEASE part")
+
+
 def migrate(path: Path | str) -> int:
     """Bring the database file up to the newest schema; returns the schema version."""
     conn = connect(path)

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from catalogue_app.jobs.runner import Folders, Runner
+from catalogue_app.jobs.runner import Folders, Runner, _claim_and_run
 from catalogue_app.store import executions, resource_writes, resources, users
 from catalogue_app.store.db import Database, migrate
 
@@ -93,3 +93,43 @@ def test_start_fails_what_a_stopped_server_left_running_and_takes_up_what_is_rea
     assert database.read(resources.id_by_uuid, uuid) == rid  # the abandoned work left nothing
     row = ended(database, ready)
     assert row["status"] == "finished" and json.loads(row["output_params"]) == {"output": 0}
+
+
+def test_a_job_function_is_claimed_run_and_finished_in_one_transaction(setup):
+    database, _, owner, runner = setup
+    rid = database.write_sync(resource_writes.create, "document", owner, {"title": "Shared"})
+    uuid = database.read(lambda conn: conn.execute("SELECT uuid FROM resources WHERE id = ?", (rid,)).fetchone()[0])
+    reader = database.write_sync(lambda conn: users.create(conn, {"username": "reader", "password": ""}))
+    started = runner()
+    done = queue(database, owner, "set_permissions",
+                 {"uuid": uuid, "resource_id": rid, "permissions": {"users": {str(reader): "view"}}}, rid)
+    started.submit(done)
+    row = ended(database, done)
+    assert row["status"] == "finished" and json.loads(row["output_params"]) == {"output": True}
+    assert database.read(lambda conn: conn.execute(
+        "SELECT count(*) FROM resource_perms WHERE resource_id = ? AND user_id = ?", (rid, reader)).fetchone()[0]) > 0
+    failed = queue(database, owner, "set_permissions", {"uuid": "not-a-resource", "permissions": {}})
+    started.submit(failed)
+    row = ended(database, failed)
+    assert row["status"] == "failed" and "no longer exists" in json.loads(row["output_params"])["exception"]
+
+
+def test_what_a_failing_job_function_wrote_is_rolled_back_and_the_failure_kept(setup):
+    database, _, owner, _ = setup
+    exec_id = queue(database, owner, "set_permissions", {})
+
+    def half_done(conn, params):
+        resource_writes.create(conn, "document", owner, {"title": "Half done"})
+        raise ValueError("stopped half way")
+
+    row = database.write_sync(_claim_and_run, exec_id, 4242, half_done)
+    assert row is not None
+    stored = database.read(executions.get, exec_id)
+    assert stored["status"] == "failed"
+    assert database.read(lambda conn: conn.execute(
+        "SELECT runner_pid FROM execution_requests WHERE exec_id = ?", (exec_id,)).fetchone()[0]) == 4242
+    assert json.loads(stored["output_params"])["exception"] == "stopped half way"
+    assert database.read(lambda conn: conn.execute(
+        "SELECT count(*) FROM resources WHERE title = 'Half done'").fetchone()[0]) == 0
+    # a request that is no longer ready is not claimed, and nothing runs
+    assert database.write_sync(_claim_and_run, exec_id, 4242, half_done) is None

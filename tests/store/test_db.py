@@ -144,3 +144,20 @@ def test_what_readers_keep_goes_with_data_changes_only(db):
         "INSERT INTO execution_requests (exec_id, func_name, action, input_params, created, last_updated)"
         " VALUES ('e1', 'delete', 'delete', '{}', '', '')"))
     assert db.read(keep) is None  # a list of execution requests counts them too
+
+
+def test_a_savepoint_rolls_back_its_part_only(db):
+    from catalogue_app.store import users
+    from catalogue_app.store.db import savepoint
+
+    def write(conn):
+        users.create(conn, {"username": "kept", "email": "kept@example.org", "password": ""})
+        with pytest.raises(ValueError), savepoint(conn):
+            users.create(conn, {"username": "dropped", "email": "dropped@example.org", "password": ""})
+            raise ValueError("undo this part")
+        with savepoint(conn):
+            users.create(conn, {"username": "also kept", "email": "also@example.org", "password": ""})
+
+    db.write_sync(write)
+    names = {r[0] for r in db.read(lambda conn: conn.execute("SELECT username FROM users").fetchall())}
+    assert {"kept", "also kept"} <= names and "dropped" not in names
