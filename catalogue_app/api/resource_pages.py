@@ -79,7 +79,7 @@ def page_json(db: Database, conn: Connection, rows: list[Row], caller: Caller, v
             if group != "member" or caller.id not in entry.user_ids:
                 keep(kept, ("resource", base, group, row["id"]), entry)
     perms = _perms(conn, kept, rows, viewer)
-    favorites = _favorites(conn, kept, rows, viewer)
+    favorites = _favorites(conn, db.kept(conn, "favorites"), rows, viewer)  # kept apart: see store/db.py kept
     out = []
     for row in rows:
         rid = row["id"]

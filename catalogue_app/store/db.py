@@ -74,26 +74,38 @@ class Connection(sqlite3.Connection):
     """A connection that a database owner's reader may keep derived values on (``kept``)."""
 
     keeps = False  # set on the reader connections of a Database
-    held: tuple[int, dict[Any, Any]] | None = None
-    checked = False  # whether ``held`` was checked in the current read transaction
+    held: dict[str, tuple[tuple[int, ...], dict[Any, Any]]] | None = None  # by kind
+    versions: tuple[int, int, int] | None = None  # the change counts seen in this read transaction
 
 
-def kept(conn: sqlite3.Connection) -> dict[Any, Any]:
+# What kept values of each kind depend on: a position in Connection.versions (data_changes,
+# then the favorites and jobs rows of kind_changes).
+DEPENDS = {"data": (0,), "favorites": (0, 1), "jobs": (0, 2), "all": (0, 1, 2)}
+VERSIONS = ("SELECT (SELECT n FROM data_changes),"
+            " (SELECT n FROM kind_changes WHERE kind = 'favorites'),"
+            " (SELECT n FROM kind_changes WHERE kind = 'jobs')")
+
+
+def kept(conn: sqlite3.Connection, kind: str = "data") -> dict[Any, Any]:
     """A dict in which reads on a reader connection of the database owner may keep what they
     derived from the database (counts, rendered resources), emptied as soon as another
     connection has committed a change of data (triggers count them in ``data_changes``; merges
     of the text index, sessions and tokens are not counted), so that nothing kept outlives the
-    rows it came from. Call it inside the read transaction whose snapshot the kept values
-    come from. Any other connection (the writer's own commits leave its data_version alone)
-    keeps nothing: it gets a new, empty dict."""
+    rows it came from. Values derived from favorites or execution requests go in the dict of
+    their ``kind`` ("favorites", "jobs"), which changes of those tables empty too, while the
+    others ("data") stay (migrations.KINDS). Call it inside the read transaction whose
+    snapshot the kept values come from. Any other connection (the writer's own commits leave
+    its data_version alone) keeps nothing: it gets a new, empty dict."""
     if not isinstance(conn, Connection) or not conn.keeps or not conn.in_transaction:
         return {}
-    held = conn.held
-    if held is None or not conn.checked:  # one look at the count per transaction: its snapshot holds
-        version = conn.execute("SELECT n FROM data_changes").fetchone()[0]
-        if held is None or held[0] != version:
-            held = conn.held = (version, {})
-        conn.checked = True
+    if conn.versions is None:  # one look at the counts per transaction: its snapshot holds
+        conn.versions = conn.execute(VERSIONS).fetchone()
+        if conn.held is None:
+            conn.held = {}
+    version = tuple(conn.versions[i] for i in DEPENDS[kind])
+    held = conn.held.get(kind)
+    if held is None or held[0] != version:
+        held = conn.held[kind] = (version, {})
     return held[1]
 
 
@@ -245,9 +257,9 @@ class Database:
                 self._readers.append(conn)
         return conn
 
-    def kept(self, conn: sqlite3.Connection) -> dict[Any, Any]:
-        """``kept(conn)``: what reads on this owner's reader connection keep (see there)."""
-        return kept(conn)
+    def kept(self, conn: sqlite3.Connection, kind: str = "data") -> dict[Any, Any]:
+        """``kept(conn, kind)``: what reads on this owner's reader connection keep (see there)."""
+        return kept(conn, kind)
 
     def read(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(conn, *args)`` in one read transaction on this thread's connection."""
@@ -255,7 +267,7 @@ class Database:
         if conn.in_transaction:  # a nested read joins the outer snapshot
             return fn(conn, *args)
         conn.execute("BEGIN")
-        conn.checked = False
+        conn.versions = None
         try:
             return fn(conn, *args)
         finally:

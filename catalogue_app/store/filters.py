@@ -9,6 +9,7 @@ matches ``ZÜRICH``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -222,10 +223,19 @@ CACHE_ENTRIES = 4096
 CACHE_ROWS = 2_000_000  # rows kept per connection, all counts together
 
 
-def _counts(conn) -> dict:
-    """The counts kept on the database owner's reader connection until any connection commits
-    a change (store/db.py ``kept``); ``"rows"`` holds how many rows they hold together."""
-    kept_here = kept(conn)
+# Counts whose SQL reads these tables are kept with their kind (store/db.py ``kept``).
+KIND_TABLES = re.compile(r"\b(favorites|execution_requests)\b")
+KIND_OF_TABLE = {"favorites": "favorites", "execution_requests": "jobs"}
+
+
+def _counts(conn, sql: str) -> dict:
+    """The counts kept on the database owner's reader connection until a connection commits a
+    change they may depend on (store/db.py ``kept``: a count that reads favorites or execution
+    requests goes with their changes too, the others only with changes of the rest of the data);
+    ``"rows"`` holds how many rows they hold together."""
+    tables = set(KIND_TABLES.findall(sql))
+    kind = "data" if not tables else KIND_OF_TABLE[tables.pop()] if len(tables) == 1 else "all"
+    kept_here = kept(conn, kind)
     counts = kept_here.get("counts")
     if counts is None or len(counts) > CACHE_ENTRIES or counts["rows"] > CACHE_ROWS:
         counts = kept_here["counts"] = {"rows": 0}
@@ -234,7 +244,7 @@ def _counts(conn) -> dict:
 
 def cached_rows(conn, sql: str, params: list[Any]) -> list:
     """Rows of an aggregate query (a count, counts by type), kept until the next commit."""
-    counts = _counts(conn)
+    counts = _counts(conn, sql)
     key = (sql, tuple(params))
     rows = counts.get(key)
     if rows is None:
@@ -245,13 +255,13 @@ def cached_rows(conn, sql: str, params: list[Any]) -> list:
 
 def known_count(conn, sql: str, params: list[Any]) -> int | None:
     """The count that ``cached_count`` keeps for this query, None when there is none."""
-    rows = _counts(conn).get((sql, tuple(params)))
+    rows = _counts(conn, sql).get((sql, tuple(params)))
     return None if rows is None else rows[0][0]
 
 
 def remember_count(conn, sql: str, params: list[Any], total: int) -> None:
     """Keep a count found another way as ``cached_count`` would have kept it."""
-    counts = _counts(conn)
+    counts = _counts(conn, sql)
     counts[(sql, tuple(params))] = [(total,)]
     counts["rows"] += 1
 

@@ -722,7 +722,27 @@ INSERT OR IGNORE INTO data_changes (id, n) VALUES (1, 0);
 """
 
 # Tables whose changes leave data_changes alone: nothing kept is derived from them.
-UNCOUNTED = {"data_changes", "sessions", "tokens", "login_failures"}
+UNCOUNTED = {"data_changes", "kind_changes", "sessions", "tokens", "login_failures"}
+
+# Tables counted apart, each in its row of kind_changes (migration 21): what readers keep from
+# them is kept apart too (store/db.py ``kept(conn, kind)``), so that a favorite set or an
+# execution request stored leaves the kept counts and renderings of everything else alone.
+KINDS = {"favorites": "favorites", "execution_requests": "jobs"}
+
+# Migration 21: the counts of changes to the tables of KINDS.
+KIND_CHANGES = """
+CREATE TABLE IF NOT EXISTS kind_changes (
+    kind TEXT PRIMARY KEY,
+    n    INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO kind_changes (kind, n) VALUES ('favorites', 0), ('jobs', 0);
+DROP TRIGGER IF EXISTS data_changes_favorites_insert;
+DROP TRIGGER IF EXISTS data_changes_favorites_update;
+DROP TRIGGER IF EXISTS data_changes_favorites_delete;
+DROP TRIGGER IF EXISTS data_changes_execution_requests_insert;
+DROP TRIGGER IF EXISTS data_changes_execution_requests_update;
+DROP TRIGGER IF EXISTS data_changes_execution_requests_delete;
+"""
 
 
 def counted_tables(conn) -> list[str]:
@@ -731,8 +751,8 @@ def counted_tables(conn) -> list[str]:
     rows = conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'").fetchall()
     virtual = [name for name, sql in rows if (sql or "").upper().startswith("CREATE VIRTUAL TABLE")]
     return [name for name, sql in rows
-            if name not in UNCOUNTED and not name.startswith("sqlite_") and name not in virtual
-            and not any(name.startswith(v + "_") for v in virtual)]
+            if name not in UNCOUNTED and name not in KINDS and not name.startswith("sqlite_")
+            and name not in virtual and not any(name.startswith(v + "_") for v in virtual)]
 
 
 def change_triggers(conn, tables: list[str] | None = None) -> dict[str, str]:
@@ -746,6 +766,17 @@ def change_triggers(conn, tables: list[str] | None = None) -> dict[str, str]:
     return out
 
 
+def kind_triggers() -> dict[str, str]:
+    """The triggers that bump a table's row of kind_changes, by name (the tables of KINDS)."""
+    out = {}
+    for table, kind in KINDS.items():
+        for event in ("INSERT", "UPDATE", "DELETE"):
+            name = f"kind_changes_{table}_{event.lower()}"
+            out[name] = (f"CREATE TRIGGER IF NOT EXISTS {name} AFTER {event} ON {table} "
+                         f"BEGIN UPDATE kind_changes SET n = n + 1 WHERE kind = '{kind}'; END")
+    return out
+
+
 def count_changes(conn) -> None:
     """Make the triggers of every counted table that lacks them (after every migration, so that
     a table a later step adds is counted too)."""
@@ -753,9 +784,12 @@ def count_changes(conn) -> None:
         return
     for sql in change_triggers(conn).values():
         conn.execute(sql)
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'kind_changes'").fetchone() is not None:
+        for sql in kind_triggers().values():
+            conn.execute(sql)
 
 
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
-                    GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES]
+                    GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES]

@@ -139,11 +139,56 @@ def test_what_readers_keep_goes_with_data_changes_only(db):
     assert db.read(keep) == "kept"
     db.write_sync(resource_writes.update, rid, {"title": "Flood atlas"})
     assert db.read(keep) is None
-    db.read(keep, "again")
+
+
+def test_values_kept_by_kind_go_with_their_tables(db):
+    """What is derived from favorites or execution requests is kept with its kind: a favorite
+    set or a request stored empties that kind's values, and leaves those of the other data;
+    any other change of data empties them all."""
+    from catalogue_app.store import resource_extras, resource_writes, users
+
+    owner = db.write_sync(lambda conn: users.create(conn, {"username": "owner", "password": ""}))
+    rid = db.write_sync(resource_writes.create, "document", owner, {"title": "River atlas"})
+
+    def keep(conn, kind, value=None):
+        kept_here = db.kept(conn, kind)
+        if value is not None:
+            kept_here["mark"] = value
+        return kept_here.get("mark")
+
+    def keep_all():
+        for kind in ("data", "favorites", "jobs", "all"):
+            db.read(keep, kind, kind)
+
+    def still() -> set[str]:
+        return {kind for kind in ("data", "favorites", "jobs", "all") if db.read(keep, kind) == kind}
+
+    keep_all()
+    db.write_sync(resource_extras.add_favorite, owner, rid)
+    assert still() == {"data", "jobs"}
+    keep_all()
     db.write_sync(lambda conn: conn.execute(
         "INSERT INTO execution_requests (exec_id, func_name, action, input_params, created, last_updated)"
         " VALUES ('e1', 'delete', 'delete', '{}', '', '')"))
-    assert db.read(keep) is None  # a list of execution requests counts them too
+    assert still() == {"data", "favorites"}
+    keep_all()
+    db.write_sync(resource_writes.update, rid, {"title": "Flood atlas"})
+    assert still() == set()
+
+
+def test_counts_are_kept_with_the_kind_of_the_tables_they_read(db):
+    """A kept count of a list that reads favorites (a user's favorites) or execution requests
+    is recounted after those change; a count of resources is not."""
+    from catalogue_app.store import filters
+
+    sqls = {"data": "SELECT count(*) FROM resources",
+            "favorites": "SELECT count(*) FROM favorites",
+            "jobs": "SELECT count(*) FROM execution_requests e",
+            "all": "SELECT (SELECT count(*) FROM favorites) + (SELECT count(*) FROM execution_requests)"}
+    for kind, sql in sqls.items():
+        db.read(lambda conn: filters.remember_count(conn, sql, [], -1))
+        assert db.read(lambda conn: filters.known_count(conn, sql, [])) == -1
+        assert db.read(lambda conn: db.kept(conn, kind)["counts"][(sql, ())]) == [(-1,)]
 
 
 def test_a_savepoint_rolls_back_its_part_only(db):
