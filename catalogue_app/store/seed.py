@@ -222,18 +222,22 @@ def seed(path: Path | str, count: int, *, seed: int = 1, scratch: Path | None = 
     ``scratch`` is a folder for the text index built alongside (default: a temporary folder).
     """
     conn = db.connect(path)
+    temporary = tempfile.TemporaryDirectory(prefix="catalogue-seed-") if scratch is None else None
     try:
         conn.execute("PRAGMA foreign_keys = OFF")  # (only settable outside a transaction)
         conn.execute(f"PRAGMA cache_size = {-BULK_CACHE_KIB}")
         conn.execute("BEGIN IMMEDIATE")
         try:
-            first = seed_resources(conn, count, seed=seed, scratch=scratch, **options)
+            first = seed_resources(conn, count, seed=seed, scratch=Path(temporary.name if temporary else scratch),
+                                   **options)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
     finally:
-        conn.close()
+        conn.close()  # (detaches the text index's scratch database)
+        if temporary:
+            temporary.cleanup()
     return first
 
 
@@ -241,11 +245,13 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
                    types: tuple[str, ...] = (), scratch: Path | None = None) -> int:
     """Add ``count`` resources owned by existing users (of the given ``types`` only, e.g.
     ("dataset",), or of every type) inside the caller's transaction; returns the first new id.
+    With a ``scratch`` folder, a large load's text index is built there, alongside, and its
+    scratch database is left attached to ``conn`` (as seed_text.SCHEMA) until it closes.
 
     The rows are made up in a second thread while the previous batch goes in (SQLite lets the
     other thread run while it works). The search and extent indexes are filled once at the end
     instead of by the per-row triggers: for a load at least as large as the catalogue, the text
-    index is built on a thread of its own (seed_text, in ``scratch`` or a temporary folder), the
+    index is built on a thread of its own (seed_text, given a ``scratch`` folder), the
     extent index packed anew (seed_extents) and the secondary indexes that new rows would enter
     at random places built again.
     """
@@ -275,8 +281,7 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
     # on; while the generator's thread holds it, they would wait up to the switch interval
     # (5 ms) to get it back.
     sys.setswitchinterval(SWITCH_INTERVAL)
-    temporary = tempfile.TemporaryDirectory(prefix="catalogue-seed-") if large and scratch is None else None
-    text = seed_text.Builder(conn, Path(temporary.name if temporary else scratch), first) if large else None
+    text = seed_text.Builder(conn, scratch, first) if large and scratch is not None else None
     try:
         runs = [range(start, min(start + BATCH, first + count)) for start in range(first, first + count, BATCH)]
         listed, extent_ids, extent_boxes = [], [], []
@@ -299,16 +304,17 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
         if text:
             text.finish(conn)
         else:
-            # a large in-memory buffer: the new rows make one segment, as one ordinary write does
+            # a large in-memory buffer: the new rows make one segment, merged with the others
+            # after a large load
             text_index.configure(conn, hashsize=64 * 1024 * 1024)
             conn.execute("INSERT INTO resource_text (rowid, title, abstract) SELECT id, title, abstract FROM resources"
                          " WHERE id >= ?", (first,))
+            if large:
+                text_index.optimize(conn)
             text_index.configure(conn, hashsize=text_index.SETTINGS["hashsize"])
     finally:
         if text:
             text.close()
-        if temporary:
-            temporary.cleanup()
         if collecting:
             gc.enable()
         sys.setswitchinterval(switching)

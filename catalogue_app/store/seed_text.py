@@ -1,20 +1,22 @@
 """Build the text index (resource_text, FTS5 with trigrams) of a large load on a second core,
 for `catalogue seed`.
 
-Indexing the text is the largest part of a seed's work. The writer cannot share it, so a
-thread indexes the whole catalogue (the rows already there, read from the last committed state,
-and the new rows, handed over batch by batch) into a scratch database holding an identical FTS5
-table; each batch goes in with one statement (json_each), during which SQLite lets go of Python's
-lock, so the thread runs alongside the writer. At the end the writer replaces the rows of the
-index's shadow tables (data, idx, docsize) with the scratch table's: the same library wrote them
-for the same table definition and settings, so they are the index SQLite would have built.
-The writer's connection must not have used resource_text earlier in its transaction (FTS5 keeps
-what it read of the index for the transaction). `INSERT INTO resource_text(resource_text, rank)
-VALUES ('integrity-check', 1)` checks the result against the resources table.
+Indexing the text is the largest part of a seed's work, and the writer cannot share its own.
+So a thread indexes the whole catalogue (the rows already there, read from the last committed
+state, and the new rows, handed over batch by batch) into a scratch database holding an
+identical FTS5 table (SQLite lets go of Python's lock while it works on a row, so the thread runs
+alongside the writer), in one transaction: the rows stay in FTS5's memory and make one segment.
+At the end the writer attaches the scratch database and replaces the rows of the index's shadow
+tables (data, idx, docsize) with the scratch table's: the same library wrote them for the same
+table definition and settings, so they are the index SQLite would have built. The writer's
+connection must not have used resource_text earlier in its transaction (FTS5 keeps what it read
+of the index for the transaction). `INSERT INTO resource_text(resource_text, rank) VALUES
+('integrity-check', 1)` checks the result against the resources table.
 """
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import sqlite3
 import threading
@@ -22,6 +24,7 @@ from pathlib import Path
 
 TABLE = "resource_text"
 SHADOWS = ("data", "idx", "docsize")
+SCHEMA = "seed_text"  # the scratch database, attached to the writer's connection for the copy
 HASH_BYTES = 256 * 1024 * 1024  # the in-memory part of the index flushed to a segment past this size
 ADD = f"INSERT INTO {TABLE} (rowid, title, abstract) VALUES (?, ?, ?)"
 
@@ -73,16 +76,17 @@ class Builder:
         self.batches.put(rows)
 
     def finish(self, conn: sqlite3.Connection) -> None:
-        """Wait for the thread, then replace the index's rows with the built ones."""
+        """Wait for the thread, then replace the index's rows with the built ones. The scratch
+        database stays attached to ``conn`` as SCHEMA: detach it after the transaction
+        (SQLite cannot detach a database that the open transaction has read)."""
         self.batches.put(None)
         self.thread.join()
         if self.error is not None:
             raise self.error
+        conn.execute(f"ATTACH DATABASE ? AS {SCHEMA}", (str(self.path),))
         for shadow in SHADOWS:
-            conn.execute(f"DELETE FROM {TABLE}_{shadow}")
-            rows = self.side.execute(f"SELECT * FROM {TABLE}_{shadow}")
-            marks = ", ".join("?" * len(rows.description))
-            conn.executemany(f"INSERT INTO {TABLE}_{shadow} VALUES ({marks})", rows)
+            conn.execute(f"DELETE FROM main.{TABLE}_{shadow}")
+            conn.execute(f"INSERT INTO main.{TABLE}_{shadow} SELECT * FROM {SCHEMA}.{TABLE}_{shadow}")
 
     def close(self) -> None:
         """Stop the thread if it still runs and remove the scratch file."""
@@ -90,4 +94,5 @@ class Builder:
             self.batches.put(None)
             self.thread.join()
         self.side.close()
-        self.path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # (on Windows, not while the writer has it attached)
+            self.path.unlink(missing_ok=True)
