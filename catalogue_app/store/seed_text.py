@@ -31,7 +31,8 @@ ADD = f"INSERT INTO {TABLE} (rowid, title, abstract) VALUES (?, ?, ?)"
 
 class Builder:
     """Indexes the catalogue's rows below ``first`` and the batches given to ``add``; ``finish``
-    puts the index in place on the writer's connection."""
+    puts the index in place on the writer's connection. The writer's transaction must not have
+    changed resources before (the thread reads the rows of the last commit)."""
 
     def __init__(self, conn: sqlite3.Connection, scratch: Path, first: int):
         main = next(r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main")
@@ -56,7 +57,7 @@ class Builder:
         self.thread.start()
 
     def _run(self) -> None:
-        side = self.side
+        side, rows = self.side, []
         try:
             side.execute("BEGIN")
             if self.first > 1:
@@ -68,8 +69,8 @@ class Builder:
             side.execute("COMMIT")
         except BaseException as error:  # noqa: BLE001 - handed to the writer's thread by finish()
             self.error = error
-            while self.batches.get() is not None:  # let add() go on until the writer stops
-                pass
+            while rows is not None:  # let add() go on until the writer stops
+                rows = self.batches.get()
 
     def add(self, rows: list[tuple[int, str, str]]) -> None:
         """Index new rows: (id, title, abstract)."""
@@ -83,6 +84,10 @@ class Builder:
         self.thread.join()
         if self.error is not None:
             raise self.error
+        indexed = self.side.execute(f"SELECT count(*) FROM {TABLE}_docsize").fetchone()[0]
+        rows = conn.execute("SELECT count(*) FROM resources").fetchone()[0]
+        if indexed != rows:  # the transaction had changed resources before the load began
+            raise RuntimeError(f"the text index built alongside holds {indexed} rows, not {rows}")
         conn.execute(f"ATTACH DATABASE ? AS {SCHEMA}", (str(self.path),))
         for shadow in SHADOWS:
             conn.execute(f"DELETE FROM main.{TABLE}_{shadow}")

@@ -183,3 +183,23 @@ def test_a_seed_killed_half_way_leaves_the_catalogue_as_it_was(path):
         check_queries(conn)
     finally:
         conn.close()
+
+
+def test_a_load_built_alongside_after_other_changes_of_its_transaction_fails_whole(path, tmp_path):
+    """The text index built alongside reads the last commit: a transaction that changed
+    resources before the load is refused rather than left with an index that misses them."""
+    conn = db.connect(path)
+    try:
+        before = snapshot(conn)
+        count = 2 * conn.execute("SELECT max(id) FROM resources").fetchone()[0]  # a large load
+    finally:
+        conn.close()
+    with pytest.raises(RuntimeError, match="text index"), db.transaction(path) as conn:
+        conn.execute("DELETE FROM resources WHERE id = (SELECT max(id) FROM resources)")
+        seed_resources(conn, count, scratch=tmp_path)
+    conn = db.connect(path)
+    try:
+        check(conn)
+        assert snapshot(conn) == before
+    finally:
+        conn.close()
