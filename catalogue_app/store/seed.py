@@ -36,7 +36,6 @@ KEYWORDS = ["hydrology", "agriculture", "transport", "energy", "biodiversity", "
             "infrastructure", "tourism", "heritage", "satellite", "lidar", "survey", "open data", "école"]
 TYPES = [("dataset", "vector", 45), ("dataset", "raster", 15), ("document", None, 25), ("map", None, 10),
          ("geostory", None, 3), ("dashboard", None, 2)]
-VIEW = ["view_resourcebase", "download_resourcebase"]
 
 # A row binds each of its 21 distinct values once (?N repeats it: date and the end of the time
 # extent are the creation date, the WGS84 box is the native one); constant columns are literals.
@@ -90,8 +89,9 @@ class Batch:
 # Link rows go in as one JSON array of integers per table and batch, a pair of ids packed into
 # each (high << 32 | low); SQLite unpacks them with json_each, with no Python call per row.
 # A permission packs the resource, the group and which permission (0: view, 1: download).
-INSERT_PERMS = ("INSERT INTO resource_perms (resource_id, group_id, perm) SELECT value >> 32, (value >> 1) & 2147483647,"
-         " CASE value & 1 WHEN 0 THEN 'view_resourcebase' ELSE 'download_resourcebase' END FROM json_each(?)")
+VIEW, DOWNLOAD = "view_resourcebase", "download_resourcebase"
+INSERT_PERMS = (f"INSERT INTO resource_perms (resource_id, group_id, perm) SELECT value >> 32, (value >> 1) & 2147483647,"
+                f" CASE value & 1 WHEN 0 THEN '{VIEW}' ELSE '{DOWNLOAD}' END FROM json_each(?)")
 INSERT_KEYWORDS = "INSERT INTO resource_keywords (resource_id, keyword_id) SELECT value >> 32, value & 4294967295 FROM json_each(?)"
 INSERT_REGIONS = "INSERT INTO resource_regions (resource_id, region_id) SELECT value >> 32, value & 4294967295 FROM json_each(?)"
 INSERT_LISTED = "INSERT INTO listed_keywords (keyword_id, resource_id) SELECT value >> 32, value & 4294967295 FROM json_each(?)"
