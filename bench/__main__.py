@@ -82,12 +82,11 @@ def wrk(url: str, header: str, connections: int, seconds: int) -> dict[str, floa
 
 def seed_resources(data_dir: Path, count: int) -> float:
     """Add ``count`` made-up resources with the `catalogue seed` code; returns resources per second."""
-    from catalogue_app.store.seed import seed_resources as seed
+    from catalogue_app.store.seed import seed
 
     settings = load_settings(environ={}, data_dir=data_dir)
     started = time.perf_counter()
-    with db.transaction(settings.database_path) as conn:
-        seed(conn, count)
+    seed(settings.database_path, count, scratch=settings.tmp_dir)
     return count / (time.perf_counter() - started)
 
 

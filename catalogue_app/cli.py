@@ -222,14 +222,18 @@ def token(args: argparse.Namespace) -> int:
 def seed(args: argparse.Namespace) -> int:
     import time
 
-    from catalogue_app.store import db
-    from catalogue_app.store.seed import seed_resources
+    from catalogue_app import files
+    from catalogue_app.store.seed import seed as seed_catalogue
 
     settings = _settings(args)
     _prepare(settings)
     started = time.perf_counter()
-    with db.transaction(settings.database_path) as conn:
-        seed_resources(conn, args.resources, seed=args.seed)
+    # a workspace for the text index built alongside; start-up removes it if this process dies
+    scratch = files.claim_workspace(settings.tmp_dir / f"seed-{os.getpid()}")
+    try:
+        seed_catalogue(settings.database_path, args.resources, seed=args.seed, scratch=scratch)
+    finally:
+        files.remove(scratch)
     took = time.perf_counter() - started
     print(f"{args.resources} resources added in {took:.1f} s ({args.resources / max(took, 1e-9):,.0f}/s)")
     return 0

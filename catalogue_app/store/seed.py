@@ -1,21 +1,27 @@
 """Realistic made-up resources in bulk, for tests, demos and benchmarks (`catalogue seed`).
 
-Rows go in with executemany inside one transaction (the caller's).
+Rows go in inside one transaction (the caller's, or one of its own with `seed`): the resources
+with executemany, their links with one statement per table and batch; the indexes are filled or
+built once at the end (see seed_resources).
 """
 
 from __future__ import annotations
 
 import gc
 import sqlite3
+import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import repeat
+from pathlib import Path
 
+import msgspec
 import numpy as np
 
 from catalogue_app.clock import now
-from catalogue_app.store import seed_extents, text_index
+from catalogue_app.store import db, seed_extents, seed_text, text_index
 from catalogue_app.store.migrations import change_triggers
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
@@ -30,7 +36,6 @@ KEYWORDS = ["hydrology", "agriculture", "transport", "energy", "biodiversity", "
             "infrastructure", "tourism", "heritage", "satellite", "lidar", "survey", "open data", "école"]
 TYPES = [("dataset", "vector", 45), ("dataset", "raster", 15), ("document", None, 25), ("map", None, 10),
          ("geostory", None, 3), ("dashboard", None, 2)]
-VIEW = ["view_resourcebase", "download_resourcebase"]
 
 # A row binds each of its 21 distinct values once (?N repeats it: date and the end of the time
 # extent are the creation date, the WGS84 box is the native one); constant columns are literals.
@@ -48,6 +53,8 @@ INSERT = (
 # goes here with its bulk fill.
 INDEX_TRIGGERS = ("resources_extent_insert", "resources_text_insert", "listed_keywords_insert")
 BATCH = 20_000
+SWITCH_INTERVAL = 0.0002  # seconds, while the seed's threads share Python's lock
+BULK_CACHE_KIB = 1024 * 1024  # the page cache of the seed's connection: a large load stays in memory
 BULK_TABLES = ("resources", "resource_perms", "resource_keywords", "resource_regions")
 # Indexes kept up to date during a large load: the new rows' keys go at the end (they lead with
 # the new id) or at the end of a few runs (a handful of owners, groups, keywords... followed by
@@ -64,12 +71,34 @@ def _stamp(moment: datetime) -> str:
 
 @dataclass
 class Batch:
-    """The rows of a run of new resources, ready for executemany."""
+    """The rows of a run of new resources with consecutive ids from ``start``: the resources as
+    tuples for executemany, the link tables as JSON arrays of packed integers (one statement
+    each, see INSERT_PERMS...), what the indexes filled after the load need."""
 
-    resources: list[tuple] = field(default_factory=list)
-    perms: list[tuple] = field(default_factory=list)
-    keywords: list[tuple] = field(default_factory=list)
-    regions: list[tuple] = field(default_factory=list)
+    start: int
+    resources: list[tuple]
+    perms: str
+    keywords: str
+    regions: str
+    listed: np.ndarray  # keyword_id << 32 | resource_id for the keywords of listed (public) rows
+    text: list[tuple[int, str, str]]  # id, title, abstract
+    extent_ids: np.ndarray  # the extent index's entries: ids (2 * resource id) and their boxes
+    extent_boxes: np.ndarray  # (n, 4): minx, maxx, miny, maxy
+
+
+# Link rows go in as one JSON array of integers per table and batch, a pair of ids packed into
+# each (high << 32 | low); SQLite unpacks them with json_each, with no Python call per row.
+# A permission packs the resource, the group and which permission (0: view, 1: download).
+VIEW, DOWNLOAD = "view_resourcebase", "download_resourcebase"
+INSERT_PERMS = (f"INSERT INTO resource_perms (resource_id, group_id, perm) SELECT value >> 32, (value >> 1) & 2147483647,"
+                f" CASE value & 1 WHEN 0 THEN '{VIEW}' ELSE '{DOWNLOAD}' END FROM json_each(?)")
+INSERT_KEYWORDS = "INSERT INTO resource_keywords (resource_id, keyword_id) SELECT value >> 32, value & 4294967295 FROM json_each(?)"
+INSERT_REGIONS = "INSERT INTO resource_regions (resource_id, region_id) SELECT value >> 32, value & 4294967295 FROM json_each(?)"
+INSERT_LISTED = "INSERT INTO listed_keywords (keyword_id, resource_id) SELECT value >> 32, value & 4294967295 FROM json_each(?)"
+
+
+def _packed(high: np.ndarray, low: np.ndarray) -> str:
+    return msgspec.json.encode((high.astype(np.int64) << 32 | low).tolist()).decode()
 
 
 class Generator:
@@ -104,8 +133,8 @@ class Generator:
     def batch(self, ids: range) -> Batch:
         """The rows of the resources with these ids: every choice is drawn for the whole run at
         once with numpy, then the rows are zipped from the columns."""
-        rng, n, out = self.rng, len(ids), Batch()
-        rid = np.arange(ids.start, ids.stop)
+        rng, n = self.rng, len(ids)
+        rid = np.arange(ids.start, ids.stop, dtype=np.int64)
 
         def pick(seq: list, size: int = n) -> list:
             return [seq[i] for i in rng.integers(0, len(seq), size).tolist()]
@@ -122,41 +151,47 @@ class Generator:
         x0, y0, x1, y1 = (self.boxes[:, i][country] for i in range(4))
         w, h = (x1 - x0) * (0.05 + 0.45 * rng.random(n)), (y1 - y0) * (0.05 + 0.45 * rng.random(n))
         bx0, by0 = x0 + (x1 - w - x0) * rng.random(n), y0 + (y1 - h - y0) * rng.random(n)
-        box = [np.round(v, 6).tolist() for v in (bx0, by0, bx0 + w, by0 + h)]
+        box = [np.round(v, 6) for v in (bx0, by0, bx0 + w, by0 + h)]
         created, year_before = zip(*pick(self.stamps))
         public = rng.random(n) < self.public_share
         datasets = [k == "dataset" for k in kind]
-        out.resources = list(zip(  # in the order of INSERT's parameters
+        resources = list(zip(  # in the order of INSERT's parameters
             rids, _uuids(rng, n), kind, subtype, pick(self.owners), titles, abstracts, created, repeat(self.now),
             pick(self.categories), pick(self.licenses),
-            [f"catalogue:seed_{r}" if d else None for r, d in zip(rids, datasets)], *box, year_before,
-            (rng.random(n) * 500).astype(np.int64).tolist(), (rng.random(n) < 0.05).astype(np.int64).tolist(),
+            [f"catalogue:seed_{r}" if d else None for r, d in zip(rids, datasets)], *(v.tolist() for v in box),
+            year_before, (rng.random(n) * 500).astype(np.int64).tolist(), (rng.random(n) < 0.05).astype(np.int64).tolist(),
             public.astype(np.int64).tolist(),
             ['{"seed": true}' if k in ("map", "geostory", "dashboard") else None for k in kind],
         ))
-        # permissions: public rows for everyone; otherwise half to a group, else half to members
+        # permissions: public rows for everyone (view and download); otherwise half to a group,
+        # else half to members; the rest to their owner alone (no row)
         heads, tails = rng.random(n) < 0.5, rng.random(n) < 0.5
         to_group = ~public & heads if self.groups else np.zeros(n, bool)
         to_members = ~public & ~to_group & tails
-        groups = pick(self.groups or [0])
-        for r, p, g, m, group in zip(rids, public.tolist(), to_group.tolist(), to_members.tolist(), groups):
-            if p:
-                out.perms += ((r, None, ANONYMOUS_GROUP_ID, VIEW[0]), (r, None, ANONYMOUS_GROUP_ID, VIEW[1]))
-            elif g:
-                out.perms.append((r, None, group, "view_resourcebase"))
-            elif m:
-                out.perms.append((r, None, REGISTERED_GROUP_ID, "view_resourcebase"))
+        group = np.asarray(self.groups or [0], np.int64)[rng.integers(0, max(len(self.groups), 1), n)]
+        grants = np.full((n, 2), -1, np.int64)  # (group << 1 | download) per resource, -1: none
+        grants[:, 0] = np.select([public, to_group, to_members],
+                                 [ANONYMOUS_GROUP_ID << 1, group << 1, REGISTERED_GROUP_ID << 1], -1)
+        grants[public, 1] = ANONYMOUS_GROUP_ID << 1 | 1
+        granted = grants >= 0
         # one to four distinct keywords: the keywords with the smallest random keys
         keys = rng.random((n, len(self.keyword_ids))).argsort(axis=1)[:, :4]
-        chosen = np.asarray(self.keyword_ids)[keys].tolist()
-        how_many = rng.integers(1, 5, n).tolist()
-        out.keywords = [(r, k) for r, ks, c in zip(rids, chosen, how_many) for k in ks[:c]]
-        out.regions = list(zip(rids, self.country_ids[country].tolist()))
-        return out
+        chosen = np.asarray(self.keyword_ids, np.int64)[keys]
+        kept = np.arange(4) < rng.integers(1, 5, n)[:, None]
+        listed = kept & public[:, None]
+        extent_boxes = np.column_stack([box[0], box[2], box[1], box[3]])
+        return Batch(
+            start=ids.start, resources=resources,
+            perms=_packed(np.broadcast_to(rid[:, None], (n, 2))[granted], grants[granted]),
+            keywords=_packed(np.broadcast_to(rid[:, None], (n, 4))[kept], chosen[kept]),
+            regions=_packed(rid, self.country_ids[country]),
+            listed=chosen[listed] << 32 | np.broadcast_to(rid[:, None], (n, 4))[listed],
+            text=list(zip(rids, titles, abstracts)), extent_ids=rid * 2, extent_boxes=extent_boxes,
+        )
 
 
 def _uuids(rng: np.random.Generator, n: int) -> list[str]:
-    """n random (version 4) UUIDs as text, formatted all at once."""
+    """n random (version 4) UUIDs as text, formatted all at once, sorted."""
     nibbles = rng.integers(0, 16, (n, 32), dtype=np.uint8)
     nibbles[:, 12] = 4
     nibbles[:, 16] = 8 + (nibbles[:, 16] & 3)
@@ -166,26 +201,61 @@ def _uuids(rng: np.random.Generator, n: int) -> list[str]:
         width = {0: 8, 24: 12}.get(dst, 4)
         text[:, dst:dst + width] = chars[:, src:src + width]
     text[:, 36] = ord("\n")
-    return text.tobytes().decode("ascii").split()
+    # in order within the run: the new keys go into the uuid index one after another rather
+    # than at random places (still random version 4 UUIDs)
+    return np.sort(text.view("S37").ravel()).tobytes().decode("ascii").split()
 
 
 def _insert(conn: sqlite3.Connection, batch: Batch) -> None:
     conn.executemany(INSERT, batch.resources)
-    conn.executemany("INSERT INTO resource_perms (resource_id, user_id, group_id, perm) VALUES (?, ?, ?, ?)",
-                     batch.perms)
-    conn.executemany("INSERT INTO resource_keywords (resource_id, keyword_id) VALUES (?, ?)", batch.keywords)
-    conn.executemany("INSERT INTO resource_regions (resource_id, region_id) VALUES (?, ?)", batch.regions)
+    conn.execute(INSERT_PERMS, (batch.perms,))
+    conn.execute(INSERT_KEYWORDS, (batch.keywords,))
+    conn.execute(INSERT_REGIONS, (batch.regions,))
+
+
+def seed(path: Path | str, count: int, *, seed: int = 1, scratch: Path | None = None, **options) -> int:
+    """Add ``count`` resources to the database at ``path`` in one transaction of a connection of
+    its own (see seed_resources for the options); returns the first new id.
+
+    The connection skips the checks of foreign keys (every id the rows refer to is read in the
+    same transaction) and keeps the whole load in its page cache where it can. Durability is
+    not relaxed: everything is one transaction in the write-ahead log, so a crash or a kill
+    before the commit leaves the catalogue as it was, and one after it leaves the whole load.
+    ``scratch`` is a folder for the text index built alongside (default: a temporary folder).
+    """
+    conn = db.connect(path)
+    temporary = tempfile.TemporaryDirectory(prefix="catalogue-seed-") if scratch is None else None
+    try:
+        conn.execute("PRAGMA foreign_keys = OFF")  # (only settable outside a transaction)
+        conn.execute(f"PRAGMA cache_size = {-BULK_CACHE_KIB}")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            first = seed_resources(conn, count, seed=seed, scratch=Path(temporary.name if temporary else scratch),
+                                   **options)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+    finally:
+        conn.close()  # (detaches the text index's scratch database)
+        if temporary:
+            temporary.cleanup()
+    return first
 
 
 def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, public_share: float = 0.8,
-                   types: tuple[str, ...] = ()) -> int:
+                   types: tuple[str, ...] = (), scratch: Path | None = None) -> int:
     """Add ``count`` resources owned by existing users (of the given ``types`` only, e.g.
-    ("dataset",), or of every type); returns the first new id.
+    ("dataset",), or of every type) inside the caller's transaction; returns the first new id.
+    With a ``scratch`` folder, a large load's text index is built there, alongside, and its
+    scratch database is left attached to ``conn`` (as seed_text.SCHEMA) until it closes.
 
     The rows are made up in a second thread while the previous batch goes in (SQLite lets the
     other thread run while it works). The search and extent indexes are filled once at the end
-    instead of by the per-row triggers (the extent index packed anew after a large load, see
-    seed_extents).
+    instead of by the per-row triggers: for a load at least as large as the catalogue, the text
+    index is built on a thread of its own (seed_text, given a ``scratch`` folder), the
+    extent index packed anew (seed_extents) and the secondary indexes that new rows would enter
+    at random places built again.
     """
     # after the highest id ever given (ids are never reused; see migrations.ids_never_reused)
     first = conn.execute("SELECT max(coalesce((SELECT max(id) FROM resources), 0),"
@@ -193,47 +263,65 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
     if count <= 0:
         return first
     generator = Generator(conn, np.random.default_rng([seed, first]), public_share, types)  # another batch, other rows
+    large = count >= first  # at least as many new rows as there were
     # the count of data changes (readers' kept values) is bumped once for the load, not per row
-    counting = tuple(change_triggers(conn, list(BULK_TABLES)))
+    counting = tuple(change_triggers(conn, [*BULK_TABLES, "listed_keywords"]))
     triggers = {name: sql for name, sql in conn.execute(
         f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN {(*INDEX_TRIGGERS, *counting)}")}
     # Into a table smaller than the batch, building the secondary indexes afterwards from sorted
     # data is cheaper than keeping them up to date row by row.
-    indexes = {} if count < first else {name: sql for name, sql in conn.execute(
+    indexes = {} if not large else {name: sql for name, sql in conn.execute(
         f"SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN {BULK_TABLES} AND sql IS NOT NULL")
         if name not in APPENDED_INDEXES}
     for name in triggers:
         conn.execute(f"DROP TRIGGER {name}")
     for name in indexes:
         conn.execute(f"DROP INDEX {name}")
-    collecting = gc.isenabled()
+    collecting, switching = gc.isenabled(), sys.getswitchinterval()
     gc.disable()  # millions of short-lived tuples and no cycles: the collector would cost a third
+    # The writer and the text index's thread let go of Python's lock for each row SQLite works
+    # on; while the generator's thread holds it, they would wait up to the switch interval
+    # (5 ms) to get it back.
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    text = seed_text.Builder(conn, scratch, first) if large and scratch is not None else None
     try:
         runs = [range(start, min(start + BATCH, first + count)) for start in range(first, first + count, BATCH)]
+        listed, extent_ids, extent_boxes = [], [], []
         with ThreadPoolExecutor(max_workers=1) as pool:
             pending = pool.submit(generator.batch, runs[0])
             for following in [*runs[1:], None]:
                 batch = pending.result()
                 pending = pool.submit(generator.batch, following) if following else None
+                if text:
+                    text.add(batch.text)
                 _insert(conn, batch)
-        seed_extents.fill(conn, first, count)
-        conn.execute("INSERT INTO listed_keywords (keyword_id, resource_id) SELECT rk.keyword_id, rk.resource_id"
-                     " FROM resource_keywords rk JOIN resources r ON r.id = rk.resource_id WHERE rk.resource_id >= ?"
-                     " AND r.public_view = 1 AND r.dirty = 0 AND r.advertised = 1"
-                     " ORDER BY rk.keyword_id, rk.resource_id", (first,))  # in key order: three times faster
-        # the text index: a large in-memory buffer, merged once at the end, not while rows go in
-        text_index.configure(conn, hashsize=64 * 1024 * 1024, automerge=0, crisismerge=64)
-        conn.execute("INSERT INTO resource_text (rowid, title, abstract) SELECT id, title, abstract FROM resources"
-                     " WHERE id >= ?", (first,))
-        text_index.optimize(conn)
-        text_index.configure(conn, **text_index.SETTINGS)
+                listed.append(batch.listed)
+                extent_ids.append(batch.extent_ids)
+                extent_boxes.append(batch.extent_boxes)
+        seed_extents.fill(conn, first, count, np.concatenate(extent_ids), np.concatenate(extent_boxes))
+        # in key order: appended at the end of each keyword's run
+        conn.execute(INSERT_LISTED, (msgspec.json.encode(np.sort(np.concatenate(listed)).tolist()).decode(),))
+        while indexes:  # while the text index's thread finishes its work
+            conn.execute(indexes.popitem()[1])
+        if text:
+            text.finish(conn)
+        else:
+            # a large in-memory buffer: the new rows make one segment, merged with the others
+            # after a large load
+            text_index.configure(conn, hashsize=64 * 1024 * 1024)
+            conn.execute("INSERT INTO resource_text (rowid, title, abstract) SELECT id, title, abstract FROM resources"
+                         " WHERE id >= ?", (first,))
+            if large:
+                text_index.optimize(conn)
+            text_index.configure(conn, hashsize=text_index.SETTINGS["hashsize"])
     finally:
+        if text:
+            text.close()
         if collecting:
             gc.enable()
+        sys.setswitchinterval(switching)
         for sql in [*triggers.values(), *indexes.values()]:
             conn.execute(sql)
         if counting:
             conn.execute("UPDATE data_changes SET n = n + 1")
     return first
-
-

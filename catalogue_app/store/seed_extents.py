@@ -30,16 +30,19 @@ SELECT id * 2 + 1, -180, ll_x1, ll_y0, ll_y1 FROM resources WHERE id >= :first A
 """
 
 
-def fill(conn: sqlite3.Connection, first: int, count: int) -> None:
-    """Index the extents of the resources from id ``first`` on (``count`` of them)."""
+def fill(conn: sqlite3.Connection, first: int, count: int, ids: np.ndarray, boxes: np.ndarray) -> None:
+    """Index the extents of the resources from id ``first`` on (``count`` of them), whose
+    entries are given: ``ids`` and their ``boxes`` (minx, maxx, miny, maxy), as NEW_ENTRIES
+    makes them."""
     existing = conn.execute(f"SELECT count(*) FROM {TABLE}_rowid").fetchone()[0]
     if count * 8 < existing:
         # a small addition to a large tree: row by row is cheaper than repacking everything
         conn.execute(f"INSERT INTO {TABLE} (id, minx, maxx, miny, maxy) {NEW_ENTRIES}", {"first": first})
         return
     rows = conn.execute(f"SELECT id, minx, maxx, miny, maxy FROM {TABLE}").fetchall()
-    rows += conn.execute(NEW_ENTRIES, {"first": first}).fetchall()
-    _write(conn, _pack(conn, rows))
+    old_ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+    old_boxes = np.array([tuple(r)[1:] for r in rows], np.float64).reshape(len(rows), 4)
+    _write(conn, _pack(conn, _cells(np.concatenate([old_ids, ids]), np.concatenate([old_boxes, boxes]))))
 
 
 # rtree.c rounds a coordinate that float32 cannot hold outwards by scaling it by one part in 2**23
@@ -60,10 +63,8 @@ def _up(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _cells(rows: list) -> np.ndarray:
-    ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-    coords = np.array([tuple(r)[1:] for r in rows], np.float64).reshape(len(rows), 4)
-    cells = np.empty(len(rows), CELL)
+def _cells(ids: np.ndarray, coords: np.ndarray) -> np.ndarray:
+    cells = np.empty(len(ids), CELL)
     cells["id"] = ids
     cells["minx"], cells["maxx"] = _down(coords[:, 0]), _up(coords[:, 1])
     cells["miny"], cells["maxy"] = _down(coords[:, 2]), _up(coords[:, 3])
@@ -84,11 +85,11 @@ def _sort_tiles(cells: np.ndarray, per: int) -> np.ndarray:
     return cells[order]
 
 
-def _pack(conn: sqlite3.Connection, rows: list) -> tuple[list, list, list]:
-    """The rows of the node, parent and rowid tables of a tree holding ``rows``."""
+def _pack(conn: sqlite3.Connection, cells: np.ndarray) -> tuple[list, list, list]:
+    """The rows of the node, parent and rowid tables of a tree holding ``cells``."""
     size = conn.execute(f"SELECT length(data) FROM {TABLE}_node WHERE nodeno = 1").fetchone()[0]
     per = (size - 4) // CELL.itemsize
-    levels = [_sort_tiles(_cells(rows), per)]
+    levels = [_sort_tiles(cells, per)]
     while len(levels[-1]) > per:  # each node's bounding box is a cell of the level above
         below, starts = levels[-1], np.arange(0, len(levels[-1]), per)
         above = np.empty(len(starts), CELL)

@@ -1,14 +1,21 @@
 """The seed's bulk paths leave a valid database: SQLite's own checks pass, the extent and text
-indexes hold exactly the seeded rows (the store's search and extent queries find them), and
-seeding on top of a catalogue leaves its rows as they were.
+indexes hold exactly the seeded rows (the store's search and extent queries find them), every
+index and trigger is back, and seeding on top of a catalogue leaves its rows as they were.
 
-Three loads on one file: a fresh one (the extent index is packed), a small one on top (entries
-go in row by row) and a larger one on top (the whole extent index is packed again).
+Loads on one file, each by `seed` (a transaction of its own; a large load's text index built on
+a second thread) or by `seed_resources` in the caller's transaction: a fresh one (the extent
+index is packed), a small one on top (entries go in row by row), larger ones on top (the extent
+and text indexes built again whole). A seed killed half-way leaves the catalogue as it was.
 """
 
 from __future__ import annotations
 
+import os
+import signal
 import sqlite3
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -16,7 +23,7 @@ from catalogue_app.bootstrap import prepare
 from catalogue_app.config import load_settings
 from catalogue_app.store import db, resources, users
 from catalogue_app.store.filters import ListSpec
-from catalogue_app.store.seed import seed_resources
+from catalogue_app.store.seed import KEYWORDS, seed, seed_resources
 
 ADMIN = resources.Viewer(1, True)
 TABLES = {
@@ -41,6 +48,15 @@ def path(tmp_path_factory):
 
 def snapshot(conn: sqlite3.Connection) -> dict[str, list[tuple]]:
     return {name: [tuple(r) for r in conn.execute(sql)] for name, sql in TABLES.items()}
+
+
+def schema(conn: sqlite3.Connection) -> set[tuple]:
+    """Every table, index and trigger with its definition."""
+    return {tuple(r) for r in conn.execute("SELECT type, name, tbl_name, sql FROM sqlite_master")}
+
+
+def changes(conn: sqlite3.Connection) -> int:
+    return conn.execute("SELECT n FROM data_changes").fetchone()[0]
 
 
 def check(conn: sqlite3.Connection) -> None:
@@ -85,18 +101,38 @@ def check_queries(conn: sqlite3.Connection) -> None:
         assert surely and surely <= got <= maybe, box
 
 
-@pytest.mark.parametrize("count", [3000, 200, 4000])
-def test_each_load_leaves_a_valid_database_whose_indexes_find_every_row(path, count):
-    with db.transaction(path) as conn:
-        before = snapshot(conn)
-        first = seed_resources(conn, count, seed=count)
+@pytest.mark.parametrize("count, how", [(3000, "seed"), (200, "seed"), (4000, "seed"), (8000, "in a transaction")])
+def test_each_load_leaves_a_valid_database_whose_indexes_find_every_row(path, tmp_path, count, how):
+    conn = db.connect(path)
+    try:
+        before, shape, counted = snapshot(conn), schema(conn), changes(conn)
+    finally:
+        conn.close()
+    if how == "seed":
+        first = seed(path, count, seed=count, scratch=tmp_path)
+        assert not list(tmp_path.iterdir()), "the scratch database is removed"
+    else:
+        with db.transaction(path) as conn:
+            first = seed_resources(conn, count, seed=count)
     conn = db.connect(path)
     try:
         check(conn)
+        assert schema(conn) == shape  # every index and trigger dropped for the load is back
+        # readers drop what they kept: counted once for the load (and once per keyword it adds)
+        assert counted < changes(conn) <= counted + 1 + len(KEYWORDS)
         after = snapshot(conn)
         for name, rows in before.items():  # the rows already there are untouched
             assert [r for r in after[name] if r[0] < (2 * first if name == "resource_extents" else first)] == rows, name
         assert conn.execute("SELECT count(*) FROM resources WHERE id >= ?", (first,)).fetchone()[0] == count
+        new = {r[0] for r in conn.execute("SELECT id FROM resources WHERE id >= ?", (first,))}
+        for table in ("resource_perms", "resource_keywords", "resource_regions"):  # every new row has its links
+            linked = {r[0] for r in conn.execute(f"SELECT resource_id FROM {table} WHERE resource_id >= ?", (first,))}
+            assert linked <= new and (linked == new or table == "resource_perms"), table
+        # the keywords of listed resources, as the triggers would have kept them
+        assert [tuple(r) for r in conn.execute("SELECT keyword_id, resource_id FROM listed_keywords ORDER BY 1, 2")] == \
+            [tuple(r) for r in conn.execute(
+                "SELECT rk.keyword_id, rk.resource_id FROM resource_keywords rk JOIN resources r ON r.id = rk.resource_id"
+                " WHERE r.public_view = 1 AND r.dirty = 0 AND r.advertised = 1 ORDER BY 1, 2")]
         check_queries(conn)
     finally:
         conn.close()
@@ -113,5 +149,57 @@ def test_a_write_after_the_load_keeps_the_indexes_in_step(path):
         check(conn)
         query = resources.ResourceQuery(spec=ListSpec(search_terms=["quagga"], search_fields=["title"]))
         assert found(conn, query) == {rid}
+    finally:
+        conn.close()
+
+
+def test_a_seed_killed_half_way_leaves_the_catalogue_as_it_was(path):
+    conn = db.connect(path)
+    try:
+        before, shape = snapshot(conn), schema(conn)
+    finally:
+        conn.close()
+    data = path.parent
+    env = {**os.environ, "CATALOGUE_ADMIN_PASSWORD": "seed-admin-1"}
+    proc = subprocess.Popen([sys.executable, "-m", "catalogue_app", "seed", "--data-dir", str(data),
+                             "--resources", "2000000"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        # killed in the load: its scratch text index exists once the triggers and indexes are dropped
+        scratch = data / "tmp" / f"seed-{proc.pid}" / "text.sqlite3"
+        deadline = time.monotonic() + 60
+        while not scratch.exists() and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.02)
+        assert scratch.exists()
+        time.sleep(1.5)
+        assert proc.poll() is None
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate()
+    conn = db.connect(path)
+    try:
+        check(conn)
+        assert snapshot(conn) == before and schema(conn) == shape
+        check_queries(conn)
+    finally:
+        conn.close()
+
+
+def test_a_load_built_alongside_after_other_changes_of_its_transaction_fails_whole(path, tmp_path):
+    """The text index built alongside reads the last commit: a transaction that changed
+    resources before the load is refused rather than left with an index that misses them."""
+    conn = db.connect(path)
+    try:
+        before = snapshot(conn)
+        count = 2 * conn.execute("SELECT max(id) FROM resources").fetchone()[0]  # a large load
+    finally:
+        conn.close()
+    with pytest.raises(RuntimeError, match="text index"), db.transaction(path) as conn:
+        conn.execute("DELETE FROM resources WHERE id = (SELECT max(id) FROM resources)")
+        seed_resources(conn, count, scratch=tmp_path)
+    conn = db.connect(path)
+    try:
+        check(conn)
+        assert snapshot(conn) == before
     finally:
         conn.close()
