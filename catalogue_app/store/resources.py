@@ -264,8 +264,14 @@ def _word_match(conn: sqlite3.Connection, terms: list[str], columns: list[str]) 
     for term in terms:
         if not _word_like(term):
             return None
-        found = [r[0] for r in conn.execute("SELECT word FROM resource_vocab_text WHERE resource_vocab_text MATCH ?"
-                                            " LIMIT ?", (_fts_phrase(term), WORDS_MAX + 1))]
+        if len(term) >= 3:
+            found = [r[0] for r in conn.execute("SELECT word FROM resource_vocab_text WHERE resource_vocab_text MATCH ?"
+                                                " LIMIT ?", (_fts_phrase(term), WORDS_MAX + 1))]
+        elif term.isascii():  # too short for a trigram: the vocabulary is read (its words are folded)
+            found = [r[0] for r in conn.execute("SELECT word FROM resource_vocab WHERE instr(word, ?) LIMIT ?",
+                                                (term.lower(), WORDS_MAX + 1))]
+        else:
+            return None
         if len(found) > WORDS_MAX:
             return None
         # no word contains it: no row does (the term itself, a word of no row, says so)
@@ -340,16 +346,22 @@ def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[Ca
             3.0, 2000.0, listed=True))  # in order of id, the rows they lead to are read in order too
     indexed = [f for f in spec.search_fields if f in TEXT_INDEXED]
     long_terms = [t for t in spec.search_terms if len(t) >= 3]
-    words = _word_match(conn, long_terms, indexed) if long_terms and len(indexed) == len(spec.search_fields) else None
+    words, served = None, spec.search_terms
+    if spec.search_terms and len(indexed) == len(spec.search_fields):
+        # every term lies inside words of the vocabulary: the word index serves them all; else
+        # it may serve those the trigram index would (the others are tested row by row)
+        words = _word_match(conn, served, indexed)
+        if words is None and long_terms and len(long_terms) < len(spec.search_terms):
+            words, served = _word_match(conn, long_terms, indexed), long_terms
     if words:
-        # every long term lies inside words of the vocabulary: the word index serves them all
         text = Candidates("SELECT rowid AS id FROM resource_words WHERE resource_words MATCH ?", [words],
                           "EXISTS (SELECT 1 FROM resource_words WHERE resource_words MATCH ? AND rowid = r.id)", [words],
-                          8.0 * len(long_terms), FEW_WORTH * len(long_terms), listed=True,
+                          8.0 * len(served), FEW_WORTH * len(served), listed=True,
                           anonymous_count=("SELECT count(*) FROM resource_words WHERE resource_words MATCH ?",
                                            [f"{words} NOT hidden : h"]))
         found.insert(len(found) if found and area < WORLD_AREA / 8 else 0, text)
-        spec = ListSpec(spec.conditions, [t for t in spec.search_terms if len(t) < 3], spec.search_fields, spec.ordering)
+        spec = ListSpec(spec.conditions, [t for t in spec.search_terms if t not in served], spec.search_fields,
+                        spec.ordering)
     elif long_terms and indexed and len(indexed) == len(spec.search_fields):
         # every field is in the trigram index: one MATCH serves terms of three characters or more
         # a column filter costs a third more; the index holds nothing but these two columns

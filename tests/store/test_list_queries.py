@@ -142,6 +142,10 @@ QUERIES = [
     [("search", "land-use"), *SEARCH],                  # not one word: the trigram index
     [("search", "2019"), *SEARCH],                      # digits alone: the trigram index
     [("search", "qqqzz"), *SEARCH],                     # in no word
+    [("search", "river qz"), *SEARCH],                  # a short term in no word
+    [("search", "ØR"), *SEARCH],                        # short, not ASCII: tested row by row
+    [("search", "ki river"), ("search_fields", "title")],
+    [("search", "r"), *SEARCH],                         # in more than WORDS_MAX words
 ]
 
 
@@ -183,7 +187,8 @@ def test_the_anonymous_condition_is_the_one_the_keyword_table_stands_for():
 
 @pytest.mark.parametrize(("text", "index"), [("river", "resource_words"), ("Ålesund map", "resource_words"),
                                              ("land-use", "resource_text"), ("2019", "resource_text"),
-                                             ("r\u0301iver", "resource_text")])
+                                             ("r\u0301iver", "resource_text"), ("ri", "resource_words"),
+                                             ("river ab", "resource_words"), ("river é", "resource_words")])
 def test_terms_of_one_word_go_to_the_word_index(database, text, index):
     query, _, _ = resource_query([("search", text), *SEARCH], None, ())
     found, _ = resources._candidates(database, query)
