@@ -728,7 +728,7 @@ INSERT OR IGNORE INTO data_changes (id, n) VALUES (1, 0);
 HIDDEN = "CASE WHEN {0}.public_view = 1 AND {0}.dirty = 0 AND {0}.advertised = 1 THEN NULL ELSE 'h' END"
 WORD_INDEX = f"""
 CREATE VIRTUAL TABLE resource_words USING fts5(
-    title, abstract, hidden, content='', detail=column, tokenize='unicode61 remove_diacritics 0');
+    title, abstract, hidden, content='', detail=column, columnsize=0, tokenize='unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE resource_words_by_column USING fts5vocab(resource_words, 'col');
 -- every word of a title or an abstract but those made of digits alone (kept, never removed)
 CREATE TABLE resource_vocab (
@@ -742,7 +742,7 @@ CREATE TRIGGER resource_vocab_insert AFTER INSERT ON resource_vocab BEGIN
 END;
 -- one row at a time: the words of a new title or abstract, split as resource_words splits them
 CREATE VIRTUAL TABLE resource_words_new USING fts5(
-    words, content='', detail=none, tokenize='unicode61 remove_diacritics 0');
+    words, content='', detail=none, columnsize=0, tokenize='unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE resource_words_new_terms USING fts5vocab(resource_words_new, 'row');
 CREATE TRIGGER resources_words_insert AFTER INSERT ON resources BEGIN
     INSERT INTO resource_words (rowid, title, abstract, hidden)
