@@ -725,8 +725,19 @@ INSERT OR IGNORE INTO data_changes (id, n) VALUES (1, 0);
 # it), with the words it holds and a trigram index of those words; and, per resource, whether
 # anonymous callers do not list it, so that they count their matches in the index alone.
 # Contentless: a row is removed by giving back what was indexed, which the triggers recompute.
+# It runs again cleanly on a folder set back to an older schema (all is made anew).
 HIDDEN = "CASE WHEN {0}.public_view = 1 AND {0}.dirty = 0 AND {0}.advertised = 1 THEN NULL ELSE 'h' END"
 WORD_INDEX = f"""
+DROP TRIGGER IF EXISTS resources_words_insert;
+DROP TRIGGER IF EXISTS resources_words_update;
+DROP TRIGGER IF EXISTS resources_vocab_update;
+DROP TRIGGER IF EXISTS resources_words_delete;
+DROP TABLE IF EXISTS resource_words_new_terms;
+DROP TABLE IF EXISTS resource_words_new;
+DROP TABLE IF EXISTS resource_words_by_column;
+DROP TABLE IF EXISTS resource_words;
+DROP TABLE IF EXISTS resource_vocab_text;
+DROP TABLE IF EXISTS resource_vocab;
 CREATE VIRTUAL TABLE resource_words USING fts5(
     title, abstract, hidden, content='', detail=column, columnsize=0, tokenize='unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE resource_words_by_column USING fts5vocab(resource_words, 'col');
