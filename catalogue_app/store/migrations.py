@@ -812,12 +812,12 @@ def fill_word_index(conn, first: int) -> None:
 # Tables whose changes leave data_changes alone: nothing kept is derived from them.
 UNCOUNTED = {"data_changes", "kind_changes", "sessions", "tokens", "login_failures"}
 
-# Tables counted apart, each in its row of kind_changes (migration 21): what readers keep from
+# Tables counted apart, each in its row of kind_changes (migration 20): what readers keep from
 # them is kept apart too (store/db.py ``kept(conn, kind)``), so that a favorite set or an
 # execution request stored leaves the kept counts and renderings of everything else alone.
 KINDS = {"favorites": "favorites", "execution_requests": "jobs"}
 
-# Migration 21: the counts of changes to the tables of KINDS.
+# Migration 20: the counts of changes to the tables of KINDS.
 KIND_CHANGES = """
 CREATE TABLE IF NOT EXISTS kind_changes (
     kind TEXT PRIMARY KEY,

@@ -1,6 +1,6 @@
-"""Migration 20 on a catalogue made before it: the word index and its vocabulary are filled from
-the rows already there, searches find them, and the step runs again cleanly on a folder set back
-to schema 19."""
+"""The word index's migration on a catalogue made before it: the index and its vocabulary are
+filled from the rows already there, searches find them, and the step runs again cleanly on a
+folder set back to the schema before it."""
 
 from __future__ import annotations
 
@@ -11,19 +11,20 @@ from catalogue_app.store import db, migrations, resource_writes, resources
 from catalogue_app.store.migrations import statements
 
 SEARCH = [("search_fields", "title"), ("search_fields", "abstract")]
+BEFORE = migrations.MIGRATIONS.index(migrations.word_index)  # the schema version before the word index
 
 
-def _schema_19(path) -> list[int]:
-    """A database at schema 19 with three resources, one of them private."""
+def _before_word_index(path) -> list[int]:
+    """A database at schema BEFORE with three resources, one of them private."""
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("BEGIN")
-    for step in migrations.MIGRATIONS[:19]:
+    for step in migrations.MIGRATIONS[:BEFORE]:
         if callable(step):
             step(conn)
         else:
             for statement in statements(step):
                 conn.execute(statement)
-    conn.execute("PRAGMA user_version = 19")
+    conn.execute(f"PRAGMA user_version = {BEFORE}")
     owner = conn.execute("INSERT INTO users (username, email, password, date_joined)"
                          " VALUES ('keeper', 'k@example.org', 'x', '2026-01-01T00:00:00Z')").lastrowid
     ids = [resource_writes.create(conn, "document", owner, {"title": title, "abstract": abstract})
@@ -49,7 +50,7 @@ def _search(path, text: str, viewer_id: int | None = None) -> tuple[int, list[in
 
 def test_the_word_index_is_filled_from_the_rows_there_and_made_again(tmp_path):
     path = tmp_path / "catalogue.sqlite3"
-    glacier, chile, private = _schema_19(path)
+    glacier, chile, private = _before_word_index(path)
     for _ in range(2):
         assert db.migrate(path) == len(migrations.MIGRATIONS)
         assert _search(path, "river") == (1, [chile])            # anonymous: the private one is not listed
@@ -58,5 +59,5 @@ def test_the_word_index_is_filled_from_the_rows_there_and_made_again(tmp_path):
         assert _search(path, "ersid") == (1, [chile])
         conn = sqlite3.connect(path)
         assert {"glacier", "riverside", "meltwater"} <= {r[0] for r in conn.execute("SELECT word FROM resource_vocab")}
-        conn.execute("PRAGMA user_version = 19")  # set back: the step runs again
+        conn.execute(f"PRAGMA user_version = {BEFORE}")  # set back: the step runs again
         conn.close()
