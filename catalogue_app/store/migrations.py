@@ -721,15 +721,103 @@ CREATE TABLE IF NOT EXISTS data_changes (
 INSERT OR IGNORE INTO data_changes (id, n) VALUES (1, 0);
 """
 
+# Migration 21: a second text index, of whole words (store/text_index.py says how a search uses
+# it), with the words it holds and a trigram index of those words; and, per resource, whether
+# anonymous callers do not list it, so that they count their matches in the index alone.
+# Contentless: a row is removed by giving back what was indexed, which the triggers recompute.
+# It runs again cleanly on a folder set back to an older schema (all is made anew).
+HIDDEN = "CASE WHEN {0}.public_view = 1 AND {0}.dirty = 0 AND {0}.advertised = 1 THEN NULL ELSE 'h' END"
+WORD_INDEX = f"""
+DROP TRIGGER IF EXISTS resources_words_insert;
+DROP TRIGGER IF EXISTS resources_words_update;
+DROP TRIGGER IF EXISTS resources_vocab_update;
+DROP TRIGGER IF EXISTS resources_words_delete;
+DROP TABLE IF EXISTS resource_words_new_terms;
+DROP TABLE IF EXISTS resource_words_new;
+DROP TABLE IF EXISTS resource_words_by_column;
+DROP TABLE IF EXISTS resource_words;
+DROP TABLE IF EXISTS resource_vocab_text;
+DROP TABLE IF EXISTS resource_vocab;
+CREATE VIRTUAL TABLE resource_words USING fts5(
+    title, abstract, hidden, content='', detail=column, columnsize=0, tokenize='unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE resource_words_by_column USING fts5vocab(resource_words, 'col');
+-- every word of a title or an abstract but those made of digits alone (kept, never removed)
+CREATE TABLE resource_vocab (
+    id    INTEGER PRIMARY KEY,
+    word  TEXT NOT NULL UNIQUE
+);
+CREATE VIRTUAL TABLE resource_vocab_text USING fts5(
+    word, content='resource_vocab', content_rowid='id', tokenize='trigram');
+CREATE TRIGGER resource_vocab_insert AFTER INSERT ON resource_vocab BEGIN
+    INSERT INTO resource_vocab_text (rowid, word) VALUES (NEW.id, NEW.word);
+END;
+-- one row at a time: the words of a new title or abstract, split as resource_words splits them
+CREATE VIRTUAL TABLE resource_words_new USING fts5(
+    words, content='', detail=none, columnsize=0, tokenize='unicode61 remove_diacritics 0');
+CREATE VIRTUAL TABLE resource_words_new_terms USING fts5vocab(resource_words_new, 'row');
+CREATE TRIGGER resources_words_insert AFTER INSERT ON resources BEGIN
+    INSERT INTO resource_words (rowid, title, abstract, hidden)
+        VALUES (NEW.id, NEW.title, NEW.abstract, {HIDDEN.format("NEW")});
+    INSERT INTO resource_words_new (rowid, words) VALUES (1, coalesce(NEW.title, '') || ' ' || coalesce(NEW.abstract, ''));
+    INSERT OR IGNORE INTO resource_vocab (word) SELECT term FROM resource_words_new_terms WHERE term GLOB '*[^0-9]*';
+    INSERT INTO resource_words_new (resource_words_new) VALUES ('delete-all');
+END;
+CREATE TRIGGER resources_words_update AFTER UPDATE OF title, abstract, public_view, dirty, advertised ON resources
+WHEN OLD.title IS NOT NEW.title OR OLD.abstract IS NOT NEW.abstract
+    OR {HIDDEN.format("OLD")} IS NOT {HIDDEN.format("NEW")}
+BEGIN
+    INSERT INTO resource_words (resource_words, rowid, title, abstract, hidden)
+        VALUES ('delete', OLD.id, OLD.title, OLD.abstract, {HIDDEN.format("OLD")});
+    INSERT INTO resource_words (rowid, title, abstract, hidden)
+        VALUES (NEW.id, NEW.title, NEW.abstract, {HIDDEN.format("NEW")});
+END;
+CREATE TRIGGER resources_vocab_update AFTER UPDATE OF title, abstract ON resources
+WHEN OLD.title IS NOT NEW.title OR OLD.abstract IS NOT NEW.abstract
+BEGIN
+    INSERT INTO resource_words_new (rowid, words) VALUES (1, coalesce(NEW.title, '') || ' ' || coalesce(NEW.abstract, ''));
+    INSERT OR IGNORE INTO resource_vocab (word) SELECT term FROM resource_words_new_terms WHERE term GLOB '*[^0-9]*';
+    INSERT INTO resource_words_new (resource_words_new) VALUES ('delete-all');
+END;
+CREATE TRIGGER resources_words_delete AFTER DELETE ON resources BEGIN
+    INSERT INTO resource_words (resource_words, rowid, title, abstract, hidden)
+        VALUES ('delete', OLD.id, OLD.title, OLD.abstract, {HIDDEN.format("OLD")});
+END;
+"""
+
+
+def word_index(conn) -> None:
+    """Migration 21: make the word index and fill it from the resources in one pass."""
+    from catalogue_app.store import text_index
+
+    for statement in statements(WORD_INDEX):
+        conn.execute(statement)
+    fill_word_index(conn, 1)
+    text_index.configure(conn, "resource_vocab_text", **text_index.SETTINGS)
+
+
+def fill_word_index(conn, first: int) -> None:
+    """Index the resources from id ``first`` on (inserted while the insert trigger was off) and
+    add their words to the vocabulary (read from the whole index: a second or so at a million)."""
+    from catalogue_app.store import text_index
+
+    text_index.configure(conn, "resource_words", hashsize=64 * 1024 * 1024, automerge=0)
+    conn.execute(f"INSERT INTO resource_words (rowid, title, abstract, hidden) SELECT r.id, r.title, r.abstract,"
+                 f" {HIDDEN.format('r')} FROM resources r WHERE r.id >= ?", (first,))
+    text_index.optimize(conn, "resource_words")
+    text_index.configure(conn, "resource_words", **text_index.SETTINGS)
+    conn.execute("INSERT OR IGNORE INTO resource_vocab (word) SELECT DISTINCT term FROM resource_words_by_column"
+                 " WHERE col IN ('title', 'abstract') AND term GLOB '*[^0-9]*' ORDER BY term")
+
+
 # Tables whose changes leave data_changes alone: nothing kept is derived from them.
 UNCOUNTED = {"data_changes", "kind_changes", "sessions", "tokens", "login_failures"}
 
-# Tables counted apart, each in its row of kind_changes (migration 21): what readers keep from
+# Tables counted apart, each in its row of kind_changes (migration 20): what readers keep from
 # them is kept apart too (store/db.py ``kept(conn, kind)``), so that a favorite set or an
 # execution request stored leaves the kept counts and renderings of everything else alone.
 KINDS = {"favorites": "favorites", "execution_requests": "jobs"}
 
-# Migration 21: the counts of changes to the tables of KINDS.
+# Migration 20: the counts of changes to the tables of KINDS.
 KIND_CHANGES = """
 CREATE TABLE IF NOT EXISTS kind_changes (
     kind TEXT PRIMARY KEY,
@@ -792,4 +880,4 @@ def count_changes(conn) -> None:
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
-                    GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES]
+                    GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index]

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import heapq
 import sqlite3
+import unicodedata
 from dataclasses import dataclass, field, replace
 from typing import Any
+from unicodedata import ucd_3_2_0
 
 from catalogue_app.store.filters import (
     Combined,
@@ -240,6 +242,43 @@ def _fts_phrase(term: str) -> str:
     return '"' + term.replace("\x00", "").replace('"', '""') + '"'
 
 
+WORDS_MAX = 64  # words of the vocabulary that one term may stand for; beyond: the trigram index
+
+
+def _word_like(term: str) -> bool:
+    """Whether the word index splits the term into one word: letters and digits only (as
+    unicode61 classes them; characters newer than Unicode 3.2 are left to the trigram index),
+    and not digits alone (the vocabulary leaves those words out)."""
+    for c in term:
+        if not (c.isascii() and c.isalnum()) and not (
+                not c.isascii() and unicodedata.category(c)[0] in "LN" and ucd_3_2_0.category(c)[0] in "LN"):
+            return False
+    return not term.isdigit()
+
+
+def _word_match(conn: sqlite3.Connection, terms: list[str], columns: list[str]) -> str | None:
+    """The word index's MATCH expression for rows that contain every term in one of
+    ``columns``: for each term, any vocabulary word that contains it. None when a term is not
+    one word, or stands for more than WORDS_MAX words."""
+    parts = []
+    for term in terms:
+        if not _word_like(term):
+            return None
+        if len(term) >= 3:
+            found = [r[0] for r in conn.execute("SELECT word FROM resource_vocab_text WHERE resource_vocab_text MATCH ?"
+                                                " LIMIT ?", (_fts_phrase(term), WORDS_MAX + 1))]
+        elif term.isascii():  # too short for a trigram: the vocabulary is read (its words are folded)
+            found = [r[0] for r in conn.execute("SELECT word FROM resource_vocab WHERE instr(word, ?) LIMIT ?",
+                                                (term.lower(), WORDS_MAX + 1))]
+        else:
+            return None
+        if len(found) > WORDS_MAX:
+            return None
+        # no word contains it: no row does (the term itself, a word of no row, says so)
+        parts.append("(" + " OR ".join(_fts_phrase(w) for w in found or [term]) + ")")
+    return "{" + " ".join(columns) + "} : (" + " AND ".join(parts) + ")"
+
+
 @dataclass
 class Candidates:
     """The ids that one index allows. ``sql`` lists them, each once; ``probe`` tests the row ``r``
@@ -252,7 +291,7 @@ class Candidates:
     probe_cost: float
     eval_cost: float = 0.0  # microseconds to list them all, beyond one per id, roughly
     listed: bool = False  # ``probe`` is no cheaper than listing: test rows with r.id IN (sql)
-    anonymous_count: str | None = None  # counts those an anonymous caller lists, alone
+    anonymous_count: tuple[str, list[Any]] | None = None  # counts those an anonymous caller lists, alone
 
 
 @dataclass(frozen=True)
@@ -277,8 +316,8 @@ def _related(conn: sqlite3.Connection, relation: Relation, column: str, cond: Co
     alias = relation.table.split()[1]
     ids = ",".join(str(int(r[0])) for r in conn.execute(f"SELECT {alias}.id FROM {relation.table} WHERE {sql}", args))
     distinct = "DISTINCT " if "," in ids else ""
-    listed = (f"SELECT count({distinct}resource_id) FROM {relation.listed_link} WHERE {relation.key} IN ({ids})"
-              if relation.listed_link else None)
+    listed = (f"SELECT count({distinct}resource_id) FROM {relation.listed_link} WHERE {relation.key} IN ({ids})", [])\
+        if relation.listed_link else None
     return Candidates(f"SELECT {distinct}resource_id AS id FROM {relation.link} WHERE {relation.key} IN ({ids})", [],
                       f"EXISTS (SELECT 1 FROM {relation.link} WHERE resource_id = r.id AND {relation.key} IN ({ids}))",
                       [], 1.0, 500.0, anonymous_count=listed)
@@ -307,7 +346,23 @@ def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[Ca
             3.0, 2000.0, listed=True))  # in order of id, the rows they lead to are read in order too
     indexed = [f for f in spec.search_fields if f in TEXT_INDEXED]
     long_terms = [t for t in spec.search_terms if len(t) >= 3]
-    if long_terms and indexed and len(indexed) == len(spec.search_fields):
+    words, served = None, spec.search_terms
+    if spec.search_terms and len(indexed) == len(spec.search_fields):
+        # every term lies inside words of the vocabulary: the word index serves them all; else
+        # it may serve those the trigram index would (the others are tested row by row)
+        words = _word_match(conn, served, indexed)
+        if words is None and long_terms and len(long_terms) < len(spec.search_terms):
+            words, served = _word_match(conn, long_terms, indexed), long_terms
+    if words:
+        text = Candidates("SELECT rowid AS id FROM resource_words WHERE resource_words MATCH ?", [words],
+                          "EXISTS (SELECT 1 FROM resource_words WHERE resource_words MATCH ? AND rowid = r.id)", [words],
+                          8.0 * len(served), FEW_WORTH * len(served), listed=True,
+                          anonymous_count=("SELECT count(*) FROM resource_words WHERE resource_words MATCH ?",
+                                           [f"{words} NOT hidden : h"]))
+        found.insert(len(found) if found and area < WORLD_AREA / 8 else 0, text)
+        spec = ListSpec(spec.conditions, [t for t in spec.search_terms if t not in served], spec.search_fields,
+                        spec.ordering)
+    elif long_terms and indexed and len(indexed) == len(spec.search_fields):
         # every field is in the trigram index: one MATCH serves terms of three characters or more
         # a column filter costs a third more; the index holds nothing but these two columns
         columns = "" if set(indexed) == TEXT_INDEXED else "{" + " ".join(indexed) + "} : "
@@ -410,7 +465,7 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
     count = None
     if driver and driver[0].anonymous_count and cond == ANONYMOUS_LISTING and not spec.conditions and not spec.search_terms:
         # nothing is tested but the relation and what anonymous callers list: its own table counts
-        count = (driver[0].anonymous_count, [])
+        count = driver[0].anonymous_count
     elif driver and ids_only and not spec.ordering and driver[0].eval_cost >= FEW_WORTH:
         found = _few(conn, listing, spec, (cond, params), driver[0], count_from, limit, offset)
         if found is not None:

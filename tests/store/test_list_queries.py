@@ -1,6 +1,7 @@
 """Resource lists against a plain reading of the same rows: every plan the store may choose
 (candidates counted in one pass, a walk in the default order, candidates sorted by the narrow
-index, the anonymous keyword table) must give the same total and the same page.
+index, the anonymous keyword table, the word or the trigram text index) must give the same
+total and the same page.
 
 A real SQLite file, seeded by ``catalogue seed``'s code and then edited through the store, so
 that the triggers keeping the indexes in step are exercised too.
@@ -9,6 +10,7 @@ that the triggers keeping the indexes in step are exercised too.
 from __future__ import annotations
 
 import random
+import sqlite3
 
 import pytest
 
@@ -16,6 +18,9 @@ from catalogue_app.api.resource_query import resource_query
 from catalogue_app.passwords import hash_password
 from catalogue_app.store import db, resource_writes, resources, users
 from catalogue_app.store.seed import seed_resources
+
+EDITED = ["Riverside walk 2019", "KIWI orchards of Ålesund", "Land-use change, river2 gauge", "ØRSTED wind farm",
+          "Kiwi river survey"]
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +48,9 @@ def database(tmp_path_factory):
             resource_writes.set_keywords(conn, rid, rng.sample(["Écologie", "ÉCOLE", "Hydrology", "Zürich area", "x"], 2))
         for rid in rng.sample(ids, 50):
             resource_writes.delete(conn, rid)
+        kept = [r[0] for r in conn.execute("SELECT id FROM resources")]
+        for rid in rng.sample(kept, 60):  # new words in edited titles and abstracts
+            resource_writes.update(conn, rid, {"title": rng.choice(EDITED), "abstract": rng.choice(EDITED + [""])})
         owner = conn.execute("SELECT id FROM users WHERE username = 'u1'").fetchone()[0]
         for x0, x1 in ((170.0, -170.0), (175.0, -179.0)):  # boxes across the antimeridian
             rid = resource_writes.create(conn, "document", owner, {"title": "Across river", "ll_x0": x0, "ll_y0": -10.0,
@@ -78,6 +86,7 @@ def expected(conn, viewer, params) -> list[int]:
     for rid, name in conn.execute("SELECT rk.resource_id, k.name FROM resource_keywords rk JOIN keywords k"
                                   " ON k.id = rk.keyword_id"):
         names.setdefault(rid, []).append(name)
+    fields = [v for k, v in params if k == "search_fields"]
     out = []
     for row in rows:
         ok = True
@@ -87,7 +96,7 @@ def expected(conn, viewer, params) -> list[int]:
             elif key == "filter{-keywords.name.icontains}":
                 ok &= not any(value.casefold() in n.casefold() for n in names.get(row["id"], []))
             elif key == "search":
-                ok &= all(any(t.casefold() in (row[f] or "").casefold() for f in ("title", "abstract"))
+                ok &= all(any(t.casefold() in (row[f] or "").casefold() for f in fields)
                           for t in value.replace(",", " ").split())
             elif key == "extent":
                 ok &= _meets(row, [float(v) for v in value.split(",")]) if float(value.split(",")[0]) <= float(
@@ -123,15 +132,32 @@ QUERIES = [
     [("filter{keywords.name.icontains}", "olog"), ("search", "river"), *SEARCH],
     [("filter{keywords.name.icontains}", "hydr"), ("extent", "-30,-40,60,40")],
     [("search", "map"), *SEARCH, ("extent", "-30,-40,60,40")],
+    [("search", "rivers"), *SEARCH],                    # inside a longer word
+    [("search", "kiwi ålesund"), *SEARCH],
+    [("search", "ÅLESUND"), *SEARCH],
+    [("search", "Ørsted"), *SEARCH],
+    [("search", "river2"), *SEARCH],
+    [("search", "iver"), ("search_fields", "title")],   # one column of the index
+    [("search", "river"), ("search_fields", "abstract")],
+    [("search", "land-use"), *SEARCH],                  # not one word: the trigram index
+    [("search", "2019"), *SEARCH],                      # digits alone: the trigram index
+    [("search", "qqqzz"), *SEARCH],                     # in no word
+    [("search", "river qz"), *SEARCH],                  # a short term in no word
+    [("search", "ØR"), *SEARCH],                        # short, not ASCII: tested row by row
+    [("search", "ki river"), ("search_fields", "title")],
+    [("search", "r"), *SEARCH],                         # in more than WORDS_MAX words
 ]
 
 
 @pytest.mark.parametrize("few", [resources.FEW, 0], ids=["few-counted-in-one-pass", "count-then-page"])
 @pytest.mark.parametrize("who", ["anonymous", "user", "superuser"])
 @pytest.mark.parametrize("params", QUERIES, ids=lambda p: "&".join(f"{k}={v}" for k, v in p))
-def test_totals_and_pages_agree_with_the_rows(database, who, params, few, monkeypatch):
-    # a small catalogue: the one-pass plan serves every text search unless its limit is lowered
+@pytest.mark.parametrize("words", [resources.WORDS_MAX, 1], ids=["word-index", "trigram-beyond-one-word"])
+def test_totals_and_pages_agree_with_the_rows(database, who, params, few, words, monkeypatch):
+    # a small catalogue: the one-pass plan serves every text search unless its limit is lowered;
+    # a term that stands for more than WORDS_MAX words goes to the trigram index
     monkeypatch.setattr(resources, "FEW", few)
+    monkeypatch.setattr(resources, "WORDS_MAX", words)
     viewer = viewers(database)[who]
     want = expected(database, viewer, params)
     query, _, _ = resource_query(params, viewer.id, ())
@@ -157,3 +183,34 @@ def test_the_anonymous_condition_is_the_one_the_keyword_table_stands_for():
     cond, params = resources.visibility(anonymous)
     adv, adv_params = resources._advertised(anonymous, resources.ResourceQuery())
     assert (cond + adv, params + adv_params) == (resources.ANONYMOUS_LISTING, [])
+
+
+@pytest.mark.parametrize(("text", "index"), [("river", "resource_words"), ("Ålesund map", "resource_words"),
+                                             ("land-use", "resource_text"), ("2019", "resource_text"),
+                                             ("r\u0301iver", "resource_text"), ("ri", "resource_words"),
+                                             ("river ab", "resource_words"), ("river é", "resource_words")])
+def test_terms_of_one_word_go_to_the_word_index(database, text, index):
+    query, _, _ = resource_query([("search", text), *SEARCH], None, ())
+    found, _ = resources._candidates(database, query)
+    assert index in found[0].sql
+
+
+def test_the_word_index_follows_every_change(database):
+    """The word index holds what indexing the rows as they are now would give (hidden: the rows
+    anonymous callers do not list), and the vocabulary every word of theirs but numbers."""
+    path = database.execute("PRAGMA database_list").fetchone()[2]
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)  # the store's reader writes nothing, not even temp
+    conn.execute("CREATE VIRTUAL TABLE temp.want USING fts5(title, abstract, hidden, content='', detail=column,"
+                 " tokenize='unicode61 remove_diacritics 0')")
+    conn.execute("CREATE VIRTUAL TABLE temp.want_terms USING fts5vocab(temp, want, 'instance')")
+    conn.execute("CREATE VIRTUAL TABLE temp.kept_terms USING fts5vocab(main, resource_words, 'instance')")
+    try:
+        conn.execute("INSERT INTO temp.want (rowid, title, abstract, hidden) SELECT id, title, abstract, CASE WHEN"
+                     f" {resources.ANONYMOUS_LISTING.replace('r.', '')} THEN NULL ELSE 'h' END FROM resources")
+        want = set(conn.execute("SELECT term, doc, col FROM temp.want_terms").fetchall())
+        assert set(conn.execute("SELECT term, doc, col FROM temp.kept_terms").fetchall()) == want
+        words = {term for term, _, col in want if col != "hidden" and not term.isdigit()}
+        assert words <= {r[0] for r in conn.execute("SELECT word FROM resource_vocab")}
+        assert {"riverside", "ålesund", "ørsted", "river2", "kiwi"} <= words
+    finally:
+        conn.close()

@@ -1,0 +1,63 @@
+"""The word index's migration on a catalogue made before it: the index and its vocabulary are
+filled from the rows already there, searches find them, and the step runs again cleanly on a
+folder set back to the schema before it."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from catalogue_app.api.resource_query import resource_query
+from catalogue_app.store import db, migrations, resource_writes, resources
+from catalogue_app.store.migrations import statements
+
+SEARCH = [("search_fields", "title"), ("search_fields", "abstract")]
+BEFORE = migrations.MIGRATIONS.index(migrations.word_index)  # the schema version before the word index
+
+
+def _before_word_index(path) -> list[int]:
+    """A database at schema BEFORE with three resources, one of them private."""
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("BEGIN")
+    for step in migrations.MIGRATIONS[:BEFORE]:
+        if callable(step):
+            step(conn)
+        else:
+            for statement in statements(step):
+                conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {BEFORE}")
+    owner = conn.execute("INSERT INTO users (username, email, password, date_joined)"
+                         " VALUES ('keeper', 'k@example.org', 'x', '2026-01-01T00:00:00Z')").lastrowid
+    ids = [resource_writes.create(conn, "document", owner, {"title": title, "abstract": abstract})
+           for title, abstract in (("Glacier lakes of Norway", "Meltwater"), ("Rivers of Chile", "Riverside towns"),
+                                   ("Private rivers", "Kept hidden"))]
+    resources.revoke(conn, ids[2], group_id=resources.ANONYMOUS_GROUP_ID)
+    conn.execute("COMMIT")
+    conn.close()
+    return ids
+
+
+def _search(path, text: str, viewer_id: int | None = None) -> tuple[int, list[int]]:
+    conn = db.connect(path, readonly=True)
+    try:
+        viewer = resources.viewer_of(conn, viewer_id, is_superuser=viewer_id is not None)
+        query, _, _ = resource_query([("search", text), *SEARCH], viewer.id, ())
+        assert "resource_words" in resources._candidates(conn, query)[0][0].sql
+        total, rows = resources.page(conn, viewer, query, 10, 0)
+        return total, sorted(r["id"] for r in rows)
+    finally:
+        conn.close()
+
+
+def test_the_word_index_is_filled_from_the_rows_there_and_made_again(tmp_path):
+    path = tmp_path / "catalogue.sqlite3"
+    glacier, chile, private = _before_word_index(path)
+    for _ in range(2):
+        assert db.migrate(path) == len(migrations.MIGRATIONS)
+        assert _search(path, "river") == (1, [chile])            # anonymous: the private one is not listed
+        assert _search(path, "RIVER", 1) == (2, [chile, private])
+        assert _search(path, "lake") == (1, [glacier])
+        assert _search(path, "ersid") == (1, [chile])
+        conn = sqlite3.connect(path)
+        assert {"glacier", "riverside", "meltwater"} <= {r[0] for r in conn.execute("SELECT word FROM resource_vocab")}
+        conn.execute(f"PRAGMA user_version = {BEFORE}")  # set back: the step runs again
+        conn.close()
