@@ -265,7 +265,7 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
     generator = Generator(conn, np.random.default_rng([seed, first]), public_share, types)  # another batch, other rows
     large = count >= first  # at least as many new rows as there were
     # the count of data changes (readers' kept values) is bumped once for the load, not per row
-    counting = tuple(change_triggers(conn, [*BULK_TABLES, "listed_keywords"]))
+    counting = tuple(change_triggers(conn, [*BULK_TABLES, "listed_keywords", "resource_vocab"]))
     triggers = {name: sql for name, sql in conn.execute(
         f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN {(*INDEX_TRIGGERS, *counting)}")}
     # Into a table smaller than the batch, building the secondary indexes afterwards from sorted
