@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.api.test_uploads import finished, shapefile_parts
-from tests.conftest import ADMIN_PASSWORD, Server, login, make_group, make_user, poll
+from tests.conftest import ADMIN_PASSWORD, Server, in_process, login, make_group, make_user, poll
 
 DATA = Path(__file__).parent.parent / "data"
 ANON, REGISTERED = 1, 2
@@ -24,7 +24,7 @@ WRITE_NAMES = ["change_resourcebase", "change_resourcebase_metadata", "delete_re
 
 @pytest.fixture(scope="module")
 def g(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("grants") / "data")
+    srv = in_process(tmp_path_factory.mktemp("grants") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     people = {name: make_user(admin) for name in ("owner", "stranger", "member")}
     team = make_group(admin)

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, insert_resource, login, make_group, make_user
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, insert_resource, login, make_group, make_user
 
 ANON_GROUP, REGISTERED_GROUP = 1, 2
 VIEW, DOWNLOAD = "view_resourcebase", "download_resourcebase"
@@ -21,7 +21,7 @@ SPECIAL = {"can_manage_anonymous_permissions", "can_manage_registered_member_per
 
 @pytest.fixture(scope="module")
 def p(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("permissions") / "data")
+    srv = in_process(tmp_path_factory.mktemp("permissions") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     people = {name: make_user(admin) for name in ("owner", "reader", "manager", "boss", "member", "stranger", "keeper")}
     team = make_group(admin)
