@@ -15,7 +15,7 @@ import pytest
 
 from tests.api.test_documents import png
 from tests.api.test_uploads import CITIES, COUNTRIES, DATA, imported, shapefile_parts
-from tests.conftest import ADMIN_PASSWORD, Server, insert_resource, login, make_user
+from tests.conftest import ADMIN_PASSWORD, Server, in_process, insert_resource, login, make_user
 from tests.ogc.conftest import PRIVATE, upload_shapefile, upload_tif
 
 METADATA = DATA / "metadata"
@@ -35,8 +35,10 @@ def wait_for(client, receipt) -> None:
     raise AssertionError("the request did not finish")
 
 
-def build_site(tmp_path_factory, name: str) -> dict:
-    srv = Server(tmp_path_factory.mktemp(name) / "data")
+def build_site(tmp_path_factory, name: str, *, real_server: bool = False) -> dict:
+    """``real_server`` for clients that open their own connections (OWSLib)."""
+    folder = tmp_path_factory.mktemp(name) / "data"
+    srv = Server(folder) if real_server else in_process(folder)
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     owner, other, viewer = make_user(admin), make_user(admin), make_user(admin)
     site = {"srv": srv, "admin": admin, "owner": owner, "other": other, "viewer": viewer}
@@ -272,7 +274,7 @@ def test_document_links(site):
 
 def test_links_follow_the_public_base_url(tmp_path_factory):
     """Behind a proxy the configured public address starts every link."""
-    srv = Server(tmp_path_factory.mktemp("public") / "data", env={"CATALOGUE_PUBLIC_URL": "https://maps.example.org"})
+    srv = in_process(tmp_path_factory.mktemp("public") / "data", env={"CATALOGUE_PUBLIC_URL": "https://maps.example.org"})
     try:
         with srv.client(auth=("admin", ADMIN_PASSWORD)) as admin:
             dataset = upload_shapefile(admin, CITIES)
