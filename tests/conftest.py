@@ -218,3 +218,18 @@ def poll(client: httpx.Client, status_url: str, until: tuple[str, ...] = ("finis
         if body["status"] in until or time.monotonic() > deadline:
             return body
         time.sleep(0.02)
+
+
+def wait_finished(client: httpx.Client, status_url: str, timeout: float = 15) -> dict:
+    """Read an execution request's status URL until it is finished, as geonodectl does; any
+    status other than ready, running or finished fails at once. Returns the last answer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        r = client.get(status_url)
+        assert r.status_code == 200, r.text
+        body = r.json()
+        if body["status"] == "finished":
+            return body
+        assert body["status"] in ("ready", "running"), body
+        assert time.monotonic() < deadline, f"still {body['status']} after {timeout} s"
+        time.sleep(0.02)

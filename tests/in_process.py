@@ -2,7 +2,7 @@
 builds, driven over ASGI instead of a socket.
 
 ``InProcessServer`` has the interface of ``tests.conftest.Server`` that API tests use (data_dir,
-url, client(auth=..., token=...), output(), pid, stop()), so a test module picks one or the other
+url, client(auth=..., token=...), pid, stop()), so a test module picks one or the other
 in its fixture and nothing else changes. The app runs on an event loop of its own, in a thread,
 as a server worker runs it: startup and shutdown go through the ASGI lifespan, every request
 through the app's own middleware; the answer returns once its last byte is sent, while whatever
@@ -79,7 +79,9 @@ class InProcessServer:
                 started.set_result("the app ended during startup")
 
     def output(self) -> str:
-        return ""  # the app logs through this process's logging, which pytest captures
+        """There is no server log: the app logs through this process's logging (pytest shows it
+        with a failure). A test that reads the server's log needs a real ``Server``."""
+        raise NotImplementedError("an in-process app has no log of its own; use tests.conftest.Server")
 
     def client(self, auth: tuple[str, str] | None = None, token: str | None = None,
                retry_all: bool = False) -> httpx.Client:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, login, make_group, make_user
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, login, make_group, make_user, wait_finished
 from tests.row_shape import check_row
 
 DATA = Path(__file__).parent.parent / "data"
@@ -81,14 +81,7 @@ def change_perms(client, pk, body) -> None:
     """PUT the permissions and wait until the job has applied them (as geonodectl does)."""
     r = client.put(f"/api/v2/resources/{pk}/permissions", json=body)
     assert r.status_code == 200, r.text
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        status = client.get(r.json()["status_url"]).json()["status"]
-        if status == "finished":
-            return
-        assert status in ("ready", "running"), status
-        time.sleep(0.05)
-    raise AssertionError("the permission change did not finish")
+    wait_finished(client, r.json()["status_url"])
 
 
 def test_a_file_becomes_a_document(d):

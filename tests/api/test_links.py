@@ -8,14 +8,13 @@ vector and raster dataset, and a private vector dataset that one user may view."
 
 from __future__ import annotations
 
-import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from tests.api.test_documents import png
 from tests.api.test_uploads import CITIES, COUNTRIES, DATA, imported, shapefile_parts
-from tests.conftest import ADMIN_PASSWORD, Server, in_process, insert_resource, login, make_user
+from tests.conftest import ADMIN_PASSWORD, Server, in_process, insert_resource, login, make_user, wait_finished
 from tests.ogc.conftest import PRIVATE, upload_shapefile, upload_tif
 
 METADATA = DATA / "metadata"
@@ -25,14 +24,7 @@ GEONODE_LINK_TYPES = {"original", "uploaded", "data", "image", "metadata", "html
 def wait_for(client, receipt) -> None:
     """Wait until an asynchronous request (a permission change) has finished."""
     assert receipt.status_code == 200, receipt.text
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        status = client.get(receipt.json()["status_url"]).json()["status"]
-        if status == "finished":
-            return
-        assert status in ("ready", "running"), status
-        time.sleep(0.05)
-    raise AssertionError("the request did not finish")
+    wait_finished(client, receipt.json()["status_url"])
 
 
 def build_site(tmp_path_factory, name: str, *, real_server: bool = False) -> dict:
