@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import logging
 import os
 import threading
 from pathlib import Path
@@ -28,6 +29,7 @@ from catalogue_app.app import create_app
 from catalogue_app.bootstrap import prepare
 from catalogue_app.config import load_settings
 
+log = logging.getLogger(__name__)
 CHUNK = 64 * 1024  # request bodies reach the app in parts of this size, as from a socket
 
 
@@ -121,6 +123,7 @@ class InProcessServer:
         answered = asyncio.Event()
         start: dict = {}
         chunks: list[bytes] = []
+        complete = False
 
         async def receive() -> dict:
             if parts:
@@ -130,6 +133,7 @@ class InProcessServer:
             return {"type": "http.disconnect"}
 
         async def send(message: dict) -> None:
+            nonlocal complete
             if answered.is_set():
                 return
             if message["type"] == "http.response.start":
@@ -137,6 +141,7 @@ class InProcessServer:
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
                 if not message.get("more_body", False):
+                    complete = True
                     answered.set()
 
         async def run_app() -> None:
@@ -147,12 +152,23 @@ class InProcessServer:
 
         task = asyncio.ensure_future(run_app())
         await answered.wait()
-        if task.done() and task.exception() is not None and not start:
-            raise task.exception()
-        if not start:
-            return httpx.Response(500, content=b"Internal Server Error", request=request)
+        if not complete:
+            # the app ended without a whole answer: a server would answer 500 or drop the
+            # connection; here the test sees the app's exception
+            await asyncio.wait([task])
+            if task.exception() is not None:
+                raise task.exception()
+            raise RuntimeError(f"the app ended its answer to {request.method} {url} unfinished")
+        task.add_done_callback(_log_late_failure)
         return httpx.Response(start["status"], headers=start.get("headers", []), stream=httpx.ByteStream(b"".join(chunks)),
                               request=request, extensions={"http_version": b"HTTP/1.1"})
+
+
+def _log_late_failure(task: asyncio.Future) -> None:
+    """What the app raised after its answer was sent (a background task) goes to the log, as a
+    server would write it there."""
+    if not task.cancelled() and task.exception() is not None:
+        log.error("the app failed after answering", exc_info=task.exception())
 
 
 class AppTransport(httpx.BaseTransport):
