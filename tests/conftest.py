@@ -1,6 +1,9 @@
-"""Test fixtures: real servers in their own processes, each with its own data folder.
+"""Test fixtures: servers, each with its own data folder, and helpers to drive them.
 
-Every test talks HTTP to a running ``catalogue serve``; nothing of the project is mocked.
+``server`` and ``flagged_server`` run the app inside the test process (tests/in_process.py);
+``Server`` starts a real ``catalogue serve`` process, for tests that need a process boundary
+(several workers, restarts, the server's log, clients that open their own connections).
+Nothing of the project is mocked.
 """
 
 from __future__ import annotations
@@ -53,6 +56,8 @@ class StaleConnectionRetry(httpx.HTTPTransport):
 class Server:
     """A ``catalogue serve`` process on a free port."""
 
+    pid: int
+
     def __init__(self, data_dir: Path, env: dict[str, str] | None = None, workers: int = 1, port: int | None = None):
         self.data_dir = data_dir
         self.port = port or free_port()
@@ -64,6 +69,7 @@ class Server:
              "--port", str(self.port), "--workers", str(workers)],
             env=self.env, stdout=open(self.log, "wb"), stderr=subprocess.STDOUT,
         )
+        self.pid = self.proc.pid
         self.wait_ready()
 
     def wait_ready(self, timeout: float = 30) -> None:
@@ -96,9 +102,16 @@ class Server:
             self.proc.kill()
 
 
+def in_process(data_dir: Path, env: dict[str, str] | None = None):
+    """The app of a server with this data folder and environment, run in this process."""
+    from tests.in_process import InProcessServer
+
+    return InProcessServer(data_dir, env, admin_password=ADMIN_PASSWORD, port=free_port())
+
+
 @pytest.fixture(scope="session")
-def server(tmp_path_factory) -> Server:
-    srv = Server(tmp_path_factory.mktemp("data") / "catalogue")
+def server(tmp_path_factory):
+    srv = in_process(tmp_path_factory.mktemp("data") / "catalogue")
     yield srv
     srv.stop()
 
@@ -151,9 +164,9 @@ def assert_envelope(response: httpx.Response, status: int, code: str, message: s
 
 
 @pytest.fixture(scope="session")
-def flagged_server(tmp_path_factory) -> Server:
+def flagged_server(tmp_path_factory):
     """A server with bulk update and patch-all on, and both user deletion rules."""
-    srv = Server(tmp_path_factory.mktemp("flagged") / "catalogue", env={
+    srv = in_process(tmp_path_factory.mktemp("flagged") / "catalogue", env={
         "ENABLE_BULK_UPDATE": "true", "ENABLE_PATCH_ALL": "true", "USER_DELETION_RULES": "user_has_resources,user_is_manager"})
     yield srv
     srv.stop()
@@ -204,4 +217,19 @@ def poll(client: httpx.Client, status_url: str, until: tuple[str, ...] = ("finis
         body = client.get(status_url).json()
         if body["status"] in until or time.monotonic() > deadline:
             return body
+        time.sleep(0.02)
+
+
+def wait_finished(client: httpx.Client, status_url: str, timeout: float = 15) -> dict:
+    """Read an execution request's status URL until it is finished, as geonodectl does; any
+    status other than ready, running or finished fails at once. Returns the last answer."""
+    deadline = time.monotonic() + timeout
+    while True:
+        r = client.get(status_url)
+        assert r.status_code == 200, r.text
+        body = r.json()
+        if body["status"] == "finished":
+            return body
+        assert body["status"] in ("ready", "running"), body
+        assert time.monotonic() < deadline, f"still {body['status']} after {timeout} s"
         time.sleep(0.02)

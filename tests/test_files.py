@@ -10,12 +10,12 @@ def test_the_sweep_keeps_live_work_and_removes_leftovers(tmp_path):
     tmp, store = tmp_path / "tmp", tmp_path / "files"
     for folder in (tmp / "old-upload", store / "resource", store / "orphan"):
         folder.mkdir(parents=True)
-    time.sleep(1.2)  # these are now older than the sweep's age limit below
+    time.sleep(0.7)  # these are now older than the sweep's age limit below
     for folder in (tmp / "open-request", tmp / "ended-request", tmp / "upload-in-progress", store / "young-orphan"):
         folder.mkdir(parents=True)
     (tmp / "upload-in-progress" / "part").write_bytes(b"x")
     removed = files.sweep(tmp, store, keep_tmp=["open-request"], known=lambda name: name == "resource",
-                          ended=lambda name: name == "ended-request", min_age_seconds=1)
+                          ended=lambda name: name == "ended-request", min_age_seconds=0.5)
     assert {p.name for p in removed} == {"ended-request", "old-upload", "orphan"}
     assert {p.name for p in tmp.iterdir()} == {"open-request", "upload-in-progress"}  # another process's upload
     assert {p.name for p in store.iterdir()} == {"resource", "young-orphan"}  # a folder renamed in a moment ago

@@ -1,6 +1,6 @@
 """`catalogue seed --resources N`: made-up resources that the API then serves like any others.
 
-The command runs as a subprocess on a fresh data folder, then a server runs on that folder and
+The command runs as a subprocess on a fresh data folder, then the app serves that folder and
 everything is checked over HTTP: every row has the shape clients read, each caller sees exactly the
 resources granted to them, and totals, type counts, lookup counts, search and extent agree with
 the rows. The database file is opened read-only only to learn which grants the seed made up.
@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, USER_PASSWORD, Server, login, make_group, make_user
+from tests.conftest import ADMIN_PASSWORD, USER_PASSWORD, Server, in_process, login, make_group, make_user
 from tests.row_shape import check_row
 
 FIRST, SECOND = 600, 400
@@ -62,7 +62,7 @@ def s(tmp_path_factory):
     data = tmp_path_factory.mktemp("seeded") / "data"
     first = run_seed(data, "--resources", str(FIRST), "--seed", "7")
     assert first.returncode == 0, first.stderr
-    srv = Server(data)
+    srv = in_process(data)  # the seed below runs in a process of its own
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     with srv.client() as anon:
         before = {"anon": anon.get("/api/v2/resources/").json()["total"],

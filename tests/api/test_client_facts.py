@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.api.test_uploads import finished, shapefile_parts
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_user, poll
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, login, make_user, poll
 
 DATA = Path(__file__).parent.parent / "data"
 FAMILIES = ["assets", "categories", "datasets", "documents", "executionrequest", "geoapps", "groups", "keywords", "maps",
@@ -18,7 +18,7 @@ FAMILIES = ["assets", "categories", "datasets", "documents", "executionrequest",
 
 @pytest.fixture(scope="module")
 def cf(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("clients") / "data")
+    srv = in_process(tmp_path_factory.mktemp("clients") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     alice, bob = make_user(admin), make_user(admin)
     c = {"admin": admin, "anon": srv.client(), "alice": login(srv, alice), "bob": login(srv, bob)}

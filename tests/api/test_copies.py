@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from tests.api.test_uploads import CITIES, DATA, imported, shapefile_parts
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, insert_resource, login, make_user, poll
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, insert_resource, login, make_user, poll
 
 WORLD = (-180, -90, 180, 90)
 
@@ -22,7 +22,7 @@ WORLD = (-180, -90, 180, 90)
 def cp(tmp_path_factory):
     """An owner's public vector, raster and document, and a private dataset that one user may
     view (not download) and another may download; a stranger, who may see the public ones only."""
-    srv = Server(tmp_path_factory.mktemp("copies") / "data")
+    srv = in_process(tmp_path_factory.mktemp("copies") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     people = {name: make_user(admin) for name in ("owner", "copier", "viewer", "downloader", "stranger")}
     with login(srv, people["owner"]) as c:

@@ -4,7 +4,7 @@ maps, copies, and who may do what (anonymous, another user, a group member, the 
 import pytest
 
 from tests.api.test_uploads import CITIES, COUNTRIES, DATA, imported, shapefile_parts
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_group, make_user, poll
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, login, make_group, make_user, poll
 from tests.row_shape import check_row
 
 STYLE_KEYS = {"pk", "name", "workspace", "sld_title", "sld_url"}
@@ -13,7 +13,7 @@ STYLE_KEYS = {"pk", "name", "workspace", "sld_title", "sld_url"}
 @pytest.fixture(scope="module")
 def ds(tmp_path_factory):
     """A public vector and raster dataset and a private one shared with a group for viewing."""
-    srv = Server(tmp_path_factory.mktemp("datasets") / "data")
+    srv = in_process(tmp_path_factory.mktemp("datasets") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     owner, other, member = make_user(admin), make_user(admin), make_user(admin)
     group = make_group(admin)
@@ -218,7 +218,7 @@ def test_a_deleted_dataset_takes_its_files_and_waits_for_its_jobs(ds):
             db.execute("INSERT INTO execution_requests (exec_id, user_id, func_name, action, status, resource_id,"
                        " runner_pid, created, last_updated) VALUES (?, ?, 'update', 'update', 'running', ?, ?,"
                        " '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
-                       (str(uuid.uuid4()), ds["owner"]["pk"], int(dataset["pk"]), srv.proc.pid))
+                       (str(uuid.uuid4()), ds["owner"]["pk"], int(dataset["pk"]), srv.pid))
         assert_envelope(c.delete(f"/api/v2/resources/{dataset['pk']}"), 409, "conflict")
         with sqlite3.connect(srv.data_dir / "catalogue.sqlite3", timeout=30) as db:
             db.execute("DELETE FROM execution_requests WHERE resource_id = ?", (int(dataset["pk"]),))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_group, make_user
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, login, make_group, make_user, wait_finished
 from tests.row_shape import check_row
 
 DATA = Path(__file__).parent.parent / "data"
@@ -25,7 +25,7 @@ PARALLEL_LIMIT = "/api/v2/upload-parallelism-limits/default_max_parallel_uploads
 
 @pytest.fixture(scope="module")
 def d(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("documents") / "data")
+    srv = in_process(tmp_path_factory.mktemp("documents") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     people = {name: make_user(admin) for name in ("owner", "member", "stranger")}
     team = make_group(admin)
@@ -81,14 +81,7 @@ def change_perms(client, pk, body) -> None:
     """PUT the permissions and wait until the job has applied them (as geonodectl does)."""
     r = client.put(f"/api/v2/resources/{pk}/permissions", json=body)
     assert r.status_code == 200, r.text
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        status = client.get(r.json()["status_url"]).json()["status"]
-        if status == "finished":
-            return
-        assert status in ("ready", "running"), status
-        time.sleep(0.05)
-    raise AssertionError("the permission change did not finish")
+    wait_finished(client, r.json()["status_url"])
 
 
 def test_a_file_becomes_a_document(d):
@@ -265,7 +258,7 @@ def test_the_parallelism_limit(d):
         with conn:
             conn.execute("INSERT INTO execution_requests (exec_id, user_id, func_name, action, status, runner_pid,"
                          " created, last_updated) VALUES (?, ?, 'import', 'import', 'running', ?, ?, ?)",
-                         (str(uuid.uuid4()), d["people"]["owner"]["pk"], srv.proc.pid, "2026-01-01T00:00:00.000000Z",
+                         (str(uuid.uuid4()), d["people"]["owner"]["pk"], srv.pid, "2026-01-01T00:00:00.000000Z",
                           "2026-01-01T00:00:00.000000Z"))
         assert_envelope(upload(c["owner"], "a.pdf", pdf()), 400, "upload_parallelism_limit_exceeded",
                         "The number of active parallel uploads exceeds 1. Wait for the pending ones to finish.")
@@ -424,7 +417,7 @@ def test_ingested_documents_carry_their_document_fields(d):
 def test_bodies_without_a_file_are_read_up_to_10_mb(tmp_path_factory):
     """The documents URL takes 4 GB for a file; JSON or url-encoded bodies stop at 10 MB even
     when they come chunked, without a Content-Length."""
-    srv = Server(tmp_path_factory.mktemp("doc-bodies") / "data")
+    srv = in_process(tmp_path_factory.mktemp("doc-bodies") / "data")
     try:
         with srv.client(auth=("admin", ADMIN_PASSWORD)) as admin:
             def chunks(total: int, head: bytes, tail: bytes):

@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_user, poll
+from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, in_process, login, make_user, poll
 
 STAMP = "2026-01-01T00:00:00.000000Z"
 
@@ -39,7 +39,7 @@ def gone_pid() -> int:
 
 @pytest.fixture(scope="module")
 def ex(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("executions") / "data")
+    srv = in_process(tmp_path_factory.mktemp("executions") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     alice, bob = make_user(admin), make_user(admin)
     yield {"srv": srv, "admin": admin, "alice": alice, "bob": bob}

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_user, poll
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, login, make_user, poll
 
 STORY = {"sections": [{"type": "title", "contents": [{"html": "<h1>Once</h1>"}]}], "settings": {"theme": "dark"}}
 
 
 @pytest.fixture(scope="module")
 def ga(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("geoapps") / "data")
+    srv = in_process(tmp_path_factory.mktemp("geoapps") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     owner, other = make_user(admin), make_user(admin)
     yield {"srv": srv, "admin": admin, "owner": owner, "other": other}

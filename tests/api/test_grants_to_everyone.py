@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.api.test_uploads import finished, shapefile_parts
-from tests.conftest import ADMIN_PASSWORD, Server, login, make_group, make_user, poll
+from tests.conftest import ADMIN_PASSWORD, Server, in_process, login, make_group, make_user, poll
 
 DATA = Path(__file__).parent.parent / "data"
 ANON, REGISTERED = 1, 2
@@ -24,7 +24,7 @@ WRITE_NAMES = ["change_resourcebase", "change_resourcebase_metadata", "delete_re
 
 @pytest.fixture(scope="module")
 def g(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("grants") / "data")
+    srv = in_process(tmp_path_factory.mktemp("grants") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     people = {name: make_user(admin) for name in ("owner", "stranger", "member")}
     team = make_group(admin)
@@ -295,7 +295,7 @@ def test_a_stored_job_that_grants_more_fails_and_changes_nothing(tmp_path):
 def test_upgrading_a_data_folder_drops_the_write_rows_of_everyone(tmp_path):
     """A data folder from before the cap (schema 11) with write rows for the special groups: the
     first start of this version removes them and keeps the read rows."""
-    srv = Server(tmp_path / "data")
+    srv = in_process(tmp_path / "data")
     try:
         admin = srv.client(auth=("admin", ADMIN_PASSWORD))
         r = admin.post("/api/v2/documents", files={"doc_file": ("a.txt", b"a\n", "text/plain")}, data={"title": "A"})
@@ -311,7 +311,7 @@ def test_upgrading_a_data_folder_drops_the_write_rows_of_everyone(tmp_path):
         conn.execute("UPDATE resources SET public_view = 1 WHERE id = ?", (pk,))
     conn.execute("PRAGMA user_version = 11")
     conn.close()
-    srv2 = Server(srv.data_dir)
+    srv2 = in_process(srv.data_dir)
     try:
         admin, anon = srv2.client(auth=("admin", ADMIN_PASSWORD)), srv2.client()
         assert levels(admin, pk)[("groups", ANON)] == "none" and levels(admin, pk)[("groups", REGISTERED)] == "view"

@@ -6,7 +6,7 @@ import uuid
 
 from catalogue_app.store import migrations
 from catalogue_app.store.migrations import statements
-from tests.conftest import ADMIN_PASSWORD, Server, make_group, make_user, poll
+from tests.conftest import ADMIN_PASSWORD, in_process, make_group, make_user, poll
 
 
 def _document(client, title: str) -> int:
@@ -95,7 +95,7 @@ def _old_data_folder(folder) -> dict:
 
 def test_a_data_folder_from_before_keeps_its_rows_and_gets_counters(tmp_path):
     old = _old_data_folder(tmp_path / "data")
-    srv = Server(tmp_path / "data")
+    srv = in_process(tmp_path / "data")
     try:
         anon, admin = srv.client(), srv.client(auth=("admin", ADMIN_PASSWORD))
         rows = anon.get("/api/v2/resources", params={"sort[]": "pk"}).json()["resources"]

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_user, poll
+from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, in_process, login, make_user, poll
 
 
 @pytest.fixture(scope="module")
 def ing(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("ingest") / "data")
+    srv = in_process(tmp_path_factory.mktemp("ingest") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     user = make_user(admin)
     yield {"srv": srv, "admin": admin, "user": user, "imports": srv.data_dir / "import"}
@@ -88,7 +88,7 @@ def kill_hard(srv: Server) -> None:
             fields = stat.read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[1]) == srv.proc.pid:
+        if int(fields[1]) == srv.pid:
             children.append(int(stat.parent.name))
     for pid in children:
         os.kill(pid, signal.SIGKILL)

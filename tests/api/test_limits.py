@@ -2,14 +2,14 @@
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_user
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, login, make_user
 
 NBSP = "\u00a0"
 
 
 @pytest.fixture(scope="module")
 def lim(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("limits") / "data")
+    srv = in_process(tmp_path_factory.mktemp("limits") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     user = make_user(admin)
     yield {"srv": srv, "admin": admin, "user": user}

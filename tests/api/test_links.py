@@ -8,14 +8,13 @@ vector and raster dataset, and a private vector dataset that one user may view."
 
 from __future__ import annotations
 
-import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from tests.api.test_documents import png
 from tests.api.test_uploads import CITIES, COUNTRIES, DATA, imported, shapefile_parts
-from tests.conftest import ADMIN_PASSWORD, Server, insert_resource, login, make_user
+from tests.conftest import ADMIN_PASSWORD, Server, in_process, insert_resource, login, make_user, wait_finished
 from tests.ogc.conftest import PRIVATE, upload_shapefile, upload_tif
 
 METADATA = DATA / "metadata"
@@ -25,18 +24,13 @@ GEONODE_LINK_TYPES = {"original", "uploaded", "data", "image", "metadata", "html
 def wait_for(client, receipt) -> None:
     """Wait until an asynchronous request (a permission change) has finished."""
     assert receipt.status_code == 200, receipt.text
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        status = client.get(receipt.json()["status_url"]).json()["status"]
-        if status == "finished":
-            return
-        assert status in ("ready", "running"), status
-        time.sleep(0.05)
-    raise AssertionError("the request did not finish")
+    wait_finished(client, receipt.json()["status_url"])
 
 
-def build_site(tmp_path_factory, name: str) -> dict:
-    srv = Server(tmp_path_factory.mktemp(name) / "data")
+def build_site(tmp_path_factory, name: str, *, real_server: bool = False) -> dict:
+    """``real_server`` for clients that open their own connections (OWSLib)."""
+    folder = tmp_path_factory.mktemp(name) / "data"
+    srv = Server(folder) if real_server else in_process(folder)
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     owner, other, viewer = make_user(admin), make_user(admin), make_user(admin)
     site = {"srv": srv, "admin": admin, "owner": owner, "other": other, "viewer": viewer}
@@ -272,7 +266,7 @@ def test_document_links(site):
 
 def test_links_follow_the_public_base_url(tmp_path_factory):
     """Behind a proxy the configured public address starts every link."""
-    srv = Server(tmp_path_factory.mktemp("public") / "data", env={"CATALOGUE_PUBLIC_URL": "https://maps.example.org"})
+    srv = in_process(tmp_path_factory.mktemp("public") / "data", env={"CATALOGUE_PUBLIC_URL": "https://maps.example.org"})
     try:
         with srv.client(auth=("admin", ADMIN_PASSWORD)) as admin:
             dataset = upload_shapefile(admin, CITIES)

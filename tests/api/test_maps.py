@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from tests.api.test_uploads import finished, shapefile_parts
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_user, poll, unique
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, login, make_user, poll, unique
 
 DATA = Path(__file__).parent.parent / "data"
 COUNTRIES, CITIES = DATA / "naturalearth_lowres", DATA / "naturalearth_cities"
@@ -32,7 +32,7 @@ def share(client: httpx.Client, pk, body: dict) -> None:
 @pytest.fixture(scope="module")
 def mp(tmp_path_factory):
     """Alice owns two public datasets and a private one that Carol may view; Bob is anyone."""
-    srv = Server(tmp_path_factory.mktemp("maps") / "data")
+    srv = in_process(tmp_path_factory.mktemp("maps") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     alice, bob, carol = make_user(admin), make_user(admin), make_user(admin)
     c = {"admin": admin, "anon": srv.client(), "alice": login(srv, alice), "bob": login(srv, bob),

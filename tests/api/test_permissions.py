@@ -5,11 +5,18 @@ Every change is followed as geonodectl does: the receipt's status_url is polled 
 request is finished.
 """
 
-import time
-
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, insert_resource, login, make_group, make_user
+from tests.conftest import (
+    ADMIN_PASSWORD,
+    assert_envelope,
+    in_process,
+    insert_resource,
+    login,
+    make_group,
+    make_user,
+    wait_finished,
+)
 
 ANON_GROUP, REGISTERED_GROUP = 1, 2
 VIEW, DOWNLOAD = "view_resourcebase", "download_resourcebase"
@@ -21,7 +28,7 @@ SPECIAL = {"can_manage_anonymous_permissions", "can_manage_registered_member_per
 
 @pytest.fixture(scope="module")
 def p(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("permissions") / "data")
+    srv = in_process(tmp_path_factory.mktemp("permissions") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     people = {name: make_user(admin) for name in ("owner", "reader", "manager", "boss", "member", "stranger", "keeper")}
     team = make_group(admin)
@@ -49,17 +56,8 @@ def create(client, resource_type="document", **fields):
 
 
 def wait(client, receipt: dict, timeout: float = 15) -> dict:
-    """Poll the status URL every 50 ms until the request is finished (as geonodectl does)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        r = client.get(receipt["status_url"])
-        assert r.status_code == 200, r.text
-        status = r.json()
-        if status["status"] == "finished":
-            return status
-        assert status["status"] in ("ready", "running"), status
-        time.sleep(0.05)
-    raise AssertionError(f"not finished in {timeout} s: {receipt}")
+    """Poll the status URL until the request is finished (as geonodectl does)."""
+    return wait_finished(client, receipt["status_url"], timeout)
 
 
 def change(client, pk, body=None, method="PUT", slash="") -> dict:

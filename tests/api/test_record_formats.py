@@ -31,7 +31,7 @@ ABSTRACT = "Country borders from Natural Earth & friends."  # records hold text
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    built = build_site(tmp_path_factory, "records")
+    built = build_site(tmp_path_factory, "records", real_server=True)  # OWSLib's CSW client connects itself
     admin, pk = built["admin"], built["vector"]["pk"]
     r = admin.patch(f"/api/v2/datasets/{pk}", json={
         "title": "World countries", "abstract": ABSTRACT_HTML, "keywords": ["borders", "countries"],

@@ -17,7 +17,7 @@ import rasterio
 from rasterio.transform import from_origin
 
 from tests.api.test_uploads import finished, shapefile_parts
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process
 
 DATA = Path(__file__).parent.parent / "data"
 COUNTRIES = DATA / "naturalearth_lowres"
@@ -27,7 +27,7 @@ WORLD = (-180.0, -90.0, 180.0, 83.64513)
 
 @pytest.fixture(scope="module")
 def ri(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("refused") / "data", env={"CATALOGUE_MAX_RASTER_SIDE": "5000"})
+    srv = in_process(tmp_path_factory.mktemp("refused") / "data", env={"CATALOGUE_MAX_RASTER_SIDE": "5000"})
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     yield {"srv": srv, "admin": admin}
     admin.close()

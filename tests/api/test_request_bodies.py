@@ -9,9 +9,25 @@ import json
 import socket
 import time
 
-from tests.conftest import ADMIN_PASSWORD, insert_resource
+import pytest
+
+from tests.conftest import ADMIN_PASSWORD, Server, insert_resource
 
 AUTH = "Basic " + base64.b64encode(f"admin:{ADMIN_PASSWORD}".encode()).decode()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """A real server: these tests write HTTP on a socket of their own."""
+    srv = Server(tmp_path_factory.mktemp("bodies") / "data")
+    yield srv
+    srv.stop()
+
+
+@pytest.fixture(scope="module")
+def admin(server):
+    with server.client(auth=("admin", ADMIN_PASSWORD)) as c:
+        yield c
 
 
 def request(method: str, path: str, body: bytes = b"") -> bytes:

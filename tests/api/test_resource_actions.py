@@ -2,12 +2,12 @@
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_user
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, login, make_user
 
 
 @pytest.fixture(scope="module")
 def a(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("actions") / "data")
+    srv = in_process(tmp_path_factory.mktemp("actions") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     owner, fan = make_user(admin), make_user(admin)
     with login(srv, owner) as c:

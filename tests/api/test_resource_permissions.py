@@ -12,7 +12,7 @@ from contextlib import nullcontext
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, insert_resource, login, make_group, make_user
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, insert_resource, login, make_group, make_user
 
 ANON_GROUP, REGISTERED_GROUP = 1, 2
 PUBLIC = [(None, ANON_GROUP, "view_resourcebase"), (None, ANON_GROUP, "download_resourcebase")]
@@ -50,7 +50,7 @@ def marker(name: str) -> str:
 
 @pytest.fixture(scope="module")
 def m(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("perms") / "data")
+    srv = in_process(tmp_path_factory.mktemp("perms") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     people = {name: make_user(admin) for name in ("owner", "reader", "member", "stranger", "hermit")}
     team = make_group(admin)

@@ -4,7 +4,7 @@ the row shape of every row of every resource list."""
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, insert_resource, login, make_group, make_user
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, insert_resource, login, make_group, make_user
 from tests.row_shape import check_row
 
 PUBLIC = [(None, 1, "view_resourcebase"), (None, 1, "download_resourcebase")]
@@ -13,7 +13,7 @@ WILD_TITLE = "Growth 100% under_score back\\slash"
 
 @pytest.fixture(scope="module")
 def q(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("query") / "data")
+    srv = in_process(tmp_path_factory.mktemp("query") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     alice, bob = make_user(admin, first_name="Alice"), make_user(admin)
     team = make_group(admin, title="Hydro Team Zürich")

@@ -5,12 +5,12 @@ import uuid
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, insert_resource, login, make_user, poll
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, insert_resource, login, make_user, poll
 
 
 @pytest.fixture(scope="module")
 def rs(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("service") / "data")
+    srv = in_process(tmp_path_factory.mktemp("service") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     owner, other = make_user(admin), make_user(admin)
     yield {"srv": srv, "admin": admin, "owner": owner, "other": other}

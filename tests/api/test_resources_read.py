@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, insert_resource, login, make_group, make_user
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, insert_resource, login, make_group, make_user
 
 Z_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
 PUBLIC = [(None, 1, "view_resourcebase"), (None, 1, "download_resourcebase")]
@@ -13,7 +13,7 @@ PUBLIC = [(None, 1, "view_resourcebase"), (None, 1, "download_resourcebase")]
 @pytest.fixture(scope="module")
 def cat(tmp_path_factory):
     """A catalogue of its own, so totals are exact: owner, reader (granted), member (via group), stranger."""
-    srv = Server(tmp_path_factory.mktemp("catalogue") / "data")
+    srv = in_process(tmp_path_factory.mktemp("catalogue") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     owner, reader, member, stranger = (make_user(admin) for _ in range(4))
     team = make_group(admin)

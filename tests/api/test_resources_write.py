@@ -2,12 +2,12 @@
 
 import pytest
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_user
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, login, make_user
 
 
 @pytest.fixture(scope="module")
 def w(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("writes") / "data")
+    srv = in_process(tmp_path_factory.mktemp("writes") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     owner, editor, stranger = (make_user(admin) for _ in range(3))
     yield {"srv": srv, "admin": admin, "owner": owner, "editor": editor, "stranger": stranger}

@@ -4,8 +4,6 @@ import sqlite3
 import time
 from datetime import datetime
 
-import httpx
-
 from tests.conftest import ADMIN_PASSWORD, USER_PASSWORD, Server, assert_envelope, insert_resource, login, make_user
 
 COOKIE = "catalogue_session"
@@ -31,7 +29,9 @@ def with_cookie(server, value, csrf=None):
     headers = {"Cookie": f"{COOKIE}={value}"}
     if csrf is not None:
         headers["X-CSRFToken"] = csrf
-    return httpx.Client(base_url=server.url, headers=headers, timeout=30)
+    client = server.client()
+    client.headers.update(headers)
+    return client
 
 
 def private_document(server, owner_id: int, title: str) -> int:

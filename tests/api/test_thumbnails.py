@@ -12,7 +12,7 @@ import pytest
 from PIL import Image
 
 from tests.api.test_uploads import CITIES, COUNTRIES, imported, shapefile_parts
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_user, poll
+from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, in_process, login, make_user, poll
 from tests.ogc.conftest import PRIVATE, upload_shapefile, upload_tif
 
 ONE_OF = "file is either a file upload, ASCII byte string or a valid image url string"
@@ -21,7 +21,7 @@ EUROPE_3857 = [-1_200_000, 3_500_000, 4_000_000, 8_500_000]  # x, x, y, y
 
 @pytest.fixture(scope="module")
 def t(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("thumbnails") / "data")
+    srv = in_process(tmp_path_factory.mktemp("thumbnails") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     people = {name: make_user(admin) for name in ("owner", "other", "editor")}
     clients = {name: login(srv, user) for name, user in people.items()}

@@ -13,7 +13,7 @@ import pyogrio.raw
 import pytest
 
 from tests.api.test_uploads import CITIES, COUNTRIES, DATA, finished, imported, shapefile_parts
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_group, make_user, poll
+from tests.conftest import ADMIN_PASSWORD, assert_envelope, in_process, login, make_group, make_user, poll
 
 METADATA = DATA / "metadata"
 ISO_TITLE = "Wader counts on the Fenland washes, 2019-2023"
@@ -21,7 +21,7 @@ ISO_TITLE = "Wader counts on the Fenland washes, 2019-2023"
 
 @pytest.fixture(scope="module")
 def opt(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("options") / "data")
+    srv = in_process(tmp_path_factory.mktemp("options") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     owner, other = make_user(admin), make_user(admin)
     yield {"srv": srv, "admin": admin, "owner": owner, "other": other}

@@ -14,7 +14,7 @@ import rasterio
 import shapely
 from pyproj import CRS, Transformer
 
-from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, login, make_user, poll
+from tests.conftest import ADMIN_PASSWORD, Server, assert_envelope, in_process, login, make_user, poll
 
 DATA = Path(__file__).parent.parent / "data"
 COUNTRIES = DATA / "naturalearth_lowres"
@@ -24,7 +24,7 @@ RASTERS = ("RGB.byte.tif", "shade.tif", "world.byte.tif", "float_raster_with_nod
 
 @pytest.fixture(scope="module")
 def up(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("uploads") / "data")
+    srv = in_process(tmp_path_factory.mktemp("uploads") / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     user = make_user(admin)
     yield {"srv": srv, "admin": admin, "user": user}
@@ -315,7 +315,7 @@ def test_more_parallel_uploads_than_the_limit(up):
         db.execute("INSERT INTO execution_requests (exec_id, user_id, func_name, action, status, input_params,"
                    " runner_pid, created, last_updated) VALUES (?, ?, 'import', 'import', 'running',"
                    " '{\"total_layers\": 1}', ?, '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')",
-                   (open_id, user["pk"], srv.proc.pid))
+                   (open_id, user["pk"], srv.pid))
     try:
         admin.patch("/api/v2/upload-parallelism-limits/default_max_parallel_uploads", json={"max_number": 1})
         before = _datasets_and_files(srv, admin)
@@ -346,7 +346,7 @@ def test_an_import_that_fails_in_its_job_is_failed_with_its_layers_and_leaves_no
             with sqlite3.connect(srv.data_dir / "catalogue.sqlite3", timeout=30) as db:  # a job of the user's, running
                 db.execute("INSERT INTO execution_requests (exec_id, user_id, func_name, action, status, runner_pid,"
                            " created, last_updated) VALUES (?, ?, 'copy', 'copy', 'running', ?, '2026-01-01T00:00:00Z',"
-                           " '2026-01-01T00:00:00Z')", (str(uuid.uuid4()), user["pk"], srv.proc.pid))
+                           " '2026-01-01T00:00:00Z')", (str(uuid.uuid4()), user["pk"], srv.pid))
             with login(srv, user) as c:
                 r = c.post("/api/v2/uploads/upload", files=shapefile_parts(CITIES))
                 assert r.status_code == 201
