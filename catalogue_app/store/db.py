@@ -76,6 +76,7 @@ class Connection(sqlite3.Connection):
     keeps = False  # set on the reader connections of a Database
     held: dict[str, tuple[tuple[int, ...], dict[Any, Any]]] | None = None  # by kind
     versions: tuple[int, int, int] | None = None  # the change counts seen in this read transaction
+    current: dict[str, dict[Any, Any]]  # the kept dicts of this read transaction, by kind
 
 
 # What kept values of each kind depend on: a position in Connection.versions (data_changes,
@@ -100,13 +101,17 @@ def kept(conn: sqlite3.Connection, kind: str = "data") -> dict[Any, Any]:
         return {}
     if conn.versions is None:  # one look at the counts per transaction: its snapshot holds
         conn.versions = conn.execute(VERSIONS).fetchone()
+        conn.current = {}
         if conn.held is None:
             conn.held = {}
-    version = tuple(conn.versions[i] for i in DEPENDS[kind])
-    held = conn.held.get(kind)
-    if held is None or held[0] != version:
-        held = conn.held[kind] = (version, {})
-    return held[1]
+    found = conn.current.get(kind)
+    if found is None:
+        version = tuple(conn.versions[i] for i in DEPENDS[kind])
+        held = conn.held.get(kind)
+        if held is None or held[0] != version:
+            held = conn.held[kind] = (version, {})
+        found = conn.current[kind] = held[1]
+    return found
 
 
 def connect(path: Path | str, *, readonly: bool = False) -> Connection:
