@@ -800,11 +800,14 @@ def fill_word_index(conn, first: int) -> None:
     add their words to the vocabulary (read from the whole index: a second or so at a million)."""
     from catalogue_app.store import text_index
 
-    text_index.configure(conn, "resource_words", hashsize=64 * 1024 * 1024, automerge=0)
+    # With the usual small in-memory buffer, a large fill is written as several segments that
+    # optimize merges into one at a level above them; a fill written as one lone segment would
+    # stay at level 0, where the first merge after a few edits would rewrite the whole index
+    # inside a client's write.
+    text_index.configure(conn, "resource_words", **text_index.SETTINGS)
     conn.execute(f"INSERT INTO resource_words (rowid, title, abstract, hidden) SELECT r.id, r.title, r.abstract,"
                  f" {HIDDEN.format('r')} FROM resources r WHERE r.id >= ?", (first,))
     text_index.optimize(conn, "resource_words")
-    text_index.configure(conn, "resource_words", **text_index.SETTINGS)
     conn.execute("INSERT OR IGNORE INTO resource_vocab (word) SELECT DISTINCT term FROM resource_words_by_column"
                  " WHERE col IN ('title', 'abstract') AND term GLOB '*[^0-9]*' ORDER BY term")
 

@@ -306,14 +306,12 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
         if text:
             text.finish(conn)
         else:
-            # a large in-memory buffer: the new rows make one segment, merged with the others
-            # after a large load
-            text_index.configure(conn, hashsize=64 * 1024 * 1024)
+            # the usual small in-memory buffer: a large load makes several segments, which
+            # optimize merges into one above level 0 (see migrations.fill_word_index)
             conn.execute("INSERT INTO resource_text (rowid, title, abstract) SELECT id, title, abstract FROM resources"
                          " WHERE id >= ?", (first,))
             if large:
                 text_index.optimize(conn)
-            text_index.configure(conn, hashsize=text_index.SETTINGS["hashsize"])
         fill_word_index(conn, first)
     finally:
         if text:

@@ -64,8 +64,14 @@ class Builder:
                 side.execute(f"INSERT INTO {TABLE} (rowid, title, abstract)"
                              " SELECT id, title, abstract FROM catalogue.resources WHERE id < ?", (self.first,))
             while (rows := self.batches.get()) is not None:
-                side.executemany(ADD, rows)
-            side.execute(f"INSERT INTO {TABLE} ({TABLE}) VALUES ('optimize')")  # one segment
+                for part in (rows[:len(rows) // 2], rows[len(rows) // 2:]):
+                    side.executemany(ADD, part)
+                    side.execute("COMMIT")  # a segment per half batch: see below
+                    side.execute("BEGIN")
+            # One segment made of several: FTS5 leaves a lone segment where it is, at level 0,
+            # where the first merge after a few edits would rewrite the whole index inside a
+            # client's write (a stall of a second at 100,000 resources)
+            side.execute(f"INSERT INTO {TABLE} ({TABLE}) VALUES ('optimize')")
             side.execute("COMMIT")
         except BaseException as error:  # noqa: BLE001 - handed to the writer's thread by finish()
             self.error = error

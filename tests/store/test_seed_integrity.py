@@ -203,3 +203,55 @@ def test_a_load_built_alongside_after_other_changes_of_its_transaction_fails_who
         assert snapshot(conn) == before
     finally:
         conn.close()
+
+
+def _varint(block: bytes, i: int) -> tuple[int, int]:
+    value = 0
+    for k in range(9):
+        byte = block[i]
+        i += 1
+        if k == 8:
+            return (value << 8) | byte, i
+        value = (value << 7) | (byte & 0x7F)
+        if not byte & 0x80:
+            return value, i
+    raise AssertionError("unreachable")
+
+
+def segments_by_level(conn: sqlite3.Connection, table: str) -> list[int]:
+    """How many segments each level of an FTS5 index holds, read from its structure record
+    (row 10 of its _data table: a 4-byte cookie, the level and segment counts, a write counter,
+    then per level a merge count, a segment count and three numbers per segment)."""
+    block = conn.execute(f"SELECT block FROM {table}_data WHERE id = 10").fetchone()[0]
+    levels, i = _varint(block, 4)
+    _, i = _varint(block, i)
+    _, i = _varint(block, i)
+    out = []
+    for _ in range(levels):
+        _, i = _varint(block, i)
+        count, i = _varint(block, i)
+        for _ in range(3 * count):
+            _, i = _varint(block, i)
+        out.append(count)
+    return out
+
+
+@pytest.mark.parametrize("how", ["seed", "in a transaction"])
+def test_a_large_load_leaves_no_text_index_segment_at_level_0(tmp_path, how):
+    """A large load's text and word indexes end as one segment above level 0: a lone segment
+    at level 0 would be merged with the few small ones that the next edits add, rewriting the
+    whole index inside a client's write (measured: writes stalled for a second at 100,000)."""
+    settings = load_settings(environ={"CATALOGUE_ADMIN_PASSWORD": "seed-secret-1"}, data_dir=tmp_path / "data")
+    prepare(settings)
+    if how == "seed":
+        seed(settings.database_path, 30_000, scratch=tmp_path)
+    else:
+        with db.transaction(settings.database_path) as conn:
+            seed_resources(conn, 30_000)
+    conn = db.connect(settings.database_path)
+    try:
+        for table in ("resource_text", "resource_words"):
+            levels = segments_by_level(conn, table)
+            assert sum(levels) == 1 and levels[0] == 0, (table, levels)
+    finally:
+        conn.close()
