@@ -163,8 +163,9 @@ def savepoint(conn: sqlite3.Connection) -> Iterator[None]:
     conn.execute("RELEASE part")
 
 
-def migrate(path: Path | str) -> int:
-    """Bring the database file up to the newest schema; returns the schema version."""
+def migrate(path: Path | str, upto: int | None = None) -> int:
+    """Bring the database file up to the newest schema (or to schema ``upto``, as an older
+    version left it: for tests of upgrades); returns the schema version."""
     conn = connect(path)
     try:
         conn.execute("PRAGMA journal_mode = WAL")
@@ -175,7 +176,7 @@ def migrate(path: Path | str) -> int:
         conn.execute("BEGIN IMMEDIATE")
         try:
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            for number, step in enumerate(MIGRATIONS, start=1):
+            for number, step in enumerate(MIGRATIONS[:upto], start=1):
                 if number <= version:
                     continue
                 if callable(step):

@@ -4,8 +4,7 @@ item is deleted, the next one gets a new id. Data folders from before keep every
 import sqlite3
 import uuid
 
-from catalogue_app.store import migrations
-from catalogue_app.store.migrations import statements
+from catalogue_app.store import db, migrations
 from tests.conftest import ADMIN_PASSWORD, in_process, make_group, make_user, poll
 
 
@@ -61,16 +60,9 @@ def _old_data_folder(folder) -> dict:
     """A data folder as the previous version left it (schema 12): users, a group, resources
     with extents, text, keywords and permissions, an execution; the newest resource deleted."""
     folder.mkdir(parents=True)
+    db.migrate(folder / "catalogue.sqlite3", upto=12)
     conn = sqlite3.connect(folder / "catalogue.sqlite3", isolation_level=None)
-    conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("BEGIN")
-    for number, step in enumerate(migrations.MIGRATIONS[:12], start=1):
-        if callable(step):
-            step(conn)
-        else:
-            for statement in statements(step):
-                conn.execute(statement)
-    conn.execute("PRAGMA user_version = 12")
     now = "2026-01-01T00:00:00.000000Z"
     owner = conn.execute("INSERT INTO users (username, email, password, date_joined) VALUES ('keeper', 'k@example.org', 'x', ?)",
                          (now,)).lastrowid

@@ -8,7 +8,6 @@ import sqlite3
 
 from catalogue_app.api.resource_query import resource_query
 from catalogue_app.store import db, migrations, resource_writes, resources
-from catalogue_app.store.migrations import statements
 
 SEARCH = [("search_fields", "title"), ("search_fields", "abstract")]
 BEFORE = migrations.MIGRATIONS.index(migrations.word_index)  # the schema version before the word index
@@ -16,15 +15,9 @@ BEFORE = migrations.MIGRATIONS.index(migrations.word_index)  # the schema versio
 
 def _before_word_index(path) -> list[int]:
     """A database at schema BEFORE with three resources, one of them private."""
+    db.migrate(path, upto=BEFORE)
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("BEGIN")
-    for step in migrations.MIGRATIONS[:BEFORE]:
-        if callable(step):
-            step(conn)
-        else:
-            for statement in statements(step):
-                conn.execute(statement)
-    conn.execute(f"PRAGMA user_version = {BEFORE}")
     owner = conn.execute("INSERT INTO users (username, email, password, date_joined)"
                          " VALUES ('keeper', 'k@example.org', 'x', '2026-01-01T00:00:00Z')").lastrowid
     ids = [resource_writes.create(conn, "document", owner, {"title": title, "abstract": abstract})
