@@ -812,8 +812,56 @@ def fill_word_index(conn, first: int) -> None:
                  " WHERE col IN ('title', 'abstract') AND term GLOB '*[^0-9]*' ORDER BY term")
 
 
+# Migration 22: how many resources there are of each type and state (public, listed, dirty),
+# kept by triggers, so that the total of an unfiltered list (the first page of the catalogue)
+# and the counts by type are read from a handful of rows, not counted again after every write.
+TALLY_KEY = ("resource_type", "public_view", "advertised", "dirty")
+TALLY_MATCH = " AND ".join(f"{c} = {{0}}.{c}" for c in TALLY_KEY)
+RESOURCE_TALLY = f"""
+DROP TRIGGER IF EXISTS resource_tally_insert;
+DROP TRIGGER IF EXISTS resource_tally_update;
+DROP TRIGGER IF EXISTS resource_tally_delete;
+DROP TABLE IF EXISTS resource_tally;
+CREATE TABLE resource_tally (
+    resource_type  TEXT NOT NULL,
+    public_view    INTEGER NOT NULL,
+    advertised     INTEGER NOT NULL,
+    dirty          INTEGER NOT NULL,
+    n              INTEGER NOT NULL,
+    PRIMARY KEY (resource_type, public_view, advertised, dirty)
+) WITHOUT ROWID;
+INSERT INTO resource_tally (resource_type, public_view, advertised, dirty, n)
+    SELECT resource_type, public_view, advertised, dirty, count(*) FROM resources GROUP BY 1, 2, 3, 4;
+CREATE TRIGGER resource_tally_insert AFTER INSERT ON resources BEGIN
+    INSERT INTO resource_tally (resource_type, public_view, advertised, dirty, n)
+        VALUES (NEW.resource_type, NEW.public_view, NEW.advertised, NEW.dirty, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER resource_tally_update AFTER UPDATE OF resource_type, public_view, advertised, dirty ON resources
+WHEN OLD.resource_type IS NOT NEW.resource_type OR OLD.public_view IS NOT NEW.public_view
+    OR OLD.advertised IS NOT NEW.advertised OR OLD.dirty IS NOT NEW.dirty
+BEGIN
+    UPDATE resource_tally SET n = n - 1 WHERE {TALLY_MATCH.format("OLD")};
+    INSERT INTO resource_tally (resource_type, public_view, advertised, dirty, n)
+        VALUES (NEW.resource_type, NEW.public_view, NEW.advertised, NEW.dirty, 1)
+        ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER resource_tally_delete AFTER DELETE ON resources BEGIN
+    UPDATE resource_tally SET n = n - 1 WHERE {TALLY_MATCH.format("OLD")};
+END;
+"""
+
+
+def fill_tally(conn, first: int) -> None:
+    """Add the resources from id ``first`` on (inserted while the insert trigger was off) to the tally."""
+    conn.execute("INSERT INTO resource_tally (resource_type, public_view, advertised, dirty, n)"
+                 " SELECT resource_type, public_view, advertised, dirty, count(*) FROM resources WHERE id >= ?"
+                 " GROUP BY 1, 2, 3, 4 ON CONFLICT DO UPDATE SET n = n + excluded.n", (first,))
+
+
 # Tables whose changes leave data_changes alone: nothing kept is derived from them.
-UNCOUNTED = {"data_changes", "kind_changes", "sessions", "tokens", "login_failures"}
+UNCOUNTED = {"data_changes", "kind_changes", "sessions", "tokens", "login_failures",
+             "resource_tally"}  # (changes with the resources, which are counted)
 
 # Tables counted apart, each in its row of kind_changes (migration 20): what readers keep from
 # them is kept apart too (store/db.py ``kept(conn, kind)``), so that a favorite set or an
@@ -883,4 +931,5 @@ def count_changes(conn) -> None:
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
-                    GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index]
+                    GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
+                    RESOURCE_TALLY]

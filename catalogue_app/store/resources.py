@@ -455,7 +455,7 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
     cond, params, spec, driver = _conditions(conn, viewer, query)
     listing = replace(LISTING, columns=columns, fields=fields_for(query.resource_types))
     if not driver and not spec.conditions and not spec.search_terms:
-        return fetch_page(conn, listing, spec, (cond, params), limit, offset)
+        return fetch_page(conn, listing, spec, (cond, params), limit, offset, count=_tallied(viewer, query, cond))
     ids_only = _tests_ids_only(spec, query.resource_types)
     narrow = f" INDEXED BY {_narrow_index(viewer, query)}" if ids_only else ""
     if driver:
@@ -696,7 +696,49 @@ def refresh_public_view(conn: sqlite3.Connection, resource_id: int) -> None:
         f" AND group_id = {ANONYMOUS_GROUP_ID} AND perm IN ({perms})) WHERE id = ?", (resource_id, resource_id))
 
 
+def _tally_where(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any]] | None:
+    """What an anonymous caller or a superuser lists by default, with the query's advertised
+    rule and types, as a condition on the rows of ``resource_tally`` (None for other callers,
+    whose permissions are rows of their own)."""
+    if viewer.is_superuser:
+        where, params = "dirty = 0", []
+    elif viewer.id is None:
+        where, params = "dirty = 0 AND public_view = 1", []
+        if query.advertised is None and not query.advertised_all:
+            where += " AND advertised = 1"
+    else:
+        return None
+    if query.advertised is not None and not query.advertised_all:
+        where += " AND advertised = ?"
+        params.append(int(query.advertised))
+    if query.resource_types:
+        where += f" AND resource_type IN ({','.join('?' * len(query.resource_types))})"
+        params += list(query.resource_types)
+    return where, params
+
+
+def _tallied(viewer: Viewer, query: ResourceQuery, cond: str) -> tuple[str, list[Any]] | None:
+    """The count of an unfiltered list read from the tally that triggers keep (migration 22),
+    when nothing but visibility, the advertised rule and the types is tested (``cond`` is no
+    more than those); None otherwise."""
+    found = _tally_where(viewer, query)
+    if found is None:
+        return None
+    expected = visibility(viewer)[0] + _advertised(viewer, query)[0]
+    if query.resource_types:
+        expected += f" AND r.resource_type IN ({','.join('?' * len(query.resource_types))})"
+    if cond != expected or query.favorites_of is not None or query.tkeyword_groups:
+        return None
+    return f"SELECT coalesce(sum(n), 0) FROM resource_tally WHERE {found[0]}", found[1]
+
+
 def type_counts(conn: sqlite3.Connection, viewer: Viewer) -> dict[str, int]:
+    """How many resources of each type the viewer lists by default."""
+    tally = _tally_where(viewer, ResourceQuery())
+    if tally is not None:
+        rows = cached_rows(conn, f"SELECT resource_type, sum(n) FROM resource_tally WHERE {tally[0]}"
+                                 " GROUP BY resource_type HAVING sum(n) > 0", tally[1])
+        return dict(rows)
     cond, params = visibility(viewer)
     adv, adv_params = _advertised(viewer, ResourceQuery())
     return dict(cached_rows(

@@ -22,7 +22,7 @@ import numpy as np
 
 from catalogue_app.clock import now
 from catalogue_app.store import db, seed_extents, seed_text, text_index
-from catalogue_app.store.migrations import change_triggers, fill_word_index
+from catalogue_app.store.migrations import change_triggers, fill_tally, fill_word_index
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 SUBJECTS = ["river", "flood", "forest", "soil", "road", "railway", "coastline", "wetland", "glacier", "land use",
@@ -48,10 +48,11 @@ INSERT = (
     " ?13, ?14, ?15, ?16, ?17, ?8, ?18, ?19, 1, 1, 1, ?20, 'Seed data', ?21)"
 )
 # Triggers that keep an index in step row by row: dropped during the load, made again after it,
-# their index filled in bulk by seed_resources (extents: seed_extents.fill; text, words and the
-# keywords of listed resources: one INSERT ... SELECT each). A new index kept by triggers on these tables
-# goes here with its bulk fill.
-INDEX_TRIGGERS = ("resources_extent_insert", "resources_text_insert", "listed_keywords_insert", "resources_words_insert")
+# their index filled in bulk by seed_resources (extents: seed_extents.fill; text, words, the
+# keywords of listed resources and the tally: one INSERT ... SELECT each). A new index kept by
+# triggers on these tables goes here with its bulk fill.
+INDEX_TRIGGERS = ("resources_extent_insert", "resources_text_insert", "listed_keywords_insert", "resources_words_insert",
+                  "resource_tally_insert")
 BATCH = 20_000
 SWITCH_INTERVAL = 0.0002  # seconds, while the seed's threads share Python's lock
 BULK_CACHE_KIB = 1024 * 1024  # the page cache of the seed's connection: a large load stays in memory
@@ -313,6 +314,7 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
             if large:
                 text_index.optimize(conn)
         fill_word_index(conn, first)
+        fill_tally(conn, first)
     finally:
         if text:
             text.close()

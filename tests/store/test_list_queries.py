@@ -214,3 +214,39 @@ def test_the_word_index_follows_every_change(database):
         assert {"riverside", "ålesund", "ørsted", "river2", "kiwi"} <= words
     finally:
         conn.close()
+
+
+UNFILTERED = [[], [("advertised", "false")], [("advertised", "true")], [("advertised", "all")]]
+
+
+@pytest.mark.parametrize("who", ["anonymous", "user", "superuser"])
+@pytest.mark.parametrize("params", UNFILTERED, ids=lambda p: "&".join(f"{k}={v}" for k, v in p) or "nothing")
+@pytest.mark.parametrize("types", [(), ("dataset",), ("geostory", "dashboard")], ids=lambda t: "+".join(t) or "all")
+def test_unfiltered_totals_agree_with_the_rows(database, who, params, types):
+    # anonymous callers' and superusers' totals come from the tally that triggers keep
+    viewer = viewers(database)[who]
+    query, _, _ = resource_query(params, viewer.id, types)
+    cond, args, _, _ = resources._conditions(database, viewer, query)
+    counted = database.execute(f"SELECT count(*) FROM resources r WHERE {cond}", args).fetchone()[0]
+    assert (resources._tallied(viewer, query, cond) is None) == (who == "user")
+    total, rows = resources.page(database, viewer, query, 10, 0)
+    assert total == counted
+    assert len(rows) == min(counted, 10)
+
+
+@pytest.mark.parametrize("who", ["anonymous", "user", "superuser"])
+def test_counts_by_type_agree_with_the_rows(database, who):
+    viewer = viewers(database)[who]
+    cond, args = resources.visibility(viewer)
+    adv, adv_args = resources._advertised(viewer, resources.ResourceQuery())
+    counted = dict(database.execute(f"SELECT r.resource_type, count(*) FROM resources r WHERE {cond}{adv}"
+                                    " GROUP BY r.resource_type", args + adv_args).fetchall())
+    assert resources.type_counts(database, viewer) == counted
+
+
+def test_the_tally_follows_every_change(database):
+    kept = {tuple(r[:4]): r[4] for r in database.execute("SELECT * FROM resource_tally WHERE n <> 0")}
+    meant = {tuple(r[:4]): r[4] for r in database.execute(
+        "SELECT resource_type, public_view, advertised, dirty, count(*) FROM resources GROUP BY 1, 2, 3, 4")}
+    assert kept == meant
+    assert {k[3] for k in kept} == {0, 1} and {k[1] for k in kept} == {0, 1} and {k[2] for k in kept} == {0, 1}

@@ -52,5 +52,10 @@ def test_the_word_index_is_filled_from_the_rows_there_and_made_again(tmp_path):
         assert _search(path, "ersid") == (1, [chile])
         conn = sqlite3.connect(path)
         assert {"glacier", "riverside", "meltwater"} <= {r[0] for r in conn.execute("SELECT word FROM resource_vocab")}
+        # migration 22 tallies the rows already there
+        assert conn.execute("SELECT resource_type, public_view, advertised, dirty, n FROM resource_tally"
+                            " ORDER BY 1, 2, 3, 4").fetchall() == conn.execute(
+            "SELECT resource_type, public_view, advertised, dirty, count(*) FROM resources GROUP BY 1, 2, 3, 4").fetchall()
+        assert conn.execute("SELECT sum(n) FROM resource_tally").fetchone()[0] == 3
         conn.execute(f"PRAGMA user_version = {BEFORE}")  # set back: the step runs again
         conn.close()
