@@ -8,7 +8,6 @@ threads, the loop keeps answering."""
 
 from __future__ import annotations
 
-import statistics
 import tempfile
 import threading
 import time

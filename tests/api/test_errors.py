@@ -2,7 +2,6 @@
 
 import itertools
 
-import httpx
 import pytest
 
 from tests.conftest import assert_envelope, make_user, unique

@@ -17,8 +17,7 @@ from pyproj import Transformer
 
 from catalogue_app.geo import feature_encoding as enc
 from catalogue_app.geo.convert import write_working_copy
-from catalogue_app.geo.features import (FeatureQuery, QueryError, default_crs_name, layer_info, parse_crs_name,
-                                        read_features)
+from catalogue_app.geo.features import FeatureQuery, QueryError, default_crs_name, layer_info, parse_crs_name, read_features
 from catalogue_app.geo.inspect import describe
 
 from .test_inspect import COUNTRIES

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.api.test_uploads import COUNTRIES, CITIES, DATA, imported, shapefile_parts
+from tests.api.test_uploads import CITIES, COUNTRIES, DATA, imported, shapefile_parts
 from tests.conftest import ADMIN_PASSWORD, Server, login, make_user
 
 PUBLIC = '{"users": {"AnonymousUser": ["view_resourcebase", "download_resourcebase"]}}'

@@ -101,8 +101,9 @@ def test_serve_upload_draw_stop_and_start_again(tmp_path):
                 "styles": "", "crs": "EPSG:4326", "bbox": "-90,-180,90,180", "width": 256, "height": 128,
                 "format": "image/png"})
             assert r.status_code == 200 and r.headers["content-type"] == "image/png", r.text[:300]
-            from PIL import Image
             import io
+
+            from PIL import Image
 
             image = Image.open(io.BytesIO(r.content)).convert("RGB")
             assert image.size == (256, 128)
