@@ -3,6 +3,9 @@
 Every write is a function handed to the single writer thread, which runs it inside
 ``BEGIN IMMEDIATE ... COMMIT``; callers await the result. Writes inside a process are therefore
 serialised by construction, and writes of other processes wait on SQLite's lock (busy timeout).
+Writes that queue up while one runs go in together: one transaction, each write in a savepoint
+of its own (a failing one is rolled back alone), answered after the one commit (a group commit:
+under load, the lock is taken and the log written once for several writes).
 Between writes, when its queue is empty, the writer does the database's upkeep in small steps
 (merging the text index), and a thread of its own copies the write-ahead log into the database
 file (a checkpoint, with its fsync) every CHECKPOINT_EVERY seconds while writes go on, so that
@@ -47,6 +50,8 @@ SLOW_SPELL = 1.0  # seconds: after one read took longer, reads of the same code 
 CHECKPOINT_EVERY = 0.5  # seconds between checkpoints of the write-ahead log while writes go on
 UPKEEP_PAUSE = 0.01  # seconds without a write before, and between, steps of upkeep
 UPKEEP_EVERY = 64  # writes after which one step of upkeep is done even if more are waiting
+GROUP_MAX = 32  # writes that go in one transaction at most
+GROUP_TIME = 0.005  # seconds: no waiting write joins a transaction that has run that long
 # Steps of upkeep, each run in a transaction of its own; each returns whether work remains.
 UPKEEP_STEPS: tuple[Callable[[sqlite3.Connection], bool], ...] = (text_index.merge_step,)
 
@@ -346,9 +351,11 @@ class Database:
                 if job is None:
                     return
                 with turns:
-                    self._run_write(conn, *job)
+                    done, closing = self._run_writes(conn, job)
                 self._written.set()
-                upkeep, writes = True, writes + 1
+                if closing:
+                    return
+                upkeep, writes = True, writes + done
                 if writes >= UPKEEP_EVERY:  # never idle: upkeep still gets a step now and then
                     self._upkeep(conn, turns)
                     writes = 0
@@ -372,25 +379,79 @@ class Database:
         finally:
             conn.close()
 
-    @staticmethod
-    def _run_write(conn: sqlite3.Connection, fn: Callable[..., Any], args: tuple,
-                   future: concurrent.futures.Future) -> None:
-        if not future.set_running_or_notify_cancel():
-            return
+    def _run_writes(self, conn: sqlite3.Connection, job: tuple) -> tuple[int, bool]:
+        """Run ``job`` and the writes queued behind it (up to GROUP_MAX, while the transaction
+        is younger than GROUP_TIME) in one transaction, each in a savepoint; answer them once it
+        is committed. Returns how many ran and whether the queue said to close."""
+        ran: list[tuple[tuple, bool, Any]] = []  # (job, ok, result or exception)
+        closing = False
         try:
             conn.execute("BEGIN IMMEDIATE")
-            try:
-                result = fn(conn, *args)
+        except BaseException as exc:  # the database cannot be written: this write fails, alone
+            self._answer(job, False, exc)
+            return 1, False
+        started = time.monotonic()
+        undone = False  # whether a write's failure made SQLite roll the whole transaction back
+        try:
+            while True:
+                if job[2].running() or job[2].set_running_or_notify_cancel():  # (running: a write sent again)
+                    ran.append((job, *self._run_part(conn, job)))
+                    undone = not conn.in_transaction  # (a full disk...)
+                    if undone:
+                        break
+                if len(ran) >= GROUP_MAX or time.monotonic() - started > GROUP_TIME:
+                    break
+                try:
+                    job = self._jobs.get_nowait()
+                except queue.Empty:
+                    break
+                if job is None:
+                    closing = True
+                    break
+            if conn.in_transaction:
                 conn.execute("COMMIT")
-            except BaseException:
+        except BaseException as exc:  # the commit failed: nothing of the group was written
+            if conn.in_transaction:
                 conn.execute("ROLLBACK")
-                raise
-        except sqlite3.IntegrityError as exc:
-            future.set_exception(WriteConflict(str(exc)))
-        except BaseException as exc:  # handed to the caller, never lost
-            future.set_exception(exc)
+            ran = [(j, False, exc) for j, _, _ in ran]
         else:
-            future.set_result(result)
+            if undone and len(ran) > 1:
+                # the last write's failure undid the others too: they go again, each alone
+                failed = ran.pop()
+                for j, _, _ in ran:
+                    self._jobs.put(j)
+                if closing:  # they run before the writer closes
+                    self._jobs.put(None)
+                    closing = False
+                ran = [failed]
+        for j, ok, outcome in ran:
+            self._answer(j, ok, outcome)
+        return len(ran), closing
+
+    @staticmethod
+    def _run_part(conn: sqlite3.Connection, job: tuple) -> tuple[bool, Any]:
+        """One write of a group, in a savepoint: (True, its result) or (False, its exception)."""
+        fn, args, _ = job
+        conn.execute("SAVEPOINT write")
+        try:
+            result = fn(conn, *args)
+        except BaseException as exc:  # handed to the caller, never lost
+            if conn.in_transaction:
+                conn.execute("ROLLBACK TO write")
+                conn.execute("RELEASE write")
+            return False, WriteConflict(str(exc)) if isinstance(exc, sqlite3.IntegrityError) else exc
+        conn.execute("RELEASE write")
+        return True, result
+
+    @staticmethod
+    def _answer(job: tuple, ok: bool, outcome: Any) -> None:
+        future = job[2]
+        if future.done():
+            return
+        if ok:
+            future.set_result(outcome)
+        else:
+            future.set_exception(outcome)
 
     @staticmethod
     def _upkeep(conn: sqlite3.Connection, turns: WriterTurns) -> bool:

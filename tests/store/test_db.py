@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from catalogue_app.store.db import SLOW_SPELL, Database, migrate
+from catalogue_app.store.db import SLOW_SPELL, Database, WriteConflict, connect, migrate
 
 
 @pytest.fixture
@@ -206,3 +206,65 @@ def test_a_savepoint_rolls_back_its_part_only(db):
     db.write_sync(write)
     names = {r[0] for r in db.read(lambda conn: conn.execute("SELECT username FROM users").fetchall())}
     assert {"kept", "also kept"} <= names and "dropped" not in names
+
+
+def _queued_behind_a_held_write(db, jobs):
+    """Submit ``jobs`` while the writer is held inside a first write, so that they queue and
+    go in together once it is let go; returns their futures."""
+    db.write_sync(lambda conn: conn.execute("CREATE TABLE marks (x INTEGER UNIQUE)"))
+    holding, go = threading.Event(), threading.Event()
+
+    def held(conn):
+        holding.set()
+        go.wait(10)
+
+    first = db.submit(held)
+    holding.wait(10)
+    futures = [db.submit(job) for job in jobs]
+    go.set()
+    first.result(10)
+    return futures
+
+
+def _mark(x, fail=None):
+    """A write that adds a mark, then fails as told; it answers how many marks an outside
+    connection saw meanwhile (what earlier transactions committed)."""
+    def job(conn):
+        conn.execute("INSERT INTO marks (x) VALUES (?)", (x,))
+        if fail == "raise":
+            raise ValueError(f"mark {x} refused")
+        if fail == "undo":  # as SQLite does on a full disk: the whole transaction rolled back
+            conn.execute("ROLLBACK")
+            raise OSError("disk full")
+        outside = connect(job.path, readonly=True)
+        try:
+            return outside.execute("SELECT count(*) FROM marks").fetchone()[0]
+        finally:
+            outside.close()
+    return job
+
+
+def test_writes_queued_together_commit_together_and_fail_alone(db):
+    jobs = [_mark(1), _mark(2), _mark(3, "raise"), _mark(1), _mark(4)]  # the second 1 breaks UNIQUE
+    for job in jobs:
+        job.path = db.path
+    futures = _queued_behind_a_held_write(db, jobs)
+    seen = [futures[i].result(10) for i in (0, 1, 4)]
+    with pytest.raises(ValueError, match="mark 3 refused"):
+        futures[2].result(10)
+    with pytest.raises(WriteConflict, match="UNIQUE"):
+        futures[3].result(10)
+    assert seen == [0, 0, 0]  # one transaction: none saw another's mark committed
+    assert db.read(lambda conn: [r[0] for r in conn.execute("SELECT x FROM marks ORDER BY x")]) == [1, 2, 4]
+
+
+def test_writes_undone_with_a_failing_one_go_again_alone(db):
+    jobs = [_mark(1), _mark(2), _mark(3, "undo"), _mark(4)]
+    for job in jobs:
+        job.path = db.path
+    futures = _queued_behind_a_held_write(db, jobs)
+    assert futures[0].result(10) in (0, 1) and futures[1].result(10) in (0, 1, 2)
+    with pytest.raises(OSError, match="disk full"):
+        futures[2].result(10)
+    futures[3].result(10)
+    assert db.read(lambda conn: [r[0] for r in conn.execute("SELECT x FROM marks ORDER BY x")]) == [1, 2, 4]
