@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 
@@ -122,4 +123,9 @@ def create_app_from_env() -> HeadAsGet:
     settings = load_settings()
     if settings.server_pid and settings.server_pid != os.getpid():
         processes.end_with(settings.server_pid)
-    return HeadAsGet(DrainUnread(create_app(settings)))
+    app = HeadAsGet(DrainUnread(create_app(settings)))
+    # What is there now (the modules, the routes, everything made while starting) stays for the
+    # life of the worker: kept out of the garbage collector's sight, a full collection under
+    # load takes about a millisecond instead of 100 to 160 ms in which the worker answered no one.
+    gc.freeze()
+    return app
