@@ -859,6 +859,13 @@ def fill_tally(conn, first: int) -> None:
                  " GROUP BY 1, 2, 3, 4 ON CONFLICT DO UPDATE SET n = n + excluded.n", (first,))
 
 
+# Migration 23: the requests of a user still waiting to run, found without reading all of theirs
+# (the job runner asks after every job; an account that changes permissions all day has
+# thousands of finished ones).
+READY_INDEX = """
+CREATE INDEX IF NOT EXISTS execution_requests_ready ON execution_requests(user_id, id) WHERE status = 'ready';
+"""
+
 # Tables whose changes leave data_changes alone: nothing kept is derived from them.
 UNCOUNTED = {"data_changes", "kind_changes", "sessions", "tokens", "login_failures",
              "resource_tally"}  # (changes with the resources, which are counted)
@@ -932,4 +939,4 @@ MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, 
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
-                    RESOURCE_TALLY]
+                    RESOURCE_TALLY, READY_INDEX]
