@@ -49,7 +49,7 @@ QUICK_READ = 0.002  # seconds: reads that lately took less run on the event loop
 SLOW_SPELL = 1.0  # seconds: after one read took longer, reads of the same code go to a thread that long
 CHECKPOINT_EVERY = 0.5  # seconds between checkpoints of the write-ahead log while writes go on
 UPKEEP_PAUSE = 0.01  # seconds without a write before, and between, steps of upkeep
-UPKEEP_EVERY = 64  # writes after which one step of upkeep is done even if more are waiting
+UPKEEP_EVERY = 8  # writes after which one step of upkeep is done even if more are waiting
 GROUP_MAX = 32  # writes that go in one transaction at most
 GROUP_TIME = 0.005  # seconds: no waiting write joins a transaction that has run that long
 # Steps of upkeep, each run in a transaction of its own; each returns whether work remains.

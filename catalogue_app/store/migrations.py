@@ -859,12 +859,17 @@ def fill_tally(conn, first: int) -> None:
                  " GROUP BY 1, 2, 3, 4 ON CONFLICT DO UPDATE SET n = n + excluded.n", (first,))
 
 
-# Migration 23: the requests of a user still waiting to run, found without reading all of theirs
-# (the job runner asks after every job; an account that changes permissions all day has
-# thousands of finished ones).
-READY_INDEX = """
-CREATE INDEX IF NOT EXISTS execution_requests_ready ON execution_requests(user_id, id) WHERE status = 'ready';
-"""
+def steady_writes(conn) -> None:
+    """Migration 23: the requests of a user still waiting to run, found without reading all of
+    theirs (the job runner asks after every job; an account that changes permissions all day
+    has thousands of finished ones), and the text indexes' crisis merges out of reach
+    (store/text_index.py)."""
+    from catalogue_app.store import text_index
+
+    conn.execute("CREATE INDEX IF NOT EXISTS execution_requests_ready ON execution_requests(user_id, id)"
+                 " WHERE status = 'ready'")
+    for table in text_index.present(conn):
+        text_index.configure(conn, table, crisismerge=text_index.SETTINGS["crisismerge"])
 
 # Tables whose changes leave data_changes alone: nothing kept is derived from them.
 UNCOUNTED = {"data_changes", "kind_changes", "sessions", "tokens", "login_failures",
@@ -939,4 +944,4 @@ MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, 
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
-                    RESOURCE_TALLY, READY_INDEX]
+                    RESOURCE_TALLY, steady_writes]

@@ -64,3 +64,20 @@ def test_a_merge_step_says_whether_it_merged_anything(tmp_path):
             assert steps < 1000
         assert steps >= 1 and segments(conn) < 20
         assert not text_index.merge_step(conn)
+
+
+def test_no_level_of_a_text_index_is_merged_whole_inside_a_write(tmp_path):
+    """crisismerge (the segments of one level that make the next write merge them all) is far
+    out of reach on a new catalogue and on one brought up from before migration 23."""
+    fresh, upgraded = tmp_path / "fresh.sqlite3", tmp_path / "upgraded.sqlite3"
+    migrate(fresh)
+    migrate(upgraded, upto=22)
+    with transaction(upgraded) as conn:  # as catalogues made before it hold them
+        for table in text_index.TABLES:
+            text_index.configure(conn, table, crisismerge=64)
+    migrate(upgraded)
+    for path in (fresh, upgraded):
+        with transaction(path) as conn:
+            for table in text_index.TABLES:
+                config = dict(conn.execute(f"SELECT k, v FROM {table}_config").fetchall())
+                assert config["crisismerge"] == 1000 and config["automerge"] == 0, (path.name, table)
