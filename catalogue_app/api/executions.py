@@ -15,7 +15,7 @@ from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import ApiError, denied, invalid
 from catalogue_app.api.query import list_spec
-from catalogue_app.store import Row, executions
+from catalogue_app.store import Connection, Row, executions
 
 
 class ExecutionRequest(msgspec.Struct):
@@ -99,16 +99,22 @@ async def queue_job(ctx: Context, func_name: str, action: str, input_params: dic
                     resource_id: int | None, *, name: str = "", source: str | None = None,
                     exclusive: bool = True, exec_id: str | None = None) -> Receipt:
     """Store and queue a request (``exec_id`` when its workspace was filled beforehand)."""
-    caller = ctx.caller
-    try:
-        exec_id = await ctx.db.write(lambda conn: executions.create(
+    caller, runner = ctx.caller, ctx.request.app.state.runner
+
+    def store(conn: Connection) -> tuple[str, bool]:
+        stored = executions.create(
             conn, user_id=caller.id, func_name=func_name, action=action, input_params=input_params,
             resource_id=resource_id, name=name, source=source, exclusive=exclusive and resource_id is not None,
-            exec_id=exec_id))
+            exec_id=exec_id)
+        return stored, runner.run_here(conn, stored, func_name)
+
+    try:
+        exec_id, ran = await ctx.db.write(store)
     except executions.Busy:
         raise ApiError(409, "A previous change of this resource is still being applied; "
                             "wait until its execution request is finished, then send this one again.") from None
-    ctx.request.app.state.runner.submit(exec_id)
+    if not ran:
+        runner.submit(exec_id)
     return Receipt("ready", exec_id, status_url(ctx.base, exec_id))
 
 

@@ -94,6 +94,13 @@ class Runner:
             self._queued.add(exec_id)
         self.pool.submit(self._run, exec_id)
 
+    def run_here(self, conn: sqlite3.Connection, exec_id: str, func_name: str) -> bool:
+        """Inside the write transaction that stored request ``exec_id``: a job that works in one
+        transaction (permissions, metadata) is claimed, run and ended there too, one turn of the
+        writer instead of two; whether it ran (when not, ``submit`` it)."""
+        job = _known_job(func_name)
+        return callable(job) and _claim_and_run(conn, exec_id, self.pid, job) is not None
+
     def close(self) -> None:
         """Let running jobs end; queued ones stay 'ready' in the database for the next start."""
         self.pool.shutdown(wait=True, cancel_futures=True)

@@ -420,3 +420,19 @@ def test_parallel_changes_are_applied_or_refused(p):
 
 def assert_envelope_body(body: dict) -> None:
     assert body["success"] is False and body["code"] == "conflict" and body["errors"][0]
+
+
+def test_a_change_is_applied_when_its_receipt_comes(p):
+    """A permission change is stored, run and ended in the write that answers it: the status
+    is 'finished' at the first look, the next change is never refused as still applying, and
+    another caller sees the change at once."""
+    c = p["c"]
+    reader = p["people"]["reader"]["pk"]
+    pk = create(c["owner"])
+    for level in ("view", "none", "download"):
+        r = c["owner"].put(f"/api/v2/resources/{pk}/permissions", json={"users": [{"id": reader, "permissions": level}]})
+        assert r.status_code == 200, r.text
+        status = c["owner"].get(r.json()["status_url"]).json()
+        assert status["status"] == "finished", status
+    assert c["reader"].get(f"/api/v2/resources/{pk}").status_code == 200
+    assert "download_resourcebase" in perms_of(c["reader"], pk)
