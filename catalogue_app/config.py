@@ -59,6 +59,9 @@ class Settings(msgspec.Struct, kw_only=True):
     layer_cache_mb: int = 512
     # Threads per process that run SQLite reads for the async handlers; 0: see reader_threads.
     read_threads: int = 0
+    # Reads (GET, HEAD) that a worker works on at once; more wait their turn, writes never do
+    # (api/admission.py). 0: no limit.
+    reads_at_once: int = 4
     # The first administrator, made on the first start (an empty password: one is generated).
     admin_username: str = "admin"
     admin_password: str = ""
@@ -139,6 +142,7 @@ ENVIRONMENT = {
     "CATALOGUE_IMPORT_DIR": ("import_dir", Path),
     "CATALOGUE_LAYER_CACHE_MB": ("layer_cache_mb", int),
     "CATALOGUE_READ_THREADS": ("read_threads", int),
+    "CATALOGUE_READS_AT_ONCE": ("reads_at_once", int),
     "CATALOGUE_ADMIN_USERNAME": ("admin_username", str),
     "CATALOGUE_ADMIN_PASSWORD": ("admin_password", str),
     "CATALOGUE_ADMIN_EMAIL": ("admin_email", str),
@@ -167,8 +171,8 @@ def load_settings(environ: dict[str, str] | None = None, **overrides: object) ->
         raise SystemExit("CATALOGUE_JOB_WORKERS must be at least 1")
     if settings.session_lifetime_seconds < 1:
         raise SystemExit("CATALOGUE_SESSION_SECONDS must be at least 1")
-    if settings.read_threads < 0 or settings.layer_cache_mb < 0:
-        raise SystemExit("CATALOGUE_READ_THREADS and CATALOGUE_LAYER_CACHE_MB must be at least 0")
+    if min(settings.read_threads, settings.layer_cache_mb, settings.reads_at_once) < 0:
+        raise SystemExit("CATALOGUE_READ_THREADS, CATALOGUE_READS_AT_ONCE and CATALOGUE_LAYER_CACHE_MB must be at least 0")
     return settings
 
 

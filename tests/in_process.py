@@ -23,9 +23,7 @@ from pathlib import Path
 
 import httpx
 
-from catalogue_app.api.drain import DrainUnread
-from catalogue_app.api.head import HeadAsGet
-from catalogue_app.app import create_app
+from catalogue_app.app import served_app
 from catalogue_app.bootstrap import prepare
 from catalogue_app.config import load_settings
 
@@ -42,7 +40,7 @@ class InProcessServer:
         environ = {**os.environ, "CATALOGUE_ADMIN_PASSWORD": admin_password, **(env or {})}
         self.settings = load_settings(environ, data_dir=data_dir, port=port)
         prepare(self.settings)  # what `catalogue serve` does before its workers start
-        self.app = HeadAsGet(DrainUnread(create_app(self.settings)))
+        self.app = served_app(self.settings)
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self.loop.run_forever, name=f"in-process-{port}", daemon=True)
         self.thread.start()
