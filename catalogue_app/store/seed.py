@@ -2,7 +2,8 @@
 
 Rows go in inside one transaction (the caller's, or one of its own with `seed`): the resources
 with executemany, their links with one statement per table and batch; the indexes are filled or
-built once at the end (see seed_resources).
+built once at the end (see seed_resources). A large load of `seed` has its links and indexes
+built alongside, by another process (seed_side).
 """
 
 from __future__ import annotations
@@ -13,16 +14,15 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from itertools import repeat
 from pathlib import Path
 
-import msgspec
 import numpy as np
 
 from catalogue_app.clock import now
-from catalogue_app.store import db, seed_extents, seed_text, text_index
+from catalogue_app.store import db, seed_extents, seed_side, text_index
 from catalogue_app.store.migrations import change_triggers, fill_tally, fill_word_index
+from catalogue_app.store.seed_side import INSERT_KEYWORDS, INSERT_LISTED, INSERT_PERMS, INSERT_REGIONS, packed
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 SUBJECTS = ["river", "flood", "forest", "soil", "road", "railway", "coastline", "wetland", "glacier", "land use",
@@ -66,40 +66,30 @@ APPENDED_INDEXES = {"resources_visible", "resources_owner", "resources_category"
                     "resource_keywords_keyword", "resource_regions_region"}
 
 
-def _stamp(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+def _stamps(moments: np.ndarray) -> list[str]:
+    """Moments (numpy datetime64) as the store writes them: 2015-01-01T00:00:00.000000Z."""
+    return np.char.add(np.datetime_as_string(moments, unit="us"), "Z").tolist()
 
 
 @dataclass
 class Batch:
     """The rows of a run of new resources with consecutive ids from ``start``: the resources as
     tuples for executemany, the link tables as JSON arrays of packed integers (one statement
-    each, see INSERT_PERMS...), what the indexes filled after the load need."""
+    each, see seed_side.INSERT_PERMS...), what the indexes filled after the load need."""
 
     start: int
     resources: list[tuple]
-    perms: str
-    keywords: str
-    regions: str
+    links: tuple[str, str, str]  # permissions, keywords, regions
     listed: np.ndarray  # keyword_id << 32 | resource_id for the keywords of listed (public) rows
-    text: list[tuple[int, str, str]]  # id, title, abstract
+    titles: list[str]
+    abstracts: list[str]
+    hidden: list[str | None]  # the word index's column: 'h' for the rows anonymous callers do not list
     extent_ids: np.ndarray  # the extent index's entries: ids (2 * resource id) and their boxes
     extent_boxes: np.ndarray  # (n, 4): minx, maxx, miny, maxy
 
 
-# Link rows go in as one JSON array of integers per table and batch, a pair of ids packed into
-# each (high << 32 | low); SQLite unpacks them with json_each, with no Python call per row.
-# A permission packs the resource, the group and which permission (0: view, 1: download).
-VIEW, DOWNLOAD = "view_resourcebase", "download_resourcebase"
-INSERT_PERMS = (f"INSERT INTO resource_perms (resource_id, group_id, perm) SELECT value >> 32, (value >> 1) & 2147483647,"
-                f" CASE value & 1 WHEN 0 THEN '{VIEW}' ELSE '{DOWNLOAD}' END FROM json_each(?)")
-INSERT_KEYWORDS = "INSERT INTO resource_keywords (resource_id, keyword_id) SELECT value >> 32, value & 4294967295 FROM json_each(?)"
-INSERT_REGIONS = "INSERT INTO resource_regions (resource_id, region_id) SELECT value >> 32, value & 4294967295 FROM json_each(?)"
-INSERT_LISTED = "INSERT INTO listed_keywords (keyword_id, resource_id) SELECT value >> 32, value & 4294967295 FROM json_each(?)"
-
-
 def _packed(high: np.ndarray, low: np.ndarray) -> str:
-    return msgspec.json.encode((high.astype(np.int64) << 32 | low).tolist()).decode()
+    return packed(high.astype(np.int64) << 32 | low)
 
 
 class Generator:
@@ -124,11 +114,8 @@ class Generator:
         if not self.kinds:
             raise ValueError(f"no resource type among {types!r}; known: {sorted({t[0] for t in TYPES})}")
         # a pool of (created, a year before) stamps: formatting dates row by row is slow
-        start = datetime(2015, 1, 1, tzinfo=UTC)
-        self.stamps = []
-        for seconds in rng.integers(0, 11 * 365 * 86400, 20_000).tolist():
-            moment = start + timedelta(seconds=seconds)
-            self.stamps.append((_stamp(moment), _stamp(moment - timedelta(days=365))))
+        moments = np.datetime64("2015-01-01T00:00:00", "us") + rng.integers(0, 11 * 365 * 86400, 20_000).astype("m8[s]")
+        self.stamps = list(zip(_stamps(moments), _stamps(moments - np.timedelta64(365, "D"))))
         self.now = now()
 
     def batch(self, ids: range) -> Batch:
@@ -183,11 +170,12 @@ class Generator:
         extent_boxes = np.column_stack([box[0], box[2], box[1], box[3]])
         return Batch(
             start=ids.start, resources=resources,
-            perms=_packed(np.broadcast_to(rid[:, None], (n, 2))[granted], grants[granted]),
-            keywords=_packed(np.broadcast_to(rid[:, None], (n, 4))[kept], chosen[kept]),
-            regions=_packed(rid, self.country_ids[country]),
+            links=(_packed(np.broadcast_to(rid[:, None], (n, 2))[granted], grants[granted]),
+                   _packed(np.broadcast_to(rid[:, None], (n, 4))[kept], chosen[kept]),
+                   _packed(rid, self.country_ids[country])),
             listed=chosen[listed] << 32 | np.broadcast_to(rid[:, None], (n, 4))[listed],
-            text=list(zip(rids, titles, abstracts)), extent_ids=rid * 2, extent_boxes=extent_boxes,
+            titles=titles, abstracts=abstracts, hidden=[None if p else "h" for p in public.tolist()],
+            extent_ids=rid * 2, extent_boxes=extent_boxes,
         )
 
 
@@ -207,11 +195,9 @@ def _uuids(rng: np.random.Generator, n: int) -> list[str]:
     return np.sort(text.view("S37").ravel()).tobytes().decode("ascii").split()
 
 
-def _insert(conn: sqlite3.Connection, batch: Batch) -> None:
-    conn.executemany(INSERT, batch.resources)
-    conn.execute(INSERT_PERMS, (batch.perms,))
-    conn.execute(INSERT_KEYWORDS, (batch.keywords,))
-    conn.execute(INSERT_REGIONS, (batch.regions,))
+def _insert_links(conn: sqlite3.Connection, batch: Batch) -> None:
+    for statement, rows in zip((INSERT_PERMS, INSERT_KEYWORDS, INSERT_REGIONS), batch.links):
+        conn.execute(statement, (rows,))
 
 
 def seed(path: Path | str, count: int, *, seed: int = 1, scratch: Path | None = None, **options) -> int:
@@ -222,7 +208,7 @@ def seed(path: Path | str, count: int, *, seed: int = 1, scratch: Path | None = 
     same transaction) and keeps the whole load in its page cache where it can. Durability is
     not relaxed: everything is one transaction in the write-ahead log, so a crash or a kill
     before the commit leaves the catalogue as it was, and one after it leaves the whole load.
-    ``scratch`` is a folder for the text index built alongside (default: a temporary folder).
+    ``scratch`` is a folder for what a large load builds alongside (default: a temporary folder).
     """
     conn = db.connect(path)
     temporary = tempfile.TemporaryDirectory(prefix="catalogue-seed-") if scratch is None else None
@@ -238,7 +224,7 @@ def seed(path: Path | str, count: int, *, seed: int = 1, scratch: Path | None = 
             conn.execute("ROLLBACK")
             raise
     finally:
-        conn.close()  # (detaches the text index's scratch database)
+        conn.close()  # (detaches the scratch database of seed_side)
         if temporary:
             temporary.cleanup()
     return first
@@ -248,27 +234,43 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
                    types: tuple[str, ...] = (), scratch: Path | None = None) -> int:
     """Add ``count`` resources owned by existing users (of the given ``types`` only, e.g.
     ("dataset",), or of every type) inside the caller's transaction; returns the first new id.
-    With a ``scratch`` folder, a large load's text index is built there, alongside, and its
-    scratch database is left attached to ``conn`` (as seed_text.SCHEMA) until it closes.
+    With a ``scratch`` folder, a large load's links and indexes are built there, alongside,
+    and its scratch databases are left attached to ``conn`` until it closes.
 
     The rows are made up in a second thread while the previous batch goes in (SQLite lets the
     other thread run while it works). The search and extent indexes are filled once at the end
-    instead of by the per-row triggers: for a load at least as large as the catalogue, the text
-    index is built on a thread of its own (seed_text, given a ``scratch`` folder), the
-    extent index packed anew (seed_extents) and the secondary indexes that new rows would enter
-    at random places built again.
+    instead of by the per-row triggers, and for a load at least as large as the catalogue the
+    secondary indexes that new rows would enter at random places are built again. Such a load,
+    given a ``scratch`` folder, has another process build the link tables and the text, word
+    and extent indexes of the whole catalogue meanwhile (seed_side), which are then copied in;
+    otherwise the links go in batch by batch, the extent index is packed anew (seed_extents)
+    and the text and word indexes are filled with one statement each.
     """
     # after the highest id ever given (ids are never reused; see migrations.ids_never_reused)
     first = conn.execute("SELECT max(coalesce((SELECT max(id) FROM resources), 0),"
                          " coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'resources'), 0)) + 1").fetchone()[0]
     if count <= 0:
         return first
-    generator = Generator(conn, np.random.default_rng([seed, first]), public_share, types)  # another batch, other rows
     large = count >= first  # at least as many new rows as there were
+    side = large and scratch is not None
+    builder = seed_side.Builder(conn, scratch, first) if side else None  # (it starts meanwhile)
+    try:
+        return _load(conn, first, count, builder, Generator(conn, np.random.default_rng([seed, first]), public_share, types))
+    finally:
+        if builder:
+            builder.close()
+
+
+def _load(conn: sqlite3.Connection, first: int, count: int, builder: seed_side.Builder | None,
+          generator: Generator) -> int:
+    large = count >= first
     # the count of data changes (readers' kept values) is bumped once for the load, not per row
     counting = tuple(change_triggers(conn, [*BULK_TABLES, "listed_keywords", "resource_vocab"]))
+    # the tables whose rows seed_side copies in must have no trigger at all
+    names, tables = (*INDEX_TRIGGERS, *counting), seed_side.COPIED if builder else ()
     triggers = {name: sql for name, sql in conn.execute(
-        f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND name IN {(*INDEX_TRIGGERS, *counting)}")}
+        f"SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND (name IN ({', '.join('?' * len(names))})"
+        f" OR tbl_name IN ({', '.join('?' * len(tables))}))", (*names, *tables))}
     # Into a table smaller than the batch, building the secondary indexes afterwards from sorted
     # data is cheaper than keeping them up to date row by row.
     indexes = {} if not large else {name: sql for name, sql in conn.execute(
@@ -280,11 +282,9 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
         conn.execute(f"DROP INDEX {name}")
     collecting, switching = gc.isenabled(), sys.getswitchinterval()
     gc.disable()  # millions of short-lived tuples and no cycles: the collector would cost a third
-    # The writer and the text index's thread let go of Python's lock for each row SQLite works
-    # on; while the generator's thread holds it, they would wait up to the switch interval
-    # (5 ms) to get it back.
+    # The writer lets go of Python's lock for each row SQLite works on; while the generator's
+    # thread holds it, the writer would wait up to the switch interval (5 ms) to get it back.
     sys.setswitchinterval(SWITCH_INTERVAL)
-    text = seed_text.Builder(conn, scratch, first) if large and scratch is not None else None
     try:
         runs = [range(start, min(start + BATCH, first + count)) for start in range(first, first + count, BATCH)]
         listed, extent_ids, extent_boxes = [], [], []
@@ -293,19 +293,24 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
             for following in [*runs[1:], None]:
                 batch = pending.result()
                 pending = pool.submit(generator.batch, following) if following else None
-                if text:
-                    text.add(batch.text)
-                _insert(conn, batch)
+                if builder:
+                    builder.add(batch.start, batch.titles, batch.abstracts, batch.hidden, batch.links, batch.listed,
+                                batch.extent_ids, batch.extent_boxes)
+                    conn.executemany(INSERT, batch.resources)
+                    continue
+                conn.executemany(INSERT, batch.resources)
+                _insert_links(conn, batch)
                 listed.append(batch.listed)
                 extent_ids.append(batch.extent_ids)
                 extent_boxes.append(batch.extent_boxes)
-        seed_extents.fill(conn, first, count, np.concatenate(extent_ids), np.concatenate(extent_boxes))
-        # in key order: appended at the end of each keyword's run
-        conn.execute(INSERT_LISTED, (msgspec.json.encode(np.sort(np.concatenate(listed)).tolist()).decode(),))
-        while indexes:  # while the text index's thread finishes its work
+        if not builder:
+            seed_extents.fill(conn, first, count, np.concatenate(extent_ids), np.concatenate(extent_boxes))
+            # in key order: appended at the end of each keyword's run
+            conn.execute(INSERT_LISTED, (packed(np.sort(np.concatenate(listed))),))
+        while indexes:  # while the other process finishes its work
             conn.execute(indexes.popitem()[1])
-        if text:
-            text.finish(conn)
+        if builder:
+            builder.finish(conn)
         else:
             # the usual small in-memory buffer: a large load makes several segments, which
             # optimize merges into one above level 0 (see migrations.fill_word_index)
@@ -313,11 +318,9 @@ def seed_resources(conn: sqlite3.Connection, count: int, *, seed: int = 1, publi
                          " WHERE id >= ?", (first,))
             if large:
                 text_index.optimize(conn)
-        fill_word_index(conn, first)
+            fill_word_index(conn, first)
         fill_tally(conn, first)
     finally:
-        if text:
-            text.close()
         if collecting:
             gc.enable()
         sys.setswitchinterval(switching)

@@ -39,10 +39,22 @@ def fill(conn: sqlite3.Connection, first: int, count: int, ids: np.ndarray, boxe
         # a small addition to a large tree: row by row is cheaper than repacking everything
         conn.execute(f"INSERT INTO {TABLE} (id, minx, maxx, miny, maxy) {NEW_ENTRIES}", {"first": first})
         return
-    rows = conn.execute(f"SELECT id, minx, maxx, miny, maxy FROM {TABLE}").fetchall()
-    old_ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
-    old_boxes = np.array([tuple(r)[1:] for r in rows], np.float64).reshape(len(rows), 4)
-    _write(conn, _pack(conn, _cells(np.concatenate([old_ids, ids]), np.concatenate([old_boxes, boxes]))))
+    old_ids, old_boxes = entries(conn)
+    write(conn, pack(conn, np.concatenate([old_ids, ids]), np.concatenate([old_boxes, boxes])))
+
+
+def entries(conn: sqlite3.Connection, schema: str = "main") -> tuple[np.ndarray, np.ndarray]:
+    """The ids and boxes of the entries in the index of database ``schema``."""
+    rows = conn.execute(f"SELECT id, minx, maxx, miny, maxy FROM {schema}.{TABLE}").fetchall()
+    ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+    return ids, np.array([tuple(r)[1:] for r in rows], np.float64).reshape(len(rows), 4)
+
+
+def pack(conn: sqlite3.Connection, ids: np.ndarray, boxes: np.ndarray, schema: str = "main") -> tuple[list, list, list]:
+    """The rows of the node, parent and rowid tables of a tree holding these entries, for the
+    index of database ``schema`` (whose node size it keeps)."""
+    size = conn.execute(f"SELECT length(data) FROM {schema}.{TABLE}_node WHERE nodeno = 1").fetchone()[0]
+    return _pack(size, _cells(ids, boxes))
 
 
 # rtree.c rounds a coordinate that float32 cannot hold outwards by scaling it by one part in 2**23
@@ -85,9 +97,9 @@ def _sort_tiles(cells: np.ndarray, per: int) -> np.ndarray:
     return cells[order]
 
 
-def _pack(conn: sqlite3.Connection, cells: np.ndarray) -> tuple[list, list, list]:
-    """The rows of the node, parent and rowid tables of a tree holding ``cells``."""
-    size = conn.execute(f"SELECT length(data) FROM {TABLE}_node WHERE nodeno = 1").fetchone()[0]
+def _pack(size: int, cells: np.ndarray) -> tuple[list, list, list]:
+    """The rows of the node, parent and rowid tables of a tree of nodes of ``size`` bytes
+    holding ``cells``."""
     per = (size - 4) // CELL.itemsize
     levels = [_sort_tiles(cells, per)]
     while len(levels[-1]) > per:  # each node's bounding box is a cell of the level above
@@ -118,7 +130,9 @@ def _pack(conn: sqlite3.Connection, cells: np.ndarray) -> tuple[list, list, list
     return nodes, parents, rowids
 
 
-def _write(conn: sqlite3.Connection, packed: tuple[list, list, list]) -> None:
+def write(conn: sqlite3.Connection, packed: tuple[list, list, list]) -> None:
+    """Replace the rows of the index's tables (in the connection's first database that has
+    them: a copy of them in a scratch database will do) with those of a packed tree."""
     nodes, parents, rowids = packed
     for shadow in ("node", "parent", "rowid"):
         conn.execute(f"DELETE FROM {TABLE}_{shadow}")

@@ -1,0 +1,326 @@
+"""The part of a large load that is built alongside the writer, in a process of its own, for
+`catalogue seed`: the text index (resource_text, FTS5 with trigrams), the word index
+(resource_words) with the words of its vocabulary, the link tables (resource_perms,
+resource_keywords, resource_regions, listed_keywords) and the extent index (resource_extents).
+
+Indexing the text is the largest part of a seed's work, and the writer has its own. A worker
+process builds all of the above for the whole catalogue (the rows already there, read from the
+last committed state, and the new rows, sent by the writer batch by batch through a pipe) into
+scratch databases holding the same tables, while the writer adds the resources themselves. A
+process rather than a thread: the writer's threads and a thread indexing rows would take turns
+at Python's lock for every row, and use little more than one core between them. (The single
+executable has no Python to start a module with: there the worker is a thread.)
+
+The worker writes three scratch databases, each in one transaction of a connection of its own:
+the text index, the word index, and the other tables. Its own connection keeps an index's
+rows in FTS5's memory until the commit, so that each index is written once, as one segment.
+(SQLite has FTS5 write out what it holds whenever a statement that may change several rows
+begins in the same transaction: such statements go to the other connections.) FTS5 puts a
+segment it writes at level 0, where the first merge after a few edits would rewrite the whole
+index inside a client's write (a stall of a second at 100,000 resources); `optimize` would
+move it above, at the cost of rewriting it once more, so the worker moves it to level 1 in the
+index's structure record instead (see lift). A load too large for FTS5's memory is written as
+several segments, which `optimize` merges into one.
+
+At the end the writer attaches the scratch databases and replaces the rows of these tables (for
+the indexes, of their shadow tables) with the scratch tables'. The same library wrote them for
+the same definitions and settings, and with its triggers off the writer's `INSERT INTO t SELECT
+* FROM scratch.t` into an emptied table copies the rows and their index entries as they are,
+without sorting or checking them again. The writer's connection must not have used the text,
+word or extent index earlier in its transaction (FTS5 and the R*Tree keep what they read of an
+index). `INSERT INTO resource_text(resource_text, rank) VALUES ('integrity-check', 1)` and
+`SELECT rtreecheck('resource_extents')` check the result.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import queue
+import sqlite3
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+import numpy as np
+
+from catalogue_app.store import seed_extents
+from catalogue_app.store.migrations import HIDDEN
+
+TEXT, WORDS = "resource_text", "resource_words"
+LINKS = ("resource_perms", "resource_keywords", "resource_regions", "listed_keywords")
+EXTENT_SHADOWS = tuple(f"{seed_extents.TABLE}_{shadow}" for shadow in ("node", "parent", "rowid"))
+# The scratch databases (files text.sqlite3... in the scratch folder, attached to the writer's
+# connection as seed_text...) and the tables of the catalogue whose rows the writer replaces
+# with theirs (see Builder.finish).
+PARTS = {"text": tuple(f"{TEXT}_{shadow}" for shadow in ("data", "idx", "docsize")),
+         "words": (f"{WORDS}_data", f"{WORDS}_idx"), "links": (*LINKS, *EXTENT_SHADOWS)}
+COPIED = tuple(table for tables in PARTS.values() for table in tables)
+# The in-memory part of an index is written out as a segment past this size (FTS5 counts it in
+# an int): about a million resources fit, in some 1.5 GB of the worker's memory.
+HASH_BYTES = 1_500_000_000
+ADD_TEXT = f"INSERT INTO {TEXT} (rowid, title, abstract) VALUES (?, ?, ?)"
+ADD_WORDS = f"INSERT INTO {WORDS} (rowid, title, abstract, hidden) VALUES (?, ?, ?, ?)"
+# Link rows go in as one JSON array of integers per table and batch, a pair of ids packed into
+# each (high << 32 | low); SQLite unpacks them with json_each, with no Python call per row.
+# A permission packs the resource, the group and which permission (0: view, 1: download).
+VIEW, DOWNLOAD = "view_resourcebase", "download_resourcebase"
+INSERT_PERMS = (f"INSERT INTO resource_perms (resource_id, group_id, perm) SELECT value >> 32, (value >> 1) & 2147483647,"
+                f" CASE value & 1 WHEN 0 THEN '{VIEW}' ELSE '{DOWNLOAD}' END FROM json_each(?)")
+INSERT_KEYWORDS = "INSERT INTO resource_keywords (resource_id, keyword_id) SELECT value >> 32, value & 4294967295 FROM json_each(?)"
+INSERT_REGIONS = "INSERT INTO resource_regions (resource_id, region_id) SELECT value >> 32, value & 4294967295 FROM json_each(?)"
+INSERT_LISTED = "INSERT INTO listed_keywords (keyword_id, resource_id) SELECT value >> 32, value & 4294967295 FROM json_each(?)"
+# the words of the vocabulary, as migrations.fill_word_index finds them
+VOCAB = ("CREATE TABLE vocab AS SELECT DISTINCT term AS word FROM temp.words_by_column"
+         " WHERE col IN ('title', 'abstract') AND term GLOB '*[^0-9]*' ORDER BY term")
+
+
+def packed(rows: np.ndarray) -> str:
+    """Packed pairs of ids as the JSON text that the INSERT statements above unpack."""
+    return msgspec.json.encode(rows.tolist()).decode()
+
+
+class Builder:
+    """Builds the tables of COPIED for the catalogue's rows below ``first`` and the batches
+    given to ``add``; ``finish`` puts them in place on the writer's connection. The writer's
+    transaction must not have changed those tables or resources before (the worker reads the
+    rows of the last commit), and must have dropped the triggers of the tables of COPIED."""
+
+    def __init__(self, conn: sqlite3.Connection, scratch: Path, first: int):
+        main = next(r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main")
+        self.scratch = scratch
+        for part in PARTS:
+            (scratch / f"{part}.sqlite3").unlink(missing_ok=True)
+        self.log = scratch / "side.log"
+        args = [str(scratch), str(Path(main).resolve()), str(first)]
+        self.proc: subprocess.Popen | None = None
+        self.thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+        if getattr(sys, "frozen", False):
+            batches: queue.Queue = queue.Queue(maxsize=4)
+            self.send: Callable[[object], None] = batches.put
+            self.thread = threading.Thread(target=self._run, args=(args, batches.get), name="seed-side", daemon=True)
+            self.thread.start()
+        else:
+            package = str(Path(__file__).resolve().parents[2])  # the catalogue_app this process runs
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")]))}
+            with open(self.log, "wb") as log:
+                self.proc = subprocess.Popen([sys.executable, "-m", __name__, *args], stdin=subprocess.PIPE,
+                                             stdout=subprocess.DEVNULL, stderr=log, env=env)
+            self.send = self._write
+
+    def _write(self, batch: object) -> None:
+        pickle.dump(batch, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def _run(self, args: list[str], read: Callable[[], object]) -> None:
+        try:
+            build(Path(args[0]), Path(args[1]), int(args[2]), read)
+        except BaseException as error:  # noqa: BLE001 - handed to the writer's thread by finish()
+            self.error = error
+            while read() is not None:  # let add() go on until the writer stops
+                pass
+
+    def add(self, start: int, titles: list[str], abstracts: list[str], hidden: list[str | None],
+            links: tuple[str, str, str], listed: np.ndarray, extent_ids: np.ndarray, extent_boxes: np.ndarray) -> None:
+        """Build in the rows of new resources with ids from ``start`` on: their titles,
+        abstracts and word index column ``hidden`` (HIDDEN); their permissions, keywords and
+        regions (as INSERT_PERMS, INSERT_KEYWORDS, INSERT_REGIONS take them); the keywords of the
+        listed ones (keyword_id << 32 | resource_id); their extent entries (ids and boxes,
+        as seed_extents.NEW_ENTRIES makes them)."""
+        self.send((start, titles, abstracts, hidden, links, listed, extent_ids, extent_boxes))
+
+    def _wait(self) -> None:
+        """Tell the worker that no more rows come, and wait for it to end."""
+        if self.proc is not None:
+            with contextlib.suppress(OSError):
+                self.send(None)
+                self.proc.stdin.close()
+            if self.proc.wait() != 0:
+                self.error = RuntimeError(f"the seed's worker failed:\n{self.log.read_text(errors='replace')}")
+        elif self.thread is not None:
+            self.send(None)
+            self.thread.join()
+
+    def finish(self, conn: sqlite3.Connection) -> None:
+        """Wait for the worker, then replace the rows of the tables of COPIED with the built
+        ones and add the new words to the vocabulary. The scratch databases stay attached to
+        ``conn``: detach them after the transaction (SQLite cannot detach a database that the
+        open transaction has read)."""
+        self._wait()
+        if self.error is not None:
+            raise self.error
+        for part in PARTS:
+            conn.execute(f"ATTACH DATABASE ? AS seed_{part}", (str(self.scratch / f"{part}.sqlite3"),))
+        indexed = conn.execute(f"SELECT count(*) FROM seed_text.{TEXT}_docsize").fetchone()[0]
+        rows = conn.execute("SELECT count(*) FROM main.resources").fetchone()[0]
+        if indexed != rows:  # the transaction had changed resources before the load began
+            raise RuntimeError(f"the text index built alongside holds {indexed} rows, not {rows}")
+        for part, tables in PARTS.items():
+            for table in tables:
+                conn.execute(f"DELETE FROM main.{table}")
+                conn.execute(f"INSERT INTO main.{table} SELECT * FROM seed_{part}.{table}")
+        conn.execute("INSERT OR IGNORE INTO main.resource_vocab (word) SELECT word FROM seed_words.vocab ORDER BY word")
+
+    def close(self) -> None:
+        """Stop the worker if it still runs and remove the scratch files."""
+        if self.proc is not None and self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()  # the worker stops at the end of its pipe
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        elif self.thread is not None and self.thread.is_alive():
+            self.send(None)
+            self.thread.join()
+        for path in (*(self.scratch / f"{part}.sqlite3" for part in PARTS), self.log):
+            with contextlib.suppress(OSError):  # (on Windows, not while the writer has it attached)
+                path.unlink(missing_ok=True)
+
+
+def build(scratch: Path, catalogue: Path, first: int, read: Callable[[], object]) -> None:
+    """Build, into new databases in the ``scratch`` folder (see PARTS), the tables of COPIED
+    holding the rows of the ``catalogue`` (those of resources below id ``first``) and then of
+    the batches that ``read`` returns (the arguments of Builder.add) until it returns None."""
+    parts = {part: _open(scratch / f"{part}.sqlite3", catalogue) for part in PARTS}
+    try:
+        text, words, links = parts["text"], parts["words"], parts["links"]
+        for part, table in ((text, TEXT), (words, WORDS)):
+            part.execute(part.execute("SELECT sql FROM catalogue.sqlite_master WHERE name = ?", (table,)).fetchone()[0])
+            for key, value in part.execute(f"SELECT k, v FROM catalogue.{table}_config WHERE k != 'version'").fetchall():
+                part.execute(f"INSERT INTO main.{table} ({table}, rank) VALUES (?, ?)", (key, value))
+            part.execute(f"INSERT INTO main.{table} ({table}, rank) VALUES ('hashsize', ?)", (HASH_BYTES,))
+            part.execute(f"INSERT INTO main.{table} ({table}, rank) VALUES ('automerge', 0)")
+        names = PARTS["links"]
+        for (sql,) in links.execute(f"SELECT sql FROM catalogue.sqlite_master WHERE tbl_name IN ({', '.join('?' * len(names))})"
+                                    " AND type IN ('table', 'index') AND sql IS NOT NULL ORDER BY type DESC", names).fetchall():
+            links.execute(sql)  # (the tables before their indexes)
+        # Each reads the catalogue inside its transaction: the rows committed before the
+        # writer's transaction began.
+        for part in parts.values():
+            part.execute("BEGIN")
+        if first > 1:
+            text.execute(f"INSERT INTO main.{TEXT} (rowid, title, abstract)"
+                         " SELECT id, title, abstract FROM catalogue.resources WHERE id < ?", (first,))
+            words.execute(f"INSERT INTO main.{WORDS} (rowid, title, abstract, hidden)"
+                          f" SELECT id, title, abstract, {HIDDEN.format('r')} FROM catalogue.resources r WHERE id < ?",
+                          (first,))
+            for table in LINKS:
+                columns = ", ".join(r[1] for r in links.execute(f"PRAGMA catalogue.table_info({table})"))
+                if _has_rowid(links, table):  # kept: the rows stay as they were
+                    columns = f"rowid, {columns}"
+                links.execute(f"INSERT INTO main.{table} ({columns}) SELECT {columns} FROM catalogue.{table}")
+        extent_ids, extent_boxes = seed_extents.entries(links, "catalogue")
+        extent_ids, extent_boxes, listed = [extent_ids], [extent_boxes], []
+        while (batch := read()) is not None:
+            start, titles, abstracts, hidden, rows, listed_keys, ids, boxes = batch
+            rowids = range(start, start + len(titles))
+            text.executemany(ADD_TEXT, zip(rowids, titles, abstracts))
+            words.executemany(ADD_WORDS, zip(rowids, titles, abstracts, hidden))
+            for statement, packed_rows in zip((INSERT_PERMS, INSERT_KEYWORDS, INSERT_REGIONS), rows):
+                links.execute(statement, (packed_rows,))
+            listed.append(listed_keys)
+            extent_ids.append(ids)
+            extent_boxes.append(boxes)
+        # in key order: appended at the end of each keyword's run
+        links.execute(INSERT_LISTED, (packed(np.sort(np.concatenate([np.zeros(0, np.int64), *listed]))),))
+        seed_extents.write(links, seed_extents.pack(links, np.concatenate(extent_ids), np.concatenate(extent_boxes),
+                                                    "catalogue"))
+        for part in parts.values():
+            part.execute("COMMIT")  # an index written out as one segment (or more, past HASH_BYTES)
+            part.execute("DETACH DATABASE catalogue")
+        lift(text, TEXT)
+        lift(words, WORDS)
+        words.execute(f"CREATE VIRTUAL TABLE temp.words_by_column USING fts5vocab(main, {WORDS}, 'col')")
+        words.execute(VOCAB)
+    finally:
+        for part in parts.values():
+            part.close()
+
+
+def _open(path: Path, catalogue: Path) -> sqlite3.Connection:
+    path.unlink(missing_ok=True)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = OFF")  # a scratch file: thrown away if anything fails
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.execute("PRAGMA cache_size = -262144")
+    conn.execute("ATTACH DATABASE ? AS catalogue", (catalogue.as_uri() + "?mode=ro",))
+    return conn
+
+
+def _has_rowid(conn: sqlite3.Connection, table: str) -> bool:
+    sql = conn.execute("SELECT sql FROM catalogue.sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+    return not sql.rstrip().upper().endswith("WITHOUT ROWID")
+
+
+def _varint(data: bytes, i: int) -> tuple[int, int]:
+    """The SQLite varint at ``data[i:]`` and the offset after it."""
+    value = 0
+    for k in range(9):
+        byte = data[i]
+        i += 1
+        if k == 8:
+            return value << 8 | byte, i
+        value = value << 7 | byte & 0x7F
+        if not byte & 0x80:
+            return value, i
+    raise AssertionError("unreachable")
+
+
+def lift(conn: sqlite3.Connection, table: str) -> None:
+    """Leave the FTS5 index ``table`` as one segment above level 0, as `optimize` does: move a
+    lone segment at level 0 to level 1 by rewriting the structure record, or merge several.
+
+    The structure record (row 10 of the index's data table) is a 4-byte cookie, then varints:
+    the number of levels, the number of segments, a count of writes, then per level the number
+    of segments being merged, the number of segments and the segments' own numbers (in the
+    second version of the record, marked by the bytes FF 00 00 01 after the cookie, a segment
+    has more of them). A lone segment at level 0 is moved up by writing an empty level before
+    its own."""
+    record = conn.execute(f"SELECT block FROM {table}_data WHERE id = 10").fetchone()[0]
+    head = 8 if record[4:8] == b"\xff\x00\x00\x01" else 4
+    levels, i = _varint(record, head)
+    segments, i = _varint(record, i)
+    _, i = _varint(record, i)  # the count of writes
+    if segments > 1:
+        conn.execute(f"INSERT INTO {table} ({table}) VALUES ('optimize')")
+    elif segments == 1 and levels == 1:
+        if record[head] != 1 or record[i:i + 2] != b"\x00\x01":  # (one level: 1 is one byte)
+            raise RuntimeError(f"the structure record of {table} is not as expected: {record.hex()}")
+        conn.execute(f"UPDATE {table}_data SET block = ? WHERE id = 10",
+                     (record[:head] + b"\x02" + record[head + 1:i] + b"\x00\x00" + record[i:],))
+
+
+def _main() -> None:
+    """The worker process: ``python -m catalogue_app.store.seed_side SCRATCH_FOLDER CATALOGUE FIRST``,
+    its batches pickled on its standard input (a thread reads them while the rows are built in)."""
+    scratch, catalogue, first = sys.argv[1:4]
+    batches: queue.Queue = queue.Queue(maxsize=8)
+
+    def receive() -> None:
+        stream = sys.stdin.buffer
+        try:
+            while (batch := pickle.load(stream)) is not None:
+                batches.put(batch)
+            batches.put(None)
+        except BaseException as error:  # noqa: BLE001 - the pipe ended early: the writer stopped
+            batches.put(error)
+
+    threading.Thread(target=receive, daemon=True).start()
+
+    def read() -> object:
+        batch = batches.get()
+        if isinstance(batch, BaseException):
+            raise SystemExit(f"the writer sent no more rows ({batch!r})")
+        return batch
+
+    build(Path(scratch), Path(catalogue), int(first), read)
+
+
+if __name__ == "__main__":
+    _main()
