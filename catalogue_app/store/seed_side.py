@@ -35,7 +35,6 @@ index). `INSERT INTO resource_text(resource_text, rank) VALUES ('integrity-check
 from __future__ import annotations
 
 import contextlib
-import os
 import pickle
 import queue
 import sqlite3
@@ -107,10 +106,10 @@ class Builder:
             self.thread.start()
         else:
             package = str(Path(__file__).resolve().parents[2])  # the catalogue_app this process runs
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")]))}
+            start = f"import sys; sys.path.insert(0, sys.argv.pop(1)); from {__name__} import _main; _main()"
             with open(self.log, "wb") as log:
-                self.proc = subprocess.Popen([sys.executable, "-m", __name__, *args], stdin=subprocess.PIPE,
-                                             stdout=subprocess.DEVNULL, stderr=log, env=env)
+                self.proc = subprocess.Popen([sys.executable, "-c", start, package, *args], stdin=subprocess.PIPE,
+                                             stdout=subprocess.DEVNULL, stderr=log)
             self.send = self._write
 
     def _write(self, batch: object) -> None:
