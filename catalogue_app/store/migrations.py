@@ -852,11 +852,11 @@ END;
 """
 
 
-def fill_tally(conn, first: int) -> None:
-    """Add the resources from id ``first`` on (inserted while the insert trigger was off) to the tally."""
-    conn.execute("INSERT INTO resource_tally (resource_type, public_view, advertised, dirty, n)"
-                 " SELECT resource_type, public_view, advertised, dirty, count(*) FROM resources WHERE id >= ?"
-                 " GROUP BY 1, 2, 3, 4 ON CONFLICT DO UPDATE SET n = n + excluded.n", (first,))
+def add_to_tally(conn, counts: dict[tuple, int]) -> None:
+    """Add resources inserted while the insert trigger was off to the tally, given how many
+    there are of each (resource_type, public_view, advertised, dirty)."""
+    conn.executemany("INSERT INTO resource_tally (resource_type, public_view, advertised, dirty, n) VALUES (?, ?, ?, ?, ?)"
+                     " ON CONFLICT DO UPDATE SET n = n + excluded.n", [(*key, n) for key, n in counts.items()])
 
 
 def steady_writes(conn) -> None:

@@ -12,6 +12,7 @@ import gc
 import sqlite3
 import sys
 import tempfile
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from itertools import repeat
@@ -21,7 +22,7 @@ import numpy as np
 
 from catalogue_app.clock import now
 from catalogue_app.store import db, seed_extents, seed_side, text_index
-from catalogue_app.store.migrations import change_triggers, fill_tally, fill_word_index
+from catalogue_app.store.migrations import add_to_tally, change_triggers, fill_word_index
 from catalogue_app.store.seed_side import INSERT_KEYWORDS, INSERT_LISTED, INSERT_PERMS, INSERT_REGIONS, packed
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
@@ -48,9 +49,10 @@ INSERT = (
     " ?13, ?14, ?15, ?16, ?17, ?8, ?18, ?19, 1, 1, 1, ?20, 'Seed data', ?21)"
 )
 # Triggers that keep an index in step row by row: dropped during the load, made again after it,
-# their index filled in bulk by seed_resources (extents: seed_extents.fill; text, words, the
-# keywords of listed resources and the tally: one INSERT ... SELECT each). A new index kept by
-# triggers on these tables goes here with its bulk fill.
+# their index filled in bulk by seed_resources (extents: seed_extents.fill; text, words and the
+# keywords of listed resources: one INSERT ... SELECT each, or built by seed_side; the tally:
+# from the counts the batches bring). A new index kept by triggers on these tables goes here
+# with its bulk fill.
 INDEX_TRIGGERS = ("resources_extent_insert", "resources_text_insert", "listed_keywords_insert", "resources_words_insert",
                   "resource_tally_insert")
 BATCH = 20_000
@@ -86,6 +88,7 @@ class Batch:
     hidden: list[str | None]  # the word index's column: 'h' for the rows anonymous callers do not list
     extent_ids: np.ndarray  # the extent index's entries: ids (2 * resource id) and their boxes
     extent_boxes: np.ndarray  # (n, 4): minx, maxx, miny, maxy
+    tally: Counter  # how many of each (resource_type, public_view, advertised, dirty)
 
 
 def _packed(high: np.ndarray, low: np.ndarray) -> str:
@@ -176,6 +179,7 @@ class Generator:
             listed=chosen[listed] << 32 | np.broadcast_to(rid[:, None], (n, 4))[listed],
             titles=titles, abstracts=abstracts, hidden=[None if p else "h" for p in public.tolist()],
             extent_ids=rid * 2, extent_boxes=extent_boxes,
+            tally=Counter((k, p, 1, 0) for k, p in zip(kind, public.tolist())),  # (advertised, not dirty: see INSERT)
         )
 
 
@@ -287,12 +291,13 @@ def _load(conn: sqlite3.Connection, first: int, count: int, builder: seed_side.B
     sys.setswitchinterval(SWITCH_INTERVAL)
     try:
         runs = [range(start, min(start + BATCH, first + count)) for start in range(first, first + count, BATCH)]
-        listed, extent_ids, extent_boxes = [], [], []
+        listed, extent_ids, extent_boxes, tally = [], [], [], Counter()
         with ThreadPoolExecutor(max_workers=1) as pool:
             pending = pool.submit(generator.batch, runs[0])
             for following in [*runs[1:], None]:
                 batch = pending.result()
                 pending = pool.submit(generator.batch, following) if following else None
+                tally.update(batch.tally)
                 if builder:
                     builder.add(batch.start, batch.titles, batch.abstracts, batch.hidden, batch.links, batch.listed,
                                 batch.extent_ids, batch.extent_boxes)
@@ -319,7 +324,7 @@ def _load(conn: sqlite3.Connection, first: int, count: int, builder: seed_side.B
             if large:
                 text_index.optimize(conn)
             fill_word_index(conn, first)
-        fill_tally(conn, first)
+        add_to_tally(conn, tally)
     finally:
         if collecting:
             gc.enable()
