@@ -57,7 +57,10 @@ INDEX_TRIGGERS = ("resources_extent_insert", "resources_text_insert", "listed_ke
                   "resource_tally_insert")
 BATCH = 20_000
 SWITCH_INTERVAL = 0.0002  # seconds, while the seed's threads share Python's lock
-BULK_CACHE_KIB = 1024 * 1024  # the page cache of the seed's connection: a large load stays in memory
+# The page cache of the seed's connection. Past it, the pages that a large load writes go to the
+# write-ahead log during the load, while the workers of seed_side still work, rather than all at
+# the commit (at 1,000,000 resources: 4 % faster than 1 GB, and 0.8 GB less memory).
+BULK_CACHE_KIB = 256 * 1024
 BULK_TABLES = ("resources", "resource_perms", "resource_keywords", "resource_regions")
 # Indexes kept up to date during a large load: the new rows' keys go at the end (they lead with
 # the new id) or at the end of a few runs (a handful of owners, groups, keywords... followed by
@@ -209,7 +212,7 @@ def seed(path: Path | str, count: int, *, seed: int = 1, scratch: Path | None = 
     its own (see seed_resources for the options); returns the first new id.
 
     The connection skips the checks of foreign keys (every id the rows refer to is read in the
-    same transaction) and keeps the whole load in its page cache where it can. Durability is
+    same transaction) and has a larger page cache (BULK_CACHE_KIB). Durability is
     not relaxed: everything is one transaction in the write-ahead log, so a crash or a kill
     before the commit leaves the catalogue as it was, and one after it leaves the whole load.
     ``scratch`` is a folder for what a large load builds alongside (default: a temporary folder).
