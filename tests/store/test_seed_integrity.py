@@ -2,10 +2,11 @@
 indexes hold exactly the seeded rows (the store's search and extent queries find them), every
 index and trigger is back, and seeding on top of a catalogue leaves its rows as they were.
 
-Loads on one file, each by `seed` (a transaction of its own; a large load's text index built on
-a second thread) or by `seed_resources` in the caller's transaction: a fresh one (the extent
-index is packed), a small one on top (entries go in row by row), larger ones on top (the extent
-and text indexes built again whole). A seed killed half-way leaves the catalogue as it was.
+Loads on one file, each by `seed` (a transaction of its own; a large load's links and indexes
+built by worker processes, or threads as in the single executable) or by `seed_resources` in the
+caller's transaction: a fresh one (the extent index is packed), a small one on top (entries go
+in row by row), larger ones on top (the links and the extent and text indexes built again
+whole). A seed killed half-way leaves the catalogue as it was.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import pytest
 
 from catalogue_app.bootstrap import prepare
 from catalogue_app.config import load_settings
-from catalogue_app.store import db, resources, users
+from catalogue_app.store import db, resources, seed_side, users
 from catalogue_app.store.filters import ListSpec
 from catalogue_app.store.seed import KEYWORDS, seed, seed_resources
 
@@ -105,14 +106,16 @@ def check_queries(conn: sqlite3.Connection) -> None:
         assert surely and surely <= got <= maybe, box
 
 
-@pytest.mark.parametrize("count, how", [(3000, "seed"), (200, "seed"), (4000, "seed"), (8000, "in a transaction")])
-def test_each_load_leaves_a_valid_database_whose_indexes_find_every_row(path, tmp_path, count, how):
+@pytest.mark.parametrize("count, how", [(3000, "seed"), (200, "seed"), (4000, "seed"), (8000, "in a transaction"),
+                                        (16000, "seed, its workers threads")])
+def test_each_load_leaves_a_valid_database_whose_indexes_find_every_row(path, tmp_path, monkeypatch, count, how):
     conn = db.connect(path)
     try:
         before, shape, counted = snapshot(conn), schema(conn), changes(conn)
     finally:
         conn.close()
-    if how == "seed":
+    if how.startswith("seed"):
+        monkeypatch.setattr(seed_side, "FROZEN", how.endswith("threads"))  # as in the single executable
         first = seed(path, count, seed=count, scratch=tmp_path)
         assert not list(tmp_path.iterdir()), "the scratch database is removed"
     else:
