@@ -82,12 +82,39 @@ def wrk(url: str, header: str, connections: int, seconds: int) -> dict[str, floa
 
 def seed_resources(data_dir: Path, count: int) -> float:
     """Add ``count`` made-up resources with the `catalogue seed` code; returns resources per second."""
+    return seed_with_cpu(data_dir, count)[0]
+
+
+def seed_with_cpu(data_dir: Path, count: int) -> tuple[float, float]:
+    """Add ``count`` made-up resources with the `catalogue seed` code; returns resources per
+    second and the processor seconds spent (this process and the seed's worker processes)."""
+    import resource
+
     from catalogue_app.store.seed import seed
 
+    def cpu() -> float:
+        return sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage,
+                                                          (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)))
+
     settings = load_settings(environ={}, data_dir=data_dir)
-    started = time.perf_counter()
+    spent, started = cpu(), time.perf_counter()
     seed(settings.database_path, count, scratch=settings.tmp_dir)
-    return count / (time.perf_counter() - started)
+    return count / (time.perf_counter() - started), cpu() - spent
+
+
+def seed_benchmarks(args) -> None:
+    """`catalogue seed` into fresh catalogues, three times: the rate, the processor time it took
+    (all processes), and the rate that time allows at most with every core busy throughout."""
+    import os
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"{'seed into a fresh catalogue':<40}{'resources/s':>12}{'CPU s':>8}{'at most on ' + str(cores) + ' cores':>22}")
+    for _ in range(3):
+        with tempfile.TemporaryDirectory() as tmp:
+            data = Path(tmp) / "data"
+            seed_users(data, 100)
+            rate, spent = seed_with_cpu(data, args.resources)
+            print(f"{args.resources:>40,}{rate:>12,.0f}{spent:>8.2f}{args.resources * cores / spent:>22,.0f}", flush=True)
 
 
 def latency(url: str, paths: list[str], header: str) -> dict[str, float]:
@@ -259,7 +286,7 @@ def main() -> None:
     parser.add_argument("--resources", type=int, default=100_000)
     parser.add_argument("--resource-workers", type=int, default=2)
     parser.add_argument("--million", action="store_true", help="also search, extent and keywords at 1,000,000 resources")
-    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking", "mixed"], help="run one group")
+    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking", "mixed", "seed"], help="run one group")
     parser.add_argument("--uploads", type=int, default=3, help="uploads of the 100 MB Shapefile per catalogue size")
     args = parser.parse_args()
     if args.only == "binary":
@@ -271,6 +298,9 @@ def main() -> None:
         from bench.memory import memory_benchmarks
 
         memory_benchmarks()
+        return
+    if args.only == "seed":
+        seed_benchmarks(args)
         return
     if args.only == "mixed":
         from bench.mixed import mixed_benchmarks
