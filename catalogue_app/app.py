@@ -11,7 +11,7 @@ from litestar.datastructures import State
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
-from catalogue_app import __version__, processes
+from catalogue_app import __version__, geo, processes
 from catalogue_app.api import (
     accounts,
     assets,
@@ -49,7 +49,6 @@ from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.head import HeadAsGet
 from catalogue_app.api.ogc import service as ogc_service
 from catalogue_app.config import Settings, load_settings
-from catalogue_app.geo import layer_cache
 from catalogue_app.jobs.runner import Folders, Runner
 from catalogue_app.store.db import Database, migrate
 
@@ -83,7 +82,7 @@ def create_app(settings: Settings) -> Litestar:
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         migrate(settings.database_path)  # a no-op when `catalogue serve` has already done it
         app.state.db = Database(settings.database_path, settings.reader_threads)
-        layer_cache.CACHE.limit = settings.layer_cache_mb * 1024 * 1024
+        geo.layer_cache_limit = settings.layer_cache_mb * 1024 * 1024
         folders = Folders(settings.files_dir, settings.tmp_dir, settings.import_folder)
         app.state.runner = Runner(app.state.db, settings.job_workers, folders)
         app.state.runner.start()

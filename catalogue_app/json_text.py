@@ -11,7 +11,6 @@ import re
 from typing import Any
 
 import msgspec
-import numpy as np
 
 from catalogue_app.services.errors import Unreadable
 
@@ -28,6 +27,8 @@ def check_depth(raw: bytes) -> None:
     """Raise too_deep() when valid JSON ``raw`` nests deeper than MAX_DEPTH (one pass in numpy)."""
     if raw.count(b"[") + raw.count(b"{") <= MAX_DEPTH:
         return
+    import numpy as np  # (here: most bodies never get this far, and a start needs no numpy)
+
     codes = np.frombuffer(_STRING.sub(b"", raw), dtype=np.uint8)
     steps = ((codes == 0x5B) | (codes == 0x7B)).astype(np.int32) - ((codes == 0x5D) | (codes == 0x7D))
     if steps.size and int(np.cumsum(steps).max()) > MAX_DEPTH:

@@ -22,10 +22,10 @@ from pathlib import Path
 import numpy as np
 import shapely
 
+from catalogue_app import geo
+
 from . import map_crs
 from .geometry_arrays import Geometries, from_geometries
-
-DEFAULT_LIMIT = 512 * 1024 * 1024  # the app sets CACHE.limit from its settings (layer_cache_mb)
 
 
 def _arrays(parts: Geometries):
@@ -72,13 +72,22 @@ def read_geometries(path: str | Path, box: tuple[float, float, float, float] | N
 
 
 class LayerCache:
-    """Layers by path; thread-safe. ``limit`` bounds the bytes of arrays held."""
+    """Layers by path; thread-safe. ``limit`` bounds the bytes of arrays held (by default,
+    geo.layer_cache_limit, which the app sets from its settings)."""
 
-    def __init__(self, limit: int = DEFAULT_LIMIT):
-        self.limit = limit
+    def __init__(self, limit: int | None = None):
+        self._limit = limit
         self._layers: OrderedDict[tuple, CachedLayer] = OrderedDict()
         self._lock = threading.Lock()
         self._loading: dict[tuple, threading.Lock] = {}
+
+    @property
+    def limit(self) -> int:
+        return geo.layer_cache_limit if self._limit is None else self._limit
+
+    @limit.setter
+    def limit(self, value: int) -> None:
+        self._limit = value
 
     @staticmethod
     def _key(path: str | Path, st: os.stat_result | None = None) -> tuple:
