@@ -40,19 +40,37 @@ def _prepare(settings, out=sys.stderr) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
+    from catalogue_app.instance import Instance
+
     os.environ.pop("CATALOGUE_SERVER_PID", None)  # set below for this server's own workers only
     settings = _settings(args)
+    instance = Instance(settings.data_dir)
+    if getattr(args, "bare", False) and (running := instance.running()):
+        # a second double-click: the catalogue of this data folder runs already
+        print(f"The catalogue already runs at {running}/  (data folder: {settings.data_dir})", flush=True)
+        if desktop_available():
+            import webbrowser
+
+            webbrowser.open(f"{running}/")
+        return 0
     if not settings.port_chosen:
         settings.port = _free_port(settings.host, settings.port)
     elif not _port_is_free(settings.host, settings.port):
         raise SystemExit(f"Port {settings.port} on {settings.host} is taken: choose another with --port.")
     _prepare(settings, sys.stdout)
+    instance.claim(settings.base_url)  # (taken when another server runs on this folder: both serve)
     os.environ.update(export_environment(settings))
     print(f"Catalogue {settings.base_url}/  (API: {settings.base_url}/api/v2/, "
           f"docs: {settings.base_url}/api/v2/docs/)", flush=True)
     print(f"Data folder: {settings.data_dir}", flush=True)
     if getattr(args, "open_browser", False):
         _open_browser_when_up(settings.base_url)
+    if settings.launcher_tmp and os.name == "posix":
+        from pathlib import Path
+
+        from catalogue_app.processes import follow_launcher
+
+        follow_launcher(Path(settings.launcher_tmp))
     if getattr(sys, "frozen", False) and settings.workers == 1:
         return _serve_embedded(settings, args.access_log)
     from granian import Granian
@@ -310,4 +328,5 @@ def main(argv: list[str] | None = None) -> None:
         parser().print_help()
         raise SystemExit(2)
     args.open_browser = opening or getattr(args, "open_browser", False)
+    args.bare = opening
     raise SystemExit(args.run(args))

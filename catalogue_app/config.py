@@ -69,6 +69,9 @@ class Settings(msgspec.Struct, kw_only=True):
     # The serving process a worker process belongs to (set by `catalogue serve` for its
     # workers, which end with it); 0 when there is none.
     server_pid: int = 0
+    # The single executable: the empty temporary folder of the launcher that started this
+    # process; removed, and the server stopped, if the launcher is killed (processes.follow_launcher).
+    launcher_tmp: str = ""
 
     @property
     def reader_threads(self) -> int:
@@ -147,6 +150,7 @@ ENVIRONMENT = {
     "CATALOGUE_ADMIN_PASSWORD": ("admin_password", str),
     "CATALOGUE_ADMIN_EMAIL": ("admin_email", str),
     "CATALOGUE_SERVER_PID": ("server_pid", int),
+    "CATALOGUE_LAUNCHER_TMP": ("launcher_tmp", str),
 }
 
 

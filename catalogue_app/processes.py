@@ -89,6 +89,26 @@ def end_with(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
+def follow_launcher(folder: Path) -> None:
+    """Stop this server (SIGTERM to itself) when the single executable's launcher, its parent,
+    is gone, as after a kill of the executable, and remove the launcher's emptied temporary
+    ``folder``, which the launcher would have removed after this process (POSIX)."""
+    import shutil
+    import signal
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="launcher-watch", daemon=True).start()
+
+
 def give_back_memory() -> None:
     """Hand the memory a large job freed back to the system (glibc keeps freed memory in the
     process otherwise: a server that imported a large raster would stay that large)."""
