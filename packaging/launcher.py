@@ -1,79 +1,230 @@
 """The start of the single executable.
 
-The executable is this small program followed by a zip archive of the catalogue's one-folder
-build. On the first start of a build the archive is unpacked into the user's cache folder
-(``<cache>/catalogue/<build id>``, written under a temporary name and renamed when complete, so
-that an interrupted first start leaves nothing half-done); every start then runs the catalogue
-from there, which saves unpacking some 400 MB into a temporary folder each time. Copies left by
-earlier builds are removed after a new one is unpacked.
+The executable is this small program followed by the catalogue's one-folder build, in parts
+compressed with zstd (see payload.py for the layout). On the first start of a build the archive is unpacked
+into the user's cache folder (``<cache>/<build id>``, written under a temporary name and
+renamed when complete, so that an interrupted first start leaves nothing half-done), with the
+progress on the console; every start then runs the catalogue from there. A start reads the
+last bytes of the file to learn the build, and nothing else when its copy is there.
 
-Only the standard library is used here: this part is unpacked on every start.
+Each running catalogue holds a shared lock on its copy's ``.in-use`` file; copies of other
+builds that nobody holds are removed once this build's copy is ready. This program's own
+unpacked files (PyInstaller's ``_MEI...`` folder in the temporary folder) are removed before the
+catalogue replaces it (see main), so that nothing is left there whichever process is killed.
+
+Only the standard library, platformdirs and zstandard are used here: this part is unpacked on
+every start.
 """
 
 import os
 import shutil
-import stat
+import struct
 import subprocess
 import sys
-import zipfile
+import tarfile
+import threading
+import time
 from pathlib import Path
 
 NAME = "catalogue"
+TRAILER_MAGIC = b"CATPAYL2"  # as payload.py writes them
+TRAILER_FORMAT = "!8sQI16s"
+PART_FORMAT = "!QQQ"
+COOKIE_SIZE = 88  # PyInstaller's archive cookie, copied after the trailer
+IN_USE = ".in-use"
+COMPLETE = ".complete"
+FILTER = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 
 
 def cache_root() -> Path:
     if os.environ.get("CATALOGUE_CACHE_DIR"):
         return Path(os.environ["CATALOGUE_CACHE_DIR"])
-    home = Path.home()
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
-    elif sys.platform == "darwin":
-        base = home / "Library" / "Caches"
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or home / ".cache")
-    return base / NAME
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir(NAME, appauthor=False))
 
 
-def unpack(archive: zipfile.ZipFile, target: Path) -> None:
-    """Every entry of the archive into ``target`` with its mode, links as links."""
-    for info in archive.infolist():
-        path = target / info.filename
-        if ".." in Path(info.filename).parts or Path(info.filename).is_absolute():
-            raise SystemExit(f"corrupt executable: bad entry {info.filename!r}")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        mode = info.external_attr >> 16
-        if stat.S_ISLNK(mode):
-            os.symlink(archive.read(info).decode(), path)
+def build_of(executable: str) -> tuple[str, list[tuple[int, int, int]]]:
+    """The build id and the parts of the payload (offset, length, unpacked bytes), from the
+    trailer and the index at the end of the file."""
+    size = struct.calcsize(TRAILER_FORMAT)
+    with open(executable, "rb") as f:
+        f.seek(-(size + COOKIE_SIZE), os.SEEK_END)
+        magic, index_at, count, build_id = struct.unpack(TRAILER_FORMAT, f.read(size))
+        if magic != TRAILER_MAGIC:
+            raise SystemExit(f"{executable} holds no catalogue: rebuild it with `make build`")
+        f.seek(index_at)
+        step = struct.calcsize(PART_FORMAT)
+        index = f.read(step * count)
+    return build_id.decode("ascii"), [struct.unpack_from(PART_FORMAT, index, i * step) for i in range(count)]
+
+
+def _safe(member: tarfile.TarInfo) -> tarfile.TarInfo:
+    """The entry, if it stays inside the folder it is unpacked into (tarfile's "data" filter
+    checks the same where it exists: Python 3.11.4 and later)."""
+    name = Path(member.name)
+    if name.is_absolute() or ".." in name.parts or not (member.isreg() or member.isdir() or member.issym()):
+        raise SystemExit(f"corrupt executable: bad entry {member.name!r}")
+    return member
+
+
+def unpack(executable: str, parts: list[tuple[int, int, int]], target: Path, report) -> None:
+    """Every part of the payload into ``target``, file modes and links kept, in as many threads
+    as there are cores (zstd and file writes let the others run); ``report(done, total)`` is
+    called with the bytes written so far."""
+    import zstandard
+
+    total = sum(p[2] for p in parts) or 1
+    done = [0]
+    lock = threading.Lock()
+    errors: list[BaseException] = []
+    waiting = list(parts)
+
+    def work() -> None:
+        try:
+            with open(executable, "rb") as f:
+                while True:
+                    with lock:
+                        if not waiting:
+                            return
+                        offset, length, _ = waiting.pop(0)
+                    f.seek(offset)
+                    with zstandard.ZstdDecompressor().stream_reader(f, read_size=1 << 20, closefd=False) as stream, \
+                            tarfile.open(fileobj=stream, mode="r|") as tar:
+                        for member in tar:
+                            # (its folder first: tarfile's own check-then-make races with the other threads)
+                            (target / _safe(member).name).parent.mkdir(parents=True, exist_ok=True)
+                            tar.extract(member, target, **FILTER)
+                            with lock:
+                                done[0] += member.size
+        except BaseException as error:  # noqa: BLE001 - raised again by the main thread
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, daemon=True) for _ in range(max(1, min(len(parts), os.cpu_count() or 1)))]
+    for thread in threads:
+        thread.start()
+    while any(thread.is_alive() for thread in threads):
+        report(done[0], total)
+        threads[0].join(0.25)
+    if errors:
+        raise errors[0]
+    report(total, total)
+
+
+class Progress:
+    """"Preparing for first use" with a percentage, on one line of a terminal, or a line per
+    quarter otherwise."""
+
+    def __init__(self, home: Path):
+        self.tty = sys.stderr.isatty()
+        self.started = time.monotonic()
+        self.shown = -1
+        print(f"Preparing the catalogue for first use (once for this version): unpacking into {home}",
+              file=sys.stderr, flush=True)
+
+    def __call__(self, done: int, total: int) -> None:
+        percent = done * 100 // total
+        if self.tty:
+            print(f"\r  {percent:3d} %  ({done / 1e6:,.0f} of {total / 1e6:,.0f} MB)", end="", file=sys.stderr,
+                  flush=True)
+        elif percent // 25 > self.shown // 25:
+            print(f"  {percent} %", file=sys.stderr, flush=True)
+        self.shown = percent
+
+    def end(self) -> None:
+        print(("\n" if self.tty else "") + f"Ready in {time.monotonic() - self.started:.1f} s.", file=sys.stderr,
+              flush=True)
+
+
+def hold(home: Path) -> None:
+    """A shared lock on the copy's in-use file, kept open across the start of the catalogue
+    (POSIX). On Windows this process waits for the catalogue, and the catalogue's open files
+    keep its copy from being moved."""
+    if os.name != "posix":
+        return
+    import fcntl
+
+    fd = os.open(home / IN_USE, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(fd, fcntl.LOCK_SH)
+    os.set_inheritable(fd, True)  # held by the catalogue after exec, released when it ends
+
+
+def unused(copy: Path) -> bool:
+    """Whether no running catalogue holds this copy (it is then moved aside on Windows)."""
+    if os.name == "posix":
+        import fcntl
+
+        try:
+            fd = os.open(copy / IN_USE, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return True
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except OSError:
+            return False
+        finally:
+            os.close(fd)
+    try:  # Windows refuses to rename a folder whose files a program has open
+        os.rename(copy, copy.with_name(f".{copy.name}.old"))
+        return True
+    except OSError:
+        return False
+
+
+def remove_stale(root: Path, build_id: str) -> None:
+    """Remove copies of other builds that no running catalogue holds, and leftovers of
+    interrupted first starts."""
+    for other in root.iterdir():
+        if other.name == build_id or not other.is_dir():
             continue
-        with archive.open(info) as source, open(path, "wb") as out:
-            shutil.copyfileobj(source, out, 1024 * 1024)
-        if mode:
-            os.chmod(path, stat.S_IMODE(mode))
+        if other.name.startswith("."):
+            pid = other.name.rsplit(".", 1)[-1]
+            if other.name.endswith(".old") or (pid.isdigit() and not _alive(int(pid))):
+                shutil.rmtree(other, ignore_errors=True)
+            continue
+        if unused(other):
+            moved = other.with_name(f".{other.name}.old")
+            shutil.rmtree(moved if moved.exists() else other, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if os.name != "posix":
+        return True  # (left for a later start: only interrupted first starts leave these)
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def installed(executable: str) -> Path:
     """The folder holding this build's unpacked copy (unpacked now if it is not there yet)."""
-    with zipfile.ZipFile(executable) as archive:
-        build_id = archive.comment.decode() or "build"
-        root = cache_root()
-        home = root / build_id
-        if (home / ".complete").is_file():
-            return home
-        root.mkdir(parents=True, exist_ok=True)
-        staging = root / f".{build_id}.{os.getpid()}"
-        shutil.rmtree(staging, ignore_errors=True)
-        print(f"First start of this build: unpacking into {home}", file=sys.stderr, flush=True)
-        unpack(archive, staging)
-    (staging / ".complete").write_text(build_id)
+    build_id, parts = build_of(executable)
+    root = cache_root()
+    home = root / build_id
+    if (home / COMPLETE).is_file():
+        hold(home)
+        if len(os.listdir(root)) > 1:  # copies left by earlier builds (in use when it came)
+            remove_stale(root, build_id)
+        return home
+    root.mkdir(parents=True, exist_ok=True)
+    staging = root / f".{build_id}.{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    progress = Progress(home)
+    unpack(executable, parts, staging, progress)
+    (staging / COMPLETE).write_text(build_id)
     try:
         os.replace(staging, home)
     except OSError:  # another first start got there first
         shutil.rmtree(staging, ignore_errors=True)
-        if not (home / ".complete").is_file():
+        if not (home / COMPLETE).is_file():
             raise
-    for other in root.iterdir():  # earlier builds' copies
-        if other.name != build_id and not other.name.startswith("."):
-            shutil.rmtree(other, ignore_errors=True)
+    progress.end()
+    hold(home)
+    remove_stale(root, build_id)
     return home
 
 
@@ -89,9 +240,26 @@ def main() -> None:
         else:
             env.pop(name, None)
     args = [str(program), *sys.argv[1:]]
-    if sys.platform == "win32":
-        raise SystemExit(subprocess.call(args, env=env))
-    os.execve(program, args, env)  # the same process: signals reach the catalogue itself
+    if sys.platform == "win32":  # no exec: this process waits, and Ctrl-C is the catalogue's to handle
+        child = subprocess.Popen(args, env=env)
+        while True:
+            try:
+                raise SystemExit(child.wait())
+            except KeyboardInterrupt:
+                continue
+    # This program's own unpacked files are not needed past this point: the catalogue takes
+    # over the process (signals reach it directly). Their folder stays, empty, for the
+    # bootloader to remove when the catalogue ends; if the bootloader is killed instead, the
+    # catalogue removes it and stops (CATALOGUE_LAUNCHER_TMP).
+    own = getattr(sys, "_MEIPASS", None)
+    if own and Path(own).name.startswith("_MEI"):
+        for entry in Path(own).iterdir():
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+        env["CATALOGUE_LAUNCHER_TMP"] = own
+    os.execve(program, args, env)
 
 
 if __name__ == "__main__":
