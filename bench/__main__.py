@@ -287,12 +287,13 @@ def main() -> None:
     parser.add_argument("--resource-workers", type=int, default=2)
     parser.add_argument("--million", action="store_true", help="also search, extent and keywords at 1,000,000 resources")
     parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking", "mixed", "seed"], help="run one group")
+    parser.add_argument("--binary", action="append", default=[], help="(--only binary) another executable to measure")
     parser.add_argument("--uploads", type=int, default=3, help="uploads of the 100 MB Shapefile per catalogue size")
     args = parser.parse_args()
     if args.only == "binary":
         from bench.binary import binary_benchmarks
 
-        binary_benchmarks()
+        binary_benchmarks(others=[Path(p) for p in args.binary])
         return
     if args.only == "memory":
         from bench.memory import memory_benchmarks
