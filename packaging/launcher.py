@@ -12,7 +12,7 @@ builds that nobody holds are removed once this build's copy is ready. This progr
 unpacked files (PyInstaller's ``_MEI...`` folder in the temporary folder) are removed before the
 catalogue replaces it (see main), so that nothing is left there whichever process is killed.
 
-Only the standard library, platformdirs and zstandard are used here: this part is unpacked on
+Only the standard library, platformdirs, zstandard and starting_page are used here: this part is unpacked on
 every start.
 """
 
@@ -25,6 +25,8 @@ import tarfile
 import threading
 import time
 from pathlib import Path
+
+import starting_page
 
 NAME = "catalogue"
 TRAILER_MAGIC = b"CATPAYL2"  # as payload.py writes them
@@ -113,17 +115,28 @@ def unpack(executable: str, parts: list[tuple[int, int, int]], target: Path, rep
 
 class Progress:
     """"Preparing for first use" with a percentage, on one line of a terminal, or a line per
-    quarter otherwise."""
+    quarter otherwise; and in the browser, for a double-click where there is a desktop (see
+    starting_page), whose page then opens the catalogue in place of the catalogue itself."""
 
-    def __init__(self, home: Path):
+    def __init__(self, home: Path, root: Path):
         self.tty = sys.stderr.isatty()
         self.started = time.monotonic()
         self.shown = -1
         print(f"Preparing the catalogue for first use (once for this version): unpacking into {home}",
               file=sys.stderr, flush=True)
+        self.page = None
+        if len(sys.argv) == 1 and starting_page.desktop_available():
+            import webbrowser
+
+            self.page = root / "starting.html"
+            starting_page.write(self.page, 0)
+            if webbrowser.open(self.page.as_uri()):
+                os.environ["CATALOGUE_NO_BROWSER"] = "1"  # (the page opens it)
 
     def __call__(self, done: int, total: int) -> None:
         percent = done * 100 // total
+        if self.page is not None and percent != self.shown:
+            starting_page.write(self.page, percent)
         if self.tty:
             print(f"\r  {percent:3d} %  ({done / 1e6:,.0f} of {total / 1e6:,.0f} MB)", end="", file=sys.stderr,
                   flush=True)
@@ -132,6 +145,8 @@ class Progress:
         self.shown = percent
 
     def end(self) -> None:
+        if self.page is not None:
+            starting_page.write(self.page, None)
         print(("\n" if self.tty else "") + f"Ready in {time.monotonic() - self.started:.1f} s.", file=sys.stderr,
               flush=True)
 
@@ -213,7 +228,7 @@ def installed(executable: str) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     staging = root / f".{build_id}.{os.getpid()}"
     shutil.rmtree(staging, ignore_errors=True)
-    progress = Progress(home)
+    progress = Progress(home, root)
     unpack(executable, parts, staging, progress)
     (staging / COMPLETE).write_text(build_id)
     try:

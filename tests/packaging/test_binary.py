@@ -221,3 +221,40 @@ def test_copies_of_older_builds_go_unless_in_use(tmp_path):
         assert sorted(p.name for p in cache.iterdir()) == sorted([current.name, used.name])
     finally:
         os.close(held)
+
+
+@posix_only
+def test_a_first_double_click_shows_the_preparation_in_the_browser_then_the_catalogue(tmp_path):
+    """With a desktop (here a made-up display, and a browser command that notes what it is
+    asked to open), the first start opens a page saying what happens, which opens the catalogue
+    once it answers; the catalogue opens no second tab."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.ui.conftest import ARGS, CHROMIUM
+
+    opened = tmp_path / "opened.txt"
+    browser_command = tmp_path / "browser.sh"
+    browser_command.write_text(f'#!/bin/sh\necho "$1" >> {opened}\n')
+    browser_command.chmod(0o755)
+    home = tmp_path / "home"
+    env = {"HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "CI": "", "DISPLAY": ":0",
+           "BROWSER": str(browser_command)}
+    started = Binary(tmp_path, env=env)
+    try:
+        assert "Preparing the catalogue for first use" in started.output()
+        time.sleep(1)  # (time for a second tab, were one opened)
+        (page_url,) = opened.read_text().split()
+        assert page_url.startswith("file://") and page_url.endswith("/starting.html")
+        OUTPUT.mkdir(parents=True, exist_ok=True)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+            try:
+                page = browser.new_page()
+                page.goto(page_url)
+                page.wait_for_url(f"{started.url}/", timeout=15_000)
+                page.wait_for_selector("[data-loaded]", timeout=15_000)
+                page.screenshot(path=str(OUTPUT / "after-first-start.png"))
+            finally:
+                browser.close()
+    finally:
+        started.stop()
