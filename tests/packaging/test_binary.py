@@ -121,6 +121,11 @@ def imported(user: httpx.Client, files: dict) -> dict:
     return user.get(f"/api/v2/datasets/{pk}").json()["dataset"]
 
 
+def test_size():
+    """Smaller than the 111 MB of the LZMA zip it replaced (bench --only binary prints the size)."""
+    assert BINARY.stat().st_size < 110 * 1000 * 1000
+
+
 def test_version():
     out = subprocess.run([str(BINARY), "--version"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and re.fullmatch(r"catalogue \d+\.\d+\.\d+\s*", out.stdout)
