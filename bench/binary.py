@@ -17,6 +17,7 @@ import shutil
 import signal
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,8 +27,9 @@ import httpx
 from bench.__main__ import free_port
 
 DIST = Path(__file__).resolve().parent.parent / "dist"
-BINARY = DIST / "catalogue"
-FOLDER = DIST / "catalogue-folder" / "catalogue"
+EXE = ".exe" if sys.platform == "win32" else ""
+BINARY = DIST / f"catalogue{EXE}"
+FOLDER = DIST / "catalogue-folder" / f"catalogue{EXE}"
 
 
 def _start(program: Path, data: Path, tmp: Path, cache: Path) -> float:

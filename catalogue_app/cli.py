@@ -44,6 +44,12 @@ def serve(args: argparse.Namespace) -> int:
 
     os.environ.pop("CATALOGUE_SERVER_PID", None)  # set below for this server's own workers only
     settings = _settings(args)
+    if settings.launcher_pid and settings.launcher_tmp and os.name == "posix":
+        from pathlib import Path
+
+        from catalogue_app.processes import follow_launcher
+
+        follow_launcher(Path(settings.launcher_tmp), settings.launcher_pid)
     instance = Instance(settings.data_dir)
     if getattr(args, "bare", False) and (running := instance.running()):
         # a second double-click: the catalogue of this data folder runs already
@@ -65,12 +71,6 @@ def serve(args: argparse.Namespace) -> int:
     print(f"Data folder: {settings.data_dir}", flush=True)
     if getattr(args, "open_browser", False):
         _open_browser_when_up(settings.base_url)
-    if settings.launcher_tmp and os.name == "posix":
-        from pathlib import Path
-
-        from catalogue_app.processes import follow_launcher
-
-        follow_launcher(Path(settings.launcher_tmp))
     if getattr(sys, "frozen", False) and settings.workers == 1:
         return _serve_embedded(settings, args.access_log)
     from granian import Granian
@@ -315,6 +315,10 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     multiprocessing.freeze_support()
+    if getattr(sys, "frozen", False):
+        from catalogue_app.config import restore_library_path
+
+        restore_library_path()
     argv = sys.argv[1:] if argv is None else argv
     if not argv:
         # Started with nothing (a double-click): serve from the user's data folder and open

@@ -69,8 +69,10 @@ class Settings(msgspec.Struct, kw_only=True):
     # The serving process a worker process belongs to (set by `catalogue serve` for its
     # workers, which end with it); 0 when there is none.
     server_pid: int = 0
-    # The single executable: the empty temporary folder of the launcher that started this
-    # process; removed, and the server stopped, if the launcher is killed (processes.follow_launcher).
+    # The single executable: the launcher process that started this one, and its emptied
+    # temporary folder; the folder is removed and the server stopped if the launcher is killed
+    # (processes.follow_launcher).
+    launcher_pid: int = 0
     launcher_tmp: str = ""
 
     @property
@@ -150,6 +152,7 @@ ENVIRONMENT = {
     "CATALOGUE_ADMIN_PASSWORD": ("admin_password", str),
     "CATALOGUE_ADMIN_EMAIL": ("admin_email", str),
     "CATALOGUE_SERVER_PID": ("server_pid", int),
+    "CATALOGUE_LAUNCHER_PID": ("launcher_pid", int),
     "CATALOGUE_LAUNCHER_TMP": ("launcher_tmp", str),
 }
 
@@ -191,6 +194,19 @@ def desktop_available(environ: dict[str, str] | None = None) -> bool:
     if sys.platform in ("win32", "darwin"):
         return True
     return bool(environ.get("DISPLAY") or environ.get("WAYLAND_DISPLAY"))
+
+
+def restore_library_path() -> None:
+    """In the single executable: give back the library search path that the programs this one
+    starts (a browser) should see. PyInstaller's bootloader points LD_LIBRARY_PATH at the
+    executable's own libraries, which this process has loaded already, and keeps the value it
+    found under LD_LIBRARY_PATH_ORIG; a browser started with ours may load them and fail."""
+    for name in ("LD_LIBRARY_PATH", "LIBPATH", "DYLD_LIBRARY_PATH"):
+        original = os.environ.pop(name + "_ORIG", None)
+        if original is not None:
+            os.environ[name] = original
+        else:
+            os.environ.pop(name, None)
 
 
 def export_environment(settings: Settings) -> dict[str, str]:

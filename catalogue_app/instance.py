@@ -28,6 +28,7 @@ class Instance:
         if not _lock(fd):
             os.close(fd)
             return False
+        os.lseek(fd, 0, os.SEEK_SET)  # (_lock moved to the locked byte)
         os.ftruncate(fd, 0)
         os.write(fd, url.encode())
         self._fd = fd
@@ -43,7 +44,10 @@ class Instance:
             if _lock(fd):  # nobody holds it: no server runs here
                 _unlock(fd)
                 return None
-            url = self.path.read_text(errors="replace").strip()
+            os.lseek(fd, 0, os.SEEK_SET)
+            url = os.read(fd, 4096).decode(errors="replace").strip("\0 \n")
+        except OSError:
+            return None
         finally:
             os.close(fd)
         try:

@@ -6,6 +6,7 @@ the system has given again to a newer process is then not mistaken for the owner
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -89,22 +90,29 @@ def end_with(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def follow_launcher(folder: Path) -> None:
-    """Stop this server (SIGTERM to itself) when the single executable's launcher, its parent,
-    is gone, as after a kill of the executable, and remove the launcher's emptied temporary
-    ``folder``, which the launcher would have removed after this process (POSIX)."""
-    import shutil
+def follow_launcher(folder: Path, launcher: int) -> None:
+    """Stop this server (SIGTERM to itself) when the single executable's launcher, its parent
+    process ``launcher``, is gone, as after a kill of the executable, even before this was
+    called; and remove the launcher's emptied temporary ``folder``, which the launcher would
+    have removed after this process (POSIX)."""
     import signal
     import threading
     import time
 
-    parent = os.getppid()
+    def gone() -> None:
+        if folder.name.startswith("_MEI"):
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # (empty: the launcher emptied it)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    if os.getppid() != launcher:
+        gone()
+        return
 
     def watch() -> None:
-        while os.getppid() == parent:
+        while os.getppid() == launcher:
             time.sleep(0.5)
-        shutil.rmtree(folder, ignore_errors=True)
-        os.kill(os.getpid(), signal.SIGTERM)
+        gone()
 
     threading.Thread(target=watch, name="launcher-watch", daemon=True).start()
 

@@ -35,7 +35,6 @@ PART_FORMAT = "!QQQ"
 COOKIE_SIZE = 88  # PyInstaller's archive cookie, copied after the trailer
 IN_USE = ".in-use"
 COMPLETE = ".complete"
-FILTER = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
 
 
 def cache_root() -> Path:
@@ -62,8 +61,8 @@ def build_of(executable: str) -> tuple[str, list[tuple[int, int, int]]]:
 
 
 def _safe(member: tarfile.TarInfo) -> tarfile.TarInfo:
-    """The entry, if it stays inside the folder it is unpacked into (tarfile's "data" filter
-    checks the same where it exists: Python 3.11.4 and later)."""
+    """The entry, if its name stays inside the folder it is unpacked into (tarfile's "data"
+    filter, which the build requires, checks that and where links point)."""
     name = Path(member.name)
     if name.is_absolute() or ".." in name.parts or not (member.isreg() or member.isdir() or member.issym()):
         raise SystemExit(f"corrupt executable: bad entry {member.name!r}")
@@ -96,7 +95,7 @@ def unpack(executable: str, parts: list[tuple[int, int, int]], target: Path, rep
                         for member in tar:
                             # (its folder first: tarfile's own check-then-make races with the other threads)
                             (target / _safe(member).name).parent.mkdir(parents=True, exist_ok=True)
-                            tar.extract(member, target, **FILTER)
+                            tar.extract(member, target, filter="data")
                             with lock:
                                 done[0] += member.size
         except BaseException as error:  # noqa: BLE001 - raised again by the main thread
@@ -105,9 +104,10 @@ def unpack(executable: str, parts: list[tuple[int, int, int]], target: Path, rep
     threads = [threading.Thread(target=work, daemon=True) for _ in range(max(1, min(len(parts), os.cpu_count() or 1)))]
     for thread in threads:
         thread.start()
-    while any(thread.is_alive() for thread in threads):
-        report(done[0], total)
-        threads[0].join(0.25)
+    for thread in threads:
+        while thread.is_alive():
+            report(done[0], total)
+            thread.join(0.1)
     if errors:
         raise errors[0]
     report(total, total)
@@ -125,12 +125,22 @@ class Progress:
         print(f"Preparing the catalogue for first use (once for this version): unpacking into {home}",
               file=sys.stderr, flush=True)
         self.page = None
-        if len(sys.argv) == 1 and starting_page.desktop_available():
+        # (Not on Linux, where browsers packaged as snaps may not read a page in a hidden
+        # folder: there the catalogue opens its own tab once it answers.)
+        if len(sys.argv) == 1 and sys.platform in ("win32", "darwin") and starting_page.desktop_available():
             import webbrowser
 
             self.page = root / "starting.html"
             starting_page.write(self.page, 0)
-            if webbrowser.open(self.page.as_uri()):
+            saved = dict(os.environ)
+            os.environ.clear()
+            os.environ.update(own_environment(saved))  # (the browser must not load this program's libraries)
+            try:
+                opened = webbrowser.open(self.page.as_uri())
+            finally:
+                os.environ.clear()
+                os.environ.update(saved)
+            if opened:
                 os.environ["CATALOGUE_NO_BROWSER"] = "1"  # (the page opens it)
 
     def __call__(self, done: int, total: int) -> None:
@@ -151,45 +161,53 @@ class Progress:
               flush=True)
 
 
-def hold(home: Path) -> None:
-    """A shared lock on the copy's in-use file, kept open across the start of the catalogue
-    (POSIX). On Windows this process waits for the catalogue, and the catalogue's open files
-    keep its copy from being moved."""
-    if os.name != "posix":
-        return
-    import fcntl
-
-    fd = os.open(home / IN_USE, os.O_RDWR | os.O_CREAT, 0o644)
-    fcntl.flock(fd, fcntl.LOCK_SH)
-    os.set_inheritable(fd, True)  # held by the catalogue after exec, released when it ends
-
-
-def unused(copy: Path) -> bool:
-    """Whether no running catalogue holds this copy (it is then moved aside on Windows)."""
+def hold(copy: Path) -> bool:
+    """Take a shared lock on the copy's in-use file, kept open across the start of the
+    catalogue (POSIX: the lock goes with the file, whatever the copy's folder is renamed to);
+    whether the copy is complete, as seen under that lock. On Windows this process waits for
+    the catalogue, and the catalogue's open files keep its copy from being moved."""
     if os.name == "posix":
         import fcntl
 
         try:
             fd = os.open(copy / IN_USE, os.O_RDWR | os.O_CREAT, 0o644)
         except OSError:
-            return True
+            return False
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        os.set_inheritable(fd, True)  # held by the catalogue after exec, released when it ends
+    return (copy / COMPLETE).is_file()
+
+
+def set_aside(copy: Path) -> Path | None:
+    """Rename a copy that no running catalogue holds to a hidden name, from which it is then
+    removed; None when it is in use. Under the exclusive lock on POSIX, so that no start can
+    take it meanwhile; on Windows the rename fails while a program has its files open."""
+    aside = copy.with_name(f".{copy.name}.old")
+    if os.name == "posix":
+        import fcntl
+
+        try:
+            fd = os.open(copy / IN_USE, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
+            os.rename(copy, aside)
+            return aside
         except OSError:
-            return False
+            return None
         finally:
             os.close(fd)
-    try:  # Windows refuses to rename a folder whose files a program has open
-        os.rename(copy, copy.with_name(f".{copy.name}.old"))
-        return True
+    try:
+        os.rename(copy, aside)
+        return aside
     except OSError:
-        return False
+        return None
 
 
 def remove_stale(root: Path, build_id: str) -> None:
     """Remove copies of other builds that no running catalogue holds, and leftovers of
-    interrupted first starts."""
+    interrupted first starts and removals."""
     for other in root.iterdir():
         if other.name == build_id or not other.is_dir():
             continue
@@ -198,14 +216,22 @@ def remove_stale(root: Path, build_id: str) -> None:
             if other.name.endswith(".old") or (pid.isdigit() and not _alive(int(pid))):
                 shutil.rmtree(other, ignore_errors=True)
             continue
-        if unused(other):
-            moved = other.with_name(f".{other.name}.old")
-            shutil.rmtree(moved if moved.exists() else other, ignore_errors=True)
+        aside = set_aside(other)
+        if aside is not None:
+            shutil.rmtree(aside, ignore_errors=True)
 
 
 def _alive(pid: int) -> bool:
-    if os.name != "posix":
-        return True  # (left for a later start: only interrupted first starts leave these)
+    if os.name == "nt":
+        import ctypes
+
+        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return False
+        code = ctypes.c_ulong()
+        ctypes.windll.kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+        ctypes.windll.kernel32.CloseHandle(handle)
+        return code.value == 259  # STILL_ACTIVE
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -215,13 +241,32 @@ def _alive(pid: int) -> bool:
     return True
 
 
+def _put_in_place(staging: Path, home: Path) -> None:
+    """Rename the unpacked copy to its name. Another first start may have got there first (then
+    its copy serves); a copy left half-removed there is set aside first. Windows may refuse the
+    rename for a moment while a virus scanner reads the new files."""
+    for attempt in range(5):
+        try:
+            os.replace(staging, home)
+            return
+        except OSError:
+            if (home / COMPLETE).is_file():
+                shutil.rmtree(staging, ignore_errors=True)
+                return
+            if home.exists():
+                os.replace(home, home.with_name(f".{home.name}.{os.getpid()}.old"))
+                continue
+            time.sleep(0.2 * (attempt + 1))
+    os.replace(staging, home)
+
+
 def installed(executable: str) -> Path:
-    """The folder holding this build's unpacked copy (unpacked now if it is not there yet)."""
+    """The folder holding this build's unpacked copy (unpacked now if it is not there yet),
+    held by this process (see hold)."""
     build_id, parts = build_of(executable)
     root = cache_root()
     home = root / build_id
-    if (home / COMPLETE).is_file():
-        hold(home)
+    if home.is_dir() and hold(home):
         if len(os.listdir(root)) > 1:  # copies left by earlier builds (in use when it came)
             remove_stale(root, build_id)
         return home
@@ -231,29 +276,57 @@ def installed(executable: str) -> Path:
     progress = Progress(home, root)
     unpack(executable, parts, staging, progress)
     (staging / COMPLETE).write_text(build_id)
-    try:
-        os.replace(staging, home)
-    except OSError:  # another first start got there first
-        shutil.rmtree(staging, ignore_errors=True)
-        if not (home / COMPLETE).is_file():
-            raise
+    hold(staging)  # (the lock goes with the folder's files when it is renamed)
+    _put_in_place(staging, home)
     progress.end()
-    hold(home)
+    if not hold(home):
+        raise SystemExit(f"the unpacked copy in {home} is incomplete: remove that folder and start again")
     remove_stale(root, build_id)
     return home
 
 
-def main() -> None:
-    home = installed(sys.executable)
-    program = home / NAME / (NAME + ".exe" if sys.platform == "win32" else NAME)
-    env = dict(os.environ)
-    env["PYINSTALLER_RESET_ENVIRONMENT"] = "1"  # the catalogue starts as a program of its own
-    for name in ("LD_LIBRARY_PATH", "LIBPATH"):
+def own_environment(environ) -> dict[str, str]:
+    """The environment without the library paths that point into this program's own unpacked
+    files (PyInstaller keeps the original values under *_ORIG), for the programs it starts."""
+    env = dict(environ)
+    for name in ("LD_LIBRARY_PATH", "LIBPATH", "DYLD_LIBRARY_PATH"):
         original = env.pop(name + "_ORIG", None)
         if original is not None:
             env[name] = original
         else:
             env.pop(name, None)
+    return env
+
+
+def _bootloader() -> int:
+    """The process id of PyInstaller's bootloader that started this program, which waits for
+    it and removes its unpacked files afterwards (POSIX); if it is gone already (killed), this
+    program removes them itself and ends."""
+    parent = os.getppid()
+    if parent == 1:
+        _abandon()
+    if Path("/proc/self/exe").exists():  # (Linux) the parent is this very executable, or it was killed
+        try:
+            if Path(f"/proc/{parent}/exe").resolve(strict=True) != Path(sys.executable).resolve():
+                _abandon()
+        except OSError:
+            _abandon()
+    return parent
+
+
+def _abandon() -> None:
+    own = getattr(sys, "_MEIPASS", None)
+    if own and Path(own).name.startswith("_MEI"):
+        shutil.rmtree(own, ignore_errors=True)
+    os._exit(1)
+
+
+def main() -> None:
+    bootloader = _bootloader() if os.name == "posix" else 0
+    home = installed(sys.executable)
+    program = home / NAME / (NAME + ".exe" if sys.platform == "win32" else NAME)
+    env = own_environment(os.environ)
+    env["PYINSTALLER_RESET_ENVIRONMENT"] = "1"  # the catalogue starts as a program of its own
     args = [str(program), *sys.argv[1:]]
     if sys.platform == "win32":  # no exec: this process waits, and Ctrl-C is the catalogue's to handle
         child = subprocess.Popen(args, env=env)
@@ -274,6 +347,9 @@ def main() -> None:
             else:
                 entry.unlink(missing_ok=True)
         env["CATALOGUE_LAUNCHER_TMP"] = own
+        env["CATALOGUE_LAUNCHER_PID"] = str(bootloader)  # which the catalogue follows
+        if os.getppid() != bootloader:  # killed while this unpacked or looked
+            _abandon()
     os.execve(program, args, env)
 
 

@@ -83,6 +83,10 @@ def leave_out_unused(folder: Path) -> int:
     return saved
 
 
+if not hasattr(tarfile, "data_filter"):  # the launcher runs on this Python and relies on it
+    raise SystemExit("build with Python 3.11.4 or later: the launcher unpacks with tarfile's data filter")
+
+
 def write_payload(folder: Path, top: str) -> tuple[list[tuple[bytes, int]], str]:
     """The parts of ``folder`` (as ``top`` inside them): zstd-compressed tar archives keeping
     file modes and symbolic links, with the bytes each unpacks to; and the build id (a hash of
@@ -142,5 +146,18 @@ def append(launcher: Path, parts: list[tuple[bytes, int]], build_id: str, target
         out.write(struct.pack(TRAILER_FORMAT, TRAILER_MAGIC, index_at, len(parts), build_id.encode("ascii")))
         end = out.tell() + size
         out.write(struct.pack(COOKIE_FORMAT, magic, end - archive_start, toc_offset, toc_length, python, library))
+    if sys.platform == "darwin":
+        _sign_for_macos(tmp)
     os.chmod(tmp, 0o755)
     os.replace(tmp, target)
+
+
+def _sign_for_macos(path: Path) -> None:
+    """Make the file signable with the payload inside it, then sign it ad hoc: macOS refuses
+    to run a binary whose signature does not cover the data after it (PyInstaller does the
+    same for its own one-file programs). Untried: no macOS machine here."""
+    from PyInstaller.utils import osx
+
+    osx.remove_signature_from_binary(str(path))
+    osx.fix_exe_for_code_signing(str(path))
+    osx.sign_binary(str(path))
