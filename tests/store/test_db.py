@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from catalogue_app.store import db as store_db
 from catalogue_app.store.db import SLOW_SPELL, Database, WriteConflict, connect, migrate
 
 
@@ -209,9 +210,12 @@ def test_a_savepoint_rolls_back_its_part_only(db):
     assert {"kept", "also kept"} <= names and "dropped" not in names
 
 
-def _queued_behind_a_held_write(db, jobs):
+def _queued_behind_a_held_write(db, jobs, monkeypatch):
     """Submit ``jobs`` while the writer is held inside a first write, so that they queue and
     go in together once it is let go; returns their futures."""
+    # All of them in one group, however slow this machine is now: the group's time limit (5 ms)
+    # is for a server's short writes, and these open a connection of their own each.
+    monkeypatch.setattr(store_db, "GROUP_TIME", 60.0)
     db.write_sync(lambda conn: conn.execute("CREATE TABLE marks (x INTEGER UNIQUE)"))
     holding, go = threading.Event(), threading.Event()
 
@@ -245,11 +249,11 @@ def _mark(x, fail=None):
     return job
 
 
-def test_writes_queued_together_commit_together_and_fail_alone(db):
+def test_writes_queued_together_commit_together_and_fail_alone(db, monkeypatch):
     jobs = [_mark(1), _mark(2), _mark(3, "raise"), _mark(1), _mark(4)]  # the second 1 breaks UNIQUE
     for job in jobs:
         job.path = db.path
-    futures = _queued_behind_a_held_write(db, jobs)
+    futures = _queued_behind_a_held_write(db, jobs, monkeypatch)
     seen = [futures[i].result(10) for i in (0, 1, 4)]
     with pytest.raises(ValueError, match="mark 3 refused"):
         futures[2].result(10)
@@ -259,11 +263,11 @@ def test_writes_queued_together_commit_together_and_fail_alone(db):
     assert db.read(lambda conn: [r[0] for r in conn.execute("SELECT x FROM marks ORDER BY x")]) == [1, 2, 4]
 
 
-def test_writes_undone_with_a_failing_one_go_again_alone(db):
+def test_writes_undone_with_a_failing_one_go_again_alone(db, monkeypatch):
     jobs = [_mark(1), _mark(2), _mark(3, "undo"), _mark(4)]
     for job in jobs:
         job.path = db.path
-    futures = _queued_behind_a_held_write(db, jobs)
+    futures = _queued_behind_a_held_write(db, jobs, monkeypatch)
     assert futures[0].result(10) in (0, 1) and futures[1].result(10) in (0, 1, 2)
     with pytest.raises(OSError, match="disk full"):
         futures[2].result(10)
