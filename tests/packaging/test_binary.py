@@ -269,12 +269,12 @@ def double_click_with_a_desktop(tmp_path: Path) -> tuple[Binary, Path]:
     """A first start with no arguments where there is a desktop (here a made-up display, and a
     browser command that notes what it is asked to open)."""
     opened = tmp_path / "opened.txt"
-    browser_command = tmp_path / "browser.sh"
-    browser_command.write_text(f'#!/bin/sh\necho "$1" >> {opened}\n')
-    browser_command.chmod(0o755)
+    recorder = tmp_path / "browser.py"
+    recorder.write_text(f"import sys\nwith open({str(opened)!r}, 'a') as f:\n    print(sys.argv[1], file=f)\n")
     home = tmp_path / "home"
-    env = {"HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "CI": "", "DISPLAY": ":0",
-           "BROWSER": str(browser_command)}
+    env = {"HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "APPDATA": str(home / "data"),
+           "LOCALAPPDATA": str(home / "data"), "CI": "", "DISPLAY": ":0",
+           "BROWSER": f"{Path(sys.executable).as_posix()} {recorder.as_posix()} %s"}
     return Binary(tmp_path, env=env), opened
 
 
