@@ -62,6 +62,10 @@ class Browsing:
         page.on("pageerror", lambda e: self.errors.append(f"uncaught: {e}"))
 
     def go(self, hash_path: str = "/", wait: str | None = None):
+        if wait and "data-loaded" in wait and self.page.url.startswith(self.server.url):
+            # The marker of the page shown now goes first: a change of the address's fragment
+            # alone is handled after goto returns, and the old marker would end the wait at once.
+            self.page.evaluate("document.querySelectorAll('[data-loaded]').forEach((e) => delete e.dataset.loaded)")
         self.page.goto(f"{self.server.url}/#{hash_path}")
         if wait:
             self.page.wait_for_selector(wait)
