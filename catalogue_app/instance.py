@@ -19,11 +19,10 @@ LOCKED_AT = 1 << 20  # the byte locked (Windows locks ranges): past the address,
 class Instance:
     def __init__(self, data_dir: Path):
         self.path = data_dir / FILE
-        self._fd: int | None = None
 
     def claim(self, url: str) -> bool:
         """Take the lock and write ``url`` (this server's address); False when another running
-        server holds it. Kept until the process ends."""
+        server holds it. Kept until the process ends: the file stays open."""
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
         if not _lock(fd):
             os.close(fd)
@@ -31,7 +30,6 @@ class Instance:
         os.lseek(fd, 0, os.SEEK_SET)  # (_lock moved to the locked byte)
         os.ftruncate(fd, 0)
         os.write(fd, url.encode())
-        self._fd = fd
         return True
 
     def running(self) -> str | None:

@@ -68,24 +68,33 @@ def end_with(parent: int) -> None:
     gone, as after a SIGKILL of the server: a worker left behind would keep serving on the
     server's port, and a restart could not take it."""
     import signal
-    import threading
 
-    if os.getppid() != parent:  # gone already
-        os._exit(1)
-    if sys.platform.startswith("linux"):
+    if sys.platform.startswith("linux") and os.getppid() == parent:
         import ctypes
 
         try:  # PR_SET_PDEATHSIG: the kernel ends this process with its parent
             ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
         except (OSError, AttributeError):
             pass
+    # elsewhere, and in case the signal was missed: look every second
+    when_gone(parent, lambda: os._exit(1), every=1.0)
 
-    def watch() -> None:  # elsewhere, and in case the signal was missed: look every second
-        import time
 
+def when_gone(parent: int, then, every: float) -> None:
+    """Call ``then`` once this process's parent is no longer ``parent`` (it ended, and this
+    process was handed to another): at once if that is so already, else from a thread that
+    looks ``every`` seconds."""
+    import threading
+    import time
+
+    if os.getppid() != parent:
+        then()
+        return
+
+    def watch() -> None:
         while os.getppid() == parent:
-            time.sleep(1)
-        os._exit(1)
+            time.sleep(every)
+        then()
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
@@ -96,8 +105,6 @@ def follow_launcher(folder: Path, launcher: int) -> None:
     called; and remove the launcher's emptied temporary ``folder``, which the launcher would
     have removed after this process (POSIX)."""
     import signal
-    import threading
-    import time
 
     def gone() -> None:
         if folder.name.startswith("_MEI"):
@@ -105,16 +112,7 @@ def follow_launcher(folder: Path, launcher: int) -> None:
                 folder.rmdir()  # (empty: the launcher emptied it)
         os.kill(os.getpid(), signal.SIGTERM)
 
-    if os.getppid() != launcher:
-        gone()
-        return
-
-    def watch() -> None:
-        while os.getppid() == launcher:
-            time.sleep(0.5)
-        gone()
-
-    threading.Thread(target=watch, name="launcher-watch", daemon=True).start()
+    when_gone(launcher, gone, every=0.5)
 
 
 def give_back_memory() -> None:
