@@ -871,9 +871,119 @@ def steady_writes(conn) -> None:
     for table in text_index.present(conn):
         text_index.configure(conn, table, crisismerge=text_index.SETTINGS["crisismerge"])
 
+# Migration 24: harvesting (harvesters, what each remote offers, sessions), publishing to other
+# catalogues (the remotes and what was sent to each), and datasets whose data stay on a remote
+# service. A harvester's lease (lease_pid, lease_until) lets one process at a time run its work.
+HARVESTING = """
+CREATE TABLE IF NOT EXISTS harvesters (
+    id                      INTEGER PRIMARY KEY,
+    name                    TEXT NOT NULL UNIQUE,
+    status                  TEXT NOT NULL DEFAULT 'ready',
+    remote_url              TEXT NOT NULL,
+    remote_available        INTEGER NOT NULL DEFAULT 0,
+    scheduling_enabled      INTEGER NOT NULL DEFAULT 1,
+    harvesting_session_update_frequency             INTEGER NOT NULL DEFAULT 60,
+    refresh_harvestable_resources_update_frequency  INTEGER NOT NULL DEFAULT 30,
+    check_availability_frequency                    INTEGER NOT NULL DEFAULT 10,
+    default_owner_id        INTEGER NOT NULL REFERENCES users(id),
+    harvester_type          TEXT NOT NULL,
+    config                  TEXT NOT NULL DEFAULT '{}',
+    last_checked_availability           TEXT,
+    last_checked_harvestable_resources  TEXT,
+    last_check_harvestable_resources_message TEXT NOT NULL DEFAULT '',
+    harvest_new_resources_by_default    INTEGER NOT NULL DEFAULT 0,
+    delete_orphan_resources_automatically INTEGER NOT NULL DEFAULT 0,
+    last_harvested          TEXT,
+    last_updated            TEXT NOT NULL,
+    lease_pid               INTEGER,
+    lease_until             REAL
+);
+
+-- What a harvester's remote offers; resource_id is the local resource made from it.
+CREATE TABLE IF NOT EXISTS harvestable_resources (
+    id                  INTEGER PRIMARY KEY,
+    harvester_id        INTEGER NOT NULL REFERENCES harvesters(id) ON DELETE CASCADE,
+    unique_identifier   TEXT NOT NULL,
+    title               TEXT NOT NULL DEFAULT '',
+    should_be_harvested INTEGER NOT NULL DEFAULT 0,
+    status              TEXT NOT NULL DEFAULT 'ready',
+    remote_resource_type TEXT NOT NULL DEFAULT '',
+    remote_url          TEXT,
+    remote_last_updated TEXT,
+    last_updated        TEXT NOT NULL,
+    offered             INTEGER NOT NULL DEFAULT 1,     -- 0 once the remote lists it no more
+    resource_id         INTEGER REFERENCES resources(id) ON DELETE SET NULL,
+    last_harvested      TEXT,
+    last_harvesting_succeeded INTEGER,
+    last_harvesting_message   TEXT NOT NULL DEFAULT '',
+    UNIQUE (harvester_id, unique_identifier)
+);
+CREATE INDEX IF NOT EXISTS harvestable_resources_resource ON harvestable_resources(resource_id);
+
+CREATE TABLE IF NOT EXISTS harvesting_sessions (
+    id                       INTEGER PRIMARY KEY,
+    harvester_id             INTEGER NOT NULL REFERENCES harvesters(id) ON DELETE CASCADE,
+    session_type             TEXT NOT NULL,            -- harvesting | discover-harvestable-resources
+    status                   TEXT NOT NULL DEFAULT 'pending',
+    started                  TEXT NOT NULL,
+    updated                  TEXT NOT NULL,
+    ended                    TEXT,
+    total_records_to_process INTEGER NOT NULL DEFAULT 0,
+    records_done             INTEGER NOT NULL DEFAULT 0,
+    records_failed           INTEGER NOT NULL DEFAULT 0,
+    details                  TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS harvesting_sessions_harvester ON harvesting_sessions(harvester_id, id);
+
+-- Other catalogues (GeoNode API v2) that resources are published to.
+CREATE TABLE IF NOT EXISTS remotes (
+    id       INTEGER PRIMARY KEY,
+    name     TEXT NOT NULL UNIQUE,
+    url      TEXT NOT NULL,
+    token    TEXT NOT NULL DEFAULT '',
+    created  TEXT NOT NULL
+);
+
+-- What was published where: the remote's pk and uuid, the step reached, the data sent.
+CREATE TABLE IF NOT EXISTS publications (
+    remote_id       INTEGER NOT NULL REFERENCES remotes(id) ON DELETE CASCADE,
+    resource_id     INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    remote_pk       INTEGER,
+    remote_uuid     TEXT,
+    stage           TEXT NOT NULL DEFAULT 'new',
+    upload_exec_id  TEXT,
+    data_checksum   TEXT,
+    last_published  TEXT,
+    message         TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (remote_id, resource_id)
+) WITHOUT ROWID;
+
+-- A dataset whose data stay on a remote OGC service (a harvested WMS layer): shown through it.
+CREATE TABLE IF NOT EXISTS remote_layers (
+    resource_id   INTEGER PRIMARY KEY REFERENCES resources(id) ON DELETE CASCADE,
+    service_type  TEXT NOT NULL DEFAULT 'WMS',
+    service_url   TEXT NOT NULL,
+    layer_name    TEXT NOT NULL,
+    download_url  TEXT
+);
+
+-- Links a harvested resource brings from its remote (its pages, services, downloads there).
+CREATE TABLE IF NOT EXISTS remote_links (
+    resource_id  INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    url          TEXT NOT NULL,
+    name         TEXT NOT NULL DEFAULT '',
+    mime         TEXT NOT NULL DEFAULT '',
+    link_type    TEXT NOT NULL DEFAULT 'url',
+    extension    TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS remote_links_resource ON remote_links(resource_id);
+"""
+
 # Tables whose changes leave data_changes alone: nothing kept is derived from them.
 UNCOUNTED = {"data_changes", "kind_changes", "sessions", "tokens", "login_failures",
-             "resource_tally"}  # (changes with the resources, which are counted)
+             "resource_tally",  # (changes with the resources, which are counted)
+             # harvesting and publishing: read as they are, nothing derived is kept from them
+             "harvesters", "harvestable_resources", "harvesting_sessions", "remotes", "publications"}
 
 # Tables counted apart, each in its row of kind_changes (migration 20): what readers keep from
 # them is kept apart too (store/db.py ``kept(conn, kind)``), so that a favorite set or an
@@ -944,4 +1054,4 @@ MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, 
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
-                    RESOURCE_TALLY, steady_writes]
+                    RESOURCE_TALLY, steady_writes, HARVESTING]
