@@ -21,6 +21,7 @@ from catalogue_app.api import (
     embed,
     executions,
     groups,
+    harvesting,
     limits,
     lookups,
     map_layers,
@@ -49,6 +50,8 @@ from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.head import HeadAsGet
 from catalogue_app.api.ogc import service as ogc_service
 from catalogue_app.config import Settings, load_settings
+from catalogue_app.harvesting.place import Place
+from catalogue_app.harvesting.runner import HarvestRunner
 from catalogue_app.jobs.runner import Folders, Runner
 from catalogue_app.store.db import Database, migrate
 
@@ -72,7 +75,8 @@ class NoSchemaRoutes(Controller):
 # Every endpoint family, one module each; each lists its routes in ROUTES.
 FAMILIES = (root, users, groups, resources, lookups, resource_actions, resource_fields, map_layers, executions,
             permissions, limits, uploads, upload_sessions, datasets, documents, metadata, catalogue_records, embed,
-            styles, ogc_service, resource_service, oauth, schema, thumbnails, assets, metadata_editor, accounts, web_ui)
+            styles, ogc_service, resource_service, oauth, schema, thumbnails, assets, metadata_editor, accounts, web_ui,
+            harvesting)
 
 
 def create_app(settings: Settings) -> Litestar:
@@ -86,8 +90,14 @@ def create_app(settings: Settings) -> Litestar:
         folders = Folders(settings.files_dir, settings.tmp_dir, settings.import_folder)
         app.state.runner = Runner(app.state.db, settings.job_workers, folders)
         app.state.runner.start()
+        place = Place(app.state.db, settings.files_dir, settings.tmp_dir, settings.data_dir)
+        app.state.harvesting = HarvestRunner(place, settings.harvest_tick_seconds)
+        app.state.harvesting.start()
 
     def close_database(app: Litestar) -> None:
+        harvesting = getattr(app.state, "harvesting", None)
+        if harvesting is not None:
+            harvesting.close()
         runner = getattr(app.state, "runner", None)
         if runner is not None:
             runner.close()

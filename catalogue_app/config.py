@@ -47,6 +47,8 @@ class Settings(msgspec.Struct, kw_only=True):
     max_request_body: int = 1024 * 1024 * 1024
     # Threads running jobs (permission changes, copies, deletes, uploads) in each server process.
     job_workers: int = 4
+    # How often (seconds) each server process looks for harvesting that is asked for or due.
+    harvest_tick_seconds: float = 5.0
     # Rasters larger than this are refused before a pixel is read (a small sparse file may
     # claim a huge grid).
     max_raster_side: int = 50_000
@@ -142,6 +144,7 @@ ENVIRONMENT = {
     "ACCESS_TOKEN_EXPIRE_SECONDS": ("token_lifetime_seconds", int),
     "CATALOGUE_SESSION_SECONDS": ("session_lifetime_seconds", int),
     "CATALOGUE_JOB_WORKERS": ("job_workers", int),
+    "CATALOGUE_HARVEST_TICK": ("harvest_tick_seconds", float),
     "CATALOGUE_MAX_RASTER_SIDE": ("max_raster_side", int),
     "CATALOGUE_MAX_RASTER_PIXELS": ("max_raster_pixels", int),
     "CATALOGUE_IMPORT_DIR": ("import_dir", Path),

@@ -916,6 +916,7 @@ CREATE TABLE IF NOT EXISTS harvestable_resources (
     last_harvested      TEXT,
     last_harvesting_succeeded INTEGER,
     last_harvesting_message   TEXT NOT NULL DEFAULT '',
+    harvested_remote_date     TEXT,                     -- the remote's last change when last harvested
     UNIQUE (harvester_id, unique_identifier)
 );
 CREATE INDEX IF NOT EXISTS harvestable_resources_resource ON harvestable_resources(resource_id);

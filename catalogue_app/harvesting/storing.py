@@ -1,0 +1,279 @@
+"""A harvested record made into a local resource, or the one made before updated in place.
+
+The record's data decide what the resource is: a dataset whose files are copied here and
+imported as an upload is (sourcetype COPYREMOTE), a dataset shown through a remote WMS, a
+document at a remote address, a document whose file is copied here (REMOTE), or a document
+with metadata only. Then its metadata, keywords, category, extent and remote links are
+written, and its thumbnail fetched. Nothing here reads the network but through the worker's
+HTTP client, and every write goes through the database's writer.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import uuid as uuids
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from catalogue_app import files
+from catalogue_app.harvesting import http as remote
+from catalogue_app.harvesting.place import Place
+from catalogue_app.harvesting.types import (
+    DataFiles,
+    DocumentFile,
+    Harvested,
+    HarvestError,
+    RemoteDocument,
+    RemoteLayer,
+)
+from catalogue_app.store import documents, harvesters, remote_layers, resource_writes, resources
+from catalogue_app.store.db import Database
+
+log = logging.getLogger("catalogue.harvesting")
+MAX_THUMBNAIL = 5 * 1024 * 1024
+TEXT_VALUES = ("title", "abstract", "attribution", "purpose", "edition", "constraints_other",
+               "supplemental_information", "data_quality_statement", "date", "date_type", "language",
+               "maintenance_frequency", "doi")
+
+
+@dataclass
+class _ImportContext:
+    """What the import job asks of its context, for an import run by a harvest."""
+
+    exec_id: str
+    workspace: Path
+    folders: Any
+    db: Database
+
+    def progress(self, percent: int) -> None:
+        pass
+
+
+@dataclass
+class _Folders:
+    files: Path
+    tmp: Path
+    imports: Path
+
+
+def changes(conn, h: Harvested) -> dict[str, Any]:
+    """The record's metadata as the resource writes take them."""
+    values = {k: v for k, v in h.values.items() if k in TEXT_VALUES and isinstance(v, str)}
+    if "title" in values:
+        values["title"] = values["title"][:255] or "Untitled"
+    if h.category:
+        category = resource_writes.lookup_id(conn, "categories", "identifier", h.category)
+        if category is not None:
+            values["category_id"] = category
+    if h.ll_bbox and len(h.ll_bbox) == 4 and all(isinstance(v, int | float) for v in h.ll_bbox):
+        x0, y0, x1, y1 = h.ll_bbox
+        values.update(ll_x0=x0, ll_y0=y0, ll_x1=x1, ll_y1=y1)
+    out: dict[str, Any] = {"values": values, "keywords": [k[:100] for k in h.keywords if isinstance(k, str)][:200]}
+    if "ll_x0" in values:
+        out["regions_from_extent"] = True
+    return out
+
+
+def store(place: Place, http, harvester: Any, item: Any, h: Harvested) -> int:
+    """The local resource of ``item`` (a harvestable_resources row) made or updated from ``h``."""
+    existing = item["resource_id"]
+    if existing is not None and not place.db.read(resources.exists, existing):
+        existing = None
+    owner = harvester["default_owner_id"]
+    data = h.data
+    if isinstance(data, DataFiles):
+        rid = _import(place, http, owner, existing, h, data)
+        sourcetype = "COPYREMOTE"
+    elif isinstance(data, RemoteLayer):
+        rid = place.db.write_sync(_remote_layer, owner, existing, h, data)
+        sourcetype = "REMOTE"
+    elif isinstance(data, DocumentFile):
+        rid = _document_file(place, http, owner, existing, h, data)
+        sourcetype = "COPYREMOTE"
+    else:
+        rid = place.db.write_sync(_document, owner, existing, h, data)
+        sourcetype = "REMOTE" if data is not None else "LOCAL"
+    place.db.write_sync(_metadata, rid, h, sourcetype)
+    if h.thumbnail_url:
+        _thumbnail(place, http, rid, h.thumbnail_url)
+    return rid
+
+
+def _metadata(conn, rid: int, h: Harvested, sourcetype: str) -> None:
+    resource_writes.apply_changes(conn, rid, changes(conn, h))
+    harvesters.set_sourcetype(conn, rid, sourcetype)
+    remote_layers.set_links(conn, rid, [msgspec.to_builtins(link) for link in h.links])
+
+
+def _free_uuid(conn, wanted: str | None) -> str:
+    """The remote's uuid when no local resource has it, else a new one."""
+    if wanted:
+        try:
+            wanted = str(uuids.UUID(wanted))
+        except ValueError:
+            wanted = None
+    if wanted and resources.id_by_uuid(conn, wanted) is None:
+        return wanted
+    return str(uuids.uuid4())
+
+
+def _remote_layer(conn, owner: int, existing: int | None, h: Harvested, data: RemoteLayer) -> int:
+    if existing is not None and remote_layers.get(conn, existing) is not None:
+        remote_layers.update(conn, existing, ll_bbox=h.ll_bbox, service_type=data.service_type,
+                             service_url=data.service_url, layer_name=data.layer_name, download_url=data.download_url)
+        return existing
+    if existing is not None:  # was copied before, now shown from the remote: a new record
+        resource_writes.delete(conn, existing)
+    return remote_layers.create(conn, uuid=_free_uuid(conn, h.uuid), owner_id=owner, name=data.layer_name,
+                                values=changes(conn, h)["values"], ll_bbox=h.ll_bbox, service_type=data.service_type,
+                                service_url=data.service_url, layer_name=data.layer_name,
+                                download_url=data.download_url)
+
+
+def _document(conn, owner: int, existing: int | None, h: Harvested, data: RemoteDocument | None) -> int:
+    doc_url = data.doc_url if data is not None else None
+    extension = _extension(doc_url) if doc_url else ""
+    if existing is not None and documents.get(conn, existing) is not None:
+        documents.add(conn, existing, extension=extension or None, doc_url=doc_url)
+        return existing
+    rid = resource_writes.create(conn, "document", owner, {"uuid": _free_uuid(conn, h.uuid)})
+    documents.add(conn, rid, extension=extension or None, doc_url=doc_url)
+    return rid
+
+
+def _extension(url: str) -> str:
+    path = url.split("?", 1)[0].rsplit("/", 1)[-1]
+    return path.rsplit(".", 1)[-1].lower()[:10] if "." in path else ""
+
+
+def _document_file(place: Place, http, owner: int, existing: int | None, h: Harvested, data: DocumentFile) -> int:
+    """A document's file copied into files/<uuid>/ (a new document; an existing one keeps its file)."""
+    if existing is not None and place.db.read(documents.get, existing) is not None:
+        return existing
+    name = os.path.basename(data.name.replace("\\", "/")).strip() or "document"
+    uuid = place.db.read(_free_uuid, h.uuid)
+    staging = files.claim_workspace(place.tmp / f"harvest-{uuid}")
+    try:
+        remote.download(http, data.url, staging / name)
+        size = (staging / name).stat().st_size
+        final = place.files / uuid
+        os.rename(staging, final)
+    except BaseException:
+        files.remove(staging)
+        raise
+    try:
+        return place.db.write_sync(lambda conn: documents.create(
+            conn, uuid=uuid, owner_id=owner, changes={"values": {}}, extension=_extension(name),
+            file_name=name, size=size))
+    except BaseException:
+        files.remove(final)
+        raise
+
+
+def _import(place: Place, http, owner: int, existing: int | None, h: Harvested, data: DataFiles) -> int:
+    """The dataset's files downloaded and imported as an upload is (its data replaced in place
+    when it was harvested before)."""
+    from catalogue_app.jobs.imports import ImportDataset, ImportFailed
+
+    exec_id = str(uuids.uuid4())
+    workspace = files.claim_workspace(place.tmp / exec_id)
+    try:
+        upload = workspace / "upload"
+        upload.mkdir()
+        names = []
+        for url, name in zip(data.urls, data.names, strict=False):
+            name = os.path.basename(name.replace("\\", "/")).strip()
+            if not name or name.startswith("."):
+                raise HarvestError(f"{url}: no usable file name.")
+            remote.download(http, url, upload / name)
+            names.append(_named_by_content(upload, name))
+        if not names:
+            raise HarvestError("The remote offers no file of this dataset.")
+        base = _base_file(names)
+        params = {"files": [base, *[n for n in names if n != base]], "owner_id": owner,
+                  "changes": changes_without_db(h), "permissions": None, "total_layers": 1,
+                  "overwrite_existing_layer": existing is not None, "resource_pk": existing,
+                  "skip_existing_layers": False, "time_attributes": {}, "charset": None}
+        job = ImportDataset()
+        ctx = _ImportContext(exec_id, workspace, _Folders(place.files, place.tmp, place.tmp), place.db)
+        try:
+            staged = job.stage(params, ctx)
+            output = place.db.write_sync(lambda conn: job.commit(conn, params, staged, ctx))
+        except ImportFailed as exc:
+            raise HarvestError(f"The dataset's data could not be imported: {exc}") from None
+        job.after(params, staged, ctx)
+        created = [r["id"] for r in output.get("resources", [])]
+        if not created:
+            raise HarvestError("The dataset's data held no layer.")
+        return created[0]
+    finally:
+        files.remove(workspace)
+
+
+def _named_by_content(folder: Path, name: str) -> str:
+    """A download named ``*.download`` renamed for what it holds: a zip, or a GeoTIFF."""
+    if not name.endswith(".download"):
+        return name
+    with open(folder / name, "rb") as f:
+        head = f.read(4)
+    ext = ".zip" if head == b"PK\x03\x04" else ".tif" if head in (b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+") else None
+    if ext is None:
+        raise HarvestError("The remote's download is neither a zip nor a GeoTIFF.")
+    new = name[: -len(".download")] + ext
+    os.rename(folder / name, folder / new)
+    return new
+
+
+def _base_file(names: list[str]) -> str:
+    """The file the import starts from: a zip, a .shp, or the first file."""
+    for ext in (".zip", ".shp", ".gpkg", ".geojson", ".json", ".tif", ".tiff", ".kml", ".csv"):
+        found = next((n for n in names if n.lower().endswith(ext)), None)
+        if found:
+            return found
+    return names[0]
+
+
+def changes_without_db(h: Harvested) -> dict[str, Any]:
+    """The record's text values for an import (the rest is written once the dataset exists)."""
+    values = {k: v for k, v in h.values.items() if k in ("title", "abstract") and isinstance(v, str)}
+    return {"values": values}
+
+
+def _thumbnail(place: Place, http, rid: int, url: str) -> None:
+    """The record's thumbnail fetched and kept (a failure is logged: the record stays)."""
+    from catalogue_app.jobs import thumbnails
+
+    try:
+        body = remote.get_bytes(http, url, limit=MAX_THUMBNAIL)
+        ext = _image_type(body)
+        if ext is None:
+            raise HarvestError(f"{url} is not a PNG or JPEG image.")
+        uuid = place.db.read(resources.uuid_of, rid)
+        thumbnails.save(place.db, place.thumbs, rid, uuid, body, ext)
+    except (HarvestError, LookupError, OSError) as exc:
+        log.info("thumbnail of resource %s not harvested: %s", rid, exc)
+
+
+def _image_type(body: bytes) -> str | None:
+    if body.startswith(b"\x89PNG"):
+        return "png"
+    if body.startswith(b"\xff\xd8"):
+        return "jpg"
+    return None
+
+
+def remove(place: Place, resource_id: int) -> None:
+    """A harvested resource whose record the remote no longer offers: removed with its files."""
+    from catalogue_app.jobs import thumbnails
+
+    uuid = place.db.read(resources.uuid_of, resource_id)
+    if uuid is None:
+        return
+    place.db.write_sync(resource_writes.delete, resource_id)
+    files.remove_resource_files(place.files, uuid)
+    thumbnails.remove_unused(place.db, place.files.parent, uuid)
+
