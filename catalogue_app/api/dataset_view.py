@@ -11,8 +11,9 @@ import html
 
 import msgspec
 
+from catalogue_app.api.links import joined
 from catalogue_app.api.resource_schema import Resource
-from catalogue_app.store import Connection, Row, datasets
+from catalogue_app.store import Connection, Row, datasets, remote_layers
 
 STATISTICS = ("count", "min", "max", "average", "median", "stddev", "sum", "unique_values")
 PTYPE = "gxp_wmscsource"
@@ -109,6 +110,7 @@ def extend(conn: Connection, items: list[Resource], base: str, detail: bool) -> 
     styles = datasets.styles_of(conn, ids)
     needs_attributes = detail or any(r["use_featureinfo_custom_template"] == 0 for r in rows.values())
     attributes = datasets.attributes_of(conn, ids) if needs_attributes else {i: [] for i in ids}
+    remotes = remote_layers.of_many(conn, ids) if detail else {}
     out: list[DatasetItem] = []
     for item in items:
         rid = int(item.pk)
@@ -122,13 +124,20 @@ def extend(conn: Connection, items: list[Resource], base: str, detail: bool) -> 
         else:
             template = featureinfo_template(attributes[rid]) if item.subtype != "raster" else None
         fields = msgspec.structs.asdict(item)
-        fields["is_copyable"] = row is not None  # a copy needs the data, which made-up datasets lack
+        # a copy needs the data, which made-up datasets lack and remote ones keep on their remote
+        fields["is_copyable"] = row is not None and item.sourcetype != "REMOTE"
         common = dict(
             name=row["name"] if row else name, workspace=row["workspace"] if row else workspace,
             store=row["store"] if row else "", charset=row["charset"] if row else "UTF-8", is_mosaic=False,
             has_time=bool(row["has_time"]) if row else False, has_elevation=False, time_regex=None,
             elevation_regex=None, ptype=PTYPE, featureinfo_custom_template=template, default_style=default, styles=own)
-        if detail:
+        remote = remotes.get(rid)
+        if detail and remote is not None:  # its services are the remote's
+            out.append(Dataset(
+                **fields, **common, ows_url=remote["service_url"],
+                capabilities_url=joined(remote["service_url"], "service=WMS&request=GetCapabilities"),
+                dataset_ows_url=remote["service_url"], attribute_set=[attribute(a) for a in attributes[rid]]))
+        elif detail:
             ws = common["workspace"] or datasets.WORKSPACE
             out.append(Dataset(
                 **fields, **common, ows_url=f"{base}/geoserver/ows",

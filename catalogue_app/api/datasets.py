@@ -5,12 +5,13 @@
 from __future__ import annotations
 
 import uuid
+from typing import Any
 
 import msgspec
 from litestar import get, patch
 from litestar.background_tasks import BackgroundTask
 from litestar.params import FromPath
-from litestar.response import File
+from litestar.response import File, Redirect, Response
 
 from catalogue_app import files
 from catalogue_app.api.context import Context, Ctx, reading
@@ -21,7 +22,7 @@ from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.export import shapefile_zip
 from catalogue_app.services import access
 from catalogue_app.services import resources as rules
-from catalogue_app.store import Connection, Row, datasets, resources
+from catalogue_app.store import Connection, Row, datasets, remote_layers, resources
 
 
 class AttributeSet(msgspec.Struct):
@@ -62,7 +63,7 @@ async def change_attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
 
 @get("/datasets/{alternate:str}/dataset_download", tags=["datasets"],
      summary="Download a dataset: a zipped Shapefile for vectors, the GeoTIFF for rasters")
-async def dataset_download(ctx: Ctx, alternate: FromPath[str]) -> File:
+async def dataset_download(ctx: Ctx, alternate: FromPath[str]) -> Response[Any]:
     def load(conn: Connection):
         viewer = ctx.viewer  # read on the reader thread, in the same snapshot
         rid = datasets.by_alternate(conn, alternate)
@@ -71,12 +72,20 @@ async def dataset_download(ctx: Ctx, alternate: FromPath[str]) -> File:
             raise not_found("Dataset")
         if not access.may(conn, viewer, row, access.DOWNLOAD):
             raise denied(ctx.caller)
+        remote = remote_layers.get(conn, rid)
+        if remote is not None:  # its data stay on its remote service
+            if remote["download_url"]:
+                return remote["download_url"], None, []
+            raise ApiError(404, "The data of this dataset stay on its remote service, which gives no download: "
+                           f"read it there ({remote['service_url']}, layer {remote['layer_name']}).", "not_found")
         found = datasets.detail(conn, rid)
         if found is None:
             raise ApiError(404, "This dataset has no data to download.", "not_found")
         return row, found["folder"], datasets.file_names(conn, rid)
 
     row, folder_name, names = await ctx.db.execute(load)
+    if folder_name is None:  # a remote dataset's download, on its remote
+        return Redirect(row, status_code=302)
     folder = ctx.settings.files_dir / folder_name
     name = alternate.split(":")[-1]
     working = files.working_copy(folder)

@@ -99,7 +99,8 @@ async def dataset_embed(ctx: Ctx, alternate: FromPath[str]) -> Response[str]:
         return not_found(base)
     row, has_data, credit = found
     view = _start_view(row)
-    show_map = has_data and row["subtype"] in DATA_SUBTYPES and view is not None
+    # a remote dataset is drawn by the catalogue's WMS from its remote service
+    show_map = has_data and row["subtype"] in (*DATA_SUBTYPES, "remote") and view is not None
     if show_map:
         crs, box = view
         stage = (f'<div class="embed-map" data-wms="{esc(base)}/geoserver/ows" data-layer="{esc(row["alternate"])}"'

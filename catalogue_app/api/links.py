@@ -54,8 +54,10 @@ def absolute(base: str, url: str | None) -> str | None:
 
 
 def resource_links(row: dict[str, Any], facts: LinkFacts | None, base: str, detail_url: str,
-                   thumbnail_url: str | None, download_url: str | None) -> list[Link]:
-    """The links of one resource (``row`` as resource_schema reads it)."""
+                   thumbnail_url: str | None, download_url: str | None,
+                   remote: list[Any] | None = None) -> list[Link]:
+    """The links of one resource (``row`` as resource_schema reads it); ``remote``: the links
+    it brought from the remote it was harvested from (store/remote_layers.links_of)."""
     facts = facts or NO_FACTS
     uuid = row["uuid"]
     start = (f"{base}/catalogue/csw?service=CSW&version=2.0.2&request=GetRecordById&id={value(uuid)}"
@@ -69,13 +71,54 @@ def resource_links(row: dict[str, Any], facts: LinkFacts | None, base: str, deta
         links.append(Link(_extension(thumbnail_url, "png"), "image", "Thumbnail", _image_mime(thumbnail_url),
                           thumbnail_url))
     kind = row["resource_type"]
-    if kind == "dataset" and facts.has_data and row["alternate"] and row["subtype"] in DATA_SUBTYPES:
+    if kind == "dataset" and facts.remote_url:
+        links += remote_dataset_links(row, facts)
+    elif kind == "dataset" and facts.has_data and row["alternate"] and row["subtype"] in DATA_SUBTYPES:
         links += dataset_links(row, base, download_url)
     elif kind == "document":
         links += document_links(facts, download_url)
     elif kind == "map":
         links += map_links(row, base)
+    if remote:
+        seen = {link.url for link in links}
+        for r in remote:
+            if r["url"] not in seen:
+                seen.add(r["url"])
+                links.append(Link(r["extension"] or "", r["link_type"] or "url", r["name"] or "", r["mime"] or "",
+                                  r["url"]))
     return links
+
+
+def joined(url: str, query: str) -> str:
+    """``query`` added to a service address that may hold a query of its own."""
+    if "?" not in url:
+        return f"{url}?{query}"
+    return url + ("" if url.endswith(("?", "&")) else "&") + query
+
+
+def remote_dataset_links(row: dict[str, Any], facts: LinkFacts) -> list[Link]:
+    """A dataset whose data stay on a remote WMS: that service, an image of the layer and its
+    legend from it, and its download address there when it has one (no WFS or WCS here: the
+    data are not here to serve)."""
+    url, layer = facts.remote_url or "", facts.remote_layer or ""
+    links = [Link("html", "OGC:WMS", layer, "OGC:WMS", url)]
+    getmap = _getmap(row, "", value(layer))
+    if getmap:
+        links.append(Link("png", "image", "PNG", "image/png",
+                          joined(url, getmap.lstrip("?") + "&format=image%2Fpng&transparent=true")))
+    links.append(Link("png", "image", "Legend", "image/png",
+                      joined(url, "service=WMS&version=1.1.1&request=GetLegendGraphic&format=image%2Fpng"
+                              f"&width=20&height=20&layer={value(layer)}")))
+    if facts.remote_download:
+        extension = _extension(facts.remote_download, "")
+        links.append(Link(extension, "data", "Download", DATA_MIMES.get(extension, "application/octet-stream"),
+                          facts.remote_download))
+    return links
+
+
+DATA_MIMES = {"zip": "application/zip", "tif": "image/tiff", "tiff": "image/tiff", "gpkg": "application/geopackage+sqlite3",
+              "json": "application/json", "geojson": "application/geo+json", "csv": "text/csv",
+              "kml": "application/vnd.google-earth.kml+xml"}
 
 
 def map_links(row: dict[str, Any], base: str) -> list[Link]:

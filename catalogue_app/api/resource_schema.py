@@ -19,7 +19,7 @@ from catalogue_app.api import links as links_
 from catalogue_app.api.auth import Caller
 from catalogue_app.api.links import Link
 from catalogue_app.api.user_schemas import GroupRef, User, user
-from catalogue_app.store import Connection, Row, records, resources, users
+from catalogue_app.store import Connection, Row, records, remote_layers, resources, users
 from catalogue_app.store.resources import Related, Viewer
 
 CONTACT_ROLES = ("poc", "metadata_author", "processor", "publisher", "custodian", "distributor",
@@ -224,6 +224,7 @@ def render(conn: Connection, rows: list[Row], caller: Caller, viewer: Viewer, ba
     rel: Related = resources.related(conn, rows, viewer)
     people = {r["id"]: user(r, caller, base) for r in users.by_ids(conn, rel.user_ids)}
     facts = records.link_facts(conn, [row["id"] for row in rows])
+    brought = remote_layers.links_of(conn, [row["id"] for row in rows])
     out = []
     for row in rows:
         rid = row["id"]
@@ -236,6 +237,10 @@ def render(conn: Connection, rows: list[Row], caller: Caller, viewer: Viewer, ba
         detail, embed, download, downloads = urls(row, base)
         thumbnail = links_.absolute(base, row["thumbnail_url"])
         found = facts.get(rid)
+        remote = bool(found and found.remote_url)
+        if remote:  # its data stay on the remote: downloaded there, when it says where
+            download = found.remote_download
+            downloads = [{"url": download, "ajax_safe": False, "default": True}] if download else []
         ll = (row["ll_x0"], row["ll_y0"], row["ll_x1"], row["ll_y1"])
         coords = list(ll) if None not in ll else [-180.0, -90.0, 180.0, 90.0]
         out.append(Resource(
@@ -273,10 +278,10 @@ def render(conn: Connection, rows: list[Row], caller: Caller, viewer: Viewer, ba
             metadata_only=bool(row["metadata_only"]), processed=row["state"] == "PROCESSED" and not row["dirty"],
             state=row["state"], subtype=row["subtype"], sourcetype=row["sourcetype"],
             # a copy of a dataset needs its data, which datasets made up by `catalogue seed` lack
-            is_copyable=row["resource_type"] != "dataset" or bool(found and found.has_data),
+            is_copyable=row["resource_type"] != "dataset" or bool(found and found.has_data and not remote),
             download_url=download, download_urls=downloads, extent=Extent(coords, "EPSG:4326"),
             favorite=rid in rel.favorites, thumbnail_url=thumbnail,
-            links=links_.resource_links(row, found, base, detail, thumbnail, download),
+            links=links_.resource_links(row, found, base, detail, thumbnail, download, brought.get(rid)),
             link=f"{base}/api/v2/resources/{rid}",
             metadata_uploaded_preserve=bool(row["metadata_uploaded_preserve"]),
             data=(json.loads(row["blob"]) if row["blob"] else {}) if with_data else UNSET,

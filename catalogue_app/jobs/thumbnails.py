@@ -217,3 +217,31 @@ def sweep(db: Database, data_dir: Path, min_age_seconds: float = 600) -> list[Pa
             path.unlink(missing_ok=True)
             removed.append(path)
     return removed
+
+
+# -- a remote dataset ---------------------------------------------------------------------------
+def remote_thumbnail(db: Database, thumbs: Path, resource_id: int, uuid: str, service_url: str, layer_name: str,
+                     ll_bbox: list[float] | None, http_client) -> str:
+    """Ask the remote WMS for an image of its layer (the view a local dataset's thumbnail has,
+    in Web Mercator where the remote draws it, else in EPSG:4326), save it as the resource's
+    thumbnail and return the address. HarvestError when the remote gives no image;
+    NothingToDraw without a box."""
+    from catalogue_app.harvesting import http
+    from catalogue_app.harvesting.types import HarvestError
+
+    if not ll_bbox or len(ll_bbox) != 4 or None in ll_bbox:
+        raise NothingToDraw("The remote layer has no extent to show.")
+    ll = tuple(float(v) for v in ll_bbox)
+    views = [thumbnail.dataset_view(ll, None, None)]
+    if views[0][1] != "EPSG:4326":
+        views.append((thumbnail.fit(ll, margin=thumbnail.MARGIN, least=0.01), "EPSG:4326"))
+    said = "no image"
+    for box, crs in views:
+        params = {"SERVICE": "WMS", "VERSION": "1.1.1", "REQUEST": "GetMap", "LAYERS": layer_name, "STYLES": "",
+                  "SRS": crs, "BBOX": ",".join(repr(float(v)) for v in box), "WIDTH": str(thumbnail.WIDTH),
+                  "HEIGHT": str(thumbnail.HEIGHT), "FORMAT": "image/png", "TRANSPARENT": "TRUE"}
+        body = http.get_bytes(http_client, service_url, params, limit=16 * 1024 * 1024)
+        if body.startswith(b"\x89PNG\r\n\x1a\n"):
+            return save(db, thumbs, resource_id, uuid, body, "png")
+        said = " ".join(body[:300].decode("utf-8", "replace").split())
+    raise HarvestError(f"{service_url} gave no image of {layer_name}: {said}")

@@ -71,6 +71,9 @@ def copyable(conn: Connection, viewer: Viewer, rid: int) -> Row:
     if row["resource_type"] == "dataset" and folder_of(conn, row["id"]) is None:
         raise Invalid("Resource can not be cloned: this dataset has no data to copy (is_copyable is false).",
                       extra={"message": "Resource can not be cloned."})
+    if row["resource_type"] == "dataset" and row["sourcetype"] == "REMOTE":
+        raise Invalid("Resource can not be cloned: the data of this dataset stay on its remote service "
+                      "(is_copyable is false).", extra={"message": "Resource can not be cloned."})
     return row
 
 

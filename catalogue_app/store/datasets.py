@@ -73,6 +73,9 @@ def replace_data(conn: sqlite3.Connection, rid: int, *, subtype: str, srid: str 
     conn.execute(f"UPDATE datasets SET {', '.join(f'{k} = ?' for k in changes)} WHERE resource_id = ?",
                  [*changes.values(), rid])
     conn.execute("DELETE FROM resource_files WHERE resource_id = ?", (rid,))
+    # a remote dataset (store/remote_layers.py) given data of its own is remote no more
+    if conn.execute("DELETE FROM remote_layers WHERE resource_id = ?", (rid,)).rowcount:
+        conn.execute("UPDATE resources SET sourcetype = 'LOCAL' WHERE id = ?", (rid,))
     return old
 
 

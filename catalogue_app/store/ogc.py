@@ -16,8 +16,11 @@ _COLUMNS = (
     "r.id, r.uuid, r.owner_id, r.alternate, r.title, r.abstract, r.subtype, r.srid, r.last_updated,"
     " r.bbox_x0, r.bbox_y0, r.bbox_x1, r.bbox_y1, r.ll_x0, r.ll_y0, r.ll_x1, r.ll_y1,"
     " d.name, d.workspace, d.source_name, d.folder, d.geometry_type, d.feature_count, d.crs_wkt,"
-    " d.has_time, d.time_attribute, d.default_style_id"
+    " d.has_time, d.time_attribute, d.default_style_id,"
+    " rl.service_url AS remote_url, rl.layer_name AS remote_layer, rl.service_type AS remote_type"
 )
+# A remote dataset's layer is drawn by its remote service (store/remote_layers.py).
+_FROM = "resources r JOIN datasets d ON d.resource_id = r.id LEFT JOIN remote_layers rl ON rl.resource_id = r.id"
 
 
 def _keywords(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[str]]:
@@ -79,7 +82,7 @@ def visible_layers(conn: sqlite3.Connection, viewer: Viewer, workspace: str | No
     the list (the per-workspace and per-layer service addresses). ``may_download`` is left None
     here (a capabilities document does not need it; one query a layer): layer_named gives it."""
     cond, params = resources.visibility(viewer)
-    sql = f"SELECT {_COLUMNS} FROM resources r JOIN datasets d ON d.resource_id = r.id WHERE {cond}"
+    sql = f"SELECT {_COLUMNS} FROM {_FROM} WHERE {cond}"
     if workspace:
         sql += " AND d.workspace = ?"
         params = [*params, workspace]
@@ -108,7 +111,7 @@ def layer_named(conn: sqlite3.Connection, viewer: Viewer, name: str,
     cond, params = resources.visibility(viewer)
     for workspace, layer in _candidates(name.strip()):
         row = conn.execute(
-            f"SELECT {_COLUMNS} FROM resources r JOIN datasets d ON d.resource_id = r.id"
+            f"SELECT {_COLUMNS} FROM {_FROM}"
             f" WHERE d.workspace = ? AND d.name = ? AND {cond}", [workspace, layer, *params]).fetchone()
         if row:
             return _complete(conn, [row], viewer, attributes, download=True)[0]

@@ -19,6 +19,10 @@ class LinkFacts(NamedTuple):
     file_name: str | None = None        # documents: the stored file
     doc_url: str | None = None          # documents: the remote address
     mime_type: str | None = None        # documents: the media type of the file
+    remote_url: str | None = None       # remote datasets: the service serving the layer
+    remote_layer: str | None = None     # remote datasets: the layer's name there
+    remote_download: str | None = None  # remote datasets: where its data are downloaded, if anywhere
+    remote_type: str | None = None      # remote datasets: the kind of service (WMS)
 
 
 NO_FACTS = LinkFacts()
@@ -30,8 +34,10 @@ def link_facts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, LinkFacts]
         return {}
     rows = conn.execute(
         "SELECT r.id, d.resource_id IS NOT NULL, i.resource_id IS NOT NULL, doc.extension, doc.file_name,"
-        " doc.doc_url, doc.mime_type FROM resources r"
+        " doc.doc_url, doc.mime_type, rl.service_url, rl.layer_name, rl.download_url, rl.service_type"
+        " FROM resources r"
         " LEFT JOIN datasets d ON d.resource_id = r.id"
+        " LEFT JOIN remote_layers rl ON rl.resource_id = r.id"
         " LEFT JOIN iso_metadata i ON i.resource_id = r.id"
         " LEFT JOIN documents doc ON doc.resource_id = r.id"
         f" WHERE r.id IN ({','.join('?' * len(ids))})", ids)

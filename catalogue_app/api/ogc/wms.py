@@ -17,6 +17,7 @@ from pathlib import Path
 
 from litestar import Response
 
+from catalogue_app.api.ogc import wms_remote
 from catalogue_app.api.ogc.common import OgcError, OgcRequest
 from catalogue_app.api.ogc.wms_capabilities import capabilities
 from catalogue_app.api.ogc.wms_maps import map_id, map_parts
@@ -114,16 +115,22 @@ def get_map(req: OgcRequest) -> Response:
     transparent = bool_param(req, "transparent")
     bgcolor = colour_param(req)
     sources = _Sources(req, "layers")
-    layers, alternates = [], {}
+    # the layers bottom first: a local one as what render_map draws, a remote one as itself
+    parts: list[MapLayer | tuple[dict, float]] = []
+    alternates = {}
+
     def add(layer: dict, sld: bytes | None, opacity: float = 1.0) -> None:
         path = str(sources.path(layer))
         alternates[path] = layer["alternate"]
-        layers.append(MapLayer(path=path, kind=layer_kind(layer), crs=data_crs(layer), sld=sld, opacity=opacity))
+        parts.append(MapLayer(path=path, kind=layer_kind(layer), crs=data_crs(layer), sld=sld, opacity=opacity))
 
     for name, style in zip(names, styles):
         if map_id(name) is not None:  # a map: its visible layers, bottom first
             for part in map_parts(req, name, "layers"):
                 layer = sources.layer(part.alternate)
+                if wms_remote.is_remote(layer):
+                    parts.append((layer, part.opacity))
+                    continue
                 try:
                     sld = sources.style(layer, part.style, "styles")
                 except OgcError:  # its style was removed: the default
@@ -131,14 +138,52 @@ def get_map(req: OgcRequest) -> Response:
                 add(layer, sld, part.opacity)
             continue
         layer = sources.layer(name)
+        if wms_remote.is_remote(layer):
+            parts.append((layer, 1.0))
+            continue
         add(layer, sources.style(layer, style, "styles"))
     try:
-        image = render_map(layers, area.bbox, area.crs, area.width, area.height, image_format, transparent, bgcolor)
+        if all(isinstance(p, MapLayer) for p in parts):
+            image = render_map(parts, area.bbox, area.crs, area.width, area.height, image_format, transparent,
+                               bgcolor)
+        elif len(parts) == 1:  # one remote layer: the remote's image
+            remote, _ = parts[0]
+            body, media = wms_remote.get_map(remote, area.bbox, area.crs, area.width, area.height, image_format,
+                                             transparent, bgcolor)
+            image = wms_remote.as_format(body, media, image_format, transparent, bgcolor)
+        else:
+            image = _composed(parts, area, image_format, transparent, bgcolor)
     except FileNotFoundError as exc:
         raise _missing(alternates.get(str(exc.filename), "a layer")) from None
     except ValueError as exc:
         raise OgcError("InvalidParameterValue", f"The map cannot be drawn: {exc}.", None) from None
     return Response(image, media_type=image_format, status_code=200)
+
+
+def _composed(parts: list, area, image_format: str, transparent: bool, bgcolor: tuple[int, int, int]) -> bytes:
+    """A map of local and remote layers: each run of local layers drawn here, each remote layer
+    asked of its service, laid on one another in order."""
+    from PIL import Image
+
+    canvas = Image.new("RGBA", (area.width, area.height), (0, 0, 0, 0))
+    run: list[MapLayer] = []
+
+    def flush() -> None:
+        if run:
+            png = render_map(list(run), area.bbox, area.crs, area.width, area.height, "image/png", True, bgcolor)
+            canvas.alpha_composite(wms_remote.rgba(png, area.width, area.height))
+            run.clear()
+
+    for part in parts:
+        if isinstance(part, MapLayer):
+            run.append(part)
+            continue
+        flush()
+        remote, opacity = part
+        body, _ = wms_remote.get_map(remote, area.bbox, area.crs, area.width, area.height, "image/png", True, bgcolor)
+        canvas.alpha_composite(wms_remote.rgba(body, area.width, area.height, opacity))
+    flush()
+    return wms_remote.encode(canvas, image_format, transparent, bgcolor)
 
 
 # --- GetFeatureInfo ------------------------------------------------------------------------------
@@ -167,8 +212,14 @@ def get_feature_info(req: OgcRequest) -> Response:
     sources = _Sources(req, "query_layers")
     hits = []
     alternates = []
+    remote_answers: list[bytes] = []  # the remote layers' answers, in the format asked
     for name in dict.fromkeys(names):  # each layer once
         layer = sources.layer(name)
+        if wms_remote.is_remote(layer):
+            remote_answers.append(wms_remote.get_feature_info(
+                layer, area.bbox, area.crs, area.width, area.height, col, row, INFO_MEDIA[kind].split(";")[0],
+                count))
+            continue
         alternates.append(layer["alternate"])
         path = sources.path(layer)
         try:
@@ -183,13 +234,35 @@ def get_feature_info(req: OgcRequest) -> Response:
             if not path.exists():  # removed or replaced since it was found
                 raise _missing(layer["alternate"]) from None
             raise
-    if kind == "json":
+    if remote_answers and not alternates:  # remote layers only: their answers as they are
+        body = remote_answers[0] if len(remote_answers) == 1 else _joined_info(kind, remote_answers)
+    elif kind == "json":
         body = feature_info.as_geojson(hits)
     elif kind == "html":
         body = feature_info.as_html(hits, alternates)
     else:
         body = feature_info.as_text(hits, alternates)
+    if remote_answers and alternates:
+        body = _joined_info(kind, [body if isinstance(body, bytes) else body.encode("utf-8"), *remote_answers])
     return Response(body, media_type=INFO_MEDIA[kind], status_code=200)
+
+
+def _joined_info(kind: str, answers: list[bytes]) -> bytes:
+    """Several GetFeatureInfo answers as one: the features of GeoJSON answers in one collection,
+    text and HTML one after the other."""
+    if kind != "json":
+        return b"\n".join(answers)
+    import json
+
+    features = []
+    for answer in answers:
+        try:
+            found = json.loads(answer)
+        except ValueError:
+            continue
+        if isinstance(found, dict) and isinstance(found.get("features"), list):
+            features += found["features"]
+    return json.dumps({"type": "FeatureCollection", "features": features}).encode("utf-8")
 
 
 # --- GetLegendGraphic ----------------------------------------------------------------------------
@@ -202,6 +275,8 @@ def get_legend_graphic(req: OgcRequest) -> Response:
         raise OgcError("InvalidFormat", f'GetLegendGraphic answers in image/png, not "{raw_format}".', "format")
     width = int_param(req, "width", 1, MAX_LEGEND, default=20)
     height = int_param(req, "height", 1, MAX_LEGEND, default=20)
+    if wms_remote.is_remote(layer):  # the remote's legend of its layer
+        return Response(wms_remote.get_legend_graphic(layer, width, height), media_type="image/png", status_code=200)
     sld = layer_style(req, layer, req.get("style"), "style")
     kind = style_kind(layer_kind(layer), layer.get("geometry_type"))
     return Response(legend_png(sld, kind, width, height), media_type="image/png", status_code=200)

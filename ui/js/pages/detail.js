@@ -138,7 +138,8 @@ function downloads(resource) {
 function services(resource) {
   const links = resource.links || [];
   const rows = [];
-  let layer = resource.alternate || '';  // a map has none: its service link names its layer
+  // a map has no alternate, a remote dataset's service is its remote: their service link names the layer
+  let layer = resource.subtype === 'remote' ? '' : resource.alternate || '';
   for (const [kind, label] of SERVICES) {
     const link = links.find((l) => l.link_type === kind);
     if (!link) continue;
@@ -174,7 +175,8 @@ function datasetPreview(el, resource) {
 }
 
 async function attributeTable(el, resource) {
-  if (resource.subtype === 'raster' || !resource.alternate) return;
+  // a raster has no features, a remote dataset has them on its remote service only
+  if (resource.subtype === 'raster' || resource.subtype === 'remote' || !resource.alternate) return;
   const section = h('section', { class: 'attributes' }, h('h2', {}, 'Attribute table'), h('p', { class: 'muted' }, 'Loading the first features…'));
   el.append(section);
   if (!can(resource, 'download_resourcebase')) {
