@@ -170,6 +170,9 @@ class HarvestRunner:
                 harvesters.set_status(conn, harvester_id, rules.READY)
             harvesters.release_lease(conn, harvester_id, self.pid)
 
+    def _write(self, fn, *args: Any, **kwargs: Any) -> Any:
+        return self.db.write_sync(lambda conn: fn(conn, *args, **kwargs))
+
     def _worker(self, row: Any, client) -> Any:
         return registry.worker(row["harvester_type"], row["remote_url"], harvesters.config_of(row), client)
 
@@ -198,14 +201,14 @@ class HarvestRunner:
         self.db.write_sync(harvesters.record_availability, harvester_id, available)
         return available
 
-    def _refresh(self, harvester_id: int) -> str:
+    def _refresh(self, harvester_id: int) -> tuple[str, str]:
         """A session that makes the list of what the remote offers anew; records it no longer
         offers are withdrawn (and their resources removed when the harvester says so)."""
         from catalogue_app.harvesting import http, storing
 
         row = self.db.read(harvesters.get, harvester_id)
         session = self._session(harvester_id, "discover-harvestable-resources")
-        self.db.write_sync(harvesters.session_progress, session, status="on-going")
+        self._write(harvesters.session_progress, session, status="on-going")
         status, message = "finished-all-ok", ""
         try:
             with http.client() as client:
@@ -224,15 +227,15 @@ class HarvestRunner:
         except HarvestError as exc:
             status, message = "finished-all-failed", str(exc)
             self.db.write_sync(harvesters.record_availability, harvester_id, False)
-            self.db.write_sync(harvesters.session_progress, session, detail=message)
+            self._write(harvesters.session_progress, session, detail=message)
         except Exception as exc:
             status, message = "finished-all-failed", f"The refresh failed: {exc}"
-            self.db.write_sync(harvesters.session_progress, session, detail=message)
+            self._write(harvesters.session_progress, session, detail=message)
             raise
         finally:
             self.db.write_sync(harvesters.record_refresh, harvester_id, message)
             self.db.write_sync(harvesters.end_session, session, status)
-        return message if status != "finished-all-ok" else ""
+        return status, message
 
     def _offer_all(self, row: Any, client, session: int) -> set[str]:
         worker = self._worker(row, client)
@@ -242,7 +245,7 @@ class HarvestRunner:
         def flush() -> None:
             if batch:
                 self.db.write_sync(harvesters.offer, row["id"], list(batch), bool(row["harvest_new_resources_by_default"]))
-                self.db.write_sync(harvesters.session_progress, session, total=len(seen), done=len(batch))
+                self._write(harvesters.session_progress, session, total=len(seen), done=len(batch))
                 batch.clear()
                 self._keep_going(row["id"])
 
@@ -270,17 +273,18 @@ class HarvestRunner:
 
         row = self.db.read(harvesters.get, harvester_id)
         resumed = self.db.read(harvesters.open_session, harvester_id, "harvesting")
-        failure = self._refresh(harvester_id) if resumed is None else ""
+        refreshed, message = self._refresh(harvester_id) if resumed is None else ("finished-all-ok", "")
         session = self._session(harvester_id, "harvesting")
-        if failure:
-            self.db.write_sync(harvesters.session_progress, session, detail=failure)
-            self.db.write_sync(harvesters.end_session, session, "finished-all-failed")
+        if refreshed != "finished-all-ok":
+            self._write(harvesters.session_progress, session, detail=message)
+            self.db.write_sync(harvesters.end_session, session,
+                               "aborted" if refreshed == "aborted" else "finished-all-failed")
             return
         started = self.db.read(harvesters.session, session)["started"]
         self.db.write_sync(harvesters.record_harvest, harvester_id)
         todo = self.db.read(harvesters.to_harvest, harvester_id, started)
         done_before = self.db.read(harvesters.session, session)["records_done"]
-        self.db.write_sync(harvesters.session_progress, session, status="on-going", total=done_before + len(todo))
+        self._write(harvesters.session_progress, session, status="on-going", total=done_before + len(todo))
         status = "finished-all-ok"
         try:
             with http.client() as client:
@@ -316,11 +320,11 @@ class HarvestRunner:
             if not isinstance(exc, HarvestError):
                 log.exception("harvester %s: %s failed", harvester["id"], item["unique_identifier"])
             self.db.write_sync(harvesters.harvested, item["id"], None, False, message[:2000])
-            self.db.write_sync(harvesters.session_progress, session, failed=1,
+            self._write(harvesters.session_progress, session, failed=1,
                                detail=f"{item['unique_identifier']}: {message[:500]}")
             return False
         self.db.write_sync(harvesters.harvested, item["id"], rid, True, "")
-        self.db.write_sync(harvesters.session_progress, session, done=1)
+        self._write(harvesters.session_progress, session, done=1)
         return True
 
 
