@@ -58,11 +58,15 @@ def due(row: Any) -> str | None:
     return None
 
 
-def _claim(conn, harvester_id: int, pid: int, scheduled: str | None) -> str | None:
+def _claim(conn, harvester_id: int, pid: int) -> str | None:
     """Take the harvester's lease and the work to do: what its status asks for, or (when it is
-    ready) what its schedule does. An abort left by a stopped run is finished here."""
+    ready) what its schedule does, both read again here, in the writer's transaction. An abort
+    left by a stopped run is finished here."""
     row = harvesters.get(conn, harvester_id)
-    if row is None or (row["status"] == rules.READY and scheduled is None):
+    if row is None:
+        return None
+    scheduled = due(row) if row["status"] == rules.READY else None
+    if row["status"] == rules.READY and scheduled is None:
         return None
     if not harvesters.take_lease(conn, harvester_id, pid, processes.alive):
         return None
@@ -134,7 +138,7 @@ class HarvestRunner:
             if row["lease_pid"] not in (None, self.pid) and processes.alive(row["lease_pid"]) and \
                     (row["lease_until"] or 0) > time.time():
                 continue  # another process runs it
-            work = self.db.write_sync(_claim, row["id"], self.pid, scheduled)
+            work = self.db.write_sync(_claim, row["id"], self.pid)
             if work is None:
                 continue
             with self._lock:
