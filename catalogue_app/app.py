@@ -92,7 +92,8 @@ def create_app(settings: Settings) -> Litestar:
         app.state.runner.start()
         place = Place(app.state.db, settings.files_dir, settings.tmp_dir, settings.data_dir)
         app.state.harvesting = HarvestRunner(place, settings.harvest_tick_seconds)
-        app.state.harvesting.start()
+        if settings.harvest_tick_seconds > 0:  # 0: this server runs no harvesting (tests, a read replica)
+            app.state.harvesting.start()
 
     def close_database(app: Litestar) -> None:
         harvesting = getattr(app.state, "harvesting", None)

@@ -108,6 +108,7 @@ class HarvestRunner:
         self._thread.start()
 
     def wake(self) -> None:
+        """Look at once (work was asked for through the API)."""
         self._wake.set()
 
     def close(self) -> None:

@@ -6,7 +6,8 @@ resources, users, a group, an uploaded dataset and a document, and checks each a
 Left out, because they would end or leave the run: writes to users (PATCH, PUT, DELETE of
 ``/users/{pk}`` and the bulk forms: the run's own admin could lose its password or its rights,
 or be deleted), and ``set_thumbnail``, which fetches an image from any address a body names (a
-generated address may name a host outside this machine).
+generated address may name a host outside this machine). For the same reason the server runs
+no harvesting (``CATALOGUE_HARVEST_TICK=0``): harvesters are created and changed, never run.
 """
 
 import base64
@@ -41,7 +42,7 @@ def seeded(tmp_path_factory):
     data = tmp_path_factory.mktemp("conformance") / "data"
     subprocess.run([sys.executable, "-m", "catalogue_app", "seed", "--data-dir", str(data), "--resources", "300"],
                    check=True, capture_output=True, env={**os.environ, "CATALOGUE_ADMIN_PASSWORD": ADMIN_PASSWORD})
-    srv = Server(data)
+    srv = Server(data, env={"CATALOGUE_HARVEST_TICK": "0"})
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     user = make_user(admin)
     group = make_group(admin)
