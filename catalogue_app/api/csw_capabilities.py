@@ -108,17 +108,17 @@ def _filter_capabilities(root: etree._Element) -> None:
     sub(ids, "FID")
 
 
-def _schema(target: str, prefix: str, elements: list[tuple[str, str, tuple[str, ...]]]) -> etree._Element:
+def _schema(target: str, elements: list[tuple[str, str, tuple[str, ...]]]) -> etree._Element:
     """A small XML schema: each element a sequence of elements of the namespaces named (their
-    content checked laxly)."""
+    content checked laxly). Its types are anonymous: the schema names nothing by a prefix, so it
+    holds when taken out of the response."""
     schema = etree.Element(f"{{{XS}}}schema", {"targetNamespace": target, "elementFormDefault": "qualified",
-                                               "version": "2.0.2"}, nsmap={"xs": XS, prefix: target})
+                                               "version": "2.0.2"}, nsmap={"xs": XS})
     for name, documentation, namespaces in elements:
-        etree.SubElement(schema, f"{{{XS}}}element", name=name, type=f"{prefix}:{name}Type")
-        kind = etree.SubElement(schema, f"{{{XS}}}complexType", name=f"{name}Type")
-        note = etree.SubElement(etree.SubElement(kind, f"{{{XS}}}annotation"), f"{{{XS}}}documentation")
+        element = etree.SubElement(schema, f"{{{XS}}}element", name=name)
+        note = etree.SubElement(etree.SubElement(element, f"{{{XS}}}annotation"), f"{{{XS}}}documentation")
         note.text = documentation
-        sequence = etree.SubElement(kind, f"{{{XS}}}sequence")
+        sequence = etree.SubElement(etree.SubElement(element, f"{{{XS}}}complexType"), f"{{{XS}}}sequence")
         etree.SubElement(sequence, f"{{{XS}}}any", namespace=" ".join(namespaces), processContents="lax",
                          minOccurs="0", maxOccurs="unbounded")
     return schema
@@ -126,12 +126,12 @@ def _schema(target: str, prefix: str, elements: list[tuple[str, str, tuple[str, 
 
 def record_schema(type_name: str) -> etree._Element:
     if type_name == "gmd:MD_Metadata":
-        return _schema(ISO_NS, "gmd", [("MD_Metadata", "An ISO 19139 metadata record: fileIdentifier, language, "
+        return _schema(ISO_NS, [("MD_Metadata", "An ISO 19139 metadata record: fileIdentifier, language, "
                                         "hierarchyLevel, contact, dateStamp, identificationInfo (title, abstract, "
                                         "keywords, extent), distributionInfo, dataQualityInfo.",
                                         (ISO_NS, "http://www.isotc211.org/2005/gco", GML))])
     terms = (DC, DCT, OWS)
-    return _schema(CSW_NS, "csw", [
+    return _schema(CSW_NS, [
         ("Record", "A Dublin Core record (ElementSetName full): dc:identifier, dc:title, dc:type, dc:subject, "
          "dc:format, dct:modified, dct:abstract, dc:creator, dc:contributor, dc:date, dc:language, dc:rights, "
          "dc:source, dct:spatial, dct:references, ows:BoundingBox.", terms),
