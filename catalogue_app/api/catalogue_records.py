@@ -116,7 +116,11 @@ def records_answer(ctx: Context, asked: GetRecords) -> Response[bytes]:
     query = csw_search.RecordQuery(asked.where, asked.order, limit, asked.start - 1)
 
     def load(conn: Connection) -> tuple[int, list[dict[str, Any]]]:
-        total, rows = csw_search.search(conn, viewer, query)
+        try:
+            total, rows = csw_search.search(conn, viewer, query)
+        except csw_search.TooComplex:
+            raise CswError("InvalidParameterValue", "The constraint is too complex: make it simpler.",
+                           "constraint") from None
         return total, [msgspec.to_builtins(item) for item in render(conn, rows, caller, viewer, base)] if rows else []
 
     total, found = ctx.db.read(load)

@@ -262,14 +262,26 @@ def _where(viewer: Viewer, query: RecordQuery) -> tuple[str, list[Any]]:
     return cond, params
 
 
+class TooComplex(Exception):
+    """SQLite refused the query for its size (too deep, too many terms or parameters)."""
+
+
+LIMITS = ("too large", "too many", "too complex", "stack overflow", "too deep")
+
+
 def search(conn: sqlite3.Connection, viewer: Viewer, query: RecordQuery) -> tuple[int, list[sqlite3.Row]]:
     """How many records the viewer may see match, and the rows of the page asked for."""
     cond, params = _where(viewer, query)
-    total = conn.execute(f"SELECT count(*) FROM resources r WHERE {cond}", params).fetchone()[0]
-    if query.limit <= 0 or query.offset >= total:
-        return total, []
-    keys = [f"{SORTABLE[name]} {'DESC' if descending else 'ASC'}" for name, descending in query.order]
-    order = ", ".join([*keys, "r.id DESC"]) if keys else DEFAULT_ORDER
-    rows = conn.execute(f"SELECT {COLUMNS} FROM resources r WHERE {cond} ORDER BY {order} LIMIT ? OFFSET ?",
-                        [*params, query.limit, query.offset]).fetchall()
+    try:
+        total = conn.execute(f"SELECT count(*) FROM resources r WHERE {cond}", params).fetchone()[0]
+        if query.limit <= 0 or query.offset >= total:
+            return total, []
+        keys = [f"{SORTABLE[name]} {'DESC' if descending else 'ASC'}" for name, descending in query.order]
+        order = ", ".join([*keys, "r.id DESC"]) if keys else DEFAULT_ORDER
+        rows = conn.execute(f"SELECT {COLUMNS} FROM resources r WHERE {cond} ORDER BY {order} LIMIT ? OFFSET ?",
+                            [*params, query.limit, query.offset]).fetchall()
+    except sqlite3.OperationalError as exc:
+        if any(limit in str(exc).lower() for limit in LIMITS):
+            raise TooComplex(str(exc)) from None
+        raise
     return total, rows
