@@ -154,10 +154,15 @@ def _kvp_prefixes(text: str | None) -> dict[str, str]:
 
 
 def from_kvp(params: dict[str, str]) -> Request:
+    operation = operation_named(params.get("request")) if params.get("service") else None
+    if operation == "GetCapabilities":  # the version is negotiated by AcceptVersions
+        check_service_and_version(params.get("service"), None, needs_version=False)
+        accepted = [v.strip() for v in (params.get("acceptversions") or "").split(",") if v.strip()]
+        if accepted and "2.0.2" not in accepted:
+            raise CswError("VersionNegotiationFailed", "Only version 2.0.2 is offered.", "acceptversions")
+        return Capabilities()
     check_service_and_version(params.get("service"), params.get("version"), needs_version=False)
     operation = operation_named(params.get("request"))
-    if operation == "GetCapabilities":
-        return Capabilities()
     check_service_and_version(params.get("service"), params.get("version"))
     media = choice(params.get("outputformat"), "outputformat", FORMATS, "application/xml")
     prefixes = _kvp_prefixes(params.get("namespace"))

@@ -316,3 +316,16 @@ def test_a_session_cookie_counts_for_post_without_a_csrf_token(site):
                                               "constraint": "AnyText LIKE '%zebrafish%'"})
         assert etree.fromstring(r.content).find("csw:SearchResults", NS).get("numberOfRecordsMatched") == str(
             len(PUBLIC_ZEBRAFISH))
+
+
+def test_a_bearer_token_counts(site):
+    member = site["member"]
+    with site["srv"].client() as c:
+        r = c.post("/o/token/", data={"grant_type": "password", "username": member["username"],
+                                      "password": member["password"]})
+        assert r.status_code == 200, r.text
+    with site["srv"].client(token=r.json()["access_token"]) as c:
+        assert kvp(c, site["url"], "AnyText LIKE '%private%'")[1] == [site["uuids"]["private"]]
+        r = c.get(site["url"], params={"service": "CSW", "version": "2.0.2", "request": "GetRecordById",
+                                       "id": site["uuids"]["private"]})
+        assert r.status_code == 200

@@ -180,3 +180,16 @@ def test_a_body_too_large(anon):
     exception(post(anon, body), "NoApplicableCode")
     exception(anon.post("/catalogue/csw", content=iter([body.encode()]), headers={"Content-Type": "text/xml"}),
               "NoApplicableCode")  # chunked, without a length
+
+
+def test_capabilities_negotiate_by_accept_versions(anon):
+    base = {"service": "CSW", "request": "GetCapabilities"}
+    for extra in ({}, {"version": "3.0.0"}, {"acceptversions": "3.0.0,2.0.2"}):
+        r = anon.get("/catalogue/csw", params={**base, **extra})
+        assert r.status_code == 200 and etree.fromstring(r.content).tag == f"{{{CSW}}}Capabilities"
+    exception(anon.get("/catalogue/csw", params={**base, "acceptversions": "3.0.0"}), "VersionNegotiationFailed",
+              "acceptversions")
+    exception(anon.get("/catalogue/csw", params={"request": "GetCapabilities"}), "MissingParameterValue", "service")
+    r = post(anon, f'<csw:GetCapabilities xmlns:csw="{CSW}" xmlns:ows="{OWS}" service="CSW"><ows:AcceptVersions>'
+                   "<ows:Version>2.0.2</ows:Version></ows:AcceptVersions></csw:GetCapabilities>")
+    assert r.status_code == 200 and etree.fromstring(r.content).tag == f"{{{CSW}}}Capabilities"
