@@ -62,6 +62,8 @@ CSRF_FAILED = "CSRF Failed: CSRF token missing or incorrect."
 UNSAFE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 # Signing in needs no token: the caller has no session yet (and the cookie is ignored there).
 CSRF_EXEMPT_PATHS = frozenset({"/account/login"})
+# POSTs that only read (CSW requests as XML documents): the cookie counts without the token.
+READ_ONLY_POST_PATHS = frozenset({"/catalogue/csw"})
 T = TypeVar("T")
 # Checked against when a user name is unknown, so that the answer takes as long as for a known one.
 DUMMY_HASH = hash_password("not a real password")
@@ -156,7 +158,8 @@ class AuthMiddleware(ASGIMiddleware):
             if value and len(value) <= 256:
                 row = sessions.user_for(scope["litestar_app"].state.db.reader(), value)
                 if row is not None:  # an unknown or expired cookie leaves the caller anonymous
-                    if scope["method"] in UNSAFE_METHODS:
+                    if scope["method"] in UNSAFE_METHODS and not (
+                            scope["method"] == "POST" and scope["path"].rstrip("/") in READ_ONLY_POST_PATHS):
                         _check_csrf(scope["headers"], row["csrf_token"])
                     caller = Caller.from_row(row)
                     scope["catalogue_session"] = row

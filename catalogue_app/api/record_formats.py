@@ -339,10 +339,15 @@ WRITERS = {
 }
 
 
+def write(record: dict[str, Any], schema: str, element_set: str) -> etree._Element:
+    """One record in an output schema (a namespace of NS): what GetRecordById and GetRecords
+    answer alike."""
+    return WRITERS[schema](record, element_set)
+
+
 def response_document(records: list[dict[str, Any]], schema: str, element_set: str) -> bytes:
     """A csw:GetRecordByIdResponse holding each record in the output schema."""
     root = etree.Element(q("csw:GetRecordByIdResponse"), nsmap={"csw": NS["csw"]})
-    write = WRITERS[schema]
     for record in records:
-        root.append(write(record, element_set))
+        root.append(write(record, schema, element_set))
     return etree.tostring(root, xml_declaration=True, encoding="UTF-8", pretty_print=True)

@@ -224,6 +224,14 @@ def visibility(viewer: Viewer, alias: str = "r") -> tuple[str, list[Any]]:
     )
 
 
+def listed_by(viewer: Viewer) -> tuple[str, list[Any]]:
+    """SQL condition: the viewer may see the resource and the default rule lists it (an
+    unadvertised resource is listed for its owner and superusers only)."""
+    cond, params = visibility(viewer)
+    extra, extra_params = _advertised(viewer, ResourceQuery())
+    return cond + extra, params + extra_params
+
+
 def _advertised(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any]]:
     if query.advertised_all:
         return "", []
