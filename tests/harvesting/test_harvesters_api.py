@@ -191,3 +191,28 @@ def test_a_busy_harvester_refuses_changes_but_takes_an_abort(admin, server):
     assert_envelope(admin.delete(url), 400, "invalid")
     r = admin.patch(url, json={"status": "aborting-harvesting-resources"})
     assert r.status_code == 200 and r.json()["harvester"]["status"] == "aborting-harvesting-resources"
+
+
+def wait_ready(admin, harvester_id: int) -> dict:
+    deadline = time.monotonic() + 30
+    while True:
+        h = admin.get(f"/api/v2/harvesters/{harvester_id}/").json()["harvester"]
+        if h["status"] == "ready":
+            return h
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize("kind", [GEONODE, WMS, "catalogue.harvesting.harvesters.csw.CswHarvester"])
+def test_a_remote_that_does_not_answer_fails_the_session_with_its_reason(admin, kind):
+    h = create(admin, harvester_type=kind)
+    assert admin.patch(f"/api/v2/harvesters/{h['id']}/", json={"status": "harvesting-resources"}).status_code == 200
+    after = wait_ready(admin, h["id"])
+    assert after["remote_available"] is False
+    assert "could not be reached" in after["last_check_harvestable_resources_message"]
+    found = admin.get("/api/v2/harvesting-sessions/", params={"filter{harvester}": h["id"]}).json()
+    by_type = {s["session_type"]: s for s in found["asynchronous_harvesting_sessions"]}
+    assert by_type["discover-harvestable-resources"]["status"] == "finished-all-failed"
+    assert by_type["harvesting"]["status"] == "finished-all-failed"
+    assert "could not be reached" in by_type["harvesting"]["details"]
+    assert all(s["ended"] for s in by_type.values())
