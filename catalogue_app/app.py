@@ -28,6 +28,7 @@ from catalogue_app.api import (
     metadata_editor,
     oauth,
     permissions,
+    publishing,
     resource_actions,
     resource_fields,
     resource_service,
@@ -72,7 +73,8 @@ class NoSchemaRoutes(Controller):
 # Every endpoint family, one module each; each lists its routes in ROUTES.
 FAMILIES = (root, users, groups, resources, lookups, resource_actions, resource_fields, map_layers, executions,
             permissions, limits, uploads, upload_sessions, datasets, documents, metadata, catalogue_records, embed,
-            styles, ogc_service, resource_service, oauth, schema, thumbnails, assets, metadata_editor, accounts, web_ui)
+            styles, ogc_service, resource_service, oauth, schema, thumbnails, assets, metadata_editor, accounts, web_ui,
+            publishing)
 
 
 def create_app(settings: Settings) -> Litestar:
