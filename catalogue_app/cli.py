@@ -379,7 +379,8 @@ def parser() -> argparse.ArgumentParser:
     common(q)
     q.add_argument("name")
     q.add_argument("url", help="the remote's address (http://host:port)")
-    q.add_argument("--token", help="a Bearer token of the remote's user who will own what is published")
+    q.add_argument("--token", help="a Bearer token of the remote's user who will own what is published"
+                   " (--token=T when it starts with a dash)")
     q.set_defaults(run=remote)
     q = actions.add_parser("list", help="list the remotes")
     common(q)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import time
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ from catalogue_app.store import permissions, publications, remotes
 PUBLISHABLE = ("dataset", "document")
 UPLOAD_WAIT = 30 * 60.0   # seconds a run waits for the remote's import before it leaves it to the next run
 JOB_WAIT = 120.0          # seconds to wait for a permission change on the remote
+THUMB_WAIT = 10.0         # seconds to wait for the thumbnail a remote draws after an import
 THUMB_PREFIX = "/uploaded/thumbs/"
 # Resource fields sent as they are (None clears them on the remote, except those it needs).
 FIELDS = ("title", "abstract", "attribution", "doi", "edition", "purpose", "maintenance_frequency",
@@ -114,6 +116,7 @@ class Run:
     upload_wait: float
     row: Any = None
     step: str = "start"
+    drawn_before: str | None = None  # the remote copy's thumbnail address before new data were sent
 
     @property
     def kind(self) -> str:
@@ -170,7 +173,9 @@ def _steps(run: Run) -> Outcome:
     notes: list[str] = []
     run.step = "finding the remote copy"
     if run.row["remote_pk"] is not None and run.row["stage"] != "uploading":
-        if run.client.resource(run.row["remote_pk"]) is None:
+        found = run.client.resource(run.row["remote_pk"])
+        run.drawn_before = (found or {}).get("thumbnail_url")
+        if found is None:
             notes.append(f"the copy {run.row['remote_pk']} was deleted on the remote: published anew")
             run.save(remote_pk=None, remote_uuid=None, stage="new", data_checksum=None, upload_exec_id=None)
     run.progress(5)
@@ -187,7 +192,7 @@ def _steps(run: Run) -> Outcome:
     run.save(stage="permissions")
     run.progress(90)
     run.step = "thumbnail"
-    _thumbnail(run, pk)
+    _thumbnail(run, pk, data)
     outcome = Outcome(run.resource_id, run.kind, run.remote_name, pk, run.client.resource_page(run.kind, pk), data,
                       skipped_users, skipped_groups, notes)
     run.row = run.db.write_sync(publications.finished, run.remote_id, run.resource_id, outcome.line())
@@ -362,11 +367,13 @@ def _metadata(run: Run, pk: int, notes: list[str]) -> None:
         run.client.patch(pk, body)
     except RemoteError as exc:
         text = str(exc).lower()
-        dropped = [k for k in ("category", "license") if k in body and k in text]
+        dropped = [k for k in ("category", "license", "keywords") if k in body and k in text]
         if exc.status != 400 or not dropped:
             raise
-        for key in dropped:  # a category or licence the remote does not know: the rest still goes
-            notes.append(f"the remote has no {key} {body.pop(key)['identifier']!r}; left unset there")
+        for key in dropped:  # a category, licence or keyword the remote refuses: the rest still goes
+            value = body.pop(key)
+            notes.append(f"the remote refused the {key} {value.get('identifier') if isinstance(value, dict) else value!r};"
+                         " left as it was there")
         run.client.patch(pk, body)
 
 
@@ -409,13 +416,28 @@ def _permissions(run: Run, pk: int) -> tuple[list[str], list[str]]:
     return skipped_users, skipped_groups
 
 
-def _thumbnail(run: Run, pk: int) -> None:
+def _thumbnail(run: Run, pk: int, data: str) -> None:
     url = run.source["thumbnail_url"]
     if not url:
         return
+    if run.kind == "dataset" and data in ("sent", "replaced"):
+        _remote_thumbnail_drawn(run, pk, run.drawn_before if data == "replaced" else None)
     if url.startswith(THUMB_PREFIX):
         image = run.thumbs_dir / url[len(THUMB_PREFIX):]
         if image.is_file():
             run.client.set_thumbnail(pk, image=image)
     elif url.startswith(("http://", "https://")):
         run.client.set_thumbnail(pk, address=url)
+
+
+def _remote_thumbnail_drawn(run: Run, pk: int, before: str | None) -> None:
+    """Wait a little for the thumbnail a remote draws once its import has ended (this
+    catalogue, and GeoNode, draw it after the execution request is finished), so that it does
+    not replace the one sent from here a moment later (new data: a new address, ``before``
+    being the one it had)."""
+    deadline = time.monotonic() + THUMB_WAIT
+    while time.monotonic() < deadline:
+        found = run.client.resource(pk) or {}
+        if found.get("thumbnail_url") and found.get("thumbnail_url") != before:
+            return
+        time.sleep(0.2)

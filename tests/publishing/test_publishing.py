@@ -166,6 +166,30 @@ def test_a_dataset_is_published_with_its_metadata_and_data_then_updated_in_place
     assert len(central_titled(central, title + " (edited)")) == 1
 
 
+def red_png() -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (120, 90), (200, 20, 30)).save(out, "PNG")
+    return out.getvalue()
+
+
+def test_the_thumbnail_chosen_here_is_the_one_there(pair):
+    admin, central = pair["admin"], pair["central_admin"]
+    from PIL import Image
+
+    pk = upload(admin, CITIES, unique("Thumbnailed "))
+    r = admin.put(f"/api/v2/resources/{pk}/set_thumbnail", files={"file": ("red.png", red_png(), "image/png")})
+    assert r.status_code == 200, r.text
+    status = publish(admin, pk, "central")
+    assert status["status"] == "finished", status
+    remote_pk = status["output_params"]["resources"][0]["remote_pk"]
+    time.sleep(1)  # (a thumbnail drawn by central after ours would show now)
+    url = central.get(f"/api/v2/datasets/{remote_pk}").json()["dataset"]["thumbnail_url"]
+    image = Image.open(io.BytesIO(central.get(url).content)).convert("RGB")
+    assert image.getpixel((image.width // 2, image.height // 2)) == (200, 20, 30)
+
+
 def test_permissions_are_mapped_by_user_name(pair):
     admin, central, local = pair["admin"], pair["central_admin"], pair["local"]
     name = unique("carol")
@@ -353,7 +377,7 @@ def test_bad_publish_requests_are_refused(pair):
 # -- the command line -------------------------------------------------------------------------------------
 def test_the_commands(pair, tmp_path):
     data = tmp_path / "cli"
-    r = cli("remote", "add", "central", pair["central"].url, "--token", pair["token"], data_dir=data)
+    r = cli("remote", "add", "central", pair["central"].url, f"--token={pair['token']}", data_dir=data)
     assert r.returncode == 0, r.stderr
     assert "Remote central added" in r.stdout
     assert cli("remote", "add", "central", pair["central"].url, data_dir=data).returncode != 0
