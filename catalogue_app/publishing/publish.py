@@ -123,7 +123,11 @@ class Run:
         return self.source["resource_type"]
 
     def save(self, **values: Any) -> None:
-        self.row = self.db.write_sync(publications.update, self.remote_id, self.resource_id, values)
+        row = self.db.write_sync(publications.update, self.remote_id, self.resource_id, values)
+        if row is None:  # the remote (or the resource) was removed here meanwhile, its records with it
+            raise PublishError(f"The remote {self.remote_name} or resource {self.resource_id} was removed here "
+                               f"while it was being published (at step '{self.step}').")
+        self.row = row
 
 
 def publish(db: Db, remote_id: int, resource_id: int, *, files_dir: Path, thumbs_dir: Path, workspace: Path,
