@@ -29,6 +29,7 @@ from catalogue_app.api import (
     metadata_editor,
     oauth,
     permissions,
+    publishing,
     resource_actions,
     resource_fields,
     resource_service,
@@ -76,7 +77,7 @@ class NoSchemaRoutes(Controller):
 FAMILIES = (root, users, groups, resources, lookups, resource_actions, resource_fields, map_layers, executions,
             permissions, limits, uploads, upload_sessions, datasets, documents, metadata, catalogue_records, embed,
             styles, ogc_service, resource_service, oauth, schema, thumbnails, assets, metadata_editor, accounts, web_ui,
-            harvesting)
+            harvesting, publishing)
 
 
 def create_app(settings: Settings) -> Litestar:

@@ -1,4 +1,4 @@
-"""The ``catalogue`` command: serve | createsuperuser | changepassword | token | seed.
+"""The ``catalogue`` command: serve | createsuperuser | changepassword | token | seed | remote | publish.
 
 With no arguments it serves (what a double-click on the single executable does)."""
 
@@ -257,6 +257,68 @@ def seed(args: argparse.Namespace) -> int:
     return 0
 
 
+def remote(args: argparse.Namespace) -> int:
+    """``remote add NAME URL [--token T]``, ``remote list``, ``remote remove NAME``."""
+    from catalogue_app.services import publishing as rules
+    from catalogue_app.services.errors import Refused
+    from catalogue_app.store import db, remotes
+
+    settings = _settings(args)
+    _prepare(settings)
+    try:
+        with db.transaction(settings.database_path) as conn:
+            if args.action == "add":
+                values = rules.remote_values({"name": args.name, "url": args.url, "token": args.token}, creating=True)
+                row = rules.create_remote(conn, values)
+                print(f"Remote {row['name']} added ({row['url']}, id {row['id']}"
+                      f"{', with a token' if row['has_token'] else ', no token'}).")
+            elif args.action == "remove":
+                row = rules.find_remote(conn, args.name)
+                rules.delete_remote(conn, row["id"])
+                print(f"Remote {row['name']} removed.")
+            else:
+                rows = remotes.all_(conn)
+                for row in rows:
+                    print(f"{row['id']}\t{row['name']}\t{row['url']}\t{'token' if row['has_token'] else 'no token'}")
+                if not rows:
+                    print("No remotes.", file=sys.stderr)
+    except Refused as exc:
+        raise SystemExit(exc.message) from None
+    return 0
+
+
+def publish(args: argparse.Namespace) -> int:
+    """Publish resources to a remote here and now (the steps of the publish job), one line each."""
+    from catalogue_app import files
+    from catalogue_app.jobs.thumbnails import folder as thumbs_folder
+    from catalogue_app.publishing.publish import PublishError
+    from catalogue_app.publishing.publish import publish as publish_one
+    from catalogue_app.services import publishing as rules
+    from catalogue_app.services.errors import Refused
+    from catalogue_app.store.db import Database
+
+    settings = _settings(args)
+    _prepare(settings)
+    database = Database(settings.database_path)
+    failed = 0
+    try:
+        for rid in args.ids:
+            workspace = files.claim_workspace(settings.tmp_dir / f"publish-{os.getpid()}-{rid}")
+            try:
+                found = database.read(rules.publish_request, rid, args.remote)
+                outcome = publish_one(database, found["remote_id"], rid, files_dir=settings.files_dir,
+                                      thumbs_dir=thumbs_folder(settings.data_dir), workspace=workspace)
+                print(outcome.line(), flush=True)
+            except (Refused, PublishError) as exc:
+                failed += 1
+                print(f"resource {rid}: {getattr(exc, 'message', None) or exc}", flush=True)
+            finally:
+                files.remove(workspace)
+    finally:
+        database.close()
+    return 1 if failed else 0
+
+
 def _count(text: str) -> int:
     try:
         value = int(text)
@@ -310,6 +372,29 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--resources", type=_count, required=True, help="how many")
     p.add_argument("--seed", type=int, default=1, help="random seed")
     p.set_defaults(run=seed)
+
+    p = commands.add_parser("remote", help="the remotes resources are published to (GeoNode API v2)")
+    actions = p.add_subparsers(dest="action", required=True)
+    q = actions.add_parser("add", help="add a remote")
+    common(q)
+    q.add_argument("name")
+    q.add_argument("url", help="the remote's address (http://host:port)")
+    q.add_argument("--token", help="a Bearer token of the remote's user who will own what is published"
+                   " (--token=T when it starts with a dash)")
+    q.set_defaults(run=remote)
+    q = actions.add_parser("list", help="list the remotes")
+    common(q)
+    q.set_defaults(run=remote)
+    q = actions.add_parser("remove", help="remove a remote (and the records of what was published there)")
+    common(q)
+    q.add_argument("name", help="its name or id")
+    q.set_defaults(run=remote)
+
+    p = commands.add_parser("publish", help="publish datasets or documents to a remote, or update them there")
+    common(p)
+    p.add_argument("--remote", required=True, help="the remote's name or id")
+    p.add_argument("ids", nargs="+", type=_count, metavar="ID", help="resource ids")
+    p.set_defaults(run=publish)
     return top
 
 

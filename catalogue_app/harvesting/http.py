@@ -73,3 +73,13 @@ def download(http: httpx.Client, url: str, target: Path, limit: int = MAX_DOWNLO
         if isinstance(exc, HarvestError):
             raise
         raise _fail(url, exc) from None
+
+
+def send(http: httpx.Client, method: str, url: str, **kwargs: Any) -> httpx.Response:
+    """One request of any method (a POST with a form or files, a PATCH with JSON...), answered
+    whatever its status (the caller reads the remote's error); a remote that cannot be reached
+    or does not answer in time is a HarvestError."""
+    try:
+        return http.request(method, url, **kwargs)
+    except httpx.HTTPError as exc:
+        raise _fail(url, exc) from None

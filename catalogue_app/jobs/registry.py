@@ -27,6 +27,7 @@ JOBS = {
     "import": "catalogue_app.jobs.imports:ImportDataset",
     "apply_metadata": "catalogue_app.jobs.metadata:ApplyMetadata",
     "apply_style": "catalogue_app.jobs.metadata:ApplyStyle",
+    "publish": "catalogue_app.publishing.job:PublishResource",
 }
 
 
