@@ -128,10 +128,13 @@ def _remote_layer(conn, owner: int, existing: int | None, h: Harvested, data: Re
         return existing
     if existing is not None:  # was copied before, now shown from the remote: a new record
         resource_writes.delete(conn, existing)
-    return remote_layers.create(conn, uuid=_free_uuid(conn, h.uuid), owner_id=owner, name=data.layer_name,
-                                values=changes(conn, h)["values"], ll_bbox=h.ll_bbox, service_type=data.service_type,
-                                service_url=data.service_url, layer_name=data.layer_name,
-                                download_url=data.download_url)
+    rid = remote_layers.create(conn, uuid=_free_uuid(conn, h.uuid), owner_id=owner, name=data.layer_name,
+                               values=changes(conn, h)["values"], ll_bbox=h.ll_bbox, service_type=data.service_type,
+                               service_url=data.service_url, layer_name=data.layer_name,
+                               download_url=data.download_url)
+    # public, as what the remote shows everyone is (GeoNode's default permissions)
+    resources.grant(conn, rid, ["view_resourcebase", "download_resourcebase"], group_id=resources.ANONYMOUS_GROUP_ID)
+    return rid
 
 
 def _document(conn, owner: int, existing: int | None, h: Harvested, data: RemoteDocument | None) -> int:

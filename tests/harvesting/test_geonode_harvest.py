@@ -104,6 +104,9 @@ def test_copied_datasets_are_harvested_updated_in_place_and_orphans_removed(pair
     mine = l.get(f"/api/v2/datasets/{local_pk}/").json()["dataset"]
     assert mine["title"] == "Countries of the world" and mine["abstract"] == "About Countries of the world"
     assert mine["sourcetype"] == "COPYREMOTE" and mine["subtype"] == "vector"
+    with pair["local"].client() as anon:
+        assert anon.get(f"/api/v2/datasets/{local_pk}/").status_code == 200
+        assert anon.get(f"/api/v2/documents/{items[pair['doc']['uuid']]['resource']}/").status_code == 200
     assert mine["thumbnail_url"]
 
     # the copy's features are those of the remote's download, one for one
@@ -160,6 +163,8 @@ def test_datasets_shown_through_the_remote_wms(pair):
     mine = l.get(f"/api/v2/datasets/{pk}/").json()["dataset"]
     assert mine["sourcetype"] == "REMOTE" and mine["subtype"] == "remote"
     assert mine["title"] == "Landsat scene"
+    with pair["local"].client() as anon:  # public here, as it is there
+        assert anon.get(f"/api/v2/datasets/{pk}/").status_code == 200
     # the local WMS draws it from the remote's
     x0, y0, x1, y1 = mine["extent"]["coords"]
     png = l.get("/geoserver/ows", params={
