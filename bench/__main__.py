@@ -286,8 +286,9 @@ def main() -> None:
     parser.add_argument("--resources", type=int, default=100_000)
     parser.add_argument("--resource-workers", type=int, default=2)
     parser.add_argument("--million", action="store_true", help="also search, extent and keywords at 1,000,000 resources")
-    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking", "mixed", "seed"], help="run one group")
+    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking", "mixed", "seed", "harvest"], help="run one group")
     parser.add_argument("--binary", action="append", default=[], help="(--only binary) another executable to measure")
+    parser.add_argument("--harvest-records", type=int, default=2000, help="(--only harvest) resources of the remote")
     parser.add_argument("--uploads", type=int, default=3, help="uploads of the 100 MB Shapefile per catalogue size")
     args = parser.parse_args()
     if args.only == "binary":
@@ -302,6 +303,11 @@ def main() -> None:
         return
     if args.only == "seed":
         seed_benchmarks(args)
+        return
+    if args.only == "harvest":
+        from bench.harvest import harvest_benchmarks
+
+        harvest_benchmarks(args)
         return
     if args.only == "mixed":
         from bench.mixed import mixed_benchmarks
