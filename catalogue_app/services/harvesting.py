@@ -55,8 +55,12 @@ def get(conn: Connection, caller, harvester_id: int) -> Row:
 def _url(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
         raise Invalid("remote_url: This field is required.")
-    parts = urlsplit(value.strip())
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    try:
+        parts = urlsplit(value.strip())
+        parts.port  # noqa: B018 - raises ValueError on a port that is no number, or out of range
+    except ValueError:
+        raise Invalid("remote_url: Enter a valid URL (http or https).") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname or any(c.isspace() or ord(c) < 32 for c in value.strip()):
         raise Invalid("remote_url: Enter a valid URL (http or https).")
     if len(value) > 2000:
         raise Invalid("remote_url: Ensure this field has no more than 2000 characters.")
