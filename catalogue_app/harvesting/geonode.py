@@ -100,8 +100,8 @@ class GeonodeWorker:
                 if not isinstance(item, dict) or not item.get("uuid") or item.get("resource_type") not in (
                         "dataset", "document"):
                     continue
-                yield RemoteItem(unique_identifier=str(item["uuid"]), title=str(item.get("title") or ""),
-                                 resource_type=item["resource_type"], last_updated=item.get("last_updated"),
+                yield RemoteItem(unique_identifier=str(item["uuid"])[:2000], title=_text(item.get("title")),
+                                 resource_type=item["resource_type"], last_updated=_string(item.get("last_updated")),
                                  url=f"{self.api}/resources/{item.get('pk')}")
             url, params = (body.get("links") or {}).get("next"), None
             if url and urlsplit(url).netloc != urlsplit(self.api).netloc:  # a page link elsewhere: its path here
@@ -131,7 +131,7 @@ class GeonodeWorker:
 
     def _data(self, record: dict[str, Any]) -> Any:
         download = _download(record)
-        may_download = "download_resourcebase" in (record.get("perms") or []) and download
+        may_download = "download_resourcebase" in _list(record.get("perms")) and download
         if record.get("resource_type") == "document":
             if self.config.copy_data and may_download and record.get("sourcetype") != "REMOTE":
                 return DocumentFile(url=download, name=_document_name(record))
@@ -150,13 +150,23 @@ def _string(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
+def _text(value: Any) -> str:
+    """A title as the remote lists it: a string, or nothing (never the text of another type)."""
+    return value[:255] if isinstance(value, str) else ""
+
+
+def _list(value: Any) -> list[Any]:
+    """A list field of the remote's record; anything else there (a number, a string) is no list."""
+    return value if isinstance(value, list) else []
+
+
 def _values(record: dict[str, Any]) -> dict[str, Any]:
     return {k: record[k] for k in VALUES if isinstance(record.get(k), str)}
 
 
 def _keywords(record: dict[str, Any]) -> list[str]:
     out = []
-    for k in record.get("keywords") or []:
+    for k in _list(record.get("keywords")):
         name = k.get("name") if isinstance(k, dict) else k
         if isinstance(name, str) and name.strip():
             out.append(name.strip())
@@ -175,7 +185,7 @@ def _extent(record: dict[str, Any]) -> list[float] | None:
 
 def _links(record: dict[str, Any]) -> list[Link]:
     out = []
-    for link in record.get("links") or []:
+    for link in _list(record.get("links")):
         if isinstance(link, dict) and isinstance(link.get("url"), str) and link["url"].startswith(("http://", "https://")):
             out.append(Link(url=link["url"][:2000], name=str(link.get("name") or "")[:255],
                             mime=str(link.get("mime") or "")[:100], link_type=str(link.get("link_type") or "url")[:50],
@@ -187,14 +197,14 @@ def _links(record: dict[str, Any]) -> list[Link]:
 
 
 def _download(record: dict[str, Any]) -> str | None:
-    for item in record.get("download_urls") or []:
+    for item in _list(record.get("download_urls")):
         if isinstance(item, dict) and item.get("default") and isinstance(item.get("url"), str):
             return item["url"]
     return _string(record.get("download_url"))
 
 
 def _wms(record: dict[str, Any]) -> str | None:
-    for link in record.get("links") or []:
+    for link in _list(record.get("links")):
         if isinstance(link, dict) and link.get("link_type") == "OGC:WMS" and isinstance(link.get("url"), str):
             return link["url"]
     return _string(record.get("ows_url"))

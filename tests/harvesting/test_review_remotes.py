@@ -147,3 +147,26 @@ def test_a_remote_url_that_is_no_address_is_refused_not_a_server_error(admin, ur
     h = harvester(admin, f"http://127.0.0.1:{free_port()}/")
     r = admin.patch(f"/api/v2/harvesters/{h}/", json={"remote_url": url})
     assert r.status_code == 400, r.text
+
+
+# -- a remote answering wrong types -------------------------------------------------------------
+
+
+def test_records_with_fields_of_the_wrong_type_are_harvested_with_what_is_usable(admin, remote):
+    odd = [record(1, keywords=5, links="x", extent={"coords": "a"}, title=None, category=5, perms=5,
+                  download_urls=5, thumbnail_url=7, abstract=["x"]),
+           record(2, "dataset", keywords=[5, None, {"name": 3}, "ok"], extent={"coords": [0, 0, "1", 1]},
+                  download_urls=[5, "x"], perms=None, regions="y"),
+           record(3, last_updated={"a": 1}, title={"t": 1})]
+    remote.geonode(odd)
+    hid = harvester(admin, remote.url)
+    refresh = run(admin, hid, "updating-harvestable-resources")
+    assert refresh["status"] == "finished-all-ok", refresh
+    offered = items(admin, hid)
+    assert set(offered) == {r["uuid"] for r in odd}
+    session = run(admin, hid, "harvesting-resources")
+    assert session["status"] == "finished-all-ok", session
+    for item in items(admin, hid).values():
+        assert item["last_harvesting_succeeded"] is True, item
+    kept = admin.get(f"/api/v2/resources/{items(admin, hid)[odd[1]['uuid']]['resource']}").json()["resource"]
+    assert [k["name"] for k in kept["keywords"]] == ["ok"]
