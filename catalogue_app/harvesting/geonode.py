@@ -90,9 +90,11 @@ class GeonodeWorker:
         url: str | None = f"{self.api}/resources"
         params: list[tuple[str, str]] | None = [*self._filters(), ("page_size", str(PAGE_SIZE)), ("page", "1"),
                                                 ("ordering", "pk")]
+        pages_read: set[str] = set()
         for _ in range(MAX_PAGES):
-            if not url:
+            if not url or url in pages_read:  # the last page, or a page read already (a loop)
                 return
+            pages_read.add(url if params is None else f"{url}?{params}")
             body = remote.get_json(self.http, url, params)
             if not isinstance(body, dict) or not isinstance(body.get("resources"), list):
                 raise HarvestError(f"{url} did not answer with a list of resources.")

@@ -170,3 +170,14 @@ def test_records_with_fields_of_the_wrong_type_are_harvested_with_what_is_usable
         assert item["last_harvesting_succeeded"] is True, item
     kept = admin.get(f"/api/v2/resources/{items(admin, hid)[odd[1]['uuid']]['resource']}").json()["resource"]
     assert [k["name"] for k in kept["keywords"]] == ["ok"]
+
+
+def test_a_next_page_link_that_loops_ends_the_list(admin, remote):
+    remote.geonode([record(1)], next_url=None)
+    remote.routes["/api/v2/resources"][2]["links"]["next"] = f"{remote.url}/api/v2/resources?page=1"
+    hid = harvester(admin, remote.url)
+    session = run(admin, hid, "updating-harvestable-resources", timeout=30)
+    listed = [p for p, _ in remote.hits if p.startswith("/api/v2/resources?") or p == "/api/v2/resources"]
+    assert len(listed) <= 3, f"{len(listed)} pages read"
+    assert session["status"] in ("finished-all-ok", "finished-all-failed")
+    assert len(items(admin, hid)) == 1
