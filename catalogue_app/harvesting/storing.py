@@ -16,6 +16,7 @@ import uuid as uuids
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import msgspec
 
@@ -84,29 +85,62 @@ def store(place: Place, http, harvester: Any, item: Any, h: Harvested) -> int:
     if existing is not None and not place.db.read(resources.exists, existing):
         existing = None
     owner = harvester["default_owner_id"]
-    data = h.data
+    # What the remote shows everyone is public here too (GeoNode's default permissions); what it
+    # showed the harvester's token may be private there: only its owner here sees it.
+    public = not harvesters.config_of(harvester).get("token")
+    data = _on_the_web(h.data)
     if isinstance(data, DataFiles):
-        rid = _import(place, http, owner, existing, h, data)
+        rid = _import(place, http, owner, existing, h, data, public)
         sourcetype = "COPYREMOTE"
     elif isinstance(data, RemoteLayer):
-        rid = place.db.write_sync(_remote_layer, owner, existing, h, data)
+        rid = place.db.write_sync(_remote_layer, owner, existing, h, data, public)
         sourcetype = "REMOTE"
     elif isinstance(data, DocumentFile):
-        rid = _document_file(place, http, owner, existing, h, data)
+        rid = _document_file(place, http, owner, existing, h, data, public)
         sourcetype = "COPYREMOTE"
     else:
-        rid = place.db.write_sync(_document, owner, existing, h, data)
+        rid = place.db.write_sync(_document, owner, existing, h, data, public)
         sourcetype = "REMOTE" if data is not None else "LOCAL"
     place.db.write_sync(_metadata, rid, h, sourcetype)
-    if h.thumbnail_url:
+    if web_url(h.thumbnail_url):
         _thumbnail(place, http, rid, h.thumbnail_url)
     return rid
+
+
+def web_url(url: Any) -> str | None:
+    """``url`` when it is an http(s) address with a host (never javascript:, data:, file:...)."""
+    if not isinstance(url, str):
+        return None
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return None
+    return url if parts.scheme.lower() in ("http", "https") and parts.hostname else None
+
+
+def _on_the_web(data: Any) -> Any:
+    """The record's data, every address in it an http(s) one: a remote download that is not is
+    left out; a service, document or file that is not fails the record (HarvestError)."""
+    if isinstance(data, RemoteLayer):
+        address = data.service_url
+        data = msgspec.structs.replace(data, download_url=web_url(data.download_url))
+    elif isinstance(data, RemoteDocument):
+        address = data.doc_url
+    elif isinstance(data, DocumentFile):
+        address = data.url
+    elif isinstance(data, DataFiles):
+        address = next((u for u in data.urls if not web_url(u)), data.urls[0] if data.urls else "")
+    else:
+        return data
+    if not web_url(address):
+        raise HarvestError(f"The record's data are at {str(address)[:200]!r}, not an http(s) address.")
+    return data
 
 
 def _metadata(conn, rid: int, h: Harvested, sourcetype: str) -> None:
     resource_writes.apply_changes(conn, rid, changes(conn, h))
     harvesters.set_sourcetype(conn, rid, sourcetype)
-    remote_layers.set_links(conn, rid, [msgspec.to_builtins(link) for link in h.links])
+    remote_layers.set_links(conn, rid, [msgspec.to_builtins(link) for link in h.links if web_url(link.url)])
 
 
 def _free_uuid(conn, wanted: str | None) -> str:
@@ -121,7 +155,7 @@ def _free_uuid(conn, wanted: str | None) -> str:
     return str(uuids.uuid4())
 
 
-def _remote_layer(conn, owner: int, existing: int | None, h: Harvested, data: RemoteLayer) -> int:
+def _remote_layer(conn, owner: int, existing: int | None, h: Harvested, data: RemoteLayer, public: bool) -> int:
     if existing is not None and remote_layers.get(conn, existing) is not None:
         remote_layers.update(conn, existing, ll_bbox=h.ll_bbox, service_type=data.service_type,
                              service_url=data.service_url, layer_name=data.layer_name, download_url=data.download_url)
@@ -132,18 +166,20 @@ def _remote_layer(conn, owner: int, existing: int | None, h: Harvested, data: Re
                                values=changes(conn, h)["values"], ll_bbox=h.ll_bbox, service_type=data.service_type,
                                service_url=data.service_url, layer_name=data.layer_name,
                                download_url=data.download_url)
-    # public, as what the remote shows everyone is (GeoNode's default permissions)
-    resources.grant(conn, rid, ["view_resourcebase", "download_resourcebase"], group_id=resources.ANONYMOUS_GROUP_ID)
+    if public:
+        resources.grant(conn, rid, ["view_resourcebase", "download_resourcebase"],
+                        group_id=resources.ANONYMOUS_GROUP_ID)
     return rid
 
 
-def _document(conn, owner: int, existing: int | None, h: Harvested, data: RemoteDocument | None) -> int:
+def _document(conn, owner: int, existing: int | None, h: Harvested, data: RemoteDocument | None,
+              public: bool) -> int:
     doc_url = data.doc_url if data is not None else None
     extension = _extension(doc_url) if doc_url else ""
     if existing is not None and documents.get(conn, existing) is not None:
         documents.add(conn, existing, extension=extension or None, doc_url=doc_url)
         return existing
-    rid = resource_writes.create(conn, "document", owner, {"uuid": _free_uuid(conn, h.uuid)})
+    rid = resource_writes.create(conn, "document", owner, {"uuid": _free_uuid(conn, h.uuid)}, public=public)
     documents.add(conn, rid, extension=extension or None, doc_url=doc_url)
     return rid
 
@@ -153,11 +189,12 @@ def _extension(url: str) -> str:
     return path.rsplit(".", 1)[-1].lower()[:10] if "." in path else ""
 
 
-def _document_file(place: Place, http, owner: int, existing: int | None, h: Harvested, data: DocumentFile) -> int:
+def _document_file(place: Place, http, owner: int, existing: int | None, h: Harvested, data: DocumentFile,
+                   public: bool) -> int:
     """A document's file copied into files/<uuid>/ (a new document; an existing one keeps its file)."""
     if existing is not None and place.db.read(documents.get, existing) is not None:
         return existing
-    name = os.path.basename(data.name.replace("\\", "/")).strip() or "document"
+    name = os.path.basename(data.name.replace("\\", "/")).strip().lstrip(".") or "document"
     uuid = place.db.read(_free_uuid, h.uuid)
     staging = files.claim_workspace(place.tmp / f"harvest-{uuid}")
     try:
@@ -171,13 +208,14 @@ def _document_file(place: Place, http, owner: int, existing: int | None, h: Harv
     try:
         return place.db.write_sync(lambda conn: documents.create(
             conn, uuid=uuid, owner_id=owner, changes={"values": {}}, extension=_extension(name),
-            file_name=name, size=size))
+            file_name=name, size=size, public=public))
     except BaseException:
         files.remove(final)
         raise
 
 
-def _import(place: Place, http, owner: int, existing: int | None, h: Harvested, data: DataFiles) -> int:
+def _import(place: Place, http, owner: int, existing: int | None, h: Harvested, data: DataFiles,
+            public: bool) -> int:
     """The dataset's files downloaded and imported as an upload is (its data replaced in place
     when it was harvested before)."""
     from catalogue_app.jobs.imports import ImportDataset, ImportFailed
@@ -198,7 +236,8 @@ def _import(place: Place, http, owner: int, existing: int | None, h: Harvested, 
             raise HarvestError("The remote offers no file of this dataset.")
         base = _base_file(names)
         params = {"files": [base, *[n for n in names if n != base]], "owner_id": owner,
-                  "changes": changes_without_db(h), "permissions": None, "total_layers": 1,
+                  "changes": changes_without_db(h),
+                  "permissions": None if public else {"users": {}, "groups": {}}, "total_layers": 1,
                   "overwrite_existing_layer": existing is not None, "resource_pk": existing,
                   "skip_existing_layers": False, "time_attributes": {}, "charset": None}
         job = ImportDataset()

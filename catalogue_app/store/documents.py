@@ -67,11 +67,11 @@ def subtype(extension: str | None) -> str:
 
 
 def create(conn: sqlite3.Connection, *, uuid: str, owner_id: int, changes: dict[str, Any], extension: str,
-           file_name: str | None = None, size: int = 0, doc_url: str | None = None) -> int:
+           file_name: str | None = None, size: int = 0, doc_url: str | None = None, public: bool = True) -> int:
     """A new document owned by ``owner_id`` with the checked ``changes`` (the API layer's
     ``Cleaned`` as a dict): a local file ``file_name`` of ``size`` bytes, already in
     files/<uuid>/, or a remote ``doc_url`` (sourcetype REMOTE, no media type, as GeoNode)."""
-    rid = resource_writes.create(conn, "document", owner_id, {"uuid": uuid})
+    rid = resource_writes.create(conn, "document", owner_id, {"uuid": uuid}, public=public)
     resource_writes.apply_changes(conn, rid, {**changes, "values": {**changes.get("values", {}),
                                                                      "subtype": subtype(extension)}})
     if doc_url is not None:

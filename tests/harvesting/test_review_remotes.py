@@ -181,3 +181,48 @@ def test_a_next_page_link_that_loops_ends_the_list(admin, remote):
     assert len(listed) <= 3, f"{len(listed)} pages read"
     assert session["status"] in ("finished-all-ok", "finished-all-failed")
     assert len(items(admin, hid)) == 1
+
+
+# -- what a harvest makes here, and who sees it -------------------------------------------------
+
+
+def test_what_a_token_reads_on_the_remote_is_not_made_public_here(admin, anon, remote):
+    doc, dataset = record(1), record(2, "dataset")
+    remote.geonode([doc, dataset])
+    hid = harvester(admin, remote.url, token="remote-secret")
+    assert run(admin, hid, "harvesting-resources")["status"] == "finished-all-ok"
+    assert any(h.get("Authorization") == "Bearer remote-secret" for _, h in remote.hits)
+    made = {u: i["resource"] for u, i in items(admin, hid).items()}
+    for u in (doc["uuid"], dataset["uuid"]):
+        assert admin.get(f"/api/v2/resources/{made[u]}").status_code == 200
+        assert anon.get(f"/api/v2/resources/{made[u]}").status_code == 404, u
+    assert not [r for r in anon.get("/api/v2/resources", params={"page_size": 100}).json()["resources"]
+                if r["pk"] in made.values()]
+    # without a token what the remote shows everyone is public here, as there
+    public_doc, public_dataset = record(3), record(4, "dataset")
+    remote.geonode([public_doc, public_dataset])
+    hid = harvester(admin, remote.url)
+    assert run(admin, hid, "harvesting-resources")["status"] == "finished-all-ok"
+    for item in items(admin, hid).values():
+        assert anon.get(f"/api/v2/resources/{item['resource']}").status_code == 200
+
+
+@pytest.mark.parametrize("address", ["javascript:alert(document.cookie)", "file:///etc/passwd",
+                                     "data:text/html,<script>alert(1)</script>"])
+def test_a_record_pointing_at_an_address_that_is_not_the_web_is_not_kept_as_such(admin, remote, address):
+    doc = record(1, doc_url=address)
+    dataset = record(2, "dataset", links=[{"link_type": "OGC:WMS", "url": address}],
+                     download_urls=[{"url": address, "default": True}], perms=["download_resourcebase"])
+    linked = record(3, links=[{"link_type": "html", "url": address}], detail_url=address)
+    remote.geonode([doc, dataset, linked])
+    hid = harvester(admin, remote.url)
+    run(admin, hid, "harvesting-resources")
+    for item in items(admin, hid).values():
+        if item["resource"] is None:
+            assert item["last_harvesting_succeeded"] is False
+            continue
+        shown = admin.get(f"/api/v2/resources/{item['resource']}").json()["resource"]
+        text = json.dumps(shown)
+        assert address not in text, shown
+        r = admin.get(f"/documents/{item['resource']}/download", follow_redirects=False)
+        assert address not in r.headers.get("location", "")
