@@ -149,6 +149,10 @@ class HarvestRunner:
     # -- one piece of work -------------------------------------------------------------------
 
     def _run(self, harvester_id: int, work: str) -> None:
+        beating = threading.Event()
+        heart = threading.Thread(target=self._heartbeat, args=(harvester_id, beating), daemon=True,
+                                 name=f"harvest-lease-{harvester_id}")
+        heart.start()
         try:
             if work == rules.CHECKING:
                 self._check(harvester_id)
@@ -159,12 +163,25 @@ class HarvestRunner:
         except Exception:
             log.exception("harvester %s: %s stopped", harvester_id, work)
         finally:
+            beating.set()
+            heart.join()
             try:
                 self.db.write_sync(self._done, harvester_id, work)
             except Exception:
                 log.exception("harvester %s: could not be made ready", harvester_id)
             with self._lock:
                 self.running.discard(harvester_id)
+
+    def _heartbeat(self, harvester_id: int, stop: threading.Event) -> None:
+        """Renew the lease while the work runs, so that one record that takes longer than the
+        lease (a slow remote, a large download, an import) does not let another process take the
+        harvester and run it too; a lease lost all the same ends the work at its next record."""
+        while not stop.wait(harvesters.LEASE_SECONDS / 4):
+            try:
+                if not self.db.write_sync(harvesters.renew_lease, harvester_id, self.pid):
+                    return
+            except Exception:  # the database failed: the work's own checks will say so
+                log.exception("harvester %s: could not renew its lease", harvester_id)
 
     def _done(self, conn, harvester_id: int, work: str) -> None:
         row = harvesters.get(conn, harvester_id)

@@ -226,3 +226,32 @@ def test_a_record_pointing_at_an_address_that_is_not_the_web_is_not_kept_as_such
         assert address not in text, shown
         r = admin.get(f"/documents/{item['resource']}/download", follow_redirects=False)
         assert address not in r.headers.get("location", "")
+
+
+# -- the runner -----------------------------------------------------------------------------------
+
+
+def test_the_lease_is_kept_while_one_slow_record_is_harvested(local, admin, remote, monkeypatch):
+    """A record that takes longer than the lease (a slow remote, a large download) must not let
+    the lease run out: another process would take the harvester and run it a second time."""
+    import os
+
+    from catalogue_app.store import harvesters
+
+    monkeypatch.setattr(harvesters, "LEASE_SECONDS", 1.0)
+    slow = record(1)
+    remote.geonode([slow])
+    answer = remote.routes["/api/v2/resources/1"]
+    remote.routes["/api/v2/resources/1"] = lambda path: (time.sleep(4), answer)[1]
+    hid = harvester(admin, remote.url)
+    assert admin.patch(f"/api/v2/harvesters/{hid}/", json={"status": "harvesting-resources"}).status_code == 200
+    deadline = time.monotonic() + 20
+    while not any(p.startswith("/api/v2/resources/1") for p, _ in remote.hits):
+        assert time.monotonic() < deadline
+        time.sleep(0.05)
+    time.sleep(2.5)  # the record is still being read, well past the lease's second
+    with sqlite3.connect(local.data_dir / "catalogue.sqlite3") as conn:
+        pid, until = conn.execute("SELECT lease_pid, lease_until FROM harvesters WHERE id = ?", (hid,)).fetchone()
+    assert pid == os.getpid() and until is not None and until > time.time(), (pid, until, time.time())
+    wait_ready(admin, hid)
+    assert items(admin, hid)[slow["uuid"]]["last_harvesting_succeeded"] is True
