@@ -255,3 +255,57 @@ def test_the_lease_is_kept_while_one_slow_record_is_harvested(local, admin, remo
     assert pid == os.getpid() and until is not None and until > time.time(), (pid, until, time.time())
     wait_ready(admin, hid)
     assert items(admin, hid)[slow["uuid"]]["last_harvesting_succeeded"] is True
+
+
+# -- the local WMS drawing a remote layer ----------------------------------------------------------
+
+
+def _remote_layer(local, remote, path: str) -> str:
+    from tests.harvesting.test_remote_layers import make_remote
+
+    return make_remote(local, unique("odd"), f"{remote.url}{path}", "layer")["alternate"]
+
+
+WMS = {"service": "WMS", "version": "1.1.1", "styles": "", "srs": "EPSG:4326", "bbox": "-10,-10,10,10",
+       "width": 64, "height": 64}
+
+
+@pytest.mark.parametrize("body", [b"\x89PNG\r\n\x1a\n" + b"cut short" * 10, b"\xff\xd8\xff" + b"\x00" * 50])
+def test_a_remote_image_that_cannot_be_read_is_a_502_exception(local, anon, remote, body):
+    remote.routes["/wms"] = (200, "image/png", body)
+    alternate = _remote_layer(local, remote, "/wms")
+    for fmt in ("image/png", "image/jpeg"):
+        r = anon.get("/geoserver/ows", params={**WMS, "request": "GetMap", "layers": alternate, "format": fmt})
+        assert r.status_code in (200, 502), r.text
+        if r.status_code == 200:  # the remote's own bytes, in the format asked
+            assert r.content == body
+        else:
+            assert "ServiceException" in r.text
+    # the legend: passed on as it is, or a 502 when it must be converted and cannot be read
+    r = anon.get("/geoserver/ows", params={**WMS, "request": "GetLegendGraphic", "layer": alternate,
+                                           "format": "image/png"})
+    assert r.status_code in (200, 502), r.text
+
+
+def test_a_remote_image_far_larger_than_asked_is_refused(local, anon, remote):
+    import io
+
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("L", (9000, 9000)).save(out, format="PNG")
+    remote.routes["/big"] = (200, "image/png", out.getvalue())
+    alternate = _remote_layer(local, remote, "/big")
+    r = anon.get("/geoserver/ows", params={**WMS, "request": "GetMap", "layers": alternate, "format": "image/jpeg"})
+    assert r.status_code == 502 and "9000 x 9000" in r.text, r.text
+
+
+def test_a_remote_feature_info_in_html_runs_no_script_here(local, anon, remote):
+    remote.routes["/gfi"] = (200, "text/html", b"<script>fetch('/api/v2/users')</script><p>a feature</p>")
+    alternate = _remote_layer(local, remote, "/gfi")
+    r = anon.get("/geoserver/ows", params={**WMS, "request": "GetFeatureInfo", "layers": alternate,
+                                           "query_layers": alternate, "x": 1, "y": 1, "info_format": "text/html"})
+    assert r.status_code == 200 and "a feature" in r.text
+    policy = r.headers.get("content-security-policy", "")
+    assert "sandbox" in policy and "default-src 'none'" in policy, r.headers
+    assert r.headers.get("x-content-type-options") == "nosniff"

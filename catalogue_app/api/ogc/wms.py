@@ -244,7 +244,14 @@ def get_feature_info(req: OgcRequest) -> Response:
         body = feature_info.as_text(hits, alternates)
     if remote_answers and alternates:
         body = _joined_info(kind, [body if isinstance(body, bytes) else body.encode("utf-8"), *remote_answers])
-    return Response(body, media_type=INFO_MEDIA[kind], status_code=200)
+    # a remote's answer is its own text, HTML included: served from here, it may run no script
+    # and load nothing (it would run as this site, with its users' sessions)
+    headers = REMOTE_INFO_HEADERS if remote_answers else None
+    return Response(body, media_type=INFO_MEDIA[kind], status_code=200, headers=headers)
+
+
+REMOTE_INFO_HEADERS = {"Content-Security-Policy": "sandbox; default-src 'none'; style-src 'unsafe-inline'",
+                       "X-Content-Type-Options": "nosniff"}
 
 
 def _joined_info(kind: str, answers: list[bytes]) -> bytes:

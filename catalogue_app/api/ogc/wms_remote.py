@@ -107,9 +107,26 @@ def get_map(layer: dict[str, Any], bbox: tuple[float, float, float, float], crs:
     return body, media
 
 
+MAX_PIXELS = 4096 * 4096  # an image of the remote's is drawn no larger (the WMS's MaxWidth x MaxHeight)
+
+
+def _decoded(body: bytes) -> Image.Image:
+    """The remote's image as RGBA; one that cannot be read (cut short, not what its first bytes
+    say) or is larger than any map asked is an OGC exception with status 502, like its other
+    failures."""
+    try:
+        image = Image.open(io.BytesIO(body))
+        if image.width * image.height > MAX_PIXELS:
+            raise ValueError(f"an image of {image.width} x {image.height} pixels")
+        return image.convert("RGBA")
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
+        raise OgcError("NoApplicableCode", f"The remote service's image could not be read: {exc}"[:500],
+                       None, 502) from None
+
+
 def rgba(body: bytes, width: int, height: int, opacity: float = 1.0) -> Image.Image:
     """An image as RGBA of the map's size, faded by ``opacity``."""
-    image = Image.open(io.BytesIO(body)).convert("RGBA")
+    image = _decoded(body)
     if image.size != (width, height):
         image = image.resize((width, height))
     if opacity < 1.0:
@@ -136,8 +153,7 @@ def as_format(body: bytes, media: str, image_format: str, transparent: bool, bgc
     """The remote's image in the format asked (most answer in it already)."""
     if media == image_format:
         return body
-    image = Image.open(io.BytesIO(body)).convert("RGBA")
-    return encode(image, image_format, transparent, bgcolor)
+    return encode(_decoded(body), image_format, transparent, bgcolor)
 
 
 def get_feature_info(layer: dict[str, Any], bbox: tuple[float, float, float, float], crs: str, width: int,
