@@ -254,10 +254,11 @@ class HarvestersController(Controller):
     async def delete_harvester(self, ctx: Ctx, harvester_id: FromPath[str]) -> None:
         await ctx.db.write(rules.delete, ctx.caller, path_id(harvester_id, "Harvester"))
 
-    @get("/{harvester_id:str}/harvestable-resources", summary="What the harvester's remote offers (anyone)")
+    @get("/{harvester_id:str}/harvestable-resources",
+         summary="What the harvester's remote offers (anyone; superusers when it reads with a token)")
     async def list_harvestable(self, ctx: Ctx, harvester_id: FromPath[str]) -> HarvestableList:
         pk = path_id(harvester_id, "Harvester")
-        await ctx.db.execute(rules.visible_harvester, pk)
+        await ctx.db.execute(rules.visible_harvester, ctx.caller, pk)
         spec = list_spec(ctx.params, harvesters.HARVESTABLE_FIELDS, {})
 
         def fetch(limit: int, offset: int):

@@ -166,11 +166,15 @@ def choose(conn: Connection, caller, harvester_id: int, choices: list[tuple[str,
     return list(dict.fromkeys(identifiers))
 
 
-def visible_harvester(conn: Connection, harvester_id: int) -> Row:
-    """A harvester for its harvestable resources' list (open to anyone, as GeoNode)."""
+def visible_harvester(conn: Connection, caller, harvester_id: int) -> Row:
+    """A harvester for its harvestable resources' list: open to anyone, as GeoNode, but for a
+    harvester that reads its remote with a token (what it lists may be private there, and what
+    it harvested is private here): superusers only."""
     row = harvesters.get(conn, harvester_id)
     if row is None:
         raise NotFound("Harvester")
+    if harvesters.config_of(row).get("token"):
+        require_superuser(caller)
     return row
 
 

@@ -309,3 +309,18 @@ def test_a_remote_feature_info_in_html_runs_no_script_here(local, anon, remote):
     policy = r.headers.get("content-security-policy", "")
     assert "sandbox" in policy and "default-src 'none'" in policy, r.headers
     assert r.headers.get("x-content-type-options") == "nosniff"
+
+
+def test_what_a_harvester_with_a_token_is_offered_is_listed_to_superusers_only(admin, anon, local):
+    from tests.conftest import login, make_user
+
+    with_token = harvester(admin, f"http://127.0.0.1:{free_port()}/", token="remote-secret")
+    without = harvester(admin, f"http://127.0.0.1:{free_port()}/")
+    url = "/api/v2/harvesters/{}/harvestable-resources/"
+    assert anon.get(url.format(without)).status_code == 200
+    assert anon.get(url.format(with_token)).status_code == 401
+    with login(local, make_user(admin)) as user:
+        assert user.get(url.format(with_token)).status_code == 403
+    assert admin.get(url.format(with_token)).status_code == 200
+    shown = admin.get(f"/api/v2/harvesters/{with_token}/").json()["harvester"]
+    assert shown["harvester_type_specific_configuration"]["token"] == "********"
