@@ -293,14 +293,25 @@ def open_session(conn: sqlite3.Connection, harvester_id: int, session_type: str)
                         " AND ended IS NULL ORDER BY id DESC LIMIT 1", (harvester_id, session_type)).fetchone()
 
 
+MAX_DETAILS = 20_000  # characters of a session's details: the failures past them are not written
+MORE = "(more: each record's own message is in the harvester's harvestable resources)"
+
+
 def session_progress(conn: sqlite3.Connection, session_id: int, *, status: str | None = None, total: int | None = None,
                      done: int = 0, failed: int = 0, detail: str | None = None) -> None:
-    conn.execute("UPDATE harvesting_sessions SET status = coalesce(?, status),"
-                 " total_records_to_process = coalesce(?, total_records_to_process),"
-                 " records_done = records_done + ?, records_failed = records_failed + ?,"
-                 " details = CASE WHEN ? IS NULL THEN details WHEN details = '' THEN ? ELSE details || char(10) || ? END,"
-                 " updated = ? WHERE id = ?",
-                 (status, total, done, failed, detail, detail, detail, now(), session_id))
+    """A session's counts moved on, and ``detail`` added to its details as a line, until they
+    reach MAX_DETAILS (a session of thousands of failures was rewritten ever longer at each one,
+    and sent whole to whoever lists the sessions)."""
+    conn.execute("UPDATE harvesting_sessions SET status = coalesce(:status, status),"
+                 " total_records_to_process = coalesce(:total, total_records_to_process),"
+                 " records_done = records_done + :done, records_failed = records_failed + :failed,"
+                 " details = CASE WHEN :detail IS NULL OR length(details) >= :max OR substr(details, -length(:more)) = :more"
+                 " THEN details"
+                 " WHEN length(details) + length(:detail) >= :max THEN details || char(10) || :more"
+                 " WHEN details = '' THEN :detail ELSE details || char(10) || :detail END,"
+                 " updated = :now WHERE id = :id",
+                 {"status": status, "total": total, "done": done, "failed": failed, "detail": detail,
+                  "max": MAX_DETAILS, "more": MORE, "now": now(), "id": session_id})
 
 
 def end_session(conn: sqlite3.Connection, session_id: int, status: str) -> None:
