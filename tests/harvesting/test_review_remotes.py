@@ -29,7 +29,7 @@ class FakeRemote:
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 path = self.path.split("?")[0].rstrip("/")
                 fake.hits.append((self.path, dict(self.headers)))
                 route = fake.routes.get(path)
