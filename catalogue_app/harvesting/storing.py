@@ -84,6 +84,8 @@ def store(place: Place, http, harvester: Any, item: Any, h: Harvested) -> int:
     existing = item["resource_id"]
     if existing is not None and not place.db.read(resources.exists, existing):
         existing = None
+    if existing is None and h.uuid:  # harvested before, by a harvester since deleted: found by its uuid
+        existing = place.db.read(harvesters.harvested_with_uuid, h.uuid)
     owner = harvester["default_owner_id"]
     # What the remote shows everyone is public here too (GeoNode's default permissions); what it
     # showed the harvester's token may be private there: only its owner here sees it.

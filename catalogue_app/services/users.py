@@ -9,7 +9,7 @@ from typing import Any
 
 from catalogue_app.passwords import check_strength
 from catalogue_app.services.errors import Forbidden, Invalid, NotFound
-from catalogue_app.store import Connection, Row, groups, users
+from catalogue_app.store import Connection, Row, groups, harvesters, users
 
 USERNAME = re.compile(r"^[\w.@+-]{1,150}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
@@ -83,6 +83,10 @@ def deletion_check(conn: Connection, caller, user_id: int, rules: tuple[str, ...
         raise Forbidden()
     if target["is_superuser"] and users.active_superuser_count(conn) <= 1:
         raise Invalid("The last active superuser cannot be deleted.")
+    owning = harvesters.names_owned_by(conn, user_id)
+    if owning:
+        raise Invalid(f"This user is the default owner of the harvester(s) {', '.join(map(repr, owning))}: "
+                      "give them another default owner first.")
     violated = [
         rule for rule, broken in (
             ("user_has_resources", lambda: users.owned_resource_count(conn, user_id) > 0),

@@ -95,6 +95,11 @@ def update(conn: sqlite3.Connection, harvester_id: int, values: dict[str, Any]) 
                  [*values.values(), harvester_id])
 
 
+def names_owned_by(conn: sqlite3.Connection, user_id: int) -> list[str]:
+    """The harvesters that give what they harvest to this user."""
+    return [r[0] for r in conn.execute("SELECT name FROM harvesters WHERE default_owner_id = ? ORDER BY id", (user_id,))]
+
+
 def delete(conn: sqlite3.Connection, harvester_id: int) -> bool:
     return conn.execute("DELETE FROM harvesters WHERE id = ?", (harvester_id,)).rowcount > 0
 
@@ -256,6 +261,13 @@ def item(conn: sqlite3.Connection, item_id: int) -> sqlite3.Row | None:
 def harvested_resource_ids(conn: sqlite3.Connection, harvester_id: int) -> list[int]:
     return [r[0] for r in conn.execute("SELECT resource_id FROM harvestable_resources WHERE harvester_id = ?"
                                        " AND resource_id IS NOT NULL", (harvester_id,))]
+
+
+def harvested_with_uuid(conn: sqlite3.Connection, uuid: str) -> int | None:
+    """The local resource harvested from the remote record of this uuid (kept when it was free)."""
+    row = conn.execute("SELECT id FROM resources WHERE uuid = ? AND sourcetype IN ('REMOTE', 'COPYREMOTE')",
+                       (uuid,)).fetchone()
+    return row[0] if row else None
 
 
 def origin_of(conn: sqlite3.Connection, resource_id: int) -> sqlite3.Row | None:

@@ -187,3 +187,23 @@ def test_abort_stops_a_harvest_and_the_harvester_is_ready_again(pair):
     sessions = l.get("/api/v2/harvesting-sessions/", params={"filter{harvester}": hid}).json()
     statuses = {s["status"] for s in sessions["asynchronous_harvesting_sessions"]}
     assert statuses <= {"finished-all-ok", "aborted"} and statuses, [(s["session_type"], s["status"], s["details"]) for s in sessions["asynchronous_harvesting_sessions"]]
+
+
+def test_a_new_harvester_of_the_same_remote_finds_what_was_harvested_before(pair):
+    l = pair["l"]
+    config = {"harvest_documents": True, "harvest_datasets": False}
+    first = l.post("/api/v2/harvesters/", json={
+        "name": "docs once", "remote_url": pair["remote"].url, "harvester_type": GEONODE, "scheduling_enabled": False,
+        "harvest_new_resources_by_default": True, "harvester_type_specific_configuration": config}).json()["harvester"]
+    run(l, first["id"], "harvesting-resources")
+    pk = offered(l, first["id"])[pair["doc"]["uuid"]]["resource"]
+    total = l.get("/api/v2/resources/", params={"page_size": 1}).json()["total"]
+    assert l.delete(f"/api/v2/harvesters/{first['id']}/").status_code == 204
+    assert l.get(f"/api/v2/documents/{pk}/").status_code == 200  # what it harvested stays
+    again = l.post("/api/v2/harvesters/", json={
+        "name": "docs again", "remote_url": pair["remote"].url, "harvester_type": GEONODE, "scheduling_enabled": False,
+        "harvest_new_resources_by_default": True, "harvester_type_specific_configuration": config}).json()["harvester"]
+    session = run(l, again["id"], "harvesting-resources")
+    assert session["status"] == "finished-all-ok"
+    assert offered(l, again["id"])[pair["doc"]["uuid"]]["resource"] == pk
+    assert l.get("/api/v2/resources/", params={"page_size": 1}).json()["total"] == total

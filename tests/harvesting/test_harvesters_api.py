@@ -216,3 +216,16 @@ def test_a_remote_that_does_not_answer_fails_the_session_with_its_reason(admin, 
     assert by_type["harvesting"]["status"] == "finished-all-failed"
     assert "could not be reached" in by_type["harvesting"]["details"]
     assert all(s["ended"] for s in by_type.values())
+
+
+def test_a_harvesters_default_owner_is_not_deleted_from_under_it(admin):
+    owner = make_user(admin)
+    h = create(admin, default_owner=owner["pk"])
+    r = admin.delete(f"/api/v2/users/{owner['pk']}/")
+    assert_envelope(r, 400, "invalid")
+    assert h["name"] in r.json()["errors"][0]
+    assert admin.get(f"/api/v2/users/{owner['pk']}/").status_code == 200
+    me = admin.get("/api/v2/users/", params={"filter{username}": "admin"}).json()["users"][0]["pk"]
+    assert admin.patch(f"/api/v2/harvesters/{h['id']}/", json={"default_owner": me}).status_code == 200
+    assert admin.delete(f"/api/v2/users/{owner['pk']}/").status_code in (200, 204)
+    assert admin.get(f"/api/v2/users/{owner['pk']}/").status_code == 404
