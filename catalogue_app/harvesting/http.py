@@ -3,6 +3,7 @@ limit on what is read into memory, and errors turned into HarvestError with a pl
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,14 @@ TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 MAX_BODY = 64 * 1024 * 1024          # a document read into memory (capabilities, JSON pages)
 MAX_DOWNLOAD = 4 * 1024 * 1024 * 1024  # a data file written to disk
 USER_AGENT = "catalogue-harvester/1"
+BODY_SECONDS = 120.0       # a document read into memory, from the request to its last byte
+DOWNLOAD_SECONDS = 3600.0  # a data file (the time limit above is per read: a remote sending a
+                           # byte now and then would otherwise hold a harvest for ever)
+
+
+def _in_time(url: str, deadline: float) -> None:
+    if time.monotonic() > deadline:
+        raise HarvestError(f"{url} took too long to send its answer.")
 
 
 def client(token: str | None = None) -> httpx.Client:
@@ -33,10 +42,12 @@ def _fail(url: str, exc: Exception) -> HarvestError:
 
 def get_bytes(http: httpx.Client, url: str, params: dict[str, Any] | None = None, limit: int = MAX_BODY) -> bytes:
     try:
+        deadline = time.monotonic() + BODY_SECONDS
         with http.stream("GET", url, params=params) as response:
             response.raise_for_status()
             chunks, size = [], 0
             for chunk in response.iter_bytes():
+                _in_time(url, deadline)
                 size += len(chunk)
                 if size > limit:
                     raise HarvestError(f"{url} sent more than {limit // (1024 * 1024)} MB.")
@@ -59,10 +70,12 @@ def get_json(http: httpx.Client, url: str, params: dict[str, Any] | None = None)
 def download(http: httpx.Client, url: str, target: Path, limit: int = MAX_DOWNLOAD) -> Path:
     """The file at ``url`` written to ``target`` (removed again when the download fails)."""
     try:
+        deadline = time.monotonic() + DOWNLOAD_SECONDS
         with http.stream("GET", url) as response, open(target, "wb") as out:
             response.raise_for_status()
             size = 0
-            for chunk in response.iter_bytes(1024 * 1024):
+            for chunk in response.iter_bytes():
+                _in_time(url, deadline)
                 size += len(chunk)
                 if size > limit:
                     raise HarvestError(f"{url} is larger than {limit // (1024 * 1024)} MB.")
