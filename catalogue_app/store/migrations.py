@@ -980,11 +980,37 @@ CREATE TABLE IF NOT EXISTS remote_links (
 CREATE INDEX IF NOT EXISTS remote_links_resource ON remote_links(resource_id);
 """
 
+# Migration 25: jobs of the management commands (GeoNode's statuses: CREATED, QUEUED, STARTED,
+# FINISHED); ``failed`` says whether the command ended with an error, ``stop_requested`` that it
+# was asked to stop, ``pid`` the process that runs it.
+MANAGEMENT = """
+CREATE TABLE IF NOT EXISTS management_jobs (
+    id               INTEGER PRIMARY KEY,
+    command          TEXT NOT NULL,
+    app_name         TEXT NOT NULL DEFAULT '',
+    user_id          INTEGER REFERENCES users(id) ON DELETE SET NULL,
+    status           TEXT NOT NULL DEFAULT 'CREATED',
+    created_at       TEXT NOT NULL,
+    start_time       TEXT,
+    end_time         TEXT,
+    args             TEXT NOT NULL DEFAULT '[]',
+    kwargs           TEXT NOT NULL DEFAULT '{}',
+    celery_result_id TEXT,
+    output_message   TEXT,
+    failed           INTEGER NOT NULL DEFAULT 0,
+    stop_requested   INTEGER NOT NULL DEFAULT 0,
+    pid              INTEGER
+);
+CREATE INDEX IF NOT EXISTS management_jobs_command ON management_jobs(command, id);
+CREATE INDEX IF NOT EXISTS management_jobs_waiting ON management_jobs(id) WHERE status = 'QUEUED';
+"""
+
 # Tables whose changes leave data_changes alone: nothing kept is derived from them.
 UNCOUNTED = {"data_changes", "kind_changes", "sessions", "tokens", "login_failures",
              "resource_tally",  # (changes with the resources, which are counted)
              # harvesting and publishing: read as they are, nothing derived is kept from them
-             "harvesters", "harvestable_resources", "harvesting_sessions", "remotes", "publications"}
+             "harvesters", "harvestable_resources", "harvesting_sessions", "remotes", "publications",
+             "management_jobs"}
 
 # Tables counted apart, each in its row of kind_changes (migration 20): what readers keep from
 # them is kept apart too (store/db.py ``kept(conn, kind)``), so that a favorite set or an
@@ -1055,4 +1081,4 @@ MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, 
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
-                    RESOURCE_TALLY, steady_writes, HARVESTING]
+                    RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT]
