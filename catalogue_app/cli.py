@@ -319,6 +319,48 @@ def publish(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def management(args: argparse.Namespace) -> int:
+    """A management command run here and now, its output on the console (the same code as a job
+    of ``/api/v2/management/``). Exit 2 for bad arguments, 1 when the command fails."""
+    from catalogue_app.instance import Instance
+    from catalogue_app.management import registry
+    from catalogue_app.management.base import CommandContext, CommandError
+    from catalogue_app.store.db import Database
+
+    rest = list(args.arguments)
+    if "--data-dir" in rest[:-1]:  # written after the command's own arguments
+        at = rest.index("--data-dir")
+        args.data_dir = rest[at + 1]
+        del rest[at:at + 2]
+    command = registry.command(args.command)
+    if command is None:
+        raise SystemExit(f"{args.command} is not available in this build.")
+    if "--help" in rest or "-h" in rest:
+        print(command.help_text())
+        return 0
+    try:
+        options = command.parser().parse_args(rest)
+    except CommandError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    settings = _settings(args)
+    if command.prepares_data:
+        _prepare(settings)
+    database = Database(settings.database_path) if command.prepares_data else None
+    ctx = CommandContext(db=database, data_dir=settings.data_dir, files_dir=settings.files_dir,
+                         tmp_dir=settings.tmp_dir, import_dir=settings.import_folder, out=sys.stdout,
+                         server_running=Instance(settings.data_dir).held())
+    try:
+        command.run(ctx, options)
+    except CommandError as exc:
+        print(f"{args.command}: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if database is not None:
+            database.close()
+    return 0
+
+
 def _count(text: str) -> int:
     try:
         value = int(text)
@@ -395,6 +437,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--remote", required=True, help="the remote's name or id")
     p.add_argument("ids", nargs="+", type=_count, metavar="ID", help="resource ids")
     p.set_defaults(run=publish)
+
+    from catalogue_app.management.registry import COMMANDS
+
+    for name in COMMANDS:
+        p = commands.add_parser(name, help=f"a management command (catalogue {name} --help)", add_help=False)
+        common(p)
+        p.add_argument("arguments", nargs=argparse.REMAINDER, help="the command's own arguments")
+        p.set_defaults(run=management)
     return top
 
 
@@ -412,7 +462,12 @@ def main(argv: list[str] | None = None) -> None:
         opening = True
     else:
         opening = False
-    args = parser().parse_args(argv)
+    top = parser()
+    args, extra = top.parse_known_args(argv)
+    if extra:  # a management command's own options; elsewhere an error
+        if getattr(args, "run", None) is not management:
+            top.error(f"unrecognized arguments: {' '.join(extra)}")
+        args.arguments = [*extra, *args.arguments]
     if args.command is None:
         parser().print_help()
         raise SystemExit(2)

@@ -32,6 +32,20 @@ class Instance:
         os.write(fd, url.encode())
         return True
 
+    def held(self) -> bool:
+        """Whether a server runs on this data folder now (its lock is taken)."""
+        try:
+            fd = os.open(self.path, os.O_RDWR)
+        except OSError:
+            return False
+        try:
+            if _lock(fd):
+                _unlock(fd)
+                return False
+            return True
+        finally:
+            os.close(fd)
+
     def running(self) -> str | None:
         """The address of the server that holds the lock and answers there, else None."""
         try:

@@ -40,7 +40,7 @@ class CommandContext:
     """What a command may use: the database (through its writer and readers), the folders, the
     user who asked (a users row id, or None on the command line), its output, and the stop check."""
 
-    db: Database
+    db: Database | None               # None for a command that does not prepare the data folder
     data_dir: Path
     files_dir: Path
     tmp_dir: Path
@@ -66,6 +66,8 @@ class Command:
     help: ClassVar[str]
     app_name: ClassVar[str] = "catalogue"
     over_http: ClassVar[bool] = True  # False: command line only (restore)
+    prepares_data: ClassVar[bool] = True  # False: the command line leaves the data folder as it is
+                                          # (restore fills an empty one)
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None:
         pass
