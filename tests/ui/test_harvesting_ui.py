@@ -148,6 +148,8 @@ def test_keyboard_reaches_the_harvesting_controls(tab, remote, ui_admin):
     page.keyboard.press("Enter")
     page.wait_for_selector(".harvestable tr[data-identifier]", timeout=30_000)
     page.wait_for_selector("button[aria-label='Refresh list: Keyboard']", timeout=30_000)  # ready again
+    # the rows were painted again as it worked: the keyboard's place stayed in the harvester's row
+    assert page.evaluate(f"document.activeElement.closest('tr[data-harvester=\"{hid}\"]') !== null")
     assert ui_admin.delete(f"/api/v2/harvesters/{hid}/").status_code == 204
 
 

@@ -112,11 +112,12 @@ export function formatDateTime(value) {
 }
 
 // Re-renders part of a page without losing the keyboard's place: the focused element's
-// data-focus key is looked for again afterwards.
-export function keepFocus(fn) {
+// data-focus key is looked for again afterwards, else `fallback(key)` says where to go.
+export function keepFocus(fn, fallback) {
   const key = document.activeElement?.dataset?.focus;
   fn();
-  if (key && document.activeElement?.dataset?.focus !== key) document.querySelector(`[data-focus="${CSS.escape(key)}"]`)?.focus();
+  if (!key || document.activeElement?.dataset?.focus === key) return;
+  (document.querySelector(`[data-focus="${CSS.escape(key)}"]`) || fallback?.(key))?.focus();
 }
 
 // A checkbox with its label after it.

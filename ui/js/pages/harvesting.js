@@ -126,6 +126,9 @@ export async function render(body, ctx) {
         h('span', {}, 'List: ', x.last_checked_harvestable_resources ? formatDateTime(x.last_checked_harvestable_resources) : 'never'),
         x.last_check_harvestable_resources_message ? h('span', { class: 'muted block' }, x.last_check_harvestable_resources_message) : null),
       h('td', { 'data-label': 'Actions' }, h('div', { class: 'harvester-actions' }, actions(x))))));
+  }, (key) => { // the button pressed is gone (Harvest now became Abort): the row's first action
+    const row = list.querySelector(`tr[data-harvester="${key.split('-').pop()}"]`);
+    return row?.querySelector('.harvester-actions button') || row?.querySelector('a');
   });
 
   const paintDetail = async () => {
@@ -157,7 +160,10 @@ export async function render(body, ctx) {
     const found = await Promise.all((data.harvesters || []).map((x) =>
       api(`/api/v2/harvesters/${x.id}/`).then((d) => d.harvester).catch(() => x)));
     if (!alive()) return;
+    const before = new Map(harvesters.map((x) => [x.id, x.status]));
     harvesters = found.sort((a, b) => a.name.localeCompare(b.name));
+    const changed = harvesters.filter((x) => before.has(x.id) && before.get(x.id) !== x.status);
+    if (changed.length) announce.textContent = changed.map((x) => `${x.name}: ${statusLabel(x.status)}.`).join(' ');
     if (!selected || !current()) selected = harvesters[0]?.id ?? null;
     paintList();
     const x = current();
@@ -168,7 +174,6 @@ export async function render(body, ctx) {
       const again = stale;
       stale = false;
       if (again || statusChanged || busy(x)) await Promise.all([loadSessions(x), again || statusChanged || x.status === 'harvesting-resources' ? loadOffered(x) : null]);
-      if (statusChanged) announce.textContent = `${x.name}: ${statusLabel(x.status)}.`;
     }
     lastStatus = x?.status ?? null;
     schedule();

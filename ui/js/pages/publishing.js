@@ -91,7 +91,7 @@ export async function publishPanel(el, resource) {
           p.remote_pk ? h('span', { class: 'muted' }, ` (#${p.remote_pk})`) : null, ' ',
           p.stage ? h('span', { class: `badge ${done ? 'light' : 'warn'}` }, done ? 'published' : `unfinished: ${p.stage}`) : null,
           p.last_published ? h('span', { class: 'muted block' }, `Last published ${formatDateTime(p.last_published)}`) : null,
-          p.message ? h('span', { class: 'muted block' }, p.message) : null);
+          p.message ? h('span', { class: `${done ? 'muted' : 'error'} block small-text` }, p.message) : null);
       }))] : []);
     } catch { mount(where); }
   };
@@ -113,9 +113,10 @@ export async function publishPanel(el, resource) {
       if (state.status === 'finished') {
         const out = state.output_params || {};
         const first = (out.resources || [])[0] || {};
+        const skipped = [...(out.skipped_users || []), ...(out.skipped_groups || [])];
         mount(status, h('p', { class: 'ok' }, `Published to ${remoteName}. `,
           first.remote_url ? h('a', { href: first.remote_url, target: '_blank', rel: 'noopener' }, 'Open it there') : null),
-        out.message ? h('p', { class: 'muted small-text' }, out.message) : null);
+        skipped.length ? h('p', { class: 'muted small-text' }, `Not on ${remoteName}, so not given rights there: ${skipped.join(', ')}.`) : null);
         toast(`Published to ${remoteName}.`);
       } else {
         mount(status, errorBox(new Error(state.log || state.output_params?.error || 'Publishing failed.')));
