@@ -200,3 +200,24 @@ def test_publishing_where_its_api_is(tab, remote, ui_admin):
     assert page.locator(".publish-status .ok").count() == 1, page.inner_text(".publish-status")
     page.wait_for_selector(".publications li:has-text('Central')")
     tab.shot("published")
+
+
+def test_a_failed_refresh_is_said_plainly(tab, ui_admin):
+    from tests.conftest import free_port
+
+    r = ui_admin.post("/api/v2/harvesters/", json={"name": "Gone", "remote_url": f"http://127.0.0.1:{free_port()}/",
+                      "scheduling_enabled": False,
+                      "harvester_type": "geonode.harvesting.harvesters.geonodeharvester.GeonodeUnifiedHarvesterWorker"})
+    assert r.status_code == 201, r.text
+    hid = r.json()["harvester"]["id"]
+    tab.sign_in("admin", ADMIN_PASSWORD)
+    page = tab.go(f"/admin/harvesting?harvester={hid}", wait=f"tr[data-harvester='{hid}']")
+    tab.allow("status of 400")  # a refresh asked for as the harvester's own first one starts: "busy"
+    if ui_admin.get(f"/api/v2/harvesters/{hid}/").json()["harvester"]["status"] == "ready":
+        page.click("button[aria-label='Refresh list: Gone']")
+    details = page.wait_for_selector(".session.failed .session-details", timeout=30_000)
+    assert details.inner_text().strip()
+    assert page.locator(".session.failed .badge").first.inner_text() == "FAILED"
+    page.wait_for_selector("button[aria-label='Refresh list: Gone']", timeout=30_000)
+    tab.shot("harvesting-failed")
+    assert ui_admin.delete(f"/api/v2/harvesters/{hid}/").status_code == 204

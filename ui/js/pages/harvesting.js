@@ -124,7 +124,7 @@ export async function render(body, ctx) {
       h('td', { 'data-label': 'Last checks', class: 'checks' },
         h('span', {}, 'Remote: ', x.last_checked_availability ? formatDateTime(x.last_checked_availability) : 'never'), h('br'),
         h('span', {}, 'List: ', x.last_checked_harvestable_resources ? formatDateTime(x.last_checked_harvestable_resources) : 'never'),
-        x.last_check_harvestable_resources_message ? h('span', { class: 'muted block' }, x.last_check_harvestable_resources_message) : null),
+        x.last_check_harvestable_resources_message ? h('span', { class: `${x.remote_available ? 'muted' : 'error'} block note` }, x.last_check_harvestable_resources_message) : null),
       h('td', { 'data-label': 'Actions' }, h('div', { class: 'harvester-actions' }, actions(x))))));
   }, (key) => { // the button pressed is gone (Harvest now became Abort): the row's first action
     const row = list.querySelector(`tr[data-harvester="${key.split('-').pop()}"]`);
@@ -217,7 +217,11 @@ function harvestable(harvester, data, refresh, message) {
   const head = [h('h3', {}, 'What the remote offers'),
     harvester.last_checked_harvestable_resources ? null
       : h('p', { class: 'muted' }, busy(harvester) ? 'The list is being made…' : 'Not listed yet: use “Refresh list” to ask the remote what it offers.')];
-  if (!items.length) return [...head, harvester.last_checked_harvestable_resources ? h('p', { class: 'muted' }, 'The remote offers nothing (with this harvester’s options).') : null];
+  if (!items.length) {
+    return [...head, !harvester.last_checked_harvestable_resources ? null
+      : harvester.remote_available ? h('p', { class: 'muted' }, 'The remote offers nothing (with this harvester’s options).')
+        : h('p', { class: 'error' }, 'The remote could not be reached, so nothing is listed. The sessions below say what went wrong.')];
+  }
   const chosen = items.filter((i) => i.should_be_harvested).length;
   const rows = items.map((item) => {
     const box = h('input', { type: 'checkbox', checked: item.should_be_harvested, dataset: { focus: `pick-${item.unique_identifier}` },

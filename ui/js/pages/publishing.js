@@ -90,7 +90,7 @@ export async function publishPanel(el, resource) {
         return h('li', {}, p.remote_url ? h('a', { href: p.remote_url, target: '_blank', rel: 'noopener' }, name) : h('strong', {}, name),
           p.remote_pk ? h('span', { class: 'muted' }, ` (#${p.remote_pk})`) : null, ' ',
           p.stage ? h('span', { class: `badge ${done ? 'light' : 'warn'}` }, done ? 'published' : `unfinished: ${p.stage}`) : null,
-          p.last_published ? h('span', { class: 'muted block' }, `Last published ${formatDateTime(p.last_published)}`) : null,
+          p.last_published ? h('span', { class: 'muted block small-text' }, `Last published ${formatDateTime(p.last_published)}`) : null,
           p.message ? h('span', { class: `${done ? 'muted' : 'error'} block small-text` }, p.message) : null);
       }))] : []);
     } catch { mount(where); }
