@@ -109,6 +109,17 @@ def test_admin_harvests_a_dataset_from_a_remote(tab, remote, ui_admin):
 
     # edit: the form comes back with the harvester's values
     tab.go(f"/admin/harvesting?harvester={hid}", wait=f"tr[data-harvester='{hid}']")
+
+    def chosen() -> list[bool]:
+        items = ui_admin.get(f"/api/v2/harvesters/{hid}/harvestable-resources/").json()["harvestable_resources"]
+        return [i["should_be_harvested"] for i in items]
+
+    page.click(".harvestable button:text('Select none')")
+    page.wait_for_selector(".harvestable [role=status]:has-text('None will be harvested.')")
+    assert not any(chosen()) and not page.is_checked(f"tr[data-identifier='{identifier}'] input[type=checkbox]")
+    page.click(".harvestable button:text('Select all')")
+    page.wait_for_selector(".harvestable [role=status]:has-text('All will be harvested.')")
+    assert all(chosen())
     page.click("button[aria-label='Edit: Central']")
     form = page.locator("form.harvester-form")
     assert form.locator("input[name=name]").input_value() == "Central"
