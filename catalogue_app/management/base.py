@@ -28,10 +28,10 @@ class Stopped(Exception):
 class _Parser(argparse.ArgumentParser):
     """An argument parser that raises CommandError instead of printing and exiting."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str):
         raise CommandError(f"{self.prog}: {message}")
 
-    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
+    def exit(self, status: int = 0, message: str | None = None):
         raise CommandError(message or f"{self.prog}: stopped")
 
 

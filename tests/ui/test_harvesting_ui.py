@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import ADMIN_PASSWORD, USER_PASSWORD, Server, make_user, poll
-from tests.ui.conftest import DATA, OUTPUT
+from tests.ui.conftest import DATA
 
 TITLE = "Countries of the world"
 
@@ -73,7 +73,7 @@ def test_admin_harvests_a_dataset_from_a_remote(tab, remote, ui_admin):
     assert ui_admin.get(f"/api/v2/harvesters/{hid}/").json()["harvester"]["harvester_type_specific_configuration"]["copy_data"] is True
 
     # refresh: the remote's dataset is offered, not chosen by default
-    page.click(f"button[aria-label='Refresh list: Central']")
+    page.click("button[aria-label='Refresh list: Central']")
     item = page.locator(".harvestable tr[data-identifier]", has_text=TITLE)
     item.wait_for(timeout=30_000)
     box = item.locator("input[type=checkbox]")
