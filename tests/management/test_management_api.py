@@ -4,6 +4,7 @@ that run, show their output as it grows, stop when asked, and end FINISHED."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -201,3 +202,31 @@ def test_the_command_line_runs_the_same_command(tmp_path):
     help_ = subprocess.run([sys.executable, "-m", "catalogue_app", "ping_mngmt_commands_http", "--help"],
                            capture_output=True, text=True, timeout=60)
     assert help_.returncode == 0 and "--sleep" in help_.stdout
+
+
+def test_importlayers_over_http_imports_from_the_import_folder_only(tmp_path):
+    import shutil
+
+    from tests.conftest import ADMIN_PASSWORD, Server
+
+    data = tmp_path / "data"
+    srv = Server(data)
+    try:
+        folder = data / "import" / "batch"
+        folder.mkdir(parents=True)
+        for part in (Path(__file__).parent.parent / "data" / "naturalearth_cities").glob("naturalearth_cities.*"):
+            shutil.copy(part, folder / part.name)
+        (folder / "broken.tif").write_bytes(b"not a tiff")
+        with srv.client(auth=("admin", ADMIN_PASSWORD)) as admin:
+            r = admin.post(f"{BASE}/commands/importlayers/", json={"args": ["batch", "-k", "cities,places"]})
+            assert r.status_code == 201, r.text
+            done = finished(admin, r.json()["data"]["id"], timeout=60)
+            assert "naturalearth_cities" in done["output_message"] and "broken.tif" in done["output_message"]
+            assert done["failed"] is True  # one file set failed: said so
+            found = admin.get("/api/v2/datasets/", params={"search": "naturalearth_cities"}).json()["datasets"]
+            assert len(found) == 1 and {k["name"] for k in found[0]["keywords"]} == {"cities", "places"}
+            r = admin.post(f"{BASE}/commands/importlayers/", json={"args": [str(tmp_path)]})
+            outside = finished(admin, r.json()["data"]["id"])
+            assert outside["failed"] is True and "import folder" in outside["output_message"]
+    finally:
+        srv.stop()
