@@ -17,7 +17,6 @@ import logging
 import os
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from typing import Any
 
@@ -29,6 +28,7 @@ from catalogue_app.harvesting.place import Place
 from catalogue_app.harvesting.types import HarvestError, RemoteItem
 from catalogue_app.services import harvesting as rules
 from catalogue_app.store import harvesters
+from catalogue_app.ticker import Ticker
 
 log = logging.getLogger("catalogue.harvesting")
 OFFER_BATCH = 200
@@ -90,42 +90,16 @@ def _finish_abort(conn, harvester_id: int, status: str) -> None:
     harvesters.set_status(conn, harvester_id, rules.READY)
 
 
-class HarvestRunner:
+class HarvestRunner(Ticker):
+    name = "harvest"
+
     def __init__(self, place: Place, tick_seconds: float = 5.0, workers: int = 2):
+        super().__init__(tick_seconds, workers)
         self.place = place
         self.db = place.db
-        self.tick = tick_seconds
         self.pid = os.getpid()
-        self.pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="harvest")
         self.running: set[int] = set()
         self._lock = threading.Lock()
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
-
-    def start(self) -> None:
-        self._thread = threading.Thread(target=self._loop, name="harvest-schedule", daemon=True)
-        self._thread.start()
-
-    def wake(self) -> None:
-        """Look at once (work was asked for through the API)."""
-        self._wake.set()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        self.pool.shutdown(wait=True, cancel_futures=True)
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                self.look()
-            except Exception:  # the database failed; look again at the next tick
-                log.exception("harvesting: could not look at the harvesters")
-            self._wake.wait(self.tick)
-            self._wake.clear()
 
     def look(self) -> None:
         """Start what is asked for or due, on harvesters no run of this process holds."""
@@ -207,7 +181,7 @@ class HarvestRunner:
             return row["status"] if row else "gone"
 
         status = self.db.write_sync(check)
-        if status in (rules.ABORT_HARVEST, rules.ABORT_REFRESH, "lost", "gone") or self._stop.is_set():
+        if status in (rules.ABORT_HARVEST, rules.ABORT_REFRESH, "lost", "gone") or self.stopping:
             raise Aborted(status)
 
     def _check(self, harvester_id: int) -> bool:

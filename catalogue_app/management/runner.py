@@ -16,7 +16,6 @@ import os
 import threading
 import time
 import traceback
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +24,7 @@ from catalogue_app.management import registry
 from catalogue_app.management.base import CommandContext, CommandError, Stopped, argv
 from catalogue_app.store import management_jobs
 from catalogue_app.store.db import Database
+from catalogue_app.ticker import Ticker
 
 log = logging.getLogger("catalogue.management")
 FLUSH_SECONDS = 0.5
@@ -63,43 +63,24 @@ class JobOutput(io.TextIOBase):
             return "".join(self.parts)
 
 
-class ManagementRunner:
+class ManagementRunner(Ticker):
+    name = "command"
+
     def __init__(self, db: Database, folders: Folders, tick_seconds: float = 5.0, workers: int = 2):
-        self.db, self.folders, self.tick = db, folders, tick_seconds
+        super().__init__(tick_seconds, workers)
+        self.db, self.folders = db, folders
         self.pid = os.getpid()
-        self.pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="command")
-        self._wake = threading.Event()
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def start(self) -> None:
         gone = self.db.write_sync(management_jobs.abandoned, processes.alive)
         if gone:
             log.warning("finished %d management job(s) left running by a stopped server", len(gone))
-        self._thread = threading.Thread(target=self._loop, name="management-jobs", daemon=True)
-        self._thread.start()
+        super().start()
 
-    def wake(self) -> None:
-        """Look at once (a job was queued through the API)."""
-        self._wake.set()
-
-    def close(self) -> None:
-        self._stop.set()
-        self._wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout=10)
-        self.pool.shutdown(wait=True, cancel_futures=True)
-
-    def _loop(self) -> None:
-        while not self._stop.is_set():
-            try:
-                for job_id in self.db.read(management_jobs.queued_ids):
-                    if self.db.write_sync(management_jobs.claim, job_id, self.pid):
-                        self.pool.submit(self.run, job_id)
-            except Exception:  # the database failed: look again at the next tick
-                log.exception("management jobs: could not look for queued jobs")
-            self._wake.wait(self.tick)
-            self._wake.clear()
+    def look(self) -> None:
+        for job_id in self.db.read(management_jobs.queued_ids):
+            if self.db.write_sync(management_jobs.claim, job_id, self.pid):
+                self.pool.submit(self.run, job_id)
 
     def run(self, job_id: int) -> None:
         """Run a claimed job to its end."""
@@ -116,7 +97,7 @@ class ManagementRunner:
             ctx = CommandContext(db=self.db, data_dir=self.folders.data_dir, files_dir=self.folders.files_dir,
                                  tmp_dir=self.folders.tmp_dir, import_dir=self.folders.import_dir, out=out,
                                  user_id=row["user_id"], server_running=True,
-                                 stop_requested=lambda: self._stop.is_set() or self.db.read(
+                                 stop_requested=lambda: self.stopping or self.db.read(
                                      management_jobs.stop_requested, job_id))
             command.run(ctx, options)
         except Stopped:
