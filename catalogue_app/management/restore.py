@@ -113,7 +113,12 @@ def extract(archive: Path, work: Path) -> tuple[dict, dict[str, tuple[int, str]]
     read: dict[str, tuple[int, str]] = {}
     manifest = None
     try:
-        with tarfile.open(archive, "r:*") as tar:
+        tar = tarfile.open(archive, "r:*")
+    except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
+        first = str(exc).splitlines()[0].rstrip(":")
+        raise CommandError(f"{archive.name} is not a backup archive (a tar, or a gzip-compressed tar): {first}") from None
+    try:
+        with tar:
             for member in tar:
                 _safe(member, work)
                 if member.name in read or (member.name == MANIFEST and manifest is not None):
@@ -134,13 +139,10 @@ def extract(archive: Path, work: Path) -> tuple[dict, dict[str, tuple[int, str]]
     except CommandError:
         raise
     except (tarfile.TarError, EOFError, zlib.error, OSError) as exc:
-        if not read and manifest is None:
-            first = str(exc).splitlines()[0].rstrip(":")
-            raise CommandError(f"{archive.name} is not a backup archive (a tar, or a gzip-compressed tar): {first}"
-                               ) from None
-        raise CommandError(f"{archive.name} is damaged: {exc}") from None
+        raise CommandError(f"{archive.name} is damaged or cut short: {exc}") from None
     if manifest is None:
-        raise CommandError(f"{archive.name} is not a catalogue backup, or is cut short: it has no {MANIFEST}.")
+        raise CommandError(f"{archive.name} is damaged, cut short or not a catalogue backup: it ends without"
+                           f" {MANIFEST}.")
     return manifest, read
 
 
