@@ -24,6 +24,7 @@ from catalogue_app.api import (
     harvesting,
     limits,
     lookups,
+    management,
     map_layers,
     metadata,
     metadata_editor,
@@ -54,6 +55,8 @@ from catalogue_app.config import Settings, load_settings
 from catalogue_app.harvesting.place import Place
 from catalogue_app.harvesting.runner import HarvestRunner
 from catalogue_app.jobs.runner import Folders, Runner
+from catalogue_app.management.runner import Folders as CommandFolders
+from catalogue_app.management.runner import ManagementRunner
 from catalogue_app.store.db import Database, migrate
 
 AVATAR_SVG = (
@@ -77,7 +80,7 @@ class NoSchemaRoutes(Controller):
 FAMILIES = (root, users, groups, resources, lookups, resource_actions, resource_fields, map_layers, executions,
             permissions, limits, uploads, upload_sessions, datasets, documents, metadata, catalogue_records, embed,
             styles, ogc_service, resource_service, oauth, schema, thumbnails, assets, metadata_editor, accounts, web_ui,
-            harvesting, publishing)
+            harvesting, publishing, management)
 
 
 def create_app(settings: Settings) -> Litestar:
@@ -95,14 +98,15 @@ def create_app(settings: Settings) -> Litestar:
         app.state.harvesting = HarvestRunner(place, settings.harvest_tick_seconds)
         if settings.harvest_tick_seconds > 0:  # 0: this server runs no harvesting (tests, a read replica)
             app.state.harvesting.start()
+        app.state.management = ManagementRunner(app.state.db, CommandFolders(
+            settings.data_dir, settings.files_dir, settings.tmp_dir, settings.import_folder))
+        app.state.management.start()
 
     def close_database(app: Litestar) -> None:
-        harvesting = getattr(app.state, "harvesting", None)
-        if harvesting is not None:
-            harvesting.close()
-        runner = getattr(app.state, "runner", None)
-        if runner is not None:
-            runner.close()
+        for name in ("harvesting", "management", "runner"):  # what runs work, before the database goes
+            runner = getattr(app.state, name, None)
+            if runner is not None:
+                runner.close()
         db = getattr(app.state, "db", None)
         if db is not None:
             db.close()

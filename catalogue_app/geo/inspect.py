@@ -311,6 +311,27 @@ def _describe_vector_file(path: Path, files: list[str], read_options: dict[str, 
     return out
 
 
+def layer_names(path: str | Path) -> list[str]:
+    """The names describe() gives the layers of one dataset file, found without reading its
+    features (a quick look before a long import); [] for an archive, whose files are not known
+    before it is extracted. GeoError when a vector file cannot be opened."""
+    path = Path(path)
+    suffix = _suffix(path)
+    if suffix in RASTER_SUFFIXES:
+        return [name_for(path.name)]
+    if suffix not in VECTOR_DRIVERS:
+        return []
+    if suffix not in (".gpkg", ".kml"):  # formats of one layer: the file is read by the import
+        return [name_for(path.name)]
+    try:
+        layers = _pyogrio().list_layers(path)
+    except _vector_errors() as exc:
+        raise GeoError(f"{path.name} cannot be read as {VECTOR_DRIVERS[suffix]} ({_clean(exc)}).") from None
+    if len(layers) <= 1:
+        return [name_for(path.name)]
+    return [name_for(str(name)) for name, kind in layers if kind is not None]
+
+
 def _csv_options(path: Path) -> dict[str, str]:
     pyogrio = _pyogrio()
     try:

@@ -295,6 +295,7 @@ class HarvestRunner:
 
         row = self.db.read(harvesters.get, harvester_id)
         resumed = self.db.read(harvesters.open_session, harvester_id, "harvesting")
+        self.db.write_sync(harvesters.record_harvest, harvester_id)  # first: a failed run is not due again at once
         refreshed, message = self._refresh(harvester_id) if resumed is None else ("finished-all-ok", "")
         session = self._session(harvester_id, "harvesting")
         if refreshed != "finished-all-ok":
@@ -303,7 +304,6 @@ class HarvestRunner:
                                "aborted" if refreshed == "aborted" else "finished-all-failed")
             return
         started = self.db.read(harvesters.session, session)["started"]
-        self.db.write_sync(harvesters.record_harvest, harvester_id)
         todo = self.db.read(harvesters.to_harvest, harvester_id, started)
         done_before = self.db.read(harvesters.session, session)["records_done"]
         self._write(harvesters.session_progress, session, status="on-going", total=done_before + len(todo))

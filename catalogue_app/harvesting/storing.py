@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import os
 import uuid as uuids
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,33 +31,12 @@ from catalogue_app.harvesting.types import (
     RemoteLayer,
 )
 from catalogue_app.store import documents, harvesters, remote_layers, resource_writes, resources
-from catalogue_app.store.db import Database
 
 log = logging.getLogger("catalogue.harvesting")
 MAX_THUMBNAIL = 5 * 1024 * 1024
 TEXT_VALUES = ("title", "abstract", "attribution", "purpose", "edition", "constraints_other",
                "supplemental_information", "data_quality_statement", "date", "date_type", "language",
                "maintenance_frequency", "doi")
-
-
-@dataclass
-class _ImportContext:
-    """What the import job asks of its context, for an import run by a harvest."""
-
-    exec_id: str
-    workspace: Path
-    folders: Any
-    db: Database
-
-    def progress(self, percent: int) -> None:
-        pass
-
-
-@dataclass
-class _Folders:
-    files: Path
-    tmp: Path
-    imports: Path
 
 
 def changes(conn, h: Harvested) -> dict[str, Any]:
@@ -220,7 +198,7 @@ def _import(place: Place, http, owner: int, existing: int | None, h: Harvested, 
             public: bool) -> int:
     """The dataset's files downloaded and imported as an upload is (its data replaced in place
     when it was harvested before)."""
-    from catalogue_app.jobs.imports import ImportDataset, ImportFailed
+    from catalogue_app.jobs.imports import Folders, ImportFailed, import_now
 
     exec_id = str(uuids.uuid4())
     workspace = files.claim_workspace(place.tmp / exec_id)
@@ -242,14 +220,10 @@ def _import(place: Place, http, owner: int, existing: int | None, h: Harvested, 
                   "permissions": None if public else {"users": {}, "groups": {}}, "total_layers": 1,
                   "overwrite_existing_layer": existing is not None, "resource_pk": existing,
                   "skip_existing_layers": False, "time_attributes": {}, "charset": None}
-        job = ImportDataset()
-        ctx = _ImportContext(exec_id, workspace, _Folders(place.files, place.tmp, place.tmp), place.db)
         try:
-            staged = job.stage(params, ctx)
-            output = place.db.write_sync(lambda conn: job.commit(conn, params, staged, ctx))
+            _job, output = import_now(place.db, Folders(place.files, place.tmp, place.tmp), workspace, exec_id, params)
         except ImportFailed as exc:
             raise HarvestError(f"The dataset's data could not be imported: {exc}") from None
-        job.after(params, staged, ctx)
         created = [r["id"] for r in output.get("resources", [])]
         if not created:
             raise HarvestError("The dataset's data held no layer.")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, TextIO
+from typing import Any, ClassVar, NoReturn, TextIO
 
 from catalogue_app.store.db import Database
 
@@ -28,10 +28,10 @@ class Stopped(Exception):
 class _Parser(argparse.ArgumentParser):
     """An argument parser that raises CommandError instead of printing and exiting."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise CommandError(f"{self.prog}: {message}")
 
-    def exit(self, status: int = 0, message: str | None = None) -> None:  # type: ignore[override]
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
         raise CommandError(message or f"{self.prog}: stopped")
 
 

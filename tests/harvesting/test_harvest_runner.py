@@ -125,3 +125,23 @@ def test_a_harvest_stopped_by_a_crash_goes_on_after_the_restart(remote, tmp_path
         admin.close()
     finally:
         again.stop()
+
+
+def test_a_scheduled_harvester_whose_remote_fails_waits_for_its_next_turn(tmp_path):
+    from tests.conftest import free_port
+
+    local = Server(tmp_path / "local", env={"CATALOGUE_HARVEST_TICK": "0.1"})
+    try:
+        admin = local.client(auth=("admin", ADMIN_PASSWORD))
+        r = admin.post("/api/v2/harvesters/", json={
+            "name": "unreachable", "remote_url": f"http://127.0.0.1:{free_port()}/", "harvester_type": GEONODE})
+        hid = r.json()["harvester"]["id"]
+        until(lambda: any(s["session_type"] == "harvesting" and s["ended"] for s in sessions(admin, hid)),
+              what="the scheduled harvest")
+        time.sleep(2)  # twenty looks later: nothing is due again before its frequency has passed
+        kinds = [s["session_type"] for s in sessions(admin, hid)]
+        assert kinds.count("harvesting") == 1 and kinds.count("discover-harvestable-resources") <= 2, kinds
+        assert all(s["status"] == "finished-all-failed" for s in sessions(admin, hid))
+        admin.close()
+    finally:
+        local.stop()

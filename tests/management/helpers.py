@@ -1,65 +1,58 @@
-"""What the tests of the management commands share: the CLI as a subprocess, hashes of a data
-folder's files, and a catalogue with real geodata in it."""
+"""Running management commands as an operator does (``python -m catalogue_app <command>
+--data-dir D ...``, a process of its own) and making folders of real geodata for them."""
 
 from __future__ import annotations
 
-import hashlib
-import os
+import shutil
 import subprocess
 import sys
-import time
+import zipfile
 from pathlib import Path
 
-from tests.api.test_uploads import COUNTRIES, DATA, imported, shapefile_parts
-from tests.conftest import ADMIN_PASSWORD
+import pyogrio
+import pyogrio.raw
+import shapely
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def cli(*args: str, data_dir: Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    """``catalogue <args> --data-dir D``, run as an operator runs it."""
-    env = {**os.environ, "CATALOGUE_ADMIN_PASSWORD": ADMIN_PASSWORD}
-    return subprocess.run([sys.executable, "-m", "catalogue_app", *args, "--data-dir", str(data_dir)], cwd=REPO,
-                          capture_output=True, text=True, env=env, timeout=timeout)
+DATA = Path(__file__).resolve().parent.parent / "data"
+COUNTRIES = DATA / "naturalearth_lowres"
+CITIES = DATA / "naturalearth_cities"
+SHAPEFILE_PARTS = (".shp", ".shx", ".dbf", ".prj", ".cpg")
 
 
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+def run(data_dir: Path, command: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "catalogue_app", command, "--data-dir", str(data_dir), *args],
+                          capture_output=True, text=True, timeout=timeout)
 
 
-def tree(data_dir: Path) -> dict[str, str]:
-    """Every file of files/ and thumbs/, as "files/<folder>/<name>": its SHA-256."""
-    out = {}
-    for top in ("files", "thumbs"):
-        base = data_dir / top
-        for path in sorted(base.rglob("*")) if base.is_dir() else ():
-            if path.is_file():
-                out[path.relative_to(data_dir).as_posix()] = sha256(path)
-    return out
+def copy_shapefile(source: Path, folder: Path, name: str, parts=SHAPEFILE_PARTS) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for ext in parts:
+        found = source / f"{source.name}{ext}"
+        if found.exists():
+            shutil.copyfile(found, folder / f"{name}{ext}")
+    return folder / f"{name}.shp"
 
 
-def upload_shapefile(client, folder: Path = COUNTRIES, title: str = "Countries") -> dict:
-    return imported(client, client.post("/api/v2/uploads/upload", files=shapefile_parts(folder),
-                                        data={"dataset_title": title}))
+def write_vector(source: Path, path: Path, driver: str, layer: str | None = None) -> Path:
+    meta, _, geometry, fields = pyogrio.raw.read(source / f"{source.name}.shp")
+    pyogrio.raw.write(path, geometry, fields, meta["fields"], driver=driver, crs=meta["crs"],
+                      geometry_type="MultiPolygon" if source == COUNTRIES else meta["geometry_type"],
+                      layer=layer or path.stem, append=path.exists() and driver == "GPKG")
+    return path
 
 
-def upload_geotiff(client, name: str = "RGB.byte.tif") -> dict:
-    return imported(client, client.post("/api/v2/uploads/upload", files={
-        "base_file": (name, (DATA / name).read_bytes(), "image/tiff")}))
+def write_csv(path: Path) -> Path:
+    meta, _, geometry, fields = pyogrio.raw.read(CITIES / "naturalearth_cities.shp")
+    points = shapely.from_wkb(geometry)
+    lines = ["name,lon,lat"] + [f'"{n}",{p.x!r},{p.y!r}' for n, p in zip(fields[0], points, strict=True)]
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return path
 
 
-def upload_document(client, name: str, content: bytes, title: str) -> dict:
-    r = client.post("/api/v2/documents", files={"doc_file": (name, content, "text/plain")}, data={"title": title})
-    assert r.status_code == 201, r.text
-    return r.json()["document"]
-
-
-def wait_thumbnail(client, pk: int, timeout: float = 30) -> str:
-    """A dataset's thumbnail is drawn just after its import: its address once it is."""
-    deadline = time.monotonic() + timeout
-    while True:
-        url = client.get(f"/api/v2/resources/{pk}").json()["resource"]["thumbnail_url"]
-        if url or time.monotonic() > deadline:
-            assert url, f"resource {pk} got no thumbnail"
-            return url
-        time.sleep(0.05)
+def zip_shapefile(source: Path, path: Path) -> Path:
+    with zipfile.ZipFile(path, "w") as z:
+        for ext in SHAPEFILE_PARTS:
+            found = source / f"{source.name}{ext}"
+            if found.exists():
+                z.write(found, f"inner_{source.name}{ext}")
+    return path

@@ -12,7 +12,7 @@ import time
 import pytest
 
 from tests.conftest import ADMIN_PASSWORD, Server, make_group, make_user, poll
-from tests.management.helpers import cli, sha256, tree, upload_document, upload_geotiff, upload_shapefile, wait_thumbnail
+from tests.management.backup_helpers import cli, sha256, tree, upload_document, upload_geotiff, upload_shapefile, wait_thumbnail
 
 
 def set_permissions(client, pk: int, body: dict) -> None:

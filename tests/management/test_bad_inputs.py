@@ -9,7 +9,7 @@ import tarfile
 import pytest
 
 from tests.conftest import Server
-from tests.management.helpers import cli, upload_document
+from tests.management.backup_helpers import cli, upload_document
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 
 from tests.api.test_uploads import CITIES
 from tests.conftest import ADMIN_PASSWORD, Server
-from tests.management.helpers import cli, upload_document, upload_shapefile, wait_thumbnail
+from tests.management.backup_helpers import cli, upload_document, upload_shapefile, wait_thumbnail
 
 
 def sql(data_dir, statement: str, params=()) -> list[tuple]:

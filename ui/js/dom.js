@@ -102,3 +102,25 @@ export const LICENCES = [['', '—'], ['not_known', 'Not specified'], ['varied_o
 export function licenceName(identifier) {
   return LICENCES.find(([id]) => id === identifier)?.[1] || identifier;
 }
+
+// A date with its time of day (minutes), for things that happen several times a day.
+export function formatDateTime(value) {
+  if (!value) return '';
+  const d = new Date(value);
+  return Number.isNaN(d.getTime()) ? String(value)
+    : `${formatDate(value)} ${d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}`;
+}
+
+// Re-renders part of a page without losing the keyboard's place: the focused element's
+// data-focus key is looked for again afterwards, else `fallback(key)` says where to go.
+export function keepFocus(fn, fallback) {
+  const key = document.activeElement?.dataset?.focus;
+  fn();
+  if (!key || document.activeElement?.dataset?.focus === key) return;
+  (document.querySelector(`[data-focus="${CSS.escape(key)}"]`) || fallback?.(key))?.focus();
+}
+
+// A checkbox with its label after it.
+export function checkbox(name, label, checked, attrs = {}) {
+  return h('label', { class: 'check' }, h('input', { type: 'checkbox', name, checked: Boolean(checked), ...attrs }), ' ', label);
+}

@@ -1,9 +1,10 @@
-// Administration (staff): people, groups, and the list of background jobs with their errors.
+// Administration (staff): people, groups, the list of background jobs with their errors, and for
+// superusers harvesting (harvesting.js) and the remote catalogues published to (publishing.js).
 
 import { api, currentUser } from '../api.js';
 import { errorBox, field, formatDate, h, mount, personName, toast } from '../dom.js';
 
-const TABS = [['users', 'People'], ['groups', 'Groups'], ['executions', 'Jobs']];
+const TABS = [['users', 'People'], ['groups', 'Groups'], ['executions', 'Jobs'], ['harvesting', 'Harvesting'], ['remotes', 'Remote catalogues']];
 
 export async function render(main, ctx) {
   const user = currentUser();
@@ -13,11 +14,19 @@ export async function render(main, ctx) {
     return;
   }
   const tab = ctx.match[1] || 'users';
+  const tabs = TABS.filter(([key]) => key !== 'remotes' || user.is_superuser);
   const body = h('div', { class: 'tab-body' });
   mount(main, h('section', { class: 'page admin' }, h('h1', {}, 'Administration'),
-    h('nav', { class: 'tabs', 'aria-label': 'Administration' }, TABS.map(([key, label]) => h('a', { href: `#/admin/${key}`, 'aria-current': key === tab ? 'page' : null }, label))),
+    h('nav', { class: 'tabs', 'aria-label': 'Administration' }, tabs.map(([key, label]) => h('a', { href: `#/admin/${key}`, 'aria-current': key === tab ? 'page' : null }, label))),
     body));
-  await ({ users, groups, executions })[tab](body);
+  if (tab === 'harvesting') {
+    await (await import('./harvesting.js')).render(body, ctx);
+  } else if (tab === 'remotes') {
+    if (!user.is_superuser) mount(body, h('section', { class: 'panel' }, h('h2', {}, 'Remote catalogues'), h('p', {}, 'Only superusers manage the remote catalogues resources are published to.')));
+    else await (await import('./publishing.js')).remotesTab(body);
+  } else {
+    await ({ users, groups, executions })[tab](body);
+  }
 }
 
 async function users(body) {

@@ -41,7 +41,7 @@ export async function render(main, ctx) {
       h('aside', { class: 'detail-side' },
         resource.thumbnail_url && (resource.resource_type === 'dataset' || (resource.resource_type === 'document' && !String(resource.mime_type).startsWith('image/')))
           ? h('img', { class: 'thumbnail side-thumb', src: resource.thumbnail_url, alt: `Thumbnail of ${resource.title}` }) : null,
-        metadata(resource), resource.resource_type === 'dataset' || resource.resource_type === 'document' ? downloads(resource) : null, services(resource), h('div', { class: 'linked' })))));
+        metadata(resource), resource.resource_type === 'dataset' || resource.resource_type === 'document' ? downloads(resource) : null, services(resource), h('div', { class: 'publishing' }), h('div', { class: 'linked' })))));
   if (resource.resource_type === 'dataset') {
     datasetPreview(preview, resource);
     attributeTable(extra, resource);
@@ -54,6 +54,9 @@ export async function render(main, ctx) {
     preview.append(h('img', { class: 'thumbnail', src: resource.thumbnail_url || typeImage(resource.resource_type), alt: `Thumbnail of ${resource.title}` }));
   }
   linked(main.querySelector('.linked'), resource);
+  if (currentUser()?.is_superuser) {
+    import('./publishing.js').then((m) => m.publishPanel(main.querySelector('.publishing'), resource)).catch(() => { /* publishing is a nicety */ });
+  }
 }
 
 function header(resource) {

@@ -1,0 +1,244 @@
+"""/api/v2/management/: GeoNode's management commands over HTTP (facts §16), for staff.
+
+Answers carry GeoNode's ``{"success", "error", "data"}`` wrapper where GeoNode sends it (a job's
+detail and status come bare); errors also carry the catalogue's ``errors`` and ``code``. The jobs'
+list takes the filters GeoNode declares (``status``, ``command``, ``app_name``, ``user``,
+``user__username``, ``task_result_id``) and, unlike GeoNode, applies them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import msgspec
+from litestar import Controller, get, patch, post
+from litestar.params import FromPath
+
+from catalogue_app.api import pagination
+from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.errors import invalid
+from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.services import management as rules
+from catalogue_app.services.errors import NotFound, Refused
+from catalogue_app.store import Row, management_jobs
+
+EMPTY_JOB = {"command": "", "app_name": "", "user": None, "status": "CREATED", "created_at": None,
+             "start_time": None, "end_time": None, "args": [], "kwargs": {}, "celery_result_id": None,
+             "output_message": None}
+
+
+class JobBrief(msgspec.Struct):
+    id: int
+    command: str
+    app_name: str
+    user: int | None
+    status: str
+    created_at: str
+
+
+class Job(JobBrief):
+    start_time: str | None
+    end_time: str | None
+    args: list[Any]
+    kwargs: dict[str, Any]
+    celery_result_id: str | None
+    output_message: str | None
+    failed: bool
+
+
+class TaskMeta(msgspec.Struct):
+    date_done: str | None
+    status: str | None
+    traceback: str | None
+    worker: str | None
+
+
+class JobStatus(Job):
+    celery_task_meta: TaskMeta
+
+
+class Wrapped(msgspec.Struct):
+    success: bool
+    error: str | None
+    data: Any
+
+
+class JobList(pagination.ListPage):
+    data: list[JobBrief]
+
+
+class ManagementRoot(msgspec.Struct):
+    jobs: str
+    commands: str
+
+
+def brief(row: Row) -> JobBrief:
+    return JobBrief(row["id"], row["command"], row["app_name"], row["user_id"], row["status"], row["created_at"])
+
+
+def job(row: Row) -> Job:
+    b = brief(row)
+    return Job(**{f: getattr(b, f) for f in JobBrief.__struct_fields__}, start_time=row["start_time"],
+               end_time=row["end_time"], args=json.loads(row["args"]), kwargs=json.loads(row["kwargs"]),
+               celery_result_id=row["celery_result_id"], output_message=row["output_message"],
+               failed=bool(row["failed"]))
+
+
+def status(row: Row) -> JobStatus:
+    j = job(row)
+    done = row["end_time"] if row["status"] == "FINISHED" else None
+    state = {"CREATED": None, "QUEUED": "PENDING", "STARTED": "STARTED"}.get(
+        row["status"], "FAILURE" if row["failed"] else "SUCCESS")
+    return JobStatus(**{f: getattr(j, f) for f in Job.__struct_fields__},
+                     celery_task_meta=TaskMeta(done, state, None, f"catalogue@{row['pid']}" if row["pid"] else None))
+
+
+async def _guarded(call, *args: Any) -> Any:
+    """Run a rule; a refusal also carries GeoNode's ``error`` (and ``data`` for a job not started)."""
+    try:
+        return await call(*args)
+    except rules.JobRefused as exc:
+        exc.extra.setdefault("error", exc.message)
+        exc.extra.setdefault("data", EMPTY_JOB)
+        raise
+    except Refused as exc:
+        exc.extra.setdefault("error", exc.message)
+        raise
+
+
+def _wake(ctx: Context) -> None:
+    runner = getattr(ctx.request.app.state, "management", None)
+    if runner is not None:
+        runner.wake()
+
+
+FILTER_KEYS = ("status", "command", "app_name", "user", "task_result_id")
+
+
+def _filters(params: list[tuple[str, str]]) -> tuple[dict[str, Any], str | None]:
+    filters: dict[str, Any] = {}
+    for key, value in params:
+        if key in FILTER_KEYS:
+            if key == "user":
+                if not value.isdecimal() or len(value) > 18:
+                    raise invalid(f"user: '{value}' is not a user id.")
+                filters[key] = int(value)
+            else:
+                filters[key] = value
+    username = next((v for k, v in params if k == "user__username"), None)
+    return filters, username
+
+
+class ManagementController(Controller):
+    path = "/api/v2/management"
+    tags = ["management"]
+
+    @get("/", summary="The management API's routes (staff)")
+    async def root(self, ctx: Ctx) -> ManagementRoot:
+        await _guarded(self._staff, ctx)
+        return ManagementRoot(f"{ctx.base}/api/v2/management/jobs/", f"{ctx.base}/api/v2/management/commands/")
+
+    async def _staff(self, ctx: Context) -> None:
+        rules.require_staff(ctx.caller)
+
+    @get("/commands", summary="The commands offered over HTTP (staff)")
+    async def commands(self, ctx: Ctx) -> Wrapped:
+        await _guarded(self._staff, ctx)
+        from catalogue_app.management import registry
+
+        return Wrapped(True, None, registry.known())
+
+    @get("/commands/{cmd:str}", summary="A command's help text (staff)")
+    async def command_help(self, ctx: Ctx, cmd: FromPath[str]) -> Wrapped:
+        async def find():
+            return rules.command_named(ctx.caller, cmd, from_body=False)
+
+        return Wrapped(True, None, (await _guarded(find)).help_text())
+
+    @post("/commands", status_code=201, summary="Run a command: {command, args, kwargs, autostart} (staff)")
+    async def create_from_body(self, ctx: Ctx) -> Wrapped:
+        return await self._create(ctx, None)
+
+    @post("/jobs", status_code=201, summary="Run a command: {command, args, kwargs, autostart} (staff)")
+    async def create_job(self, ctx: Ctx) -> Wrapped:
+        return await self._create(ctx, None)
+
+    @post("/commands/{cmd:str}", status_code=201, summary="Run this command: {args, kwargs, autostart} (staff)")
+    async def create_for_command(self, ctx: Ctx, cmd: FromPath[str]) -> Wrapped:
+        return await self._create(ctx, cmd)
+
+    @post("/commands/{cmd:str}/jobs", status_code=201, summary="Run this command (staff)")
+    async def create_in_jobs(self, ctx: Ctx, cmd: FromPath[str]) -> Wrapped:
+        return await self._create(ctx, cmd)
+
+    async def _create(self, ctx: Context, cmd: str | None) -> Wrapped:
+        async def make() -> int:
+            rules.require_staff(ctx.caller)
+            body = await read_body(ctx.request)
+            if cmd is None:
+                name = body.get("command") if isinstance(body, dict) else None
+                rest = {k: v for k, v in body.items() if k != "command"} if isinstance(body, dict) else body
+                return await ctx.db.write(rules.create_job, ctx.caller, name, rest, True)
+            rules.command_named(ctx.caller, cmd, from_body=False)
+            return await ctx.db.write(rules.create_job, ctx.caller, cmd, body)
+
+        job_id = await _guarded(make)
+        _wake(ctx)
+        return Wrapped(True, None, job(await ctx.db.execute(management_jobs.get, job_id)))
+
+    @get("/jobs", summary="Jobs, newest first (staff); filters status, command, app_name, user, user__username")
+    async def list_jobs(self, ctx: Ctx) -> JobList:
+        return await self._list(ctx, None)
+
+    @get("/commands/{cmd:str}/jobs", summary="This command's jobs, newest first (staff)")
+    async def list_command_jobs(self, ctx: Ctx, cmd: FromPath[str]) -> JobList:
+        return await self._list(ctx, cmd)
+
+    async def _list(self, ctx: Context, cmd: str | None) -> JobList:
+        await _guarded(self._staff, ctx)
+        filters, username = _filters(ctx.params)
+        if cmd is not None:
+            filters["command"] = cmd
+
+        def fetch(limit: int, offset: int):
+            total, rows = ctx.db.read(management_jobs.page, filters, username, limit, offset)
+            return total, [brief(r) for r in rows]
+
+        page, total, items = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
+        return pagination.build(ctx.request, ctx.params, JobList, page, total, items)
+
+    @get("/jobs/{job_id:str}", summary="One job, with its output (staff)")
+    async def get_job(self, ctx: Ctx, job_id: FromPath[str]) -> Job:
+        return job(await self._job(ctx, job_id))
+
+    @get("/commands/{cmd:str}/jobs/{job_id:str}", summary="One job of this command (staff)")
+    async def get_command_job(self, ctx: Ctx, cmd: FromPath[str], job_id: FromPath[str]) -> Job:
+        row = await self._job(ctx, job_id)
+        if row["command"] != cmd:
+            raise NotFound("Job")
+        return job(row)
+
+    @get("/jobs/{job_id:str}/status", summary="A job with its task's state (staff)")
+    async def job_status(self, ctx: Ctx, job_id: FromPath[str]) -> JobStatus:
+        return status(await self._job(ctx, job_id))
+
+    async def _job(self, ctx: Context, job_id: str) -> Row:
+        pk = path_id(job_id, "Job")
+        return await _guarded(ctx.db.execute, rules.job, ctx.caller, pk)
+
+    @patch("/jobs/{job_id:str}/start", summary="Start a job that was created without autostart (staff)")
+    async def start_job(self, ctx: Ctx, job_id: FromPath[str]) -> Wrapped:
+        pk = path_id(job_id, "Job")
+        await _guarded(ctx.db.write, rules.start, ctx.caller, pk)
+        _wake(ctx)
+        return Wrapped(True, None, job(await ctx.db.execute(management_jobs.get, pk)))
+
+    @patch("/jobs/{job_id:str}/stop", summary="Stop a job: at once if it has not started, else at its next step (staff)")
+    async def stop_job(self, ctx: Ctx, job_id: FromPath[str]) -> Wrapped:
+        pk = path_id(job_id, "Job")
+        await _guarded(ctx.db.write, rules.stop, ctx.caller, pk)
+        return Wrapped(True, None, job(await ctx.db.execute(management_jobs.get, pk)))
+
+
+ROUTES = [ManagementController]

@@ -1,0 +1,134 @@
+"""The runner of management jobs: one per server process, a thread that takes up QUEUED jobs
+(at once when the API queues one, else every few seconds) and runs each on a small pool.
+
+A job is claimed with one conditional update, so of several processes one runs it. Its output
+is kept in the job while it runs (written at most twice a second). A stop request is seen by
+the command at its next ``ctx.check()``. However the command ends, the job ends FINISHED (as in
+GeoNode, which has no failed status); ``failed`` and the output say how. At start-up, jobs left
+STARTED by a process that is gone are finished, saying so.
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import os
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from catalogue_app import processes
+from catalogue_app.management import registry
+from catalogue_app.management.base import CommandContext, CommandError, Stopped, argv
+from catalogue_app.store import management_jobs
+from catalogue_app.store.db import Database
+
+log = logging.getLogger("catalogue.management")
+FLUSH_SECONDS = 0.5
+
+
+@dataclass
+class Folders:
+    data_dir: Path
+    files_dir: Path
+    tmp_dir: Path
+    import_dir: Path
+
+
+class JobOutput(io.TextIOBase):
+    """A text stream kept in the job's output_message as it grows."""
+
+    def __init__(self, db: Database, job_id: int):
+        self.db, self.job_id = db, job_id
+        self.parts: list[str] = []
+        self._lock = threading.Lock()
+        self._written = 0.0
+
+    def write(self, text: str) -> int:
+        with self._lock:
+            self.parts.append(text)
+        if time.monotonic() - self._written > FLUSH_SECONDS:
+            self.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        self._written = time.monotonic()
+        self.db.write_sync(management_jobs.set_output, self.job_id, self.text())
+
+    def text(self) -> str:
+        with self._lock:
+            return "".join(self.parts)
+
+
+class ManagementRunner:
+    def __init__(self, db: Database, folders: Folders, tick_seconds: float = 5.0, workers: int = 2):
+        self.db, self.folders, self.tick = db, folders, tick_seconds
+        self.pid = os.getpid()
+        self.pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="command")
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        gone = self.db.write_sync(management_jobs.abandoned, processes.alive)
+        if gone:
+            log.warning("finished %d management job(s) left running by a stopped server", len(gone))
+        self._thread = threading.Thread(target=self._loop, name="management-jobs", daemon=True)
+        self._thread.start()
+
+    def wake(self) -> None:
+        """Look at once (a job was queued through the API)."""
+        self._wake.set()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                for job_id in self.db.read(management_jobs.queued_ids):
+                    if self.db.write_sync(management_jobs.claim, job_id, self.pid):
+                        self.pool.submit(self.run, job_id)
+            except Exception:  # the database failed: look again at the next tick
+                log.exception("management jobs: could not look for queued jobs")
+            self._wake.wait(self.tick)
+            self._wake.clear()
+
+    def run(self, job_id: int) -> None:
+        """Run a claimed job to its end."""
+        row = self.db.read(management_jobs.get, job_id)
+        out = JobOutput(self.db, job_id)
+        failed = False
+        try:
+            import json
+
+            command = registry.command(row["command"])
+            if command is None or not command.over_http:
+                raise CommandError("Command not found")
+            options = command.parser().parse_args(argv(json.loads(row["args"]), json.loads(row["kwargs"])))
+            ctx = CommandContext(db=self.db, data_dir=self.folders.data_dir, files_dir=self.folders.files_dir,
+                                 tmp_dir=self.folders.tmp_dir, import_dir=self.folders.import_dir, out=out,
+                                 user_id=row["user_id"], server_running=True,
+                                 stop_requested=lambda: self._stop.is_set() or self.db.read(
+                                     management_jobs.stop_requested, job_id))
+            command.run(ctx, options)
+        except Stopped:
+            out.write("Stopped.\n")
+        except CommandError as exc:
+            failed = True
+            out.write(f"{exc}\n")
+        except Exception:  # the command's own failure: its traceback is its output, as GeoNode's
+            failed = True
+            log.exception("management job %s (%s) failed", job_id, row["command"])
+            out.write(traceback.format_exc())
+        try:
+            self.db.write_sync(management_jobs.finish, job_id, out.text(), failed)
+        except Exception:
+            log.exception("management job %s could not be finished", job_id)
