@@ -1,5 +1,5 @@
 """What the tests of backup, restore, check, repair and vacuum share: the CLI as a subprocess,
-folder's files, and a catalogue with real geodata in it."""
+hashes of a data folder's files, and a catalogue with real geodata in it."""
 
 from __future__ import annotations
 

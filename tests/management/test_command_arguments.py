@@ -15,7 +15,7 @@ from catalogue_app.management import registry
 from catalogue_app.management.base import CommandContext, CommandError, Stopped
 from catalogue_app.store import datasets
 from catalogue_app.store.db import Database
-from tests.management.backup_helpers import CITIES, DATA, copy_shapefile, run
+from tests.management.helpers import CITIES, DATA, copy_shapefile, run
 
 LAYER_COMMANDS = ("importlayers", "updatelayers", "sync_geonode_datasets", "sync_geonode_maps",
                   "set_all_datasets_metadata", "set_layers_permissions")

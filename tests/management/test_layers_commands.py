@@ -10,7 +10,7 @@ import zipfile
 import pytest
 
 from tests.conftest import ADMIN_PASSWORD, Server, login, make_user
-from tests.management.backup_helpers import (
+from tests.management.helpers import (
     CITIES,
     COUNTRIES,
     DATA,

@@ -11,7 +11,7 @@ import sqlite3
 import pytest
 
 from tests.conftest import ADMIN_PASSWORD, Server, login, make_user, unique
-from tests.management.backup_helpers import CITIES, COUNTRIES, DATA, copy_shapefile, run
+from tests.management.helpers import CITIES, COUNTRIES, DATA, copy_shapefile, run
 
 WORLD = [-180.0, -90.0, 180.0, 83.6451]
 
