@@ -77,6 +77,9 @@ def test_check_finds_and_repair_fixes(cat):
     assert any(line.startswith("STALE_INDEX resource_text:") for line in lines), lines
     assert any(line.startswith("STALE_EXTENTS resource_extents:") for line in lines), lines
     assert "problem(s) found" in r.stderr
+    # --quick never holds the writers: the counts still show the stale indexes
+    quick = cli("check", "--quick", "--min-age", "0", data_dir=data)
+    assert quick.returncode == 1 and "STALE_INDEX resource_text:" in quick.stdout and "quick_check" in quick.stdout
     # the default age leaves young orphans alone (a job may be moving them into place)
     young = cli("check", data_dir=data)
     assert "ORPHAN_FOLDER" not in young.stdout and young.returncode == 1
