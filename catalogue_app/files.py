@@ -191,3 +191,13 @@ def _newest(path: Path) -> float:
                 except OSError:
                     continue
     return newest
+
+
+def noted_folders(tmp_dir: Path) -> set[str]:
+    """The folders of files/ that the workspaces under tmp/ have noted (note_folders): those a
+    job is moving into place or retiring right now."""
+    names: set[str] = set()
+    for entry in tmp_dir.iterdir() if tmp_dir.is_dir() else ():
+        if entry.is_dir():
+            names.update(_noted(entry))
+    return names

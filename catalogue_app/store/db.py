@@ -254,6 +254,7 @@ class Database:
         self._closing = threading.Event()
         self._checkpointer = threading.Thread(target=self._checkpoint_loop, name="sqlite-checkpointer", daemon=True)
         self._closed = False
+        self._held_back: tuple | None = None  # a job outside a transaction, met while grouping writes
         self._writer.start()
         self._checkpointer.start()
 
@@ -340,7 +341,9 @@ class Database:
         upkeep, writes = False, 0  # whether writes have left upkeep to do; writes since a step
         try:
             while True:
-                if upkeep:  # a pause first: a burst of writes goes before the upkeep
+                if self._held_back is not None:
+                    job, self._held_back = self._held_back, None
+                elif upkeep:  # a pause first: a burst of writes goes before the upkeep
                     try:
                         job = self._jobs.get(timeout=UPKEEP_PAUSE)
                     except queue.Empty:
@@ -350,6 +353,11 @@ class Database:
                     job = self._jobs.get()
                 if job is None:
                     return
+                if len(job) == 4:  # outside a transaction (maintenance_sync)
+                    with turns:
+                        self._run_outside(conn, job)
+                    self._written.set()
+                    continue
                 with turns:
                     done, closing = self._run_writes(conn, job)
                 self._written.set()
@@ -408,6 +416,9 @@ class Database:
                 if job is None:
                     closing = True
                     break
+                if len(job) == 4:  # runs alone, after this group's commit
+                    self._held_back = job
+                    break
             if conn.in_transaction:
                 conn.execute("COMMIT")
         except BaseException as exc:  # the commit failed: nothing of the group was written
@@ -442,6 +453,24 @@ class Database:
             return False, WriteConflict(str(exc)) if isinstance(exc, sqlite3.IntegrityError) else exc
         conn.execute("RELEASE write")
         return True, result
+
+    @staticmethod
+    def _run_outside(conn: sqlite3.Connection, job: tuple) -> None:
+        """A job of maintenance_sync: ``fn(conn, *args)`` on the writer's connection, in no
+        transaction; one it leaves open is rolled back."""
+        fn, args, future, _ = job
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            result = fn(conn, *args)
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            future.set_exception(exc)
+            return
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        future.set_result(result)
 
     @staticmethod
     def _answer(job: tuple, ok: bool, outcome: Any) -> None:
@@ -491,6 +520,17 @@ class Database:
     def write_sync(self, fn: Callable[..., T], *args: Any) -> T:
         """The blocking form of write(), for the command line and start-up."""
         return self.submit(fn, *args).result()
+
+    def maintenance_sync(self, fn: Callable[..., T], *args: Any) -> T:
+        """Run ``fn(conn, *args)`` on the writer's connection outside any transaction, between two
+        writes (the writers of other processes wait for it too: it holds the writer lock file), and
+        return its result. For the statements SQLite refuses inside a transaction: VACUUM, a
+        checkpoint that truncates the log. ``fn`` opens and ends any transaction it needs itself."""
+        if self._closed:
+            raise RuntimeError("the database is closed")
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        self._jobs.put((fn, args, future, "outside"))
+        return future.result()
 
     def close(self) -> None:
         if self._closed:

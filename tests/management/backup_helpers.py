@@ -1,0 +1,65 @@
+"""What the tests of backup, restore, check, repair and vacuum share: the CLI as a subprocess,
+hashes of a data folder's files, and a catalogue with real geodata in it."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.api.test_uploads import COUNTRIES, DATA, imported, shapefile_parts
+from tests.conftest import ADMIN_PASSWORD
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def cli(*args: str, data_dir: Path, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``catalogue <args> --data-dir D``, run as an operator runs it."""
+    env = {**os.environ, "CATALOGUE_ADMIN_PASSWORD": ADMIN_PASSWORD}
+    return subprocess.run([sys.executable, "-m", "catalogue_app", *args, "--data-dir", str(data_dir)], cwd=REPO,
+                          capture_output=True, text=True, env=env, timeout=timeout)
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def tree(data_dir: Path) -> dict[str, str]:
+    """Every file of files/ and thumbs/, as "files/<folder>/<name>": its SHA-256."""
+    out = {}
+    for top in ("files", "thumbs"):
+        base = data_dir / top
+        for path in sorted(base.rglob("*")) if base.is_dir() else ():
+            if path.is_file():
+                out[path.relative_to(data_dir).as_posix()] = sha256(path)
+    return out
+
+
+def upload_shapefile(client, folder: Path = COUNTRIES, title: str = "Countries") -> dict:
+    return imported(client, client.post("/api/v2/uploads/upload", files=shapefile_parts(folder),
+                                        data={"dataset_title": title}))
+
+
+def upload_geotiff(client, name: str = "RGB.byte.tif") -> dict:
+    return imported(client, client.post("/api/v2/uploads/upload", files={
+        "base_file": (name, (DATA / name).read_bytes(), "image/tiff")}))
+
+
+def upload_document(client, name: str, content: bytes, title: str) -> dict:
+    r = client.post("/api/v2/documents", files={"doc_file": (name, content, "text/plain")}, data={"title": title})
+    assert r.status_code == 201, r.text
+    return r.json()["document"]
+
+
+def wait_thumbnail(client, pk: int, timeout: float = 30) -> str:
+    """A dataset's thumbnail is drawn just after its import: its address once it is."""
+    deadline = time.monotonic() + timeout
+    while True:
+        url = client.get(f"/api/v2/resources/{pk}").json()["resource"]["thumbnail_url"]
+        if url or time.monotonic() > deadline:
+            assert url, f"resource {pk} got no thumbnail"
+            return url
+        time.sleep(0.05)
