@@ -139,6 +139,7 @@ export async function render(body, ctx) {
   const alive = () => ctx.isCurrent() && body.isConnected;
   const who = (id) => (id === null || id === undefined ? '—' : people.get(id) || `#${id}`);
 
+  mount(body, h('p', { class: 'loading' }, 'Loading the commands…'));
   const [names, users] = await Promise.all([
     api(`${BASE}/commands/`).then((d) => d.data || []),
     api('/api/v2/users', { params: { page_size: 500 } }).catch(() => null),
@@ -322,7 +323,7 @@ export async function render(body, ctx) {
         const words = splitArgs(input.value);
         preview.className = 'args-preview small-text muted';
         mount(preview, words.length ? [`Sends ${words.length} argument${words.length === 1 ? '' : 's'}: `,
-          words.map((w) => [h('code', { class: 'arg' }, w === '' ? '(empty)' : w), ' '])] : 'Runs with no arguments.');
+          words.map((w) => [h('code', { class: 'arg' }, w === '' ? '(empty)' : w), ' '])] : null);
       } catch (error) {
         preview.className = 'args-preview small-text warn';
         preview.textContent = error.message;
@@ -361,7 +362,7 @@ export async function render(body, ctx) {
         } }, label);
       return button;
     })),
-    h('p', { class: 'muted small-text' }, 'Each runs its command with no arguments; the job appears beside the list.'),
+    h('p', { class: 'muted small-text' }, 'Each runs its command with no arguments and shows its job.'),
     shortcutMessage) : null;
 
   const commandsPanel = h('section', { class: 'panel commands', 'aria-labelledby': 'commands-title' },
