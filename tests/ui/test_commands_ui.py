@@ -176,3 +176,81 @@ def test_members_do_not_get_the_controls(tab, ui_admin):
     tab.sign_in(staff["username"], USER_PASSWORD)  # staff, not superuser: the commands are theirs
     tab.go("/admin/commands", wait=f"li.command[data-command='{PING}'] form")
     shot(tab, "commands-staff")
+
+
+def fake_job(job_id: int, status: str, output: str) -> dict:
+    return {"id": job_id, "command": "importlayers", "app_name": "catalogue", "user": 1, "status": status,
+            "created_at": "2025-01-02T10:00:00Z", "start_time": "2025-01-02T10:00:01Z",
+            "end_time": "2025-01-02T10:05:00Z" if status == "FINISHED" else None,
+            "args": ["/data/rivers dir", "--overwrite"], "kwargs": {"user": "admin"}, "celery_result_id": None,
+            "output_message": output, "failed": False}
+
+
+def test_the_output_follows_its_end_unless_scrolled_up(tab):
+    """A long job (its answers made up in the browser): its output grows, the view stays at its
+    end; scrolled up by the reader, it stays where they are."""
+    calls = {"n": 0}
+
+    def answer(route):
+        calls["n"] += 1
+        lines = "".join(f"imported layer {i}\n" for i in range(calls["n"] * 40))
+        status = "STARTED" if calls["n"] < 7 else "FINISHED"
+        route.fulfill(status=200, content_type="application/json", body=json.dumps(fake_job(999, status, lines)))
+
+    tab.sign_in("admin", ADMIN_PASSWORD)
+    tab.page.route("**/api/v2/management/jobs/999/", answer)
+    page = tab.go("/admin/commands?job=999", wait=".job-detail .job-output")
+    at_end = "(() => { const o = document.querySelector('.job-output'); return o.scrollHeight - o.scrollTop - o.clientHeight < 8; })()"
+    tab.until("document.querySelector('.job-output').textContent.includes('imported layer 100')")
+    assert page.evaluate(at_end)
+    assert "'/data/rivers dir' --overwrite --user admin" in page.locator(".job-detail .job-meta").inner_text()
+    assert page.locator(".job-detail button:has-text('Stop')").count() == 1
+    page.evaluate("document.querySelector('.job-output').scrollTop = 0")
+    seen = calls["n"]
+    tab.until(f"document.querySelector('.job-output').textContent.includes('imported layer {(seen + 1) * 40 - 1}')")
+    assert page.evaluate("document.querySelector('.job-output').scrollTop") == 0
+    page.wait_for_selector(".job-detail .badge:text-is('finished')", timeout=20_000)
+    assert page.locator(".job-detail button:has-text('Stop')").count() == 0
+
+
+def test_any_command_listed_is_offered_with_the_shortcuts(tab):
+    """The list as a catalogue with more commands would answer it (made up in the browser): each
+    gets its help and form; the shortcuts appear for those listed; a refusal shows by them."""
+    extra = {"backup": "usage: backup [--to FOLDER]\n\nCopies the catalogue's database and files.\n\noptions:\n  --to FOLDER  where",
+             "check": "usage: check\n\nLooks for what is out of place.", "repair": "usage: repair\n\nMends what check finds.",
+             "vacuum": "usage: vacuum\n\nCompacts the database.", "importlayers": "usage: importlayers [paths ...]\n\nImports files as datasets."}
+    page = tab.page
+
+    def commands(route):
+        response = route.fetch()
+        names = response.json()["data"] + list(extra)
+        route.fulfill(response=response, body=json.dumps({"success": True, "error": None, "data": names}))
+
+    def help_of(route):
+        name = route.request.url.rstrip("/").rsplit("/", 1)[1]
+        if route.request.method != "GET" or name not in extra:
+            route.fallback()
+            return
+        route.fulfill(status=200, content_type="application/json", body=json.dumps({"success": True, "error": None, "data": extra[name]}))
+
+    tab.sign_in("admin", ADMIN_PASSWORD)
+    page.route("**/api/v2/management/commands/", commands)
+    page.route("**/api/v2/management/commands/*/", help_of)
+    tab.go("/admin/commands", wait="li.command[data-command='importlayers'] form")
+    assert page.locator("li.command").count() == 6
+    assert "Imports files as datasets." in page.inner_text("li.command[data-command='importlayers'] .about")
+    assert page.locator(".shortcuts button").all_inner_texts() == ["Back up now", "Check", "Repair", "Vacuum"]
+    shot(tab, "commands-many")
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_timeout(200)
+    assert page.evaluate("document.documentElement.scrollWidth") <= 391
+    shot(tab, "commands-many-phone")
+    page.set_viewport_size({"width": 1280, "height": 800})
+    # repair asks first; cancelled, nothing is sent
+    page.click(".shortcuts button:text-is('Repair')")
+    page.wait_for_selector("dialog.confirm[open]")
+    page.click("dialog.confirm button:text('Cancel')")
+    # this server has no "check" yet: its refusal is shown by the buttons
+    tab.allow("status of 40[04]")
+    page.click(".shortcuts button:text-is('Check')")
+    page.wait_for_selector(".shortcuts [role=alert]:has-text('Command not found')")
