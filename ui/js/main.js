@@ -15,7 +15,7 @@ const ROUTES = [
   [/^\/login$/, () => import('./pages/login.js')],
   [/^\/upload$/, () => import('./pages/upload.js')],
   [/^\/me$/, () => import('./pages/mine.js')],
-  [/^\/admin(?:\/(users|groups|executions|harvesting|remotes))?$/, () => import('./pages/admin.js')],
+  [/^\/admin(?:\/(users|groups|executions|commands|harvesting|remotes))?$/, () => import('./pages/admin.js')],
 ];
 
 export function parseHash() {

@@ -1,10 +1,11 @@
-// Administration (staff): people, groups, the list of background jobs with their errors, and for
-// superusers harvesting (harvesting.js) and the remote catalogues published to (publishing.js).
+// Administration (staff): people, groups, the list of background jobs with their errors, the
+// management commands and their jobs (commands.js), and for superusers harvesting (harvesting.js)
+// and the remote catalogues published to (publishing.js).
 
 import { api, currentUser } from '../api.js';
 import { errorBox, field, formatDate, h, mount, personName, toast } from '../dom.js';
 
-const TABS = [['users', 'People'], ['groups', 'Groups'], ['executions', 'Jobs'], ['harvesting', 'Harvesting'], ['remotes', 'Remote catalogues']];
+const TABS = [['users', 'People'], ['groups', 'Groups'], ['executions', 'Jobs'], ['commands', 'Commands'], ['harvesting', 'Harvesting'], ['remotes', 'Remote catalogues']];
 
 export async function render(main, ctx) {
   const user = currentUser();
@@ -19,7 +20,9 @@ export async function render(main, ctx) {
   mount(main, h('section', { class: 'page admin' }, h('h1', {}, 'Administration'),
     h('nav', { class: 'tabs', 'aria-label': 'Administration' }, tabs.map(([key, label]) => h('a', { href: `#/admin/${key}`, 'aria-current': key === tab ? 'page' : null }, label))),
     body));
-  if (tab === 'harvesting') {
+  if (tab === 'commands') {
+    await (await import('./commands.js')).render(body, ctx);
+  } else if (tab === 'harvesting') {
     await (await import('./harvesting.js')).render(body, ctx);
   } else if (tab === 'remotes') {
     if (!user.is_superuser) mount(body, h('section', { class: 'panel' }, h('h2', {}, 'Remote catalogues'), h('p', {}, 'Only superusers manage the remote catalogues resources are published to.')));
