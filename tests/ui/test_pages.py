@@ -175,6 +175,8 @@ def test_every_page_at_laptop_and_phone_size(browser, ui_server, ui_admin, alice
             page.evaluate("(path) => { if (location.hash !== `#${path}`) document.getElementById('main').replaceChildren(); }", path)
             page.goto(f"{ui_server.url}/#{path}")
             page.wait_for_selector("main h1, main .summary")
+            if path.startswith("/admin/"):  # the tab's own content, drawn once its lists have come
+                page.wait_for_selector(".tab-body > *")
             page.wait_for_load_state("networkidle")
             from tests.ui.conftest import OUTPUT
             OUTPUT.mkdir(parents=True, exist_ok=True)
