@@ -119,7 +119,7 @@ def test_a_job_is_opened_from_the_list_and_started(tab, ui_admin):
     page.keyboard.press("Enter")
     page.wait_for_selector(f".job-detail h2:has-text('Job {job}')")
     assert page.evaluate("location.hash").endswith(f"job={job}")
-    assert page.evaluate("document.activeElement.id") == "job-title"
+    tab.until("document.activeElement && document.activeElement.id === 'job-title'")  # focus follows the opening
     page.wait_for_selector(".job-detail :text('No output yet.')")
     page.click(".job-detail button:has-text('Start')")
     page.wait_for_selector(".job-detail .job-output:has-text('pong')", timeout=20_000)
