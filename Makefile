@@ -23,7 +23,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	@sh scripts/ensure_chromium.sh
-	$(BIN)/python -m pytest $(ARGS)
+	$(BIN)/python -m pytest -n auto --dist loadfile $(ARGS)
 
 bench: $(STAMP)
 	command -v wrk >/dev/null || (apt-get update -qq && apt-get install -y -qq wrk)

@@ -128,6 +128,19 @@ def anon(server) -> httpx.Client:
         yield c
 
 
+LOOP_THREAD = "loop_0"  # the name of the thread run_loop runs its loop on
+
+
+def run_loop(coroutine):
+    """``asyncio.run(coroutine)`` on a thread of its own, as a server's loop runs: the test's own
+    thread may already hold a running loop (Playwright's, when browser tests ran there first)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1, thread_name_prefix=LOOP_THREAD.removesuffix("_0")) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def unique(prefix: str = "user") -> str:
     return f"{prefix}{os.getpid()}x{next(_names)}"
 

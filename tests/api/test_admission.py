@@ -8,6 +8,7 @@ import asyncio
 import pytest
 
 from catalogue_app.api.admission import ReadAdmission
+from tests.conftest import run_loop
 
 
 class Held:
@@ -65,7 +66,7 @@ def test_reads_beyond_the_limit_wait_and_writes_go_straight_in():
         await asyncio.gather(*reads)
         assert len(inner.started) == 5
 
-    asyncio.run(main())
+    run_loop(main())
 
 
 def test_a_read_leaves_once_its_answer_starts_or_it_fails():
@@ -88,7 +89,7 @@ def test_a_read_leaves_once_its_answer_starts_or_it_fails():
         inner.gate("/stream/body").set()
         await asyncio.gather(streaming, last)
 
-    asyncio.run(main())
+    run_loop(main())
 
 
 def test_no_limit_lets_every_read_in():
@@ -102,4 +103,4 @@ def test_no_limit_lets_every_read_in():
             gate.set()
         await asyncio.gather(*reads)
 
-    asyncio.run(main())
+    run_loop(main())

@@ -10,6 +10,7 @@ import pytest
 
 from catalogue_app.store import db as store_db
 from catalogue_app.store.db import SLOW_SPELL, Database, WriteConflict, connect, migrate
+from tests.conftest import LOOP_THREAD, run_loop
 
 
 @pytest.fixture
@@ -36,8 +37,8 @@ def test_a_read_said_to_be_slow_runs_on_a_reader_thread_and_a_quick_one_on_the_l
     async def main():
         return await db.execute(where, slow=True), await db.execute(where, slow=False)
 
-    slow, quick = asyncio.run(main())
-    assert slow.startswith("sqlite-reader") and quick == "MainThread"
+    slow, quick = run_loop(main())
+    assert slow.startswith("sqlite-reader") and quick == LOOP_THREAD
 
 
 def test_cheap_reads_move_to_the_loop_and_costly_ones_stay_off_it(db):
@@ -48,8 +49,8 @@ def test_cheap_reads_move_to_the_loop_and_costly_ones_stay_off_it(db):
         again = await db.execute(heavy, slow=None)
         return first, later, again
 
-    first, later, _ = asyncio.run(main())
-    assert first.startswith("sqlite-reader") and later == "MainThread"
+    first, later, _ = run_loop(main())
+    assert first.startswith("sqlite-reader") and later == LOOP_THREAD
     assert db._costs[heavy.__code__] > 0.002
     assert not db._quick(heavy.__code__, None)  # the next heavy read goes to a thread
 
@@ -72,7 +73,7 @@ def test_the_loop_keeps_running_while_a_slow_read_runs(db):
         ticker.cancel()
         return after - before
 
-    assert asyncio.run(main()) >= 5
+    assert run_loop(main()) >= 5
 
 
 def test_reads_of_one_handler_share_one_snapshot(db):
@@ -87,7 +88,7 @@ def test_reads_of_one_handler_share_one_snapshot(db):
     async def main():
         return await db.offload(handler, slow=True)
 
-    first, second, inside = asyncio.run(main())
+    first, second, inside = run_loop(main())
     assert first == second == 1 and inside  # the write made meanwhile is not half-seen
     assert db.read(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0]) == 2
 
@@ -113,8 +114,8 @@ def test_a_cheap_read_that_once_took_long_runs_on_a_thread_for_a_while(db):
         later = await db.execute(page)
         return quick, after, later
 
-    quick, after, later = asyncio.run(main())
-    assert quick == "MainThread" and after.startswith("sqlite-reader") and later == "MainThread"
+    quick, after, later = run_loop(main())
+    assert quick == LOOP_THREAD and after.startswith("sqlite-reader") and later == LOOP_THREAD
 
 
 def test_what_readers_keep_goes_with_data_changes_only(db):
