@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from catalogue_app.management.base import CommandContext, CommandError
+from catalogue_app.management.base import CommandContext, CommandError, Stopped
 from catalogue_app.store import maintenance, permissions, resource_writes, users
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID
 
@@ -220,3 +220,26 @@ def allowed_path(ctx: CommandContext, text: str, option: str = "path") -> Path:
     if not path.exists():
         raise CommandError(f"{option}: there is no file or folder {text!r}.")
     return path
+
+
+def run_each(ctx: CommandContext, rows: list[Any], kind: str, one, done: str = "synced") -> None:
+    """``one(row) -> str`` for each row (one transaction each), a line each, ctx.check() between them;
+    a row's failure is reported and the others go on; CommandError at the end when one failed."""
+    if not rows:
+        ctx.say(f"No {kind} matches.")
+        return
+    failed = 0
+    for row in rows:
+        ctx.check()
+        try:
+            said = one(row)
+        except (Stopped, CommandError):
+            raise
+        except Exception as exc:  # this one's failure (unreadable data, a vanished row...): the others go on
+            failed += 1
+            ctx.say(f"failed  {kind} {row['id']} {row['title']!r}: {exc}")
+            continue
+        ctx.say(f"done    {kind} {row['id']} {row['title']!r}: {said}")
+    ctx.say(f"{len(rows)} {kind}{'s' if len(rows) != 1 else ''}: {len(rows) - failed} done, {failed} failed")
+    if failed:
+        raise CommandError(f"{failed} {kind}{'s' if failed != 1 else ''} could not be {done} (see above).")

@@ -15,7 +15,7 @@ GeoNode's command, given no resources, changes every layer; this one asks for ``
 from __future__ import annotations
 
 from catalogue_app.management import common
-from catalogue_app.management.base import Command, CommandContext, CommandError, Stopped
+from catalogue_app.management.base import Command, CommandContext, CommandError
 from catalogue_app.store import maintenance, permissions
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID
 
@@ -60,22 +60,11 @@ class SetLayersPermissions(Command):
         db = common.db(ctx)
         verb = "revoke" if options.delete else "grant"
         ctx.say(f"{verb} {level} on {len(rows)} dataset{'s' if len(rows) != 1 else ''}")
-        failed = 0
-        for row in rows:
-            ctx.check()
-            try:
-                said = db.write_sync(_change, row["id"], {uid: n for n, uid in users.items()},
-                                     {gid: n for n, gid in group_ids.items()}, level, options.delete)
-            except (Stopped, CommandError):
-                raise
-            except Exception as exc:
-                failed += 1
-                ctx.say(f"failed  dataset {row['id']} {row['title']!r}: {exc}")
-                continue
-            ctx.say(f"done    dataset {row['id']} {row['title']!r}: {said}")
-        ctx.say(f"{len(rows)} dataset{'s' if len(rows) != 1 else ''}: {len(rows) - failed} done, {failed} failed")
-        if failed:
-            raise CommandError(f"{failed} dataset{'s' if failed != 1 else ''} could not be changed (see above).")
+        user_map = {uid: n for n, uid in users.items()}
+        group_map = {gid: n for n, gid in group_ids.items()}
+        common.run_each(ctx, rows, "dataset",
+                        lambda row: db.write_sync(_change, row["id"], user_map, group_map, level, options.delete),
+                        done="changed")
 
     def _datasets(self, ctx: CommandContext, options):
         db = common.db(ctx)

@@ -26,7 +26,7 @@ from catalogue_app.geo.iso import parse_iso
 from catalogue_app.geo.styles import default_sld, style_kind
 from catalogue_app.jobs import thumbnails
 from catalogue_app.management import common
-from catalogue_app.management.base import Command, CommandContext, CommandError, Stopped
+from catalogue_app.management.base import Command, CommandContext, CommandError
 from catalogue_app.store import datasets, maintenance, map_layers, metadata, resources
 
 DERIVED = ("Links are made from the record whenever a resource is shown, and ISO 19139 records are generated "
@@ -54,28 +54,6 @@ def selection(ctx: CommandContext, options, kind: str) -> list[Any]:
         if missing and not options.filter and owner is None:
             raise CommandError(f"--ids: there is no {kind} with id {', '.join(map(str, missing))}.")
     return rows
-
-
-def run_each(ctx: CommandContext, rows: list[Any], kind: str, one) -> None:
-    """``one(row) -> str`` for each row, a line each; a failure is reported and the others go on."""
-    if not rows:
-        ctx.say(f"No {kind} matches.")
-        return
-    failed = 0
-    for row in rows:
-        ctx.check()
-        try:
-            said = one(row)
-        except (Stopped, CommandError):
-            raise
-        except Exception as exc:  # this one's failure (unreadable data, a vanished row...): the others go on
-            failed += 1
-            ctx.say(f"failed  {kind} {row['id']} {row['title']!r}: {exc}")
-            continue
-        ctx.say(f"done    {kind} {row['id']} {row['title']!r}: {said}")
-    ctx.say(f"{len(rows)} {kind}{'s' if len(rows) != 1 else ''}: {len(rows) - failed} done, {failed} failed")
-    if failed:
-        raise CommandError(f"{failed} {kind}{'s' if failed != 1 else ''} could not be synced (see above).")
 
 
 def _box(values) -> str:
@@ -151,7 +129,7 @@ class SyncDatasets(Command):
                 said.append(_thumbnail(ctx, row["id"]))
             return "; ".join(said)
 
-        run_each(ctx, rows, "dataset", one)
+        common.run_each(ctx, rows, "dataset", one)
 
     def _from_data(self, ctx: CommandContext, rid: int, facts: Any, steps: set[str]) -> list[str]:
         db = common.db(ctx)
@@ -226,7 +204,7 @@ class SyncMaps(Command):
                     said.append(f"thumbnail not drawn ({exc or type(exc).__name__})")
             return "; ".join(said)
 
-        run_each(ctx, rows, "map", one)
+        common.run_each(ctx, rows, "map", one)
 
 
 class SetAllDatasetsMetadata(Command):
@@ -265,7 +243,7 @@ class SetAllDatasetsMetadata(Command):
                     said.append(f"uploaded ISO document unreadable ({exc})")
             return "; ".join(said) or "nothing missing"
 
-        run_each(ctx, rows, "dataset", one)
+        common.run_each(ctx, rows, "dataset", one)
         if options.delete_orphaned_thumbs:
             removed = thumbnails.sweep(db, ctx.data_dir)
             ctx.say(f"{len(removed)} unused thumbnail file{'s' if len(removed) != 1 else ''} removed.")
