@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import anyio
 import msgspec
 from litestar import Controller, get, patch, post
 from litestar.params import FromPath
@@ -151,10 +152,10 @@ class ManagementController(Controller):
 
     @get("/commands/{cmd:str}", summary="A command's help text (staff)")
     async def command_help(self, ctx: Ctx, cmd: FromPath[str]) -> Wrapped:
-        async def find():
-            return rules.command_named(ctx.caller, cmd, from_body=False)
+        def help_of() -> str:  # the command's module is imported here: off the event loop
+            return rules.command_named(ctx.caller, cmd, from_body=False).help_text()
 
-        return Wrapped(True, None, (await _guarded(find)).help_text())
+        return Wrapped(True, None, await _guarded(anyio.to_thread.run_sync, help_of))
 
     @post("/commands", status_code=201, summary="Run a command: {command, args, kwargs, autostart} (staff)")
     async def create_from_body(self, ctx: Ctx) -> Wrapped:
@@ -179,8 +180,10 @@ class ManagementController(Controller):
             if cmd is None:
                 name = body.get("command") if isinstance(body, dict) else None
                 rest = {k: v for k, v in body.items() if k != "command"} if isinstance(body, dict) else body
+                # the command's module is imported here, off the event loop and outside the writer
+                await anyio.to_thread.run_sync(lambda: rules.command_named(ctx.caller, name, from_body=True))
                 return await ctx.db.write(rules.create_job, ctx.caller, name, rest, True)
-            rules.command_named(ctx.caller, cmd, from_body=False)
+            await anyio.to_thread.run_sync(lambda: rules.command_named(ctx.caller, cmd, from_body=False))
             return await ctx.db.write(rules.create_job, ctx.caller, cmd, body)
 
         job_id = await _guarded(make)

@@ -30,7 +30,7 @@ def command_named(caller, name: str | None, *, from_body: bool):
     require_staff(caller)
     if name is None and from_body:
         raise Invalid("This field may not be null.")
-    command = registry.command(name) if isinstance(name, str) else None
+    command = registry.command(name) if isinstance(name, str) and name in registry.known() else None
     if command is None or not command.over_http:
         if from_body:
             raise Invalid("Command not found")

@@ -230,3 +230,12 @@ def test_importlayers_over_http_imports_from_the_import_folder_only(tmp_path):
             assert outside["failed"] is True and "import folder" in outside["output_message"]
     finally:
         srv.stop()
+
+
+def test_the_registry_knows_which_commands_are_for_the_command_line_only():
+    from catalogue_app.management import registry
+
+    for name in registry.COMMANDS:
+        command = registry.command(name)
+        assert command.name == name
+        assert command.over_http == (name not in registry.COMMAND_LINE_ONLY)
