@@ -3,7 +3,7 @@
 // addresses (/catalogue/#/dataset/12) open the same pages.
 
 import { currentUser, loadSession, onSessionChange, signOut } from './api.js';
-import { h, mount, toast } from './dom.js';
+import { confirmDialog, h, mount, toast } from './dom.js';
 
 const ROUTES = [
   [/^\/?$/, () => import('./pages/search.js')],
@@ -66,9 +66,33 @@ async function route() {
   }
 }
 
+// A page with unsaved work (the composer) sets a guard: a function that returns the question to
+// ask before leaving, or null when there is nothing to lose. Going to another address then asks
+// first (the address is put back while the question is shown); closing or reloading the tab gets
+// the browser's own question. The guard is dropped once another page is shown.
+let leaveGuard = null;
+let shownHash = location.hash;
+export function guardLeaving(guard) { leaveGuard = guard; }
+
+async function leave() {
+  const question = leaveGuard?.();
+  if (question && location.hash !== shownHash) {
+    const target = location.hash;
+    history.replaceState(null, '', shownHash || '#/');
+    if (!(await confirmDialog(question, 'Leave without saving'))) return;
+    leaveGuard = null;
+    location.hash = target;
+    return;
+  }
+  leaveGuard = null;
+  shownHash = location.hash;
+  route();
+}
+
 // Pages re-render on hash changes. A page that changes only its own query (the search page)
 // may set `window.__softNavigation` to update in place instead.
-window.addEventListener('hashchange', () => route());
+window.addEventListener('hashchange', () => leave());
+window.addEventListener('beforeunload', (e) => { if (leaveGuard?.()) { e.preventDefault(); e.returnValue = ''; } });
 onSessionChange((user) => renderNav(user));
 renderNav(null);
 // The session and the first page's code load side by side; the page renders once both are in.

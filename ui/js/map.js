@@ -16,6 +16,7 @@ export function createMap(element, { interactive = true } = {}) {
     attribution: 'Basemap: Natural Earth', className: 'basemap-tiles', maxZoom: 18,
   }).addTo(map);
   map.fitBounds([[-55, -170], [75, 175]]);
+  element.leafletMap = map;  // for scripts and tests that need the map an element shows
   return map;
 }
 

@@ -3,6 +3,7 @@
 // The map page shows a saved map with it; the composer edits the same list of layers.
 
 import { h, mount } from './dom.js';
+import { enableIdentify } from './identify.js';
 import { boundsOf, boxOf, createMap, datasetLayer } from './map.js';
 
 // One layer as the panel holds it: the API's map layer (`maplayers` item) reduced to what
@@ -27,8 +28,37 @@ export function legendUrl(layer) {
   return `/geoserver/ows?${params}`;
 }
 
+// The view a map was saved at ({center: [lat, lng], zoom}), from its configuration (`data`), or null.
+export function savedView(data) {
+  const map = data?.map;
+  const x = Number(map?.center?.x), y = Number(map?.center?.y), zoom = Number(map?.zoom);
+  const crs = String(map?.center?.crs || 'EPSG:4326');
+  if (![x, y, zoom].every(Number.isFinite) || !/4326|CRS:84/.test(crs)) return null;
+  return { center: [y, x], zoom };
+}
+
+// What the map page hands to the composer for one map: its layers as arranged there and its view.
+const DRAFT_KEY = (pk) => `catalogue.composer.${pk}`;
+
+export function storeDraft(pk, view) {
+  const centre = view.map.getCenter();
+  const layers = view.layers.map((l) => ({ ...l, box: l.box || null }));
+  try {
+    sessionStorage.setItem(DRAFT_KEY(pk), JSON.stringify({ layers, view: { center: [centre.lat, centre.lng], zoom: view.map.getZoom() } }));
+  } catch { /* storage full or refused: the composer starts from the saved map */ }
+}
+
+export function takeDraft(pk) {
+  try {
+    const text = sessionStorage.getItem(DRAFT_KEY(pk));
+    sessionStorage.removeItem(DRAFT_KEY(pk));
+    const draft = text ? JSON.parse(text) : null;
+    return Array.isArray(draft?.layers) ? draft : null;
+  } catch { return null; }
+}
+
 export class MapView {
-  constructor(element, { editable = false, onChange = null } = {}) {
+  constructor(element, { editable = false, onChange = null, identify = false } = {}) {
     this.layers = [];
     this.editable = editable;
     this.onChange = onChange;
@@ -39,12 +69,15 @@ export class MapView {
         h('button', { type: 'button', class: 'secondary small', onclick: () => this.zoomToLayers() }, 'Zoom to the layers'))));
     this.map = createMap(this.mapEl);
     this.drawn = [];
+    if (identify) enableIdentify(this.map, () => this.layers.filter((l) => l.visibility));
   }
 
-  setLayers(layers) {
+  // The layers (top first), and the view to show them at: a saved one, or all of them.
+  setLayers(layers, view = null) {
     this.layers = layers;
     this.redraw();
-    this.zoomToLayers();
+    if (view) this.map.setView(view.center, view.zoom);
+    else this.zoomToLayers();
   }
 
   zoomToLayers() {

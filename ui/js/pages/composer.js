@@ -4,7 +4,8 @@
 
 import { api, can, currentUser } from '../api.js';
 import { errorBox, field, h, mount, toast } from '../dom.js';
-import { layersTopFirst, MapView } from '../mapview.js';
+import { guardLeaving } from '../main.js';
+import { layersTopFirst, MapView, savedView, takeDraft } from '../mapview.js';
 
 const DATASET_FIELDS = ['pk', 'title', 'alternate', 'll_bbox_polygon', 'subtype', 'styles'];
 
@@ -30,18 +31,18 @@ export async function render(main, ctx) {
   const pk = ctx.match[1];
   let saved = null;
   if (pk) {
-    try { saved = (await api(`/api/v2/maps/${pk}`)).map; } catch (error) { mount(main, h('section', { class: 'page narrow' }, h('h1', {}, 'Cannot open the map'), errorBox(error))); return; }
+    try { saved = (await api(`/api/v2/maps/${pk}`, { params: { 'include[]': 'data' } })).map; } catch (error) { mount(main, h('section', { class: 'page narrow' }, h('h1', {}, 'Cannot open the map'), errorBox(error))); return; }
     if (!can(saved, 'change_resourcebase')) { mount(main, h('section', { class: 'page narrow' }, h('h1', {}, saved.title), h('p', { class: 'error' }, 'You may look at this map, not change it.'))); return; }
   }
   if (!ctx.isCurrent()) return;
   const title = h('input', { name: 'title', required: true, value: saved?.title || '', maxlength: 255 });
-  const abstract = h('textarea', { name: 'abstract', rows: 3 }, saved?.raw_abstract && saved.raw_abstract !== 'None' ? saved.raw_abstract : '');
-  const status = h('p', { role: 'status' });
+  const abstract = h('textarea', { name: 'abstract', rows: 3 }, saved?.abstract && saved.abstract !== 'None' ? saved.abstract : '');
+  const saving = h('p', { role: 'status' });
   const mapHolder = h('div');
   const query = h('input', { type: 'search', name: 'q', placeholder: 'Find datasets by title', 'aria-label': 'Find datasets' });
   const found = h('ul', { class: 'plain found', 'aria-label': 'Datasets found' });
   const form = h('form', { class: 'grid-form', 'aria-label': 'Map' }, field('Title', title), field('Abstract', abstract),
-    h('div', { class: 'actions' }, h('button', { type: 'submit' }, saved ? 'Save the map' : 'Save as a new map'), status));
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, saved ? 'Save the map' : 'Save as a new map'), saving));
   mount(main, h('section', { class: 'page composer' },
     h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Catalogue'), ' › ', saved ? h('a', { href: `#/map/${saved.pk}` }, saved.title) : 'New map'),
     h('h1', {}, saved ? `Compose: ${saved.title}` : 'A new map'),
@@ -49,8 +50,37 @@ export async function render(main, ctx) {
     h('section', { class: 'panel' }, h('h2', {}, 'Add datasets'),
       h('form', { class: 'searchbar', role: 'search', onsubmit: (e) => { e.preventDefault(); search(); } }, query, h('button', { type: 'submit' }, 'Find')), found),
     h('section', { class: 'panel' }, h('h2', {}, 'Save'), form)));
-  const view = new MapView(mapHolder, { editable: true });
-  view.setLayers(layersTopFirst(saved?.maplayers));
+  // Unsaved work: any change of the layers, the title or the abstract since the last save. The
+  // map page hands over its layers as arranged there (order, opacity, shown or hidden): a change
+  // not yet saved.
+  let dirty = false;
+  const draft = pk ? takeDraft(pk) : null;
+  const view = new MapView(mapHolder, { editable: true, onChange: () => { dirty = true; markAdded(); } });
+  view.setLayers(draft ? draft.layers : layersTopFirst(saved?.maplayers), draft?.view || savedView(saved?.data));
+  dirty = Boolean(draft && JSON.stringify(draft.layers.map(arranged)) !== JSON.stringify(layersTopFirst(saved?.maplayers).map(arranged)));
+  for (const input of [title, abstract]) input.addEventListener('input', () => { dirty = true; });
+  guardLeaving(() => (dirty ? 'The changes to this map are not saved. Leave without saving them?' : null));
+  const status = h('p', { role: 'status', class: 'muted' });
+  if (draft && dirty) status.textContent = 'The layers are as you arranged them on the map page; save to keep them.';
+  mapHolder.before(status);
+
+  // A dataset is on the map once at most: its Add button says so.
+  function onMap(dataset) { return view.layers.some((l) => l.name === dataset.alternate); }
+  function markAdded() {
+    for (const button of found.querySelectorAll('button[data-alternate]')) {
+      const there = view.layers.some((l) => l.name === button.dataset.alternate);
+      button.disabled = there;
+      button.textContent = there ? 'On the map' : 'Add';
+      button.setAttribute('aria-label', `${there ? 'On the map:' : 'Add'} ${button.dataset.title}`);
+    }
+  }
+  function addLayer(d) {
+    if (onMap(d)) { toast(`${d.title} is already on the map.`); return; }
+    view.layers.unshift({ pk: null, name: d.alternate, title: d.title, dataset: d, style: '', visibility: true, opacity: 1, extra_params: {} });
+    view.redraw();
+    view.zoomToLayers();
+    toast(`${d.title} added.`);
+  }
 
   async function search() {
     const params = { page_size: 10, 'exclude[]': '*', 'include[]': DATASET_FIELDS };
@@ -59,13 +89,9 @@ export async function render(main, ctx) {
       const data = await api('/api/v2/datasets', { params });
       mount(found, (data.datasets || []).map((d) => h('li', { class: 'found-item' }, h('span', {}, d.title), ' ',
         h('span', { class: 'badge light' }, d.subtype || 'dataset'), ' ',
-        h('button', { type: 'button', class: 'secondary small', 'aria-label': `Add ${d.title}`, onclick: () => {
-          view.layers.unshift({ pk: null, name: d.alternate, title: d.title, dataset: d, style: '', visibility: true, opacity: 1, extra_params: {} });
-          view.redraw();
-          view.zoomToLayers();
-          toast(`${d.title} added.`);
-        } }, 'Add'))));
+        h('button', { type: 'button', class: 'secondary small', 'aria-label': `Add ${d.title}`, dataset: { alternate: d.alternate, title: d.title }, onclick: () => addLayer(d) }, 'Add'))));
       if (!(data.datasets || []).length) found.append(h('li', { class: 'muted' }, 'No dataset found.'));
+      markAdded();
     } catch (error) { mount(found, h('li', {}, errorBox(error))); }
   }
   search();
@@ -80,15 +106,21 @@ export async function render(main, ctx) {
       return item;
     });
     const body = { title: title.value.trim(), abstract: abstract.value, maplayers, data: mapConfig(view, view.layers) };
-    status.className = '';
-    status.textContent = 'Saving…';
+    saving.className = '';
+    saving.textContent = 'Saving…';
     try {
       const answer = saved
         ? await api(`/api/v2/maps/${saved.pk}`, { method: 'PATCH', json: body })
         : await api('/api/v2/maps', { method: 'POST', json: { resource_type: 'map', ...body } });
       const map = answer.map;
+      dirty = false;
       toast('Map saved.');
       location.hash = `#/map/${map.pk}`;
-    } catch (error) { status.className = 'error'; status.textContent = error.message; }
+    } catch (error) { saving.className = 'error'; saving.textContent = error.message; }
   });
+}
+
+// What the composer compares to tell whether the map page changed a map's layers.
+function arranged(layer) {
+  return [layer.name, layer.visibility, layer.opacity, layer.style || ''];
 }
