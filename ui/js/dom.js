@@ -124,3 +124,92 @@ export function keepFocus(fn, fallback) {
 export function checkbox(name, label, checked, attrs = {}) {
   return h('label', { class: 'check' }, h('input', { type: 'checkbox', name, checked: Boolean(checked), ...attrs }), ' ', label);
 }
+
+// An abstract as the pages show it. Paragraphs (blank lines) and line breaks are kept, and so is
+// a small set of markup, as GeoNode keeps HTML abstracts: bold, italic, underline, links (http,
+// https and mailto only), lists, paragraphs, line breaks, quotes and code. The text is parsed
+// into an inert document (nothing in it runs or loads) and rebuilt element by element from that
+// list; any other tag is dropped with its text kept, and scripts and styles with their text.
+const KEPT_TAGS = new Set(['p', 'br', 'b', 'strong', 'i', 'em', 'u', 'ul', 'ol', 'li', 'a', 'blockquote', 'code', 'pre']);
+const BLOCK_TAGS = /<\s*\/?\s*(p|br|div|ul|ol|li|h[1-6]|blockquote|pre|table|tr|td|th)\b/i;
+const SKIPPED_TAGS = new Set(['script', 'style', 'template', 'iframe', 'object', 'embed', 'noscript', 'title', 'head', 'svg', 'math']);
+const HEADINGS = new Set(['h1', 'h2', 'h3', 'h4', 'h5', 'h6']);
+
+function rebuilt(from, to) {
+  for (const node of from.childNodes) {
+    if (node.nodeType === Node.TEXT_NODE) { to.append(document.createTextNode(node.data)); continue; }
+    if (node.nodeType !== Node.ELEMENT_NODE) continue;
+    const tag = node.localName;
+    if (SKIPPED_TAGS.has(tag)) continue;
+    let el = null;
+    if (KEPT_TAGS.has(tag)) {
+      el = document.createElement(tag);
+      if (tag === 'a') {
+        const href = node.getAttribute('href') || '';
+        if (/^(https?:|mailto:)/i.test(href.trim())) { el.href = href.trim(); el.rel = 'noopener noreferrer nofollow'; }
+      }
+    } else if (tag === 'div' || HEADINGS.has(tag)) {
+      el = document.createElement('p');  // a heading inside an abstract would break the page's outline
+    }
+    if (HEADINGS.has(tag)) { const strong = document.createElement('strong'); el.append(strong); rebuilt(node, strong); } else rebuilt(node, el || to);
+    if (el) to.append(el);
+  }
+}
+
+// Parsing is inert, but Chromium reports every event handler attribute it meets against the
+// page's CSP: they are taken out of the text first (the rebuilding keeps none anyway).
+const HANDLERS = /[\s/]on[a-z]+\s*=\s*("[^"]*"|'[^']*'|[^\s>]*)/gi;
+function parsed(source) {
+  return new DOMParser().parseFromString(`<body>${source.replace(HANDLERS, ' ')}</body>`, 'text/html');
+}
+
+function inline(source) {
+  const doc = parsed(source);
+  const out = document.createDocumentFragment();
+  rebuilt(doc.body, out);
+  return out;
+}
+
+export function richText(text) {
+  const source = String(text ?? '').replace(/\r\n?/g, '\n').trim();
+  const out = document.createDocumentFragment();
+  if (!source || source === 'None') return out;
+  if (BLOCK_TAGS.test(source)) {  // written as HTML: its own paragraphs, whitespace as HTML has it
+    const doc = parsed(source);
+    const holder = h('div', { class: 'rich html' });
+    rebuilt(doc.body, holder);
+    out.append(holder);
+    return out;
+  }
+  // text, perhaps with inline markup: a blank line starts a paragraph, a newline breaks the line
+  const holder = h('div', { class: 'rich' });
+  for (const paragraph of source.split(/\n[ \t]*\n+/)) {
+    const p = document.createElement('p');
+    p.append(inline(paragraph.trim()));
+    holder.append(p);
+  }
+  out.append(holder);
+  return out;
+}
+
+// A button that copies a text and says so itself for a moment (a toast alone goes unnoticed).
+export function copyButton(text, label = 'Copy', attrs = {}) {
+  const button = h('button', { type: 'button', class: 'secondary small copy', ...attrs }, label);
+  let timer;
+  button.addEventListener('click', async () => {
+    const value = typeof text === 'function' ? text() : text;
+    let done = false;
+    try { await navigator.clipboard.writeText(value); done = true; } catch { /* not allowed here: select it instead */ }
+    if (!done) {
+      const input = button.parentElement?.querySelector('input, textarea');
+      input?.select();
+      done = Boolean(input) && document.execCommand?.('copy');
+    }
+    button.textContent = done ? 'Copied ✓' : 'Press Ctrl+C';
+    button.classList.toggle('copied', done);
+    toast(done ? 'Copied.' : 'Selected: press Ctrl+C to copy.');
+    clearTimeout(timer);
+    timer = setTimeout(() => { button.textContent = label; button.classList.remove('copied'); }, 2000);
+  });
+  return button;
+}

@@ -2,16 +2,18 @@
 // it (preview, attribute table, downloads, service addresses for QGIS, the ISO record).
 
 import { api, can, currentUser } from '../api.js';
-import { formatDate, h, licenceName, mount, personName, toast, TYPE_LABELS, typeImage } from '../dom.js';
+import { copyButton, formatDate, h, licenceName, mount, personName, richText, toast, TYPE_LABELS, typeImage } from '../dom.js';
+import { enableIdentify } from '../identify.js';
 import { boundsOf, boxOf, createMap, datasetLayer } from '../map.js';
-import { layersTopFirst, MapView } from '../mapview.js';
+import { layersTopFirst, legendUrl, MapView, savedView, storeDraft } from '../mapview.js';
 
 const ENDPOINTS = { dataset: ['datasets', 'dataset'], document: ['documents', 'document'], map: ['maps', 'map'] };
 const SERVICES = [['OGC:WMS', 'WMS'], ['OGC:WFS', 'WFS'], ['OGC:WCS', 'WCS']];
 
 export async function loadResource(type, pk) {
   const [path, key] = ENDPOINTS[type] || ['geoapps', 'geoapp'];
-  const data = await api(`/api/v2/${path}/${pk}`);
+  // a map's saved view is in its configuration (`data`), which is sent only when asked for
+  const data = await api(`/api/v2/${path}/${pk}`, type === 'map' ? { params: { 'include[]': 'data' } } : {});
   return data[key];
 }
 
@@ -41,15 +43,18 @@ export async function render(main, ctx) {
       h('aside', { class: 'detail-side' },
         resource.thumbnail_url && (resource.resource_type === 'dataset' || (resource.resource_type === 'document' && !String(resource.mime_type).startsWith('image/')))
           ? h('img', { class: 'thumbnail side-thumb', src: resource.thumbnail_url, alt: `Thumbnail of ${resource.title}` }) : null,
-        metadata(resource), resource.resource_type === 'dataset' || resource.resource_type === 'document' ? downloads(resource) : null, services(resource), h('div', { class: 'publishing' }), h('div', { class: 'linked' })))));
+        metadata(resource), resource.resource_type === 'dataset' || resource.resource_type === 'document' ? downloads(resource) : null,
+        services(resource), records(resource), h('div', { class: 'publishing' }), h('div', { class: 'linked' })))));
   if (resource.resource_type === 'dataset') {
     datasetPreview(preview, resource);
     attributeTable(extra, resource);
   } else if (resource.resource_type === 'document') {
     documentPreview(preview, resource);
   } else if (resource.resource_type === 'map') {
-    const view = new MapView(preview);
-    view.setLayers(layersTopFirst(resource.maplayers));
+    const view = new MapView(preview, { identify: true });
+    view.setLayers(layersTopFirst(resource.maplayers), savedView(resource.data));
+    // the composer opens with the layers as arranged here (order, opacity, shown or hidden)
+    main.querySelector('a.compose')?.addEventListener('click', () => storeDraft(resource.pk, view));
   } else {
     preview.append(h('img', { class: 'thumbnail', src: resource.thumbnail_url || typeImage(resource.resource_type), alt: `Thumbnail of ${resource.title}` }));
   }
@@ -78,7 +83,7 @@ function header(resource) {
     actions.append(button);
   }
   if (resource.resource_type === 'map' && can(resource, 'change_resourcebase')) {
-    actions.append(h('a', { class: 'button secondary', href: `#/map/${resource.pk}/compose` }, 'Open in the composer'));
+    actions.append(h('a', { class: 'button secondary compose', href: `#/map/${resource.pk}/compose` }, 'Open in the composer'));
   }
   if (can(resource, 'change_resourcebase_metadata') || can(resource, 'change_resourcebase_permissions') || can(resource, 'delete_resourcebase')) {
     actions.append(h('a', { class: 'button', href: `#/${resource.resource_type}/${resource.pk}/edit` }, 'Edit and share'));
@@ -94,9 +99,8 @@ function header(resource) {
 }
 
 function abstract(resource) {
-  const text = (resource.raw_abstract && resource.raw_abstract !== 'None' ? resource.raw_abstract : resource.abstract || '')
-    .replace(/<[^>]*>/g, ' ').trim();
-  return h('section', { class: 'abstract' }, h('h2', {}, 'About'), text ? text.split(/\n{2,}/).map((p) => h('p', {}, p)) : h('p', { class: 'muted' }, 'No abstract yet.'));
+  const text = richText(resource.abstract);
+  return h('section', { class: 'abstract' }, h('h2', {}, 'About'), text.childNodes.length ? text : h('p', { class: 'muted' }, 'No abstract yet.'));
 }
 
 function row(label, value) {
@@ -120,22 +124,51 @@ function metadata(resource) {
     row('Time span', resource.temporal_extent_start ? `${formatDate(resource.temporal_extent_start)} – ${formatDate(resource.temporal_extent_end)}` : null),
     row('Created', formatDate(resource.created)),
     row('Updated', formatDate(resource.last_updated)),
-    row('Coordinate system', resource.srid),
+    // a document or map without an extent has no coordinate system worth naming
+    row('Coordinate system', box || resource.resource_type === 'dataset' ? resource.srid : null),
     row('Extent', box ? box.map((v) => v.toFixed(3)).join(', ') : null),
     row('Language', resource.language),
     row('Identifier', h('code', {}, resource.uuid))));
 }
 
+// Every download the resource has: a dataset's data in each format its links offer (a Shapefile,
+// GeoJSON, GML; a GeoTIFF for a raster), a document's file.
+const FORMAT_LABELS = { zip: 'Shapefile (zip)', json: 'GeoJSON', gml: 'GML', tif: 'GeoTIFF', gpkg: 'GeoPackage', csv: 'CSV', kml: 'KML' };
+
+export function downloadLinks(resource) {
+  const links = (resource.links || []).filter((l) => l.link_type === 'data' && l.url);
+  if (resource.resource_type === 'dataset' && links.length) {
+    const name = (resource.alternate || resource.title || 'data').split(':').pop();
+    return links.map((l, i) => ({
+      url: l.url, default: i === 0, label: l.name && l.name !== 'Download' ? l.name : FORMAT_LABELS[l.extension] || 'The data',
+      file: `${name}${l.extension ? `.${l.extension}` : ''}`,
+    }));
+  }
+  return (resource.download_urls || []).map((u, i) => ({ url: u.url, default: i === 0, label: 'Download the file', file: '' }));
+}
+
 function downloads(resource) {
-  const urls = resource.download_urls || [];
-  const iso = `/api/v2/resources/${resource.pk}/iso_metadata_xml`;
   const allowed = can(resource, 'download_resourcebase');
+  const found = allowed ? downloadLinks(resource) : [];
+  const several = found.length > 1;
   return h('section', { class: 'downloads' }, h('h2', {}, 'Download'),
-    allowed && urls.length
-      ? h('ul', { class: 'plain' }, urls.map((u, i) => h('li', {}, h('a', { class: `button${u.default ? '' : ' secondary'}`, href: u.url, download: '' },
-        u.default ? (resource.resource_type === 'document' ? 'Download the file' : 'Download the data') : `Download (${i + 1})`))))
-      : h('p', { class: 'muted' }, allowed ? 'Nothing to download.' : 'You may look at this resource, not download it.'),
-    h('p', {}, h('a', { href: iso, target: '_blank', rel: 'noopener' }, 'ISO 19139 metadata (XML)')));
+    several ? h('p', { class: 'muted' }, 'The data in the format you need:') : null,
+    found.length
+      ? h('ul', { class: 'plain download-list' }, found.map((d) => h('li', {}, h('a', {
+        class: `button${d.default ? '' : ' secondary'}`, href: d.url, download: d.file || '',
+      }, several ? d.label : resource.resource_type === 'document' ? 'Download the file' : 'Download the data'))))
+      : h('p', { class: 'muted' }, allowed ? 'Nothing to download.' : 'You may look at this resource, not download it.'));
+}
+
+// The metadata records the catalogue writes for every resource (through its CSW), and the ISO
+// document uploaded with it, when there was one.
+function records(resource) {
+  const links = (resource.links || []).filter((l) => l.link_type === 'metadata');
+  const named = [['ISO', 'ISO 19139 metadata (XML)'], ['Dublin Core', 'Dublin Core (XML)'], ['ISO (uploaded)', 'ISO metadata as uploaded (XML)']];
+  const items = named.map(([name, label]) => [links.find((l) => l.name === name), label]).filter(([link]) => link);
+  if (!items.length) return null;
+  return h('section', { class: 'records' }, h('h2', {}, 'Metadata records'),
+    h('ul', { class: 'plain' }, items.map(([link, label]) => h('li', {}, h('a', { href: link.url, target: '_blank', rel: 'noopener' }, label)))));
 }
 
 function services(resource) {
@@ -150,29 +183,25 @@ function services(resource) {
     const base = link.url.split('?')[0];
     const input = h('input', { type: 'text', readonly: true, value: base, 'aria-label': `${label} address` });
     rows.push(h('div', { class: 'copy-row' }, h('span', { class: 'svc' }, label), input,
-      h('button', { type: 'button', class: 'secondary small', onclick: () => copy(input) }, 'Copy')));
+      copyButton(base, 'Copy', { 'aria-label': `Copy the ${label} address` })));
   }
   if (!rows.length) return null;
   return h('section', { class: 'services' }, h('h2', {}, 'Use in QGIS or another GIS'),
     h('p', { class: 'muted' }, `Add a ${rows.length > 1 ? 'WMS, WFS or WCS' : 'service'} connection with this address; the layer is `, h('code', {}, layer), '.'), rows);
 }
 
-async function copy(input) {
-  input.select();
-  try {
-    await navigator.clipboard.writeText(input.value);
-    toast('Copied.');
-  } catch {
-    document.execCommand?.('copy');
-    toast('Selected: press Ctrl+C to copy.');
-  }
-}
-
 function datasetPreview(el, resource) {
   const mapEl = h('div', { class: 'map-canvas preview-map', id: 'preview-map', role: 'img', 'aria-label': `Map of ${resource.title}` });
   el.append(mapEl);
   const map = createMap(mapEl);
-  if (resource.alternate) datasetLayer(resource.alternate, { cacheKey: resource.last_updated }).addTo(map);
+  if (resource.alternate) {
+    datasetLayer(resource.alternate, { cacheKey: resource.last_updated }).addTo(map);
+    enableIdentify(map, () => [{ name: resource.alternate, title: resource.title }]);
+    el.append(h('div', { class: 'map-foot' },
+      h('p', { class: 'muted small-text' }, 'Click the map to see the attributes of what is there.'),
+      h('figure', { class: 'legend-box' }, h('figcaption', {}, 'Legend'),
+        h('img', { class: 'legend', src: legendUrl({ name: resource.alternate }), alt: `Legend of ${resource.title}` }))));
+  }
   const box = boxOf(resource.ll_bbox_polygon);
   if (box) map.fitBounds(boundsOf(box), { padding: [12, 12], maxZoom: 14 });
 }
