@@ -2,7 +2,7 @@
 // address holds the whole state (#/?q=...&type=...&page=2&extent=w,s,e,n); the page updates in
 // place when only the query changes, so the map keeps its view.
 
-import { api } from '../api.js';
+import { api, currentUser } from '../api.js';
 import { field, formatDate, h, mount, personName, select, TYPE_LABELS, typeImage } from '../dom.js';
 import { go } from '../main.js';
 import { boundsOf, boxOf, createMap, drawBox, viewExtent } from '../map.js';
@@ -24,7 +24,8 @@ export function apiParams(params, extra = {}) {
   const type = params.get('type');
   if (type === 'app') p['filter{resource_type.in}'] = ['geostory', 'dashboard'];
   else if (type) p['filter{resource_type}'] = type;
-  const subtype = params.get('subtype');
+  // the kind of data (vector, raster) applies to datasets only: with another type it is left out
+  const subtype = type && type !== 'dataset' ? '' : params.get('subtype');
   if (subtype === 'vector') p['filter{subtype.in}'] = ['vector', 'vector_time'];
   else if (subtype) p['filter{subtype}'] = subtype;
   if (params.get('category')) p['filter{category.identifier}'] = params.get('category');
@@ -84,11 +85,21 @@ function build(main) {
   mount(main, root);
   const map = createMap(mapEl);
   const extents = L.layerGroup().addTo(map);
-  const state = { root, form, q, summary, chips, list, pager, map, extents, lookups: null, fitted: false };
+  const state = { root, form, q, summary, chips, list, pager, map, extents, footprints: new Map(), lookups: null, fitted: false };
+  // the footprint of the card under the pointer, or holding the keyboard's focus, stands out
+  const cardOf = (e) => e.target.closest?.('.card');
+  for (const [name, on] of [['mouseover', true], ['focusin', true], ['mouseout', false], ['focusout', false]]) {
+    list.addEventListener(name, (e) => {
+      const item = cardOf(e);
+      if (!item || (e.relatedTarget && item.contains(e.relatedTarget))) return;
+      highlight(item.dataset.pk, on);
+    });
+  }
   form.addEventListener('change', () => {
     const data = new FormData(form);
     const changes = {};
     for (const key of ['type', 'subtype', 'category', 'keyword', 'owner', 'region', 'from', 'to', 'sort']) changes[key] = (data.get(key) || '').trim();
+    if (changes.type && changes.type !== 'dataset') changes.subtype = '';  // documents and maps are neither vector nor raster
     setParams(changes);
   });
   form.addEventListener('submit', (e) => e.preventDefault());
@@ -143,9 +154,10 @@ function withList(input, id, values) {
 function renderChips(params) {
   const chips = [];
   const labels = { q: 'Text', type: 'Type', subtype: 'Kind', category: 'Category', keyword: 'Keyword', owner: 'Owner', region: 'Region', from: 'From', to: 'To', extent: 'Area' };
+  const type = params.get('type');
   for (const [key, label] of Object.entries(labels)) {
     const value = params.get(key);
-    if (!value) continue;
+    if (!value || (key === 'subtype' && type && type !== 'dataset')) continue;
     chips.push(h('button', { type: 'button', class: 'chip', 'aria-label': `Remove filter ${label}: ${value}`, onclick: () => setParams({ [key]: '' }) },
       `${label}: ${key === 'extent' ? 'drawn on the map' : value}`, h('span', { 'aria-hidden': 'true' }, ' ×')));
   }
@@ -184,18 +196,42 @@ function renderPager(params, total, page) {
   mount(view.pager, items);
 }
 
+// The footprint of each result. One that covers (nearly) the whole world is drawn as an outline
+// only, under the others, so that it hides nothing; the footprint of the card under the pointer
+// or the keyboard's focus stands out.
+const FOOTPRINT = { color: '#1f6f5c', weight: 1.5, fillOpacity: 0.08 };
+const WIDE_FOOTPRINT = { color: '#1f6f5c', weight: 1.5, dashArray: '5 4', fill: false };
+const HIGHLIGHT = { color: '#c2410c', weight: 3, fillOpacity: 0.18 };
+
+function isWide(box) {
+  return box[2] - box[0] >= 300 || box[3] - box[1] >= 150;
+}
+
+export function highlight(pk, on) {
+  const rect = view?.footprints.get(String(pk));
+  if (!rect) return;
+  rect.setStyle(on ? { ...HIGHLIGHT, fill: true } : rect.options.base);
+  if (on) rect.bringToFront(); else if (rect.options.wide) rect.bringToBack();
+  rect.getElement()?.classList.toggle('highlighted', on);
+}
+
 function renderExtents(resources, params) {
   view.extents.clearLayers();
+  view.footprints = new Map();
   const all = [];
-  for (const r of resources) {
+  for (const r of [...resources].reverse()) {
     const box = boxOf(r.ll_bbox_polygon);
-    if (!box || box[2] - box[0] >= 300 || box[3] - box[1] >= 150) continue;  // the whole world says nothing of where
-    const rect = L.rectangle(boundsOf(box), { color: '#1f6f5c', weight: 1.5, fillOpacity: 0.08 });
+    if (!box) continue;
+    const wide = isWide(box);
+    const base = wide ? WIDE_FOOTPRINT : FOOTPRINT;
+    const rect = L.rectangle(boundsOf(box), { ...base, base, wide, className: `footprint footprint-${r.pk}${wide ? ' wide' : ''}` });
     rect.bindTooltip(r.title || '', { sticky: true });
     rect.on('click', () => go(`/${r.resource_type}/${r.pk}`));
-    rect.on('mouseover', () => view.list.querySelector(`[data-pk="${r.pk}"]`)?.classList.add('hover'));
-    rect.on('mouseout', () => view.list.querySelector(`[data-pk="${r.pk}"]`)?.classList.remove('hover'));
+    rect.on('mouseover', () => { view.list.querySelector(`[data-pk="${r.pk}"]`)?.classList.add('hover'); highlight(r.pk, true); });
+    rect.on('mouseout', () => { view.list.querySelector(`[data-pk="${r.pk}"]`)?.classList.remove('hover'); highlight(r.pk, false); });
     view.extents.addLayer(rect);
+    if (wide) rect.bringToBack();
+    view.footprints.set(String(r.pk), rect);
     all.push(boundsOf(box));
   }
   const extent = params.get('extent');
@@ -210,6 +246,22 @@ function renderExtents(resources, params) {
       view.extents.addLayer(L.rectangle(boundsOf(box), { color: '#c0392b', weight: 2, dashArray: '6 4', fill: false, interactive: false }));
     }
   }
+}
+
+// What an empty list says: with filters set, how to widen the search; with none, that the
+// catalogue is empty, what it is for, and (to those who may) where to add something.
+function emptyState(filtered) {
+  if (filtered) {
+    return h('li', { class: 'empty' }, 'No resource matches. Try fewer words, another area, or ', h('a', { href: '#/' }, 'clear the filters'), '.');
+  }
+  const user = currentUser();
+  return h('li', { class: 'empty welcome' },
+    h('h2', {}, user ? 'Nothing here yet' : 'Nothing is shared with everyone yet'),
+    h('p', {}, 'This catalogue lists datasets (Shapefiles, GeoPackages, GeoTIFFs and more), documents and maps, each with ',
+      'its metadata, a preview, downloads and the addresses to use it in QGIS or another GIS.'),
+    user
+      ? h('p', { class: 'actions' }, h('a', { class: 'button', href: '#/upload' }, 'Upload data'), h('a', { class: 'button secondary', href: '#/upload?kind=document' }, 'Upload documents'))
+      : h('p', {}, h('a', { href: `#/login?next=${encodeURIComponent('/')}` }, 'Sign in'), ' to see what is shared with you, or to add data.'));
 }
 
 async function update(params, ctx) {
@@ -234,10 +286,11 @@ async function update(params, ctx) {
   if (!ctx.isCurrent()) return;
   const resources = data.resources || [];
   const first = (page - 1) * PAGE_SIZE + 1;
-  view.summary.textContent = data.total === 0 ? 'Nothing found.'
+  const filtered = KEYS.some((key) => key !== 'sort' && key !== 'page' && params.get(key));
+  view.summary.textContent = data.total === 0 ? (filtered ? 'Nothing found.' : 'No resources yet.')
     : `${first.toLocaleString()}–${(first + resources.length - 1).toLocaleString()} of ${data.total.toLocaleString()} result${data.total === 1 ? '' : 's'}`;
   mount(view.list, resources.map(card));
-  if (data.total === 0) view.list.append(h('li', { class: 'empty' }, 'No resource matches. Try fewer words, another area, or ', h('a', { href: '#/' }, 'clear the filters'), '.'));
+  if (data.total === 0) view.list.append(emptyState(filtered));
   renderPager(params, data.total, page);
   renderExtents(resources, params);
   view.root.removeAttribute('aria-busy');
