@@ -9,6 +9,7 @@ import { loadResource } from './detail.js';
 
 const DATE_TYPES = [['publication', 'Publication'], ['creation', 'Creation'], ['revision', 'Revision']];
 const EVERYONE = new Set(['anonymous', 'registered-members']);
+const LEVEL_ORDER = ['none', 'view', 'download', 'edit', 'manage'];
 
 export async function render(main, ctx) {
   const [, type, pk] = ctx.match;
@@ -42,7 +43,8 @@ function metadataForm(resource) {
   const message = h('p', { role: 'status' });
   const form = h('form', { class: 'grid-form', 'aria-label': 'Metadata' },
     field('Title', text('title', resource.title, { required: true, maxlength: 255 })),
-    field('Abstract', area('abstract', resource.raw_abstract ?? resource.abstract)),
+    field('Abstract', area('abstract', resource.abstract),
+      'A blank line starts a new paragraph. <b>bold</b>, <i>italic</i>, links and lists are kept; other markup is dropped when shown.'),
     field('Keywords', text('keywords', (resource.keywords || []).map((k) => k.name).join(', ')), 'Separate keywords with commas.'),
     field('Category', categories),
     field('Licence', select('license', LICENCES, resource.license?.identifier)),
@@ -52,7 +54,7 @@ function metadataForm(resource) {
       field('Time span from', text('temporal_extent_start', resource.temporal_extent_start?.slice(0, 10), { type: 'date' })),
       field('to', text('temporal_extent_end', resource.temporal_extent_end?.slice(0, 10), { type: 'date' }))),
     field('Attribution', text('attribution', resource.attribution)),
-    field('Constraints', area('constraints_other', resource.raw_constraints_other ?? resource.constraints_other)),
+    field('Constraints', area('constraints_other', resource.constraints_other)),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save'), message));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -162,12 +164,26 @@ async function loadPermissions(section, resource) {
     const item = { kind, id: entry.id, level };
     rows.push(item);
     const remove = EVERYONE.has(entry.name) ? null : h('button', { type: 'button', class: 'link', onclick: () => { level.value = 'none'; tr.hidden = true; } }, 'Remove');
-    const tr = h('tr', {}, h('td', {}, entry.label), h('td', {}, kind === 'users' ? 'User' : 'Group'), h('td', {}, level), h('td', {}, remove));
+    const note = entry.name === 'registered-members' ? h('small', { class: 'effective block muted', 'aria-live': 'polite' }) : null;
+    if (EVERYONE.has(entry.name)) everyone[entry.name] = { level, note };
+    level.addEventListener('change', explain);
+    const tr = h('tr', {}, h('td', {}, entry.label, note), h('td', {}, kind === 'users' ? 'User' : 'Group'), h('td', {}, level), h('td', {}, remove));
     table.append(tr);
   };
+  // Signed-in users are part of everyone: they may do at least what everyone may.
+  const everyone = {};
+  function explain() {
+    const registered = everyone['registered-members'], anonymous = everyone.anonymous;
+    if (!registered?.note) return;
+    const rank = (select) => LEVEL_ORDER.indexOf(select?.value || 'none');
+    const best = rank(anonymous?.level) > rank(registered.level) ? anonymous.level : registered.level;
+    const name = best.selectedOptions[0]?.textContent || 'None';
+    registered.note.textContent = best === registered.level ? `In effect: ${name}.` : `In effect: ${name}, as everyone may.`;
+  }
   const label = (g) => (g.name === 'anonymous' ? 'Everyone, signed in or not' : g.name === 'registered-members' ? 'Every signed-in user' : g.title || g.name);
   for (const g of current.groups || []) addRow('groups', { id: g.id, name: g.name, label: label(g), permissions: g.permissions });
   for (const u of current.users || []) addRow('users', { id: u.id, name: u.username, label: personName(u), permissions: u.permissions });
+  explain();
   const owner = (current.users || []).find((u) => u.permissions === 'owner');
   const who = h('input', { name: 'who', list: 'share-candidates', placeholder: 'User or group name', autocomplete: 'off' });
   const candidates = h('datalist', { id: 'share-candidates' });
@@ -196,7 +212,8 @@ async function loadPermissions(section, resource) {
     owner ? h('p', {}, 'Owner: ', personName(owner)) : null,
     h('table', { class: 'perms' }, h('thead', {}, h('tr', {}, h('th', {}, 'Who'), h('th', {}, 'Kind'), h('th', {}, 'May'), h('th', {}, h('span', { class: 'visually-hidden' }, 'Remove')))), table),
     h('div', { class: 'inline-form' }, field('Share with', who), candidates, add),
-    h('p', { class: 'muted' }, 'Everyone and every signed-in user can be given at most View or Download.'),
+    h('p', { class: 'muted levels' }, 'View: see it and its metadata. Download: also get its data. Edit: also change it. Manage: also share and delete it. ',
+      'Every signed-in user may do at least what everyone may; both can be given at most View or Download.'),
     h('div', { class: 'actions' }, save, message));
   form.addEventListener('submit', async (e) => {
     e.preventDefault();

@@ -27,7 +27,7 @@ export async function render(main, ctx) {
   mount(main, h('section', { class: 'page mine' }, h('h1', {}, 'My things'),
     h('section', { class: 'panel' }, h('h2', {}, `My resources (${mine.total})`), list(mine.resources || [], 'You have no resources yet.'),
       h('p', {}, h('a', { href: `#/?owner=${encodeURIComponent(user.username)}` }, 'Search among them'), ' · ', h('a', { href: '#/upload' }, 'Upload more'))),
-    h('section', { class: 'panel' }, h('h2', {}, `My favorites (${favorites.total})`), list(favorites.resources || [], 'Mark resources with ☆ on their page to find them here.')),
+    h('section', { class: 'panel' }, h('h2', {}, `My favorites (${favorites.total})`), list(favorites.favorites || favorites.resources || [], 'Mark resources with ☆ on their page to find them here.')),
     h('section', { class: 'panel' }, h('h2', {}, 'My uploads in progress'),
       jobs.length ? h('ul', { class: 'plain' }, jobs.map((j) => h('li', {}, j.name || j.func_name, ': ', j.status, j.progress ? ` (${Math.round(j.progress)}%)` : '')))
         : h('p', { class: 'muted' }, 'Nothing is being imported.'))));

@@ -57,14 +57,33 @@ export function plan(files, asDocuments) {
     job.size = Object.values(job.files).reduce((n, f) => n + f.size, 0);
     jobs.push(job);
   }
+  // Files that are not data (a README, a licence) dropped with data are left aside, and said so;
+  // dropped alone they are a mistake worth a warning.
+  const aside = [];
   for (const file of files) {
     if (used.has(file)) continue;
     const e = ext(file);
     if (Object.keys(SHAPE_PARTS).includes(e) || e === 'sld' || e === 'xml') problems.push(`${file.name}: a side file without its data file; drop it together with the .shp or .tif it belongs to.`);
+    else if (jobs.length) aside.push(file.name);
     else problems.push(`${file.name}: “.${e || '?'}” is not a data format this catalogue reads (Shapefile, zip, GeoPackage, GeoJSON, CSV, KML, GeoTIFF). Upload it as a document instead.`);
   }
-  return { jobs, problems };
+  return { jobs, problems, aside };
 }
+
+// What an import's state means to a person.
+export function describeState(state) {
+  const percent = state.progress ? ` (${Math.round(state.progress)}%)` : '';
+  if (state.status === 'ready') return 'Received; waiting for its turn to be imported…';
+  if (state.status === 'running') return `Importing${percent}…`;
+  if (state.status === 'finished') return 'Imported.';
+  if (state.status === 'failed') return 'The import failed.';
+  return `Importing${percent}…`;
+}
+
+const HINTS = {
+  dataset: 'or click to choose them. For a Shapefile, drop the .shp with its .dbf, .shx and .prj.',
+  document: 'or click to choose them: PDF, images, office files, text (one document each).',
+};
 
 export async function render(main, ctx) {
   if (!currentUser()) { location.hash = `#/login?next=${encodeURIComponent('/upload')}`; return; }
@@ -72,8 +91,11 @@ export async function render(main, ctx) {
   const kind = h('fieldset', { class: 'kind' }, h('legend', {}, 'What are you uploading?'),
     h('label', {}, h('input', { type: 'radio', name: 'kind', value: 'dataset', checked: ctx.params.get('kind') !== 'document' }), ' Data (maps and layers)'),
     h('label', {}, h('input', { type: 'radio', name: 'kind', value: 'document', checked: ctx.params.get('kind') === 'document' }), ' Documents (PDF, images, office files)'));
-  const drop = h('label', { class: 'dropzone', for: 'upload-files', tabindex: '0' },
-    h('strong', {}, 'Drop files here'), h('span', {}, 'or click to choose them. For a Shapefile, drop the .shp with its .dbf, .shx and .prj.'));
+  const hint = h('span', {});
+  const drop = h('label', { class: 'dropzone', for: 'upload-files', tabindex: '0' }, h('strong', {}, 'Drop files here'), hint);
+  const paintHint = () => { hint.textContent = HINTS[kind.querySelector('input:checked').value]; };
+  kind.addEventListener('change', paintHint);
+  paintHint();
   const queue = h('ol', { class: 'uploads', 'aria-live': 'polite' });
   mount(main, h('section', { class: 'page' }, h('h1', {}, 'Upload'), kind, drop, input, queue));
   const limitsReady = sizeLimits();
@@ -82,9 +104,13 @@ export async function render(main, ctx) {
     const files = [...fileList];
     if (!files.length) return;
     const asDocuments = kind.querySelector('input:checked').value === 'document';
-    const { jobs, problems } = plan(files, asDocuments);
+    const { jobs, problems, aside = [] } = plan(files, asDocuments);
     const found = await limitsReady;
     for (const problem of problems) queue.prepend(h('li', { class: 'upload failed' }, h('p', { class: 'error' }, problem)));
+    if (aside.length) {
+      queue.prepend(h('li', { class: 'upload aside' }, h('p', { class: 'muted' },
+        `Left aside, as they are not data: ${aside.join(', ')}. `, 'To keep them in the catalogue, upload them as documents.')));
+    }
     for (const job of jobs) {
       const limit = found[job.kind === 'document' ? 'document_upload_size' : 'dataset_upload_size'];
       if (limit && job.size > limit.max_size) {
@@ -117,17 +143,21 @@ async function send(job, queue) {
     bar.value = 100;
     if (job.kind === 'document') {
       const doc = answer.document;
-      finished(item, status, `/document/${doc.pk}`, doc.title);
+      finished(item, status, [[`/document/${doc.pk}`, doc.title]]);
       return;
     }
     status.textContent = 'Received. Importing…';
     bar.removeAttribute('value');
     const state = await followExecution(answer.execution_id, (s) => {
-      if (s.status === 'running' || s.status === 'ready') status.textContent = `Importing: ${s.step || s.status}${s.progress ? ` (${Math.round(s.progress)}%)` : ''}`;
+      if (s.status === 'running' || s.status === 'ready') status.textContent = describeState(s);
     });
     if (state.status === 'failed') throw new Error(state.log || 'The import failed.');
-    const made = state.output_params?.resources?.[0];
-    finished(item, status, made ? `/dataset/${made.id}` : null, job.name);
+    const made = state.output_params?.resources || [];
+    if (!made.length) { finished(item, status, null, job.name); return; }
+    // name what was made: the title of each new dataset (a zip may hold several)
+    const titles = await Promise.all(made.map((r) => api(`/api/v2/resources/${r.id}`, { params: { 'exclude[]': '*', 'include[]': ['pk', 'title'] } })
+      .then((d) => d.resource?.title).catch(() => null)));
+    finished(item, status, made.map((r, i) => [`/dataset/${r.id}`, titles[i] || job.name]));
   } catch (error) {
     item.classList.add('failed');
     bar.value = 0;
@@ -136,9 +166,10 @@ async function send(job, queue) {
   }
 }
 
-function finished(item, status, path, title) {
+// The item of a finished upload, with a link to each resource made: [[path, title], …].
+function finished(item, status, made) {
   item.classList.add('done');
   const bar = item.querySelector('progress');
   bar.value = 100;
-  mount(status, 'Done. ', path ? h('a', { href: `#${path}` }, `Open “${title}”`) : null);
+  mount(status, 'Done. ', (made || []).map(([path, title], i) => [i ? ' · ' : '', h('a', { href: `#${path}` }, `Open “${title}”`)]));
 }
