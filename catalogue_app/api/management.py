@@ -4,22 +4,30 @@ Answers carry GeoNode's ``{"success", "error", "data"}`` wrapper where GeoNode s
 detail and status come bare); errors also carry the catalogue's ``errors`` and ``code``. The jobs'
 list takes the filters GeoNode declares (``status``, ``command``, ``app_name``, ``user``,
 ``user__username``, ``task_result_id``) and, unlike GeoNode, applies them.
+
+Beyond GeoNode: ``/backups/`` lists the archives the ``backup`` command wrote into the data
+folder's backups/ (staff), ``/backups/{name}`` sends one (superusers only: an archive holds
+password hashes and token digests), and a finished backup job names its archive (``archive``).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import AsyncIterator
+from typing import Any, BinaryIO
+from urllib.parse import quote
 
 import anyio
 import msgspec
 from litestar import Controller, get, patch, post
 from litestar.params import FromPath
+from litestar.response import Stream
 
 from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.services import backups
 from catalogue_app.services import management as rules
 from catalogue_app.services.errors import NotFound, Refused
 from catalogue_app.store import Row, management_jobs
@@ -46,6 +54,7 @@ class Job(JobBrief):
     celery_result_id: str | None
     output_message: str | None
     failed: bool
+    archive: str | None  # a finished backup job: the file name of its archive, while it is in backups/
 
 
 class TaskMeta(msgspec.Struct):
@@ -69,6 +78,17 @@ class JobList(pagination.ListPage):
     data: list[JobBrief]
 
 
+class BackupFile(msgspec.Struct):
+    name: str
+    size: int  # bytes
+    created: str  # when the archive was written (UTC)
+    download_url: str  # superusers only
+
+
+class BackupList(msgspec.Struct):
+    backups: list[BackupFile]  # newest first
+
+
 class ManagementRoot(msgspec.Struct):
     jobs: str
     commands: str
@@ -78,16 +98,16 @@ def brief(row: Row) -> JobBrief:
     return JobBrief(row["id"], row["command"], row["app_name"], row["user_id"], row["status"], row["created_at"])
 
 
-def job(row: Row) -> Job:
+def job(row: Row, archive: str | None = None) -> Job:
     b = brief(row)
     return Job(**{f: getattr(b, f) for f in JobBrief.__struct_fields__}, start_time=row["start_time"],
                end_time=row["end_time"], args=json.loads(row["args"]), kwargs=json.loads(row["kwargs"]),
                celery_result_id=row["celery_result_id"], output_message=row["output_message"],
-               failed=bool(row["failed"]))
+               failed=bool(row["failed"]), archive=archive)
 
 
-def status(row: Row) -> JobStatus:
-    j = job(row)
+def status(row: Row, archive: str | None = None) -> JobStatus:
+    j = job(row, archive)
     done = row["end_time"] if row["status"] == "FINISHED" else None
     state = {"CREATED": None, "QUEUED": "PENDING", "STARTED": "STARTED"}.get(
         row["status"], "FAILURE" if row["failed"] else "SUCCESS")
@@ -213,22 +233,22 @@ class ManagementController(Controller):
 
     @get("/jobs/{job_id:str}", summary="One job, with its output (staff)")
     async def get_job(self, ctx: Ctx, job_id: FromPath[str]) -> Job:
-        return job(await self._job(ctx, job_id))
+        return job(*await self._job(ctx, job_id))
 
     @get("/commands/{cmd:str}/jobs/{job_id:str}", summary="One job of this command (staff)")
     async def get_command_job(self, ctx: Ctx, cmd: FromPath[str], job_id: FromPath[str]) -> Job:
-        row = await self._job(ctx, job_id)
+        row, archive = await self._job(ctx, job_id)
         if row["command"] != cmd:
             raise NotFound("Job")
-        return job(row)
+        return job(row, archive)
 
     @get("/jobs/{job_id:str}/status", summary="A job with its task's state (staff)")
     async def job_status(self, ctx: Ctx, job_id: FromPath[str]) -> JobStatus:
-        return status(await self._job(ctx, job_id))
+        return status(*await self._job(ctx, job_id))
 
-    async def _job(self, ctx: Context, job_id: str) -> Row:
+    async def _job(self, ctx: Context, job_id: str) -> tuple[Row, str | None]:
         pk = path_id(job_id, "Job")
-        return await _guarded(ctx.db.execute, rules.job, ctx.caller, pk)
+        return await _guarded(ctx.db.execute, rules.job_detail, ctx.caller, pk, ctx.settings.data_dir)
 
     @patch("/jobs/{job_id:str}/start", summary="Start a job that was created without autostart (staff)")
     async def start_job(self, ctx: Ctx, job_id: FromPath[str]) -> Wrapped:
@@ -242,6 +262,49 @@ class ManagementController(Controller):
         pk = path_id(job_id, "Job")
         await _guarded(ctx.db.write, rules.stop, ctx.caller, pk)
         return Wrapped(True, None, job(await ctx.db.execute(management_jobs.get, pk)))
+
+    @get("/backups", summary="The backups in the data folder's backups/, newest first (staff)")
+    async def list_backups(self, ctx: Ctx) -> BackupList:
+        found = await anyio.to_thread.run_sync(backups.listing, ctx.caller, ctx.settings.data_dir)
+        return BackupList([BackupFile(b.name, b.size, b.created, backup_url(ctx.base, b.name)) for b in found])
+
+    @get("/backups/{name:str}",
+         summary="A backup's archive, as an attachment (superusers: it holds password hashes and token digests)")
+    async def download_backup(self, ctx: Ctx, name: FromPath[str]) -> Stream:
+        handle, found = await anyio.to_thread.run_sync(backups.open_for_download, ctx.caller, ctx.settings.data_dir,
+                                                       name)
+        media = "application/gzip" if name.endswith((".gz", ".tgz")) else "application/x-tar"
+        return Stream(_chunks(handle, found.size), media_type=media, headers={
+            "Content-Length": str(found.size), "Content-Disposition": attachment(found.name),
+            "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"})
+
+
+CHUNK = 1024 * 1024
+
+
+async def _chunks(handle: BinaryIO, size: int) -> AsyncIterator[bytes]:
+    """The file's first ``size`` bytes (its size when opened), read off the event loop; the
+    file is closed at the end, or when the client goes away."""
+    try:
+        left = size
+        while left > 0:
+            data = await anyio.to_thread.run_sync(handle.read, min(CHUNK, left))
+            if not data:
+                break
+            left -= len(data)
+            yield data
+    finally:
+        handle.close()
+
+
+def backup_url(base: str, name: str) -> str:
+    return f"{base}/api/v2/management/backups/{quote(name, safe='')}"
+
+
+def attachment(name: str) -> str:
+    """A Content-Disposition naming the file (RFC 6266: an ASCII name, and the exact one encoded)."""
+    plain = "".join(c if c.isascii() and c.isprintable() and c not in '"\\' else "_" for c in name)
+    return f"attachment; filename=\"{plain}\"; filename*=UTF-8''{quote(name, safe='')}"
 
 
 ROUTES = [ManagementController]

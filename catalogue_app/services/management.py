@@ -4,9 +4,11 @@ from a command's name, ``args`` (a list) and ``kwargs`` (an object), and starts 
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from catalogue_app.management import registry
+from catalogue_app.services import backups
 from catalogue_app.services.errors import Forbidden, Invalid, NotFound, NotSignedIn
 from catalogue_app.store import Connection, Row, management_jobs
 
@@ -80,6 +82,14 @@ def job(conn: Connection, caller, job_id: int) -> Row:
     if row is None:
         raise NotFound("Job")
     return row
+
+
+def job_detail(conn: Connection, caller, job_id: int, data_dir: Path) -> tuple[Row, str | None]:
+    """A job, and the name of the archive it wrote when it is a finished backup whose archive is
+    still in backups/."""
+    row = job(conn, caller, job_id)
+    return row, backups.archive_of_job(row["command"], row["status"], bool(row["failed"]), row["output_message"],
+                                       data_dir)
 
 
 def start(conn: Connection, caller, job_id: int) -> None:

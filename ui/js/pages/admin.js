@@ -5,6 +5,20 @@
 import { api, currentUser } from '../api.js';
 import { errorBox, field, formatDate, h, mount, personName, toast } from '../dom.js';
 
+const JOBS_SHOWN = 100;
+
+// A table in a box that scrolls: the box takes the keyboard's focus (so that its rows can be
+// scrolled without a mouse) and is named for those who hear the page.
+function scroller(label, table, cls = '') {
+  return h('div', { class: `table-wrap ${cls}`.trim(), tabindex: 0, role: 'region', 'aria-label': label }, table);
+}
+
+// "alice (Alice Field)", or the user name alone when the person gave no name.
+function nameAndUser(u) {
+  const full = personName(u);
+  return full && full !== u.username ? `${u.username} (${full})` : u.username;
+}
+
 const TABS = [['users', 'People'], ['groups', 'Groups'], ['executions', 'Jobs'], ['commands', 'Commands'], ['harvesting', 'Harvesting'], ['remotes', 'Remote catalogues']];
 
 export async function render(main, ctx) {
@@ -76,7 +90,7 @@ async function users(body) {
     }));
   };
   mount(body, h('section', { class: 'panel' }, h('h2', {}, 'New user'), form),
-    h('section', { class: 'panel' }, h('h2', {}, 'People'), h('div', { class: 'table-wrap' }, h('table', {},
+    h('section', { class: 'panel' }, h('h2', {}, 'People'), scroller('People', h('table', {},
       h('thead', {}, h('tr', {}, ['User name', 'Name', 'Email', 'Role', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))), list))));
   await fill();
 }
@@ -98,41 +112,83 @@ async function groups(body) {
   const fill = async () => {
     const [data, users] = await Promise.all([api('/api/v2/groups', { params: { page_size: 200 } }), api('/api/v2/users', { params: { page_size: 500 } })]);
     people = users.users || [];
-    mount(list, (data.group_profiles || []).map((g) => groupCard(g, people, fill)));
+    mount(list, (data.group_profiles || []).map((g) => groupCard(g, people)));
     if (!(data.group_profiles || []).length) list.append(h('p', { class: 'muted' }, 'No groups yet.'));
   };
   mount(body, h('section', { class: 'panel' }, h('h2', {}, 'New group'), form), h('section', { class: 'panel' }, h('h2', {}, 'Groups'), list));
   await fill();
 }
 
-function groupCard(group, people, refresh) {
+// A group: its members, each with their role (a manager may change the group and its members)
+// and buttons to change the role or remove them; a form to add someone not in it yet.
+function groupCard(group, people) {
   const members = h('ul', { class: 'plain members' }, h('li', { class: 'muted' }, 'Loading…'));
-  const who = h('select', { name: 'user', 'aria-label': `User to add to ${group.title}` }, people.map((u) => h('option', { value: u.pk }, u.username)));
-  const role = h('select', { name: 'role', 'aria-label': 'Role' }, h('option', { value: 'member' }, 'member'), h('option', { value: 'manager' }, 'manager'));
+  const adding = h('div', { class: 'add-member' });
+  const change = async (users, role, done) => {
+    try {
+      await api(`/api/v2/groups/${group.pk}/members`, { method: role ? 'POST' : 'DELETE', json: role ? { users, role } : { users } });
+      toast(done);
+      await load();
+    } catch (error) { toast(error.message, 'error'); }
+  };
   const load = async () => {
     const [all, managers] = await Promise.all([api(`/api/v2/groups/${group.pk}/members`), api(`/api/v2/groups/${group.pk}/managers`)]);
     const managing = new Set((managers || []).map((m) => m.pk));
-    mount(members, (all || []).map((m) => h('li', {}, m.username, ' ', managing.has(m.pk) ? h('span', { class: 'badge light' }, 'manager') : null, ' ',
-      h('button', { type: 'button', class: 'link', onclick: async () => {
-        try { await api(`/api/v2/groups/${group.pk}/members`, { method: 'DELETE', json: { users: [m.pk] } }); toast(`${m.username} removed.`); await load(); } catch (error) { toast(error.message, 'error'); }
-      } }, 'Remove'))));
-    if (!(all || []).length) members.append(h('li', { class: 'muted' }, 'No members.'));
+    const inGroup = new Set((all || []).map((m) => m.pk));
+    const sorted = [...(all || [])].sort((a, b) => (managing.has(b.pk) - managing.has(a.pk)) || a.username.localeCompare(b.username));
+    mount(members, sorted.map((m) => {
+      const manager = managing.has(m.pk);
+      const role = manager ? 'manager' : 'member';
+      return h('li', { class: 'member', dataset: { username: m.username, role } },
+        h('span', { class: 'member-name' }, nameAndUser(m)), ' ',
+        h('span', { class: manager ? 'badge role' : 'badge light role' }, role), ' ',
+        h('span', { class: 'row-actions' },
+          h('button', { type: 'button', class: 'link', dataset: { action: manager ? 'demote' : 'promote' },
+            onclick: () => change([m.pk], manager ? 'member' : 'manager', `${m.username} is now a ${manager ? 'member' : 'manager'} of ${group.title}.`) },
+          manager ? 'Make member' : 'Make manager', h('span', { class: 'visually-hidden' }, ` (${m.username})`)),
+          h('button', { type: 'button', class: 'link danger-link', dataset: { action: 'remove' },
+            onclick: () => change([m.pk], null, `${m.username} removed from ${group.title}.`) },
+          'Remove', h('span', { class: 'visually-hidden' }, ` ${m.username} from ${group.title}`))));
+    }));
+    if (!sorted.length) members.append(h('li', { class: 'muted' }, 'No members yet.'));
+    // only people who may join: active, and not in the group already
+    const candidates = people.filter((u) => u.is_active !== false && !inGroup.has(u.pk));
+    if (!candidates.length) { mount(adding, h('p', { class: 'muted small-text' }, 'Every active user is in this group already.')); return; }
+    const who = h('select', { name: 'user', 'aria-label': `Person to add to ${group.title}` }, candidates.map((u) => h('option', { value: u.pk }, u.username)));
+    const role = h('select', { name: 'role', 'aria-label': `Role in ${group.title}` },
+      h('option', { value: 'member' }, 'as member'), h('option', { value: 'manager' }, 'as manager'));
+    mount(adding, h('form', { class: 'inline-form', 'aria-label': `Add someone to ${group.title}`, onsubmit: async (e) => {
+      e.preventDefault();
+      const person = candidates.find((u) => String(u.pk) === who.value);
+      await change([Number(who.value)], role.value, `${person?.username} added to ${group.title} as ${role.value}.`);
+    } }, who, role, h('button', { type: 'submit', class: 'secondary' }, 'Add')));
   };
   load().catch((error) => mount(members, h('li', {}, errorBox(error))));
-  return h('article', { class: 'group-card' }, h('h3', {}, group.title), group.description ? h('p', {}, group.description) : null, members,
-    h('form', { class: 'inline-form', onsubmit: async (e) => {
-      e.preventDefault();
-      try { await api(`/api/v2/groups/${group.pk}/members`, { method: 'POST', json: { users: [Number(who.value)], role: role.value } }); toast('Added.'); await load(); } catch (error) { toast(error.message, 'error'); }
-    } }, who, role, h('button', { type: 'submit', class: 'secondary' }, 'Add')));
+  return h('article', { class: 'group-card', dataset: { group: group.pk } }, h('h3', {}, group.title),
+    group.description ? h('p', {}, group.description) : null,
+    h('p', { class: 'muted small-text' }, 'Managers may change the group and who is in it.'),
+    members, adding);
 }
 
+// The background jobs of everyone (uploads, copies, permission changes...), newest first, with
+// the name of whoever asked for each.
 async function executions(body) {
-  const data = await api('/api/v2/executionrequest', { params: { page_size: 100 } });
-  const rows = (data.requests || []).map((r) => h('tr', { class: r.status },
-    h('td', {}, formatDate(r.created), ' ', new Date(r.created).toLocaleTimeString()), h('td', {}, r.func_name || r.action), h('td', {}, r.name || ''),
-    h('td', {}, h('span', { class: `badge status-${r.status}` }, r.status)), h('td', {}, String(r.user ?? '')),
+  const [data, users] = await Promise.all([
+    api('/api/v2/executionrequest', { params: { page_size: JOBS_SHOWN, 'sort[]': '-created' } }),
+    api('/api/v2/users', { params: { page_size: 500 } }).catch(() => null),
+  ]);
+  const people = new Map((users?.users || []).map((u) => [u.pk, u.username]));
+  const who = (id) => (id === null || id === undefined ? '—' : people.get(id) || `#${id}`);
+  const requests = data.requests || [];
+  const total = data.total ?? requests.length;
+  const rows = requests.map((r) => h('tr', { class: r.status, dataset: { exec: r.exec_id } },
+    h('td', { class: 'when' }, formatDate(r.created), ' ', new Date(r.created).toLocaleTimeString()), h('td', {}, r.func_name || r.action),
+    h('td', {}, r.name || (r.geonode_resource ? `resource ${r.geonode_resource}` : '')),
+    h('td', {}, h('span', { class: `badge status-${r.status}` }, r.status)), h('td', { class: 'by' }, who(r.user)),
     h('td', { class: 'log' }, r.log || '')));
   mount(body, h('section', { class: 'panel' }, h('h2', {}, 'Background jobs'),
-    rows.length ? h('div', { class: 'table-wrap' }, h('table', {}, h('thead', {}, h('tr', {}, ['When', 'Job', 'Input', 'Status', 'User', 'Message'].map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, rows)))
+    rows.length ? [
+      h('p', { class: 'muted small-text' }, total > rows.length ? `The newest ${rows.length} of ${total}, newest first.` : 'Newest first.'),
+      scroller('Background jobs, newest first', h('table', {}, h('thead', {}, h('tr', {}, ['When', 'Job', 'Input', 'Status', 'By', 'Message'].map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, rows)), 'executions-table')]
       : h('p', { class: 'muted' }, 'No jobs yet.')));
 }

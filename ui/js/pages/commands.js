@@ -1,14 +1,18 @@
 // Administration › Commands (staff): the management commands the catalogue offers over HTTP
 // (GeoNode's /api/v2/management/), each with its help and a form to run it, and the jobs they
-// made, newest first; a job's output is followed as it grows (polling while a job runs).
+// made, newest first; a job's output is followed as it grows (polling while a job runs); and the
+// backups in the data folder, which superusers may download (an archive holds password hashes
+// and token digests, so staff see only their names).
 
-import { api } from '../api.js';
-import { confirmDialog, errorBox, field, formatDateTime, h, keepFocus, mount, toast } from '../dom.js';
+import { api, currentUser } from '../api.js';
+import { confirmDialog, errorBox, field, formatBytes, formatDateTime, h, keepFocus, mount, toast } from '../dom.js';
 
 const BASE = '/api/v2/management';
 const POLL_MS = 1000;
 const JOBS_SHOWN = 20;
 const RUNNING = new Set(['QUEUED', 'STARTED']);
+const BACKUPS_SHOWN = 10;
+const ONLY_SUPERUSERS = 'Only superusers may download backups: an archive holds password hashes and token digests.';
 // The operator's usual tasks, offered as buttons where their commands are listed:
 // [command, button label, question asked first (or null)].
 const SHORTCUTS = [
@@ -124,6 +128,14 @@ function statusBadge(job) {
     running ? h('span', { class: 'spinner', 'aria-hidden': 'true' }) : null, String(job.status || '').toLowerCase());
 }
 
+// Where a backup is downloaded from (superusers only).
+const backupUrl = (name) => `${BASE}/backups/${encodeURIComponent(name)}`;
+
+function downloadLink(name, cls = 'button small secondary') {
+  return h('a', { href: backupUrl(name), download: name, class: cls, dataset: { backup: name } },
+    'Download', h('span', { class: 'visually-hidden' }, ` ${name}`));
+}
+
 function failedCell(job) {
   if (job.status !== 'FINISHED') return h('span', { class: 'muted', title: 'Not finished' }, '—');
   return job.failed ? h('strong', { class: 'error' }, 'Yes') : 'No';
@@ -136,6 +148,7 @@ export async function render(body, ctx) {
   let timer = null;
   const details = new Map(); // id → the job's detail (a finished one does not change)
   const people = new Map();  // user id → user name
+  const mayDownload = Boolean(currentUser()?.is_superuser);
   const alive = () => ctx.isCurrent() && body.isConnected;
   const who = (id) => (id === null || id === undefined ? '—' : people.get(id) || `#${id}`);
 
@@ -192,7 +205,9 @@ export async function render(body, ctx) {
       h('dt', {}, 'Created'), h('dd', {}, formatDateTime(job.created_at)),
       job.start_time ? [h('dt', {}, 'Ran'), h('dd', {}, new Date(job.start_time).toLocaleTimeString(),
         job.end_time ? ` – ${new Date(job.end_time).toLocaleTimeString()}` : ' – …', ` (${duration(job)})`)] : null,
-      job.status === 'FINISHED' ? [h('dt', {}, 'Failed'), h('dd', {}, failedCell(job))] : null);
+      job.status === 'FINISHED' ? [h('dt', {}, 'Failed'), h('dd', {}, failedCell(job))] : null,
+      job.archive ? [h('dt', {}, 'Archive'), h('dd', { class: 'job-archive' }, h('code', {}, job.archive), ' ',
+        mayDownload ? downloadLink(job.archive, 'button small') : h('span', { class: 'muted small-text' }, ONLY_SUPERUSERS))] : null);
     // The output follows its end, unless the reader scrolled up to read something.
     const text = job.output_message || '';
     const atEnd = output.scrollHeight - output.scrollTop - output.clientHeight < 8;
@@ -216,7 +231,7 @@ export async function render(body, ctx) {
   // --- the newest jobs
   const list = h('tbody');
   const jobsNote = h('p', { class: 'muted small-text' });
-  const jobsTable = h('div', { class: 'table-wrap jobs-table' }, h('table', { class: 'stack' },
+  const jobsTable = h('div', { class: 'table-wrap jobs-table', tabindex: 0, role: 'region', 'aria-label': 'The newest jobs' }, h('table', { class: 'stack' },
     h('caption', { class: 'visually-hidden' }, 'The newest jobs'),
     h('thead', {}, h('tr', {}, ['Job', 'Command', 'Arguments', 'Status', 'Created', 'By', 'Took', 'Failed'].map((t) => h('th', { scope: 'col' }, t)))),
     list));
@@ -265,9 +280,40 @@ export async function render(body, ctx) {
     jobs = found;
   };
 
+  // --- the backups in the data folder (read again when a backup job has finished since)
+  const backupsBody = h('div');
+  let backupsSeen = null; // the finished backup jobs when the list was last read
+  const loadBackups = async () => {
+    const seen = jobs.filter((j) => j.command === 'backup' && j.status === 'FINISHED').map((j) => j.id).join(',');
+    if (seen === backupsSeen) return;
+    backupsSeen = seen;
+    try {
+      const found = (await api(`${BASE}/backups/`)).backups || [];
+      if (!alive()) return;
+      const shown = found.slice(0, BACKUPS_SHOWN);
+      mount(backupsBody,
+        found.length ? [
+          h('ul', { class: 'plain backup-list', 'aria-label': 'Backups, newest first' }, shown.map((b) => h('li', { dataset: { backup: b.name } },
+            h('div', { class: 'backup-name' }, h('code', {}, b.name),
+              h('span', { class: 'muted small-text block' }, `${formatBytes(b.size)}, written ${when(b.created)}`)),
+            mayDownload ? downloadLink(b.name) : null))),
+          found.length > shown.length ? h('p', { class: 'muted small-text' }, `The newest ${shown.length} of ${found.length}; the others are in the data folder’s backups/ folder.`) : null,
+          mayDownload ? h('p', { class: 'muted small-text' }, 'An archive holds password hashes and token digests: keep it as safe as the server. ',
+            h('code', {}, 'catalogue restore ARCHIVE'), ' puts it back (on the command line).')
+            : h('p', { class: 'muted small-text only-superusers' }, ONLY_SUPERUSERS)]
+          : h('p', { class: 'muted' }, 'No backups yet: “Back up now” makes one.'));
+    } catch (error) {
+      backupsSeen = null;
+      if (alive()) mount(backupsBody, errorBox(error));
+    }
+  };
+  const backupsPanel = h('section', { class: 'panel backups', 'aria-labelledby': 'backups-title' },
+    h('h2', { id: 'backups-title' }, 'Backups'), backupsBody);
+
   const refresh = async () => {
     try {
       await loadJobs();
+      await loadBackups();
       mount(jobsMessage);
       if (selected && !jobs.some((j) => j.id === selected && details.get(j.id) === j)) {
         try { details.set(selected, await api(`${BASE}/jobs/${selected}/`)); } catch (error) {
@@ -375,7 +421,7 @@ export async function render(body, ctx) {
     h('h2', { id: 'jobs-title' }, 'Jobs'), jobsMessage, jobsNote, jobsTable);
 
   mount(body, h('div', { class: 'commands-layout' },
-    h('div', { class: 'commands-col' }, shortcutPanel, commandsPanel),
+    h('div', { class: 'commands-col' }, shortcutPanel, names.includes('backup') ? backupsPanel : null, commandsPanel),
     h('div', { class: 'jobs-col' }, detail, jobsPanel)), announce);
   await refresh();
 }

@@ -42,9 +42,9 @@ export async function render(body, ctx) {
 
   const formPanel = h('section', { class: 'panel', hidden: true, 'aria-label': 'Harvester form' });
   const list = h('tbody');
-  const listBox = h('div', { class: 'table-wrap harvester-table' }, h('table', { class: 'stack' },
+  const listBox = h('div', { class: 'table-wrap harvester-table', tabindex: 0, role: 'region', 'aria-label': 'Harvesters' }, h('table', { class: 'stack' },
     h('caption', { class: 'visually-hidden' }, 'Harvesters'),
-    h('thead', {}, h('tr', {}, ['Name', 'Type', 'Remote', 'Status', 'Available', 'Last checks', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))), list));
+    h('thead', {}, h('tr', {}, ['Name', 'Type', 'Remote', 'Status', 'Available', 'Checks and schedule', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))), list));
   const empty = h('p', { class: 'muted', hidden: true }, 'No harvesters yet. Add one to bring in what another catalogue offers.');
   const detail = h('div', { class: 'harvester-detail' });
   const offered = h('section', { class: 'panel harvestable', 'aria-label': 'What the remote offers' });
@@ -120,10 +120,11 @@ export async function render(body, ctx) {
       h('td', { 'data-label': 'Type' }, h('span', { class: 'badge light' }, typeLabel(x.harvester_type))),
       h('td', { 'data-label': 'Remote', class: 'url' }, x.remote_url),
       h('td', { 'data-label': 'Status' }, statusBadge(x.status)),
-      h('td', { 'data-label': 'Available' }, x.remote_available ? 'Yes' : h('span', { class: 'error' }, 'No')),
-      h('td', { 'data-label': 'Last checks', class: 'checks' },
+      h('td', { 'data-label': 'Available' }, availability(x)),
+      h('td', { 'data-label': 'Checks and schedule', class: 'checks' },
         h('span', {}, 'Remote: ', x.last_checked_availability ? formatDateTime(x.last_checked_availability) : 'never'), h('br'),
-        h('span', {}, 'List: ', x.last_checked_harvestable_resources ? formatDateTime(x.last_checked_harvestable_resources) : 'never'),
+        h('span', {}, 'List: ', x.last_checked_harvestable_resources ? formatDateTime(x.last_checked_harvestable_resources) : 'never'), h('br'),
+        h('span', { class: 'schedule' }, scheduleText(x)),
         x.last_check_harvestable_resources_message ? h('span', { class: `${x.remote_available ? 'muted' : 'error'} block note` }, x.last_check_harvestable_resources_message) : null),
       h('td', { 'data-label': 'Actions' }, h('div', { class: 'harvester-actions' }, actions(x))))));
   }, (key) => { // the button pressed is gone (Harvest now became Abort): the row's first action
@@ -197,6 +198,17 @@ export async function render(body, ctx) {
   if (!harvesters.length) openForm(null, false);
 }
 
+// Whether the remote answered when last asked; nothing is known before it has been asked.
+function availability(x) {
+  if (!x.last_checked_availability) return h('span', { class: 'muted' }, 'not checked yet');
+  return x.remote_available ? 'Yes' : h('span', { class: 'error' }, 'No');
+}
+
+// Whether the harvester works by itself, and how often it harvests then.
+function scheduleText(x) {
+  return x.scheduling_enabled ? `Harvests by itself every ${x.harvesting_session_update_frequency} min` : 'Harvests when asked';
+}
+
 function statusBadge(status) {
   const working = status !== 'ready';
   return h('span', { class: `badge ${working ? 'status-running' : 'status-finished'}` },
@@ -250,7 +262,7 @@ function harvestable(harvester, data, refresh, message) {
       h('button', { type: 'button', class: 'secondary small', dataset: { focus: 'select-none' }, disabled: chosen === 0, onclick: () => all(false) }, 'Select none'),
       message),
     total > items.length ? h('p', { class: 'muted' }, `The first ${items.length} of ${total} are shown.`) : null,
-    h('div', { class: 'table-wrap' }, h('table', { class: 'stack' }, h('caption', { class: 'visually-hidden' }, `What ${harvester.name} offers`),
+    h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': `What ${harvester.name} offers` }, h('table', { class: 'stack' }, h('caption', { class: 'visually-hidden' }, `What ${harvester.name} offers`),
       h('thead', {}, h('tr', {}, ['Harvest', 'Title', 'Type', 'Last harvested', 'Here'].map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, rows)))];
 }
 
@@ -262,11 +274,13 @@ function sessionList(data) {
     const ended = Boolean(s.ended) || /^(finished|aborted)/.test(s.status);
     const kind = s.status === 'finished-all-ok' ? 'finished' : /failed|aborted/.test(s.status) ? 'failed' : 'running';
     const counts = total ? `${s.records_done} of ${total} done${s.records_failed ? `, ${s.records_failed} failed` : ''}` : (ended ? '' : 'Starting…');
+    const idle = ended && !total && !s.details && s.session_type === 'harvesting' && kind === 'finished';
     return h('li', { class: `session ${kind}`, dataset: { session: s.id } },
       h('div', { class: 'session-head' },
         h('strong', {}, SESSION_TYPE[s.session_type] || s.session_type),
         h('span', { class: `badge status-${kind}` }, SESSION_STATUS[s.status] || s.status),
         h('span', { class: 'muted' }, span(s.started, s.ended))),
+      idle ? h('p', { class: 'muted small-text idle' }, 'Nothing was ticked to harvest, so nothing was done.') : null,
       total || !ended ? h('div', { class: 'progress-row' },
         h('progress', { max: total || 1, value: total ? s.records_done : null, 'aria-label': `Progress of session ${s.id}` }),
         h('span', { class: 'muted' }, counts)) : null,
