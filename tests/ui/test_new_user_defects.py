@@ -85,6 +85,10 @@ def test_abstract_keeps_paragraphs_and_simple_markup(tab, ui_server, alice, coun
     page.wait_for_timeout(200)
     assert page.evaluate("window.__x") is None
     tab.shot("abstract")
+    # the card's snippet is the text alone: no markup, nothing a script held
+    page = tab.go(f"/?q={countries['title']}", wait=f".card[data-pk='{countries['pk']}'] .snippet")
+    snippet = page.inner_text(f".card[data-pk='{countries['pk']}'] .snippet")
+    assert snippet.startswith("First paragraph with bold words.") and "window" not in snippet and "<" not in snippet
     # editing again starts from the abstract as written, not a flattened copy
     page = tab.go(f"/dataset/{countries['pk']}/edit", wait="form[aria-label='Metadata']")
     assert page.input_value("form[aria-label='Metadata'] textarea[name=abstract]") == ABSTRACT

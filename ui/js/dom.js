@@ -192,6 +192,12 @@ export function richText(text) {
   return out;
 }
 
+// An abstract as one line of text (for a card): its markup and what scripts and styles hold left out.
+export function plainText(text) {
+  return String(text ?? '').replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ').replace(/<[^>]*>/g, ' ')
+    .replace(/&nbsp;/g, ' ').replace(/\s+/g, ' ').trim();
+}
+
 // A button that copies a text and says so itself for a moment (a toast alone goes unnoticed).
 export function copyButton(text, label = 'Copy', attrs = {}) {
   const button = h('button', { type: 'button', class: 'secondary small copy', ...attrs }, label);

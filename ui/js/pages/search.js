@@ -3,7 +3,7 @@
 // place when only the query changes, so the map keeps its view.
 
 import { api, currentUser } from '../api.js';
-import { field, formatDate, h, mount, personName, select, TYPE_LABELS, typeImage } from '../dom.js';
+import { field, formatDate, h, mount, personName, plainText, select, TYPE_LABELS, typeImage } from '../dom.js';
 import { go } from '../main.js';
 import { boundsOf, boxOf, createMap, drawBox, viewExtent } from '../map.js';
 
@@ -167,7 +167,7 @@ function renderChips(params) {
 function card(resource) {
   const type = resource.resource_type;
   const href = `#/${type}/${resource.pk}`;
-  const abstract = (resource.abstract || '').replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  const abstract = plainText(resource.abstract);
   return h('li', { class: 'card', dataset: { pk: resource.pk } },
     h('a', { href, class: 'thumb', tabindex: '-1', 'aria-hidden': 'true' },
       h('img', { src: resource.thumbnail_url || typeImage(type), alt: '', loading: 'lazy', width: 160, height: 100 })),
