@@ -39,8 +39,8 @@ def raster(ui_server, alice):
 def test_iso_metadata_link_gives_the_generated_record(tab, ui_admin, countries):
     doc = ui_admin.post("/api/v2/documents", files={"doc_file": ("iso.txt", b"iso", "text/plain")},
                         data={"title": "Record me"}).json()["document"]
-    for path in (f"/dataset/{countries['pk']}", f"/document/{doc['pk']}"):
-        page = tab.go(path, wait=".records a")
+    for pk, path in ((countries["pk"], f"/dataset/{countries['pk']}"), (doc["pk"], f"/document/{doc['pk']}")):
+        page = tab.go(path, wait=f"article[data-pk='{pk}'] .records a")
         link = page.locator(".records a", has_text="ISO 19139 metadata (XML)")
         href = link.get_attribute("href")
         answer = ui_admin.get(href)
@@ -106,7 +106,7 @@ def test_every_download_format_is_offered(tab, ui_admin, countries, raster):
     assert data["type"] == "FeatureCollection" and len(data["features"]) == 177
     tab.shot("downloads-vector")
 
-    page = tab.go(f"/dataset/{raster['pk']}", wait=".downloads a.button")
+    page = tab.go(f"/dataset/{raster['pk']}", wait=f"article[data-pk='{raster['pk']}'] .downloads a.button")
     labels = page.locator(".downloads a.button").all_inner_texts()
     assert labels[0] == "GeoTIFF", labels
     with page.expect_download() as got:
@@ -292,5 +292,5 @@ def test_copy_button_says_copied_and_documents_name_no_crs(tab, ui_admin, countr
     assert "Coordinate system" in page.inner_text(".metadata")
     doc = ui_admin.post("/api/v2/documents", files={"doc_file": ("crs.txt", b"crs", "text/plain")},
                         data={"title": "No place"}).json()["document"]
-    page = tab.go(f"/document/{doc['pk']}", wait=".metadata dl")
+    page = tab.go(f"/document/{doc['pk']}", wait=f"article[data-pk='{doc['pk']}'] .metadata dl")
     assert "Coordinate system" not in page.inner_text(".metadata")
