@@ -232,7 +232,7 @@ def token(args: argparse.Namespace) -> int:
         row = users.by_username(conn, args.username)
         if row is None or not row["is_active"]:
             raise SystemExit(f"No active user named {args.username!r}.")
-        issued = tokens.issue(conn, row["id"], int(args.days * 86400))
+        issued = tokens.issue(conn, row["id"], int(args.days * 86400), kind="cli", label=args.label or "")
     print(issued)
     return 0
 
@@ -407,6 +407,7 @@ def parser() -> argparse.ArgumentParser:
     common(p)
     p.add_argument("username")
     p.add_argument("--days", type=float, default=365, help="lifetime in days (default 365)")
+    p.add_argument("--label", help="what the token is for (shown on the user's My tokens page)")
     p.set_defaults(run=token)
 
     p = commands.add_parser("seed", help="add made-up resources (tests, demos, benchmarks)")
