@@ -266,9 +266,12 @@ def remote(args: argparse.Namespace) -> int:
     settings = _settings(args)
     _prepare(settings)
     try:
+        values = None
+        if args.action == "add":  # checked against the remote first, outside the transaction
+            values = rules.remote_values({"name": args.name, "url": args.url, "token": args.token}, creating=True)
+            rules.check_new_remote(values)
         with db.transaction(settings.database_path) as conn:
-            if args.action == "add":
-                values = rules.remote_values({"name": args.name, "url": args.url, "token": args.token}, creating=True)
+            if values is not None:
                 row = rules.create_remote(conn, values)
                 print(f"Remote {row['name']} added ({row['url']}, id {row['id']}"
                       f"{', with a token' if row['has_token'] else ', no token'}).")
