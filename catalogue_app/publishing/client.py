@@ -112,8 +112,8 @@ class Remote:
         response = self._try(root)
         if response.status_code in (401, 403):
             if self.has_token:
-                raise RemoteError(f"The remote catalogue refused this token ({root} answered "
-                                  f"{response.status_code}). {MAKE_TOKEN}", response.status_code)
+                raise RemoteError(f"The remote catalogue refused this token (it answered {response.status_code}). "
+                                  f"{MAKE_TOKEN}", response.status_code)
             raise RemoteError(f"{self.base} asks for a token ({root} answered {response.status_code}): "
                               "give one of a user there.", response.status_code)
         if response.status_code >= 500:
@@ -132,8 +132,8 @@ class Remote:
         mine = self.api("executionrequest")
         response = self._try(mine, params={"page_size": 1})
         if response.status_code in (401, 403):
-            raise RemoteError(f"The remote catalogue refused this token ({mine} answered {response.status_code}). "
-                              f"{MAKE_TOKEN}", response.status_code)
+            raise RemoteError(f"The remote catalogue refused this token (it answered {response.status_code}). {MAKE_TOKEN}",
+                              response.status_code)
         if response.status_code != 200:
             raise RemoteError(f"{self.base} answered {response.status_code} when the token was tried ({mine}): "
                               f"{said(response)}", response.status_code)
