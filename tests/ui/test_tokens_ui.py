@@ -80,10 +80,12 @@ def test_a_bad_label_is_said_in_the_form(tab, alice):
     assert page.locator("section.new-token").count() == 0
 
 
-def admin_token(ui_admin, label: str) -> dict:
-    r = ui_admin.post("/api/v2/tokens/", json={"label": label})
-    assert r.status_code == 201, r.text
-    return r.json()
+def admin_token(ui_server) -> str:
+    """A token of the admin, as a program gets one (/o/token/)."""
+    with ui_server.client() as c:
+        r = c.post("/o/token/", data={"grant_type": "password", "username": "admin", "password": ADMIN_PASSWORD})
+    assert r.status_code == 200, r.text
+    return r.json()["access_token"]
 
 
 def add_remote(page, name: str, url: str, token: str) -> None:
@@ -107,7 +109,7 @@ def test_a_made_up_token_for_a_remote_is_refused_plainly(tab, ui_server, ui_admi
     assert ui_admin.get("/api/v2/remotes/").json()["remotes"] == []  # nothing was saved
 
     # with a real token it is added; a made-up one as its new token is refused in the dialog
-    add_remote(page, "Self", ui_server.url, admin_token(ui_admin, "remote Self")["access_token"])
+    add_remote(page, "Self", ui_server.url, admin_token(ui_server))
     page.wait_for_selector("tr[data-remote]:has-text('Self')")
     page.click("button[aria-label='Change the token of Self']")
     page.fill("dialog form input[name=token]", "still-made-up")
@@ -124,10 +126,10 @@ def test_a_publish_refused_by_the_remote_says_what_to_do(tab, ui_server, ui_admi
     page = tab.page
     doc = ui_admin.post("/api/v2/documents", files={"doc_file": ("survey.txt", b"field survey", "text/plain")},
                         data={"title": "survey_report"}).json()["document"]
-    made = admin_token(ui_admin, "for remote Self")
-    r = ui_admin.post("/api/v2/remotes/", json={"name": "Self", "url": ui_server.url, "token": made["access_token"]})
+    token = admin_token(ui_server)
+    r = ui_admin.post("/api/v2/remotes/", json={"name": "Self", "url": ui_server.url, "token": token})
     assert r.status_code == 201, r.text
-    assert ui_admin.delete(f"/api/v2/tokens/{made['token']['id']}").status_code == 204  # revoked on the remote
+    assert ui_admin.post("/o/revoke_token/", data={"token": token}).status_code == 200  # revoked on the remote
 
     tab.sign_in("admin", ADMIN_PASSWORD)
     tab.go(f"/document/{doc['pk']}", wait="section.publish")
@@ -148,7 +150,7 @@ def test_a_publish_refused_by_the_remote_says_what_to_do(tab, ui_server, ui_admi
     link.click()
     page.wait_for_selector("tr[data-remote]:has-text('Self')")
     page.click("button[aria-label='Change the token of Self']")
-    page.fill("dialog form input[name=token]", admin_token(ui_admin, "renewed")["access_token"])
+    page.fill("dialog form input[name=token]", admin_token(ui_server))
     page.click("dialog form button:text('Check and save')")
     page.wait_for_selector("#toast:has-text('Self: new token saved.')", timeout=30_000)
     tab.go(f"/document/{doc['pk']}", wait="section.publish")
