@@ -39,6 +39,7 @@ from catalogue_app.api import (
     schema,
     styles,
     thumbnails,
+    tokens,
     upload_sessions,
     uploads,
     users,
@@ -80,7 +81,7 @@ class NoSchemaRoutes(Controller):
 FAMILIES = (root, users, groups, resources, lookups, resource_actions, resource_fields, map_layers, executions,
             permissions, limits, uploads, upload_sessions, datasets, documents, metadata, catalogue_records, embed,
             styles, ogc_service, resource_service, oauth, schema, thumbnails, assets, metadata_editor, accounts, web_ui,
-            harvesting, publishing, management)
+            harvesting, publishing, management, tokens)
 
 
 def create_app(settings: Settings) -> Litestar:

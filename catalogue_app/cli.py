@@ -232,7 +232,7 @@ def token(args: argparse.Namespace) -> int:
         row = users.by_username(conn, args.username)
         if row is None or not row["is_active"]:
             raise SystemExit(f"No active user named {args.username!r}.")
-        issued = tokens.issue(conn, row["id"], int(args.days * 86400))
+        issued = tokens.issue(conn, row["id"], int(args.days * 86400), kind="cli", label=args.label or "")
     print(issued)
     return 0
 
@@ -266,9 +266,12 @@ def remote(args: argparse.Namespace) -> int:
     settings = _settings(args)
     _prepare(settings)
     try:
+        values = None
+        if args.action == "add":  # checked against the remote first, outside the transaction
+            values = rules.remote_values({"name": args.name, "url": args.url, "token": args.token}, creating=True)
+            rules.check_new_remote(values)
         with db.transaction(settings.database_path) as conn:
-            if args.action == "add":
-                values = rules.remote_values({"name": args.name, "url": args.url, "token": args.token}, creating=True)
+            if values is not None:
                 row = rules.create_remote(conn, values)
                 print(f"Remote {row['name']} added ({row['url']}, id {row['id']}"
                       f"{', with a token' if row['has_token'] else ', no token'}).")
@@ -407,6 +410,7 @@ def parser() -> argparse.ArgumentParser:
     common(p)
     p.add_argument("username")
     p.add_argument("--days", type=float, default=365, help="lifetime in days (default 365)")
+    p.add_argument("--label", help="what the token is for (shown on the user's My tokens page)")
     p.set_defaults(run=token)
 
     p = commands.add_parser("seed", help="add made-up resources (tests, demos, benchmarks)")

@@ -29,6 +29,7 @@ from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from catalogue_app.api.errors import ApiError, authentication_failed
+from catalogue_app.clock import now
 from catalogue_app.passwords import hash_password, verify_password
 from catalogue_app.store import sessions, tokens, users
 
@@ -65,6 +66,7 @@ CSRF_EXEMPT_PATHS = frozenset({"/account/login"})
 # POSTs that only read (CSW requests as XML documents): the cookie counts without the token.
 READ_ONLY_POST_PATHS = frozenset({"/catalogue/csw"})
 T = TypeVar("T")
+USE_EVERY = 60  # seconds: how far behind a token's recorded last use may be
 # Checked against when a user name is unknown, so that the answer takes as long as for a known one.
 DUMMY_HASH = hash_password("not a real password")
 
@@ -173,8 +175,30 @@ class AuthMiddleware(ASGIMiddleware):
                 row = tokens.user_for(state.db.reader(), credentials.strip().decode("latin-1"))
                 if row is not None:  # an unknown or expired token leaves the caller anonymous
                     caller = Caller.from_row(row)
+                    _note_use(state, row["token_id"], row["token_last_used"])
         scope["user"] = caller
         await next_app(scope, receive, send)
+
+
+def _note_use(state, token_id: int, last_used: str | None) -> None:
+    """Record when a token was last used, at most once a USE_EVERY per token: the write goes to
+    the writer without being awaited, and not at all while the stored time is recent enough or
+    this process sent one for the token a moment ago."""
+    horizon = now(-USE_EVERY)
+    if last_used is not None and last_used >= horizon:
+        return
+    sent: dict[int, float] = state.setdefault("token_uses", {})
+    moment = time.monotonic()
+    if sent.get(token_id, -USE_EVERY) > moment - USE_EVERY:
+        return
+    if len(sent) >= 10_000:
+        sent.clear()
+    sent[token_id] = moment
+    try:
+        future = state.db.submit(tokens.touch, token_id, now(), horizon)
+    except RuntimeError:  # the database is closing
+        return
+    future.add_done_callback(lambda done: done.exception())  # a failed note is no request's failure
 
 
 def _check_csrf(headers, expected: str) -> None:

@@ -6,6 +6,9 @@ OAuth clients read that shape, not the API envelope.
 
 from __future__ import annotations
 
+import base64
+import binascii
+
 import anyio.to_thread
 import msgspec
 from litestar import Response, post
@@ -16,6 +19,9 @@ from catalogue_app.api.request_bodies import read_body
 from catalogue_app.passwords import verify_password
 from catalogue_app.services.errors import Refused
 from catalogue_app.store import tokens, users
+
+
+CLIENT_MAX = 100
 
 
 class TokenRequest(msgspec.Struct, kw_only=True):
@@ -65,8 +71,23 @@ async def token(ctx: Ctx) -> Response[TokenAnswer] | Response[OAuthError]:
         return _oauth_error(400, "invalid_grant", "Invalid credentials given.")
     lifetime = ctx.settings.token_lifetime_seconds
     scope = "read write groups"
-    issued = await ctx.db.write(tokens.issue, row["id"], lifetime, scope)
+    issued = await ctx.db.write(tokens.issue, row["id"], lifetime, scope, "login", "", _client_of(ctx, body))
     return Response(TokenAnswer(issued, "Bearer", lifetime, scope), headers={"Cache-Control": "no-store"})
+
+
+def _client_of(ctx: Ctx, body: dict) -> str:
+    """The client_id a login names, in its form or in an HTTP Basic header (as OAuth2 clients
+    send it): a user's login tokens are kept per client (store/tokens.py)."""
+    client = body.get("client_id")
+    if not isinstance(client, str) or not client.strip():
+        scheme, _, credentials = ctx.request.headers.get("authorization", "").partition(" ")
+        client = ""
+        if scheme.lower() == "basic":
+            try:
+                client = base64.b64decode(credentials.strip(), validate=True).decode("utf-8").partition(":")[0]
+            except (binascii.Error, UnicodeDecodeError, ValueError):
+                client = ""
+    return "".join(c for c in client.strip() if c.isprintable())[:CLIENT_MAX]
 
 
 class RevokeRequest(msgspec.Struct):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio.to_thread
 import msgspec
 from litestar import Controller, Response, delete, get, patch, post
 from litestar.params import FromPath
@@ -39,7 +40,9 @@ class RemoteDetail(msgspec.Struct):
 
 class RemoteWrite(msgspec.Struct, kw_only=True):
     """A remote's fields; ``token`` (a Bearer token of a user of the remote, who will own what is
-    published there) is written, never shown (``has_token`` says whether there is one)."""
+    published there; needed to add a remote) is written, never shown (``has_token`` says whether
+    there is one). A new address or token is checked against the remote before it is saved: a
+    400 says what is wrong (nothing answers there, it is no GeoNode API v2, it refused the token)."""
 
     name: str | None = None
     url: str | None = None
@@ -96,23 +99,25 @@ class RemotesController(Controller):
         page, total, shown = pagination.paginate(ctx.request, ctx.params, fetch)
         return pagination.build(ctx.request, ctx.params, RemoteList, page, total, [shape(r, ctx.base) for r in shown])
 
-    @post("/", status_code=201, opt={"body": RemoteWrite}, summary="Add a remote: name, url and token (superusers)")
+    @post("/", status_code=201, opt={"body": RemoteWrite},
+          summary="Add a remote: name, url and token, checked against the remote first (superusers)")
     async def create_remote(self, ctx: Ctx) -> RemoteDetail:
         _superuser(ctx)
         values = rules.remote_values(await _body(ctx), creating=True)
-        return RemoteDetail(shape(await ctx.db.write(rules.create_remote, values), ctx.base))
+        return RemoteDetail(shape(await anyio.to_thread.run_sync(rules.save_remote, ctx.db, values), ctx.base))
 
     @get("/{remote_id:str}", summary="One remote (superusers)")
     async def get_remote(self, ctx: Ctx, remote_id: FromPath[str]) -> RemoteDetail:
         _superuser(ctx)
         return RemoteDetail(shape(await ctx.db.execute(rules.get_remote, path_id(remote_id, "Remote")), ctx.base))
 
-    @patch("/{remote_id:str}", opt={"body": RemoteWrite}, summary="Change a remote's name, url or token (superusers)")
+    @patch("/{remote_id:str}", opt={"body": RemoteWrite},
+           summary="Change a remote's name, url or token; a new url or token is checked first (superusers)")
     async def change_remote(self, ctx: Ctx, remote_id: FromPath[str]) -> RemoteDetail:
         _superuser(ctx)
         number = path_id(remote_id, "Remote")
         values = rules.remote_values(await _body(ctx), creating=False)
-        return RemoteDetail(shape(await ctx.db.write(rules.update_remote, number, values), ctx.base))
+        return RemoteDetail(shape(await anyio.to_thread.run_sync(rules.save_remote, ctx.db, values, number), ctx.base))
 
     @delete("/{remote_id:str}", status_code=204,
             summary="Remove a remote and the records of what was published there (nothing on the remote)")

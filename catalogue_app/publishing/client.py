@@ -17,6 +17,9 @@ from catalogue_app.harvesting import http
 from catalogue_app.harvesting.types import HarvestError
 
 OPEN = ("ready", "running")
+CHECK_TIMEOUT = httpx.Timeout(15.0, connect=5.0)  # a person waits for the check of a remote
+MAKE_TOKEN = ("Make a new token there (in a catalogue like this one: My things › My tokens; in GeoNode: an access "
+              "token from its administration pages) and save it here.")
 
 
 class RemoteError(Exception):
@@ -58,6 +61,7 @@ class Remote:
 
     def __init__(self, url: str, token: str | None, poll_every: float = 0.2, poll_max: float = 5.0):
         self.base = base_of(url)
+        self.has_token = bool(token)
         self.http = http.client(token or None)
         self.poll_every = poll_every
         self.poll_max = poll_max
@@ -99,11 +103,56 @@ class Remote:
             raise RemoteError(f"{method} {self.api(path)} did not answer with JSON "
                               f"(status {response.status_code}).", response.status_code) from None
 
-    # -- reading ---------------------------------------------------------------------------------
-    def check(self) -> None:
-        """The remote answers its API root (and the token, if refused, says so)."""
-        self.json("GET", "")
+    # -- checking --------------------------------------------------------------------------------
+    def verify(self) -> None:
+        """That a GeoNode API v2 answers at this address and, when there is a token, that it takes
+        the token (an address that a wrong token cannot read: the caller's execution requests);
+        a RemoteError that says plainly what to fix otherwise."""
+        root = self.api("")
+        response = self._try(root)
+        if response.status_code in (401, 403):
+            if self.has_token:
+                raise RemoteError(f"The remote catalogue refused this token (it answered {response.status_code}). "
+                                  f"{MAKE_TOKEN}", response.status_code)
+            raise RemoteError(f"{self.base} asks for a token ({root} answered {response.status_code}): "
+                              "give one of a user there.", response.status_code)
+        if response.status_code >= 500:
+            raise RemoteError(f"The catalogue at {self.base} has a problem: {root} answered {response.status_code}. "
+                              "Try again later, or ask its administrators.", response.status_code)
+        try:
+            body = msgspec.json.decode(response.content) if response.status_code == 200 else None
+        except msgspec.DecodeError:
+            body = None
+        if not isinstance(body, dict) or "resources" not in body:
+            what = "answered " + str(response.status_code) if response.status_code != 200 else "did not list the API's endpoints"
+            raise RemoteError(f"{self.base} answers, but is not a GeoNode API v2 ({root} {what}). Give the address "
+                              "of the GeoNode site itself, such as https://geonode.example.org.", response.status_code)
+        if not self.has_token:
+            return
+        mine = self.api("executionrequest")
+        response = self._try(mine, params={"page_size": 1})
+        if response.status_code in (401, 403):
+            raise RemoteError(f"The remote catalogue refused this token (it answered {response.status_code}). {MAKE_TOKEN}",
+                              response.status_code)
+        if response.status_code != 200:
+            raise RemoteError(f"{self.base} answered {response.status_code} when the token was tried ({mine}): "
+                              f"{said(response)}", response.status_code)
 
+    def _try(self, url: str, **kwargs: Any) -> httpx.Response:
+        """A GET for the check of a remote, with its failures said for a person."""
+        try:
+            return self.http.get(url, timeout=CHECK_TIMEOUT, **kwargs)
+        except httpx.TimeoutException:
+            raise RemoteError(f"Nothing answered at {self.base} in time: check the address, and that the "
+                              "catalogue there is running.") from None
+        except httpx.HTTPError as exc:
+            reason = str(exc) or type(exc).__name__
+            if "CERTIFICATE" in reason.upper():
+                raise RemoteError(f"{self.base} answers, but its certificate is not trusted here ({reason}).") from None
+            raise RemoteError(f"Nothing answers at {self.base} ({reason}): check the address, and that the "
+                              "catalogue there is running.") from None
+
+    # -- reading ---------------------------------------------------------------------------------
     def resource(self, pk: int) -> dict[str, Any] | None:
         """The remote's resource, or None when it is gone (404)."""
         found = self.json("GET", f"resources/{pk}", (200, 404))

@@ -150,15 +150,29 @@ def publish(db: Db, remote_id: int, resource_id: int, *, files_dir: Path, thumbs
                   progress, upload_wait)
         run.row = db.write_sync(publications.ensure, remote_id, resource_id)
         what = f"{run.kind} {resource_id} ({source['title']!r})"
+        extra: dict[str, Any] = {}
         try:
             return _steps(run)
         except RemoteError as exc:
             message = f"Publishing {what} to {remote['name']} failed at step '{run.step}': {exc}"
+            if exc.status in (401, 403):  # said plainly, with what to do; the details stay at hand
+                extra = {"fix": "token", "detail": message}
+                message = refused(what, remote["name"], exc.status)
         except (OSError, ValueError, zipfile.BadZipFile) as exc:
             message = f"Publishing {what} to {remote['name']} failed at step '{run.step}' here: {exc}"
         db.write_sync(publications.update, remote_id, resource_id, {"message": message})
         raise PublishError(message, {"remote": remote["name"], "step": run.step,
-                                     "stage": run.row["stage"] if run.row else None})
+                                     "stage": run.row["stage"] if run.row else None, **extra})
+
+
+def refused(what: str, remote: str, status: int) -> str:
+    """What to do when the remote refused the token this catalogue sends (401, or 403: GeoNode 4
+    answers 403 to a token it does not know, as to a user who may not do something)."""
+    cause = ("it was revoked or has expired there" if status == 401
+             else "it was revoked or has expired there, or its user may not do this")
+    return (f"{remote} refused the token this catalogue sends ({cause}), so publishing {what} stopped. "
+            f"Make a new token on {remote} and save it in Administration › Remote catalogues ({remote}: "
+            "Change token), then publish again.")
 
 
 def unpublishable(source: dict[str, Any]) -> str | None:

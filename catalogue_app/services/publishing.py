@@ -1,13 +1,17 @@
 """The rules of remotes and publishing, free of HTTP: only superusers manage remotes and publish;
-a remote has a unique name and an http(s) address; a publish names an existing remote (by id or
-name) and a dataset or document. Called by api/publishing.py and the CLI alike."""
+a remote has a unique name, an http(s) address and a token; its address and token are checked
+against the remote whenever they are saved (a GeoNode API v2 must answer there, and take the
+token), so that a wrong one is refused at once with what to fix, not at the first publish; a
+publish names an existing remote (by id or name) and a dataset or document. Called by
+api/publishing.py and the CLI alike."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
-from catalogue_app.publishing.client import base_of
+from catalogue_app.publishing.client import MAKE_TOKEN, Remote, RemoteError, base_of
 from catalogue_app.publishing.publish import unpublishable
 from catalogue_app.services.errors import Invalid, NotFound, refusal_for
 from catalogue_app.store import Connection, Row, publications, remotes
@@ -74,6 +78,53 @@ def remote_values(body: Any, creating: bool) -> dict[str, Any]:
     if "token" in body:
         values["token"] = checked_token(body["token"])
     return values
+
+
+class Db(Protocol):
+    """What saving a remote needs of the database owner (store/db.py Database)."""
+
+    def read(self, fn: Callable[..., Any], *args: Any) -> Any: ...
+    def write_sync(self, fn: Callable[..., Any], *args: Any) -> Any: ...
+
+
+def verify_remote(url: str, token: str) -> None:
+    """That a GeoNode API v2 answers at ``url`` and takes ``token`` (the address alone when there
+    is no token); Invalid with a message that says what to fix otherwise. Network work: call it
+    outside any transaction."""
+    with Remote(url, token) as client:
+        try:
+            client.verify()
+        except RemoteError as exc:
+            raise Invalid(str(exc)) from None
+
+
+def check_new_remote(values: dict[str, Any]) -> None:
+    """A new remote has a token, and the remote answers and takes it (network work)."""
+    if not values.get("token"):
+        raise Invalid("token: a token of a user of the remote catalogue is needed (publishing sends it with "
+                      f"every request, and what is published there belongs to that user). {MAKE_TOKEN}")
+    verify_remote(values["url"], values["token"])
+
+
+def save_remote(db: Db, values: dict[str, Any], remote_id: int | None = None) -> Row:
+    """Add a remote (``remote_id`` None) or change one, its address and token checked against
+    the remote first when they are new (the name is checked before, so that a name taken costs
+    no request)."""
+    if remote_id is None:
+        if db.read(remotes.name_taken, values["name"]):
+            raise Invalid(f"name: a remote named {values['name']!r} exists already.")
+        check_new_remote(values)
+        return db.write_sync(create_remote, values)
+    current = db.read(remotes.credentials, remote_id)
+    if current is None:
+        raise NotFound("Remote")
+    if "name" in values and db.read(remotes.name_taken, values["name"], remote_id):
+        raise Invalid(f"name: a remote named {values['name']!r} exists already.")
+    if "token" in values and not values["token"]:
+        raise Invalid("token: a remote's token cannot be emptied; give the new token (publishing needs one).")
+    if "url" in values or "token" in values:
+        verify_remote(values.get("url", current["url"]), values.get("token", current["token"]))
+    return db.write_sync(update_remote, remote_id, values)
 
 
 def _remote(conn: Connection, remote_id: int) -> Row:

@@ -1005,6 +1005,23 @@ CREATE INDEX IF NOT EXISTS management_jobs_command ON management_jobs(command, i
 CREATE INDEX IF NOT EXISTS management_jobs_waiting ON management_jobs(id) WHERE status = 'QUEUED';
 """
 
+
+def token_details(conn) -> None:
+    """Migration 26: what each token is and when it was last used. ``label``: given by its user;
+    ``kind``: 'personal' (made by its user, API or web UI), 'login' (issued by /o/token/) or 'cli'
+    (made by ``catalogue token``); ``client``: the client_id a login named; ``last_used``: when it
+    last authenticated a request (kept at most a minute behind). Tokens made before are taken for
+    logins when they lived two days or less, else for the command line's."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(tokens)")}
+    for name, declaration in (("label", "TEXT NOT NULL DEFAULT ''"), ("kind", "TEXT NOT NULL DEFAULT 'login'"),
+                              ("client", "TEXT NOT NULL DEFAULT ''"), ("last_used", "TEXT")):
+        if name not in have:
+            conn.execute(f"ALTER TABLE tokens ADD COLUMN {name} {declaration}")
+    if "kind" not in have:
+        conn.execute("UPDATE tokens SET kind = 'cli' WHERE julianday(expires) - julianday(created) > 2")
+    conn.execute("CREATE INDEX IF NOT EXISTS tokens_user_kind ON tokens(user_id, kind, client, created)")
+    conn.execute("CREATE INDEX IF NOT EXISTS tokens_expires ON tokens(expires)")
+
 # Tables whose changes leave data_changes alone: nothing kept is derived from them.
 UNCOUNTED = {"data_changes", "kind_changes", "sessions", "tokens", "login_failures",
              "resource_tally",  # (changes with the resources, which are counted)
@@ -1081,4 +1098,4 @@ MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, 
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
-                    RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT]
+                    RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT, token_details]

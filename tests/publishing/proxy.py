@@ -33,6 +33,10 @@ class Proxy:
 
     def close(self) -> None:
         self.running = False
+        try:  # wakes the accept() under way: closing alone would leave the port listening
+            self.listener.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         self.listener.close()
         with self.lock:
             for s in list(self.open):

@@ -281,18 +281,100 @@ def test_a_network_that_drops_half_way_is_resumed_without_a_second_copy(pair, mo
         proxy.close()
 
 
-def test_a_remote_that_refuses_says_so(pair):
+def central_token(pair) -> str:
+    """A new token of central's admin (from central's own /api/v2/tokens/)."""
+    r = pair["central_admin"].post("/api/v2/tokens/", json={"label": unique("for local ")})
+    assert r.status_code == 201, r.text
+    return r.json()["access_token"]
+
+
+def test_a_remote_that_refuses_the_token_says_plainly_what_to_do(pair):
     admin = pair["admin"]
-    r = admin.post("/api/v2/remotes/", json={"name": unique("badtoken"), "url": pair["central"].url, "token": "nope"})
-    bad = r.json()["remote"]
+    token = central_token(pair)
+    r = admin.post("/api/v2/remotes/", json={"name": unique("revoked"), "url": pair["central"].url, "token": token})
+    assert r.status_code == 201, r.text
+    remote = r.json()["remote"]
+    # central's admin revokes the token: local's next publish is refused there
+    with pair["central"].client() as c:
+        assert c.post("/o/revoke_token/", data={"token": token}).status_code == 200
     pk = upload(admin, CITIES, unique("Refused "))
-    status = publish(admin, pk, bad["id"])
+    status = publish(admin, pk, remote["id"])
     assert status["status"] == "failed"
-    assert f"to {bad['name']} failed at step 'data" in status["log"] and "answered 401" in status["log"], status["log"]
-    r = admin.post("/api/v2/remotes/", json={"name": unique("nowhere"), "url": "http://127.0.0.1:9"})
+    log = status["log"]
+    assert log.startswith(f"{remote['name']} refused the token this catalogue sends"), log
+    assert "Make a new token on" in log and "Administration › Remote catalogues" in log, log
+    assert "failed at step" not in log and "answered 401" not in log, log
+    out = status["output_params"]
+    assert out["fix"] == "token" and "answered 401" in out["detail"] and out["remote"] == remote["name"]
+    pub = admin.get(f"/api/v2/resources/{pk}/publications").json()["publications"]
+    assert (pub[0]["stage"], pub[0]["message"]) == ("new", log)
+    # a new token, saved: publishing works again
+    r = admin.patch(f"/api/v2/remotes/{remote['id']}", json={"token": central_token(pair)})
+    assert r.status_code == 200, r.text
+    assert publish(admin, pk, remote["id"])["status"] == "finished"
+
+
+def test_a_remote_that_cannot_be_reached_says_so(pair):
+    admin = pair["admin"]
+    proxy = Proxy(pair["central"].port)
+    try:
+        r = admin.post("/api/v2/remotes/", json={"name": unique("nowhere"), "url": proxy.url, "token": pair["token"]})
+        assert r.status_code == 201, r.text
+    finally:
+        proxy.close()  # gone after it was saved
+    pk = upload(admin, CITIES, unique("Unreachable "))
     status = publish(admin, pk, r.json()["remote"]["name"])
     assert status["status"] == "failed" and "could not be reached" in status["log"], status
     assert admin.get(f"/api/v2/datasets/{pk}").status_code == 200  # nothing local is lost
+
+
+@pytest.fixture
+def web_site(tmp_path):
+    """A web server of plain pages: an HTML page at /api/v2/ too."""
+    import functools
+    import threading
+    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+    (tmp_path / "api" / "v2").mkdir(parents=True)
+    (tmp_path / "api" / "v2" / "index.html").write_text("<html><body>Not an API</body></html>")
+    handler = functools.partial(SimpleHTTPRequestHandler, directory=str(tmp_path))
+    site = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=site.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{site.server_address[1]}"
+    site.shutdown()
+    site.server_close()
+
+
+def test_a_remote_is_checked_before_it_is_saved(pair, web_site):
+    admin, url = pair["admin"], pair["central"].url
+    before = admin.get("/api/v2/remotes/", params={"page_size": 100}).json()["total"]
+    cases = [
+        ({"url": url, "token": "made-up"}, "The remote catalogue refused this token"),
+        ({"url": url}, "token: a token of a user of the remote catalogue is needed"),
+        ({"url": "http://127.0.0.1:9", "token": pair["token"]}, "Nothing answers at http://127.0.0.1:9"),
+        ({"url": f"{url}/catalogue", "token": pair["token"]}, f"{url}/catalogue answers, but is not a GeoNode API v2"),
+        ({"url": web_site, "token": pair["token"]}, f"{web_site} answers, but is not a GeoNode API v2"),
+    ]
+    for body, said in cases:
+        r = admin.post("/api/v2/remotes/", json={"name": unique("checked"), **body})
+        assert_envelope(r, 400, "invalid")
+        assert r.json()["errors"][0].startswith(said), (body, r.json())
+    r = admin.post("/api/v2/remotes/", json={"name": unique("checked"), "url": url, "token": "made-up"})
+    assert "Make a new token there" in r.json()["errors"][0]
+    assert admin.get("/api/v2/remotes/", params={"page_size": 100}).json()["total"] == before  # nothing saved
+
+    # a change of token or address is checked too; a change of name alone is not
+    rid = pair["remote"]["id"]
+    for body, said in [({"token": "made-up"}, "The remote catalogue refused this token"),
+                       ({"token": ""}, "token: a remote's token cannot be emptied"),
+                       ({"url": "http://127.0.0.1:9"}, "Nothing answers at"),
+                       ({"url": "http://127.0.0.1:9", "token": pair["token"]}, "Nothing answers at")]:
+        r = admin.patch(f"/api/v2/remotes/{rid}", json=body)
+        assert_envelope(r, 400, "invalid")
+        assert r.json()["errors"][0].startswith(said), (body, r.json())
+    row = admin.get(f"/api/v2/remotes/{rid}").json()["remote"]
+    assert (row["name"], row["url"], row["has_token"]) == ("central", url, True)
+    assert admin.patch(f"/api/v2/remotes/{rid}", json={"token": pair["token"], "url": url + "/api/v2/"}).status_code == 200
 
 
 # -- the routes: who may, and bad inputs --------------------------------------------------------------
@@ -325,16 +407,17 @@ def test_only_superusers_use_the_routes(pair):
 def test_remotes_are_created_changed_and_removed(pair):
     admin = pair["admin"]
     name = unique("other")
-    r = admin.post("/api/v2/remotes/", json={"name": name, "url": "https://geonode.example.org/api/v2/"})
+    r = admin.post("/api/v2/remotes/", json={"name": name, "url": pair["central"].url + "/api/v2/", "token": pair["token"]})
     assert r.status_code == 201, r.text
     made = r.json()["remote"]
-    assert (made["url"], made["has_token"]) == ("https://geonode.example.org", False)
-    r = admin.patch(f"/api/v2/remotes/{made['id']}/", json={"token": "abc", "url": "http://other.example.org:8080"})
+    assert (made["url"], made["has_token"]) == (pair["central"].url, True)
+    r = admin.patch(f"/api/v2/remotes/{made['id']}/", json={"token": central_token(pair), "name": name + " (2)"})
     assert r.status_code == 200, r.text
-    assert (r.json()["remote"]["has_token"], r.json()["remote"]["url"]) == (True, "http://other.example.org:8080")
+    assert (r.json()["remote"]["has_token"], r.json()["remote"]["name"]) == (True, name + " (2)")
     assert admin.delete(f"/api/v2/remotes/{made['id']}").status_code == 204
     assert_envelope(admin.get(f"/api/v2/remotes/{made['id']}"), 404, "not_found")
     assert_envelope(admin.delete(f"/api/v2/remotes/{made['id']}"), 404, "not_found")
+    assert_envelope(admin.patch(f"/api/v2/remotes/{made['id']}", json={"token": "x"}), 404, "not_found")
 
 
 @pytest.mark.parametrize("body", [
@@ -383,6 +466,8 @@ def test_the_commands(pair, tmp_path):
     assert cli("remote", "add", "central", pair["central"].url, data_dir=data).returncode != 0
     r = cli("remote", "add", "broken", "ftp://x.org", data_dir=data)
     assert r.returncode != 0 and "http://" in r.stderr
+    r = cli("remote", "add", "bogus", pair["central"].url, "--token=made-up", data_dir=data)
+    assert r.returncode != 0 and "The remote catalogue refused this token" in r.stderr, r.stderr
     r = cli("remote", "list", data_dir=data)
     assert r.returncode == 0 and "central" in r.stdout and "token" in r.stdout and pair["token"] not in r.stdout
 

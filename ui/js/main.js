@@ -15,6 +15,7 @@ const ROUTES = [
   [/^\/login$/, () => import('./pages/login.js')],
   [/^\/upload$/, () => import('./pages/upload.js')],
   [/^\/me$/, () => import('./pages/mine.js')],
+  [/^\/me\/tokens$/, () => import('./pages/tokens.js')],
   [/^\/admin(?:\/(users|groups|executions|commands|harvesting|remotes))?$/, () => import('./pages/admin.js')],
 ];
 

@@ -25,6 +25,7 @@ export async function render(main, ctx) {
   if (!ctx.isCurrent()) return;
   const jobs = (running.requests || []).filter((r) => r.user === user.pk || r.user === user.username);
   mount(main, h('section', { class: 'page mine' }, h('h1', {}, 'My things'),
+    h('p', {}, h('a', { href: '#/me/tokens' }, 'My tokens'), h('span', { class: 'muted' }, ' (API tokens for QGIS and scripts)')),
     h('section', { class: 'panel' }, h('h2', {}, `My resources (${mine.total})`), list(mine.resources || [], 'You have no resources yet.'),
       h('p', {}, h('a', { href: `#/?owner=${encodeURIComponent(user.username)}` }, 'Search among them'), ' · ', h('a', { href: '#/upload' }, 'Upload more'))),
     h('section', { class: 'panel' }, h('h2', {}, `My favorites (${favorites.total})`), list(favorites.favorites || favorites.resources || [], 'Mark resources with ☆ on their page to find them here.')),

@@ -1,0 +1,100 @@
+"""/api/v2/tokens/: the signed-in user's own API tokens (an extension of this catalogue; GeoNode
+has no such endpoint). List them (never the token nor its digest), make a personal one with a
+label (the token is in the 201 answer, and nowhere ever again), and revoke one. A token made here
+is sent as ``Authorization: Bearer <token>`` and is revoked by /o/revoke_token/ too."""
+
+from __future__ import annotations
+
+import msgspec
+from litestar import Controller, Response, delete, get, post
+from litestar.params import FromPath
+
+from catalogue_app.api import pagination
+from catalogue_app.api.context import Ctx
+from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.services import tokens as rules
+from catalogue_app.store import Row
+
+
+class Token(msgspec.Struct):
+    """One token: ``kind`` is 'personal' (made by its user), 'login' (from /o/token/) or 'cli'
+    (from ``catalogue token``); ``expires`` null: until it is revoked; ``last_used`` is kept at
+    most a minute behind."""
+
+    id: int
+    label: str
+    kind: str
+    client: str | None
+    scope: str
+    created: str
+    expires: str | None
+    last_used: str | None
+    link: str
+
+
+class TokenList(pagination.ListPage):
+    tokens: list[Token]
+
+
+class TokenDetail(msgspec.Struct):
+    token: Token
+
+
+class NewToken(msgspec.Struct):
+    """The new token's record, and the token itself (``access_token``): shown this once."""
+
+    token: Token
+    access_token: str
+    token_type: str
+
+
+class TokenWrite(msgspec.Struct, kw_only=True):
+    """A new personal token: what it is for, and how many days it lasts (null or left out: until
+    it is revoked)."""
+
+    label: str
+    expires_in_days: int | None = None
+
+
+def shape(row: Row, base: str) -> Token:
+    return Token(id=row["id"], label=row["label"], kind=row["kind"], client=row["client"] or None, scope=row["scope"],
+                 created=row["created"], expires=row["expires"], last_used=row["last_used"],
+                 link=f"{base}/api/v2/tokens/{row['id']}")
+
+
+class TokensController(Controller):
+    path = "/api/v2/tokens"
+    tags = ["tokens"]
+
+    @get("/", summary="The caller's API tokens, newest first (never the tokens themselves)")
+    async def list_tokens(self, ctx: Ctx) -> TokenList:
+        rows = await ctx.db.execute(rules.list_tokens, rules.require_user(ctx.caller))
+
+        def fetch(limit: int, offset: int):
+            return len(rows), rows[offset:offset + limit]
+
+        page, total, shown = pagination.paginate(ctx.request, ctx.params, fetch)
+        return pagination.build(ctx.request, ctx.params, TokenList, page, total, [shape(r, ctx.base) for r in shown])
+
+    @post("/", status_code=201, opt={"body": TokenWrite},
+          summary="Make a personal API token with a label; the answer holds the token, shown this once")
+    async def create_token(self, ctx: Ctx) -> Response[NewToken]:
+        user_id = rules.require_user(ctx.caller)
+        values = rules.new_token_values(await read_body(ctx.request))
+        issued, row = await ctx.db.write(rules.create_token, user_id, values)
+        return Response(NewToken(shape(row, ctx.base), issued, "Bearer"), status_code=201,
+                        headers={"Cache-Control": "no-store"})
+
+    @get("/{token_id:str}", summary="One of the caller's tokens")
+    async def get_token(self, ctx: Ctx, token_id: FromPath[str]) -> TokenDetail:
+        user_id = rules.require_user(ctx.caller)
+        row = await ctx.db.execute(rules.get_token, user_id, path_id(token_id, "Token"))
+        return TokenDetail(shape(row, ctx.base))
+
+    @delete("/{token_id:str}", status_code=204, summary="Revoke one of the caller's tokens")
+    async def revoke_token(self, ctx: Ctx, token_id: FromPath[str]) -> None:
+        user_id = rules.require_user(ctx.caller)
+        await ctx.db.write(rules.revoke_token, user_id, path_id(token_id, "Token"))
+
+
+ROUTES = [TokensController]
