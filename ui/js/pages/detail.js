@@ -169,7 +169,7 @@ async function copy(input) {
 }
 
 function datasetPreview(el, resource) {
-  const mapEl = h('div', { class: 'map-canvas preview-map', id: 'preview-map', role: 'img', 'aria-label': `Map of ${resource.title}` });
+  const mapEl = h('div', { class: 'map-canvas preview-map', id: 'preview-map', role: 'region', 'aria-label': `Map of ${resource.title}` });
   el.append(mapEl);
   const map = createMap(mapEl);
   if (resource.alternate) datasetLayer(resource.alternate, { cacheKey: resource.last_updated }).addTo(map);
