@@ -132,7 +132,12 @@ def sign_in(page, url: str, username: str, password: str) -> None:
 
 
 def check(page) -> list[dict]:
-    """axe's serious and critical violations on the page as it is now."""
+    """axe's serious and critical violations on the page as it is now (a message fading in or
+    out is waited for: half-way, its contrast is no one's to read)."""
+    for _ in range(40):
+        if page.evaluate("['0', '1'].includes(getComputedStyle(document.getElementById('toast')).opacity)"):
+            break
+        page.wait_for_timeout(25)
     return page.evaluate("""async () => {
       const result = await axe.run(document, {
         resultTypes: ['violations'],
