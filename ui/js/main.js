@@ -38,10 +38,35 @@ function renderNav(user) {
     links.push(h('span', { class: 'who' }, user.username),
       h('button', { type: 'button', class: 'link', onclick: async () => { await signOut(); toast('Signed out.'); go('/'); } }, 'Sign out'));
   } else {
-    links.push(h('a', { href: `#/login?next=${encodeURIComponent(location.hash.slice(1) || '/')}`, class: 'button' }, 'Sign in'));
+    links.push(h('a', { href: signInHref(), class: 'button', id: 'sign-in' }, 'Sign in'));
   }
   mount(document.getElementById('nav'), links);
 }
+
+// The header's "Sign in" returns to the page shown now: its address follows every change of page.
+function signInHref() {
+  const here = location.hash.slice(1) || '/';
+  return here.startsWith('/login') ? `#${here}` : `#/login?next=${encodeURIComponent(here)}`;
+}
+
+// Narrow screens: the navigation folds behind a menu button (CSS shows the button and hides the
+// closed menu). A disclosure: the button says whether it is open; Escape, a change of page, or the
+// focus or a click going elsewhere closes it.
+const header = document.querySelector('.top');
+const menuButton = document.getElementById('menu-toggle');
+function setMenu(open) {
+  menuButton.setAttribute('aria-expanded', String(open));
+  header.classList.toggle('menu-open', open);
+}
+menuButton.addEventListener('click', () => setMenu(menuButton.getAttribute('aria-expanded') !== 'true'));
+document.addEventListener('keydown', (e) => {
+  if (e.key !== 'Escape' || !header.classList.contains('menu-open')) return;
+  const inside = header.contains(document.activeElement);
+  setMenu(false);
+  if (inside) menuButton.focus();
+});
+header.addEventListener('focusout', (e) => { if (e.relatedTarget && !header.contains(e.relatedTarget)) setMenu(false); });
+document.addEventListener('click', (e) => { if (!header.contains(e.target)) setMenu(false); });
 
 let rendering = 0;
 async function route() {
@@ -92,7 +117,13 @@ async function leave() {
 
 // Pages re-render on hash changes. A page that changes only its own query (the search page)
 // may set `window.__softNavigation` to update in place instead.
-window.addEventListener('hashchange', () => leave());
+window.addEventListener('hashchange', () => {
+  // a link of the open menu was followed: the menu closes, the keyboard goes on from the new page
+  if (header.classList.contains('menu-open') && header.contains(document.activeElement)) document.getElementById('main').focus({ preventScroll: true });
+  setMenu(false);
+  document.getElementById('sign-in')?.setAttribute('href', signInHref());
+  leave();
+});
 window.addEventListener('beforeunload', (e) => { if (leaveGuard?.()) { e.preventDefault(); e.returnValue = ''; } });
 onSessionChange((user) => renderNav(user));
 renderNav(null);

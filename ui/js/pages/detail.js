@@ -191,7 +191,7 @@ function services(resource) {
 }
 
 function datasetPreview(el, resource) {
-  const mapEl = h('div', { class: 'map-canvas preview-map', id: 'preview-map', role: 'img', 'aria-label': `Map of ${resource.title}` });
+  const mapEl = h('div', { class: 'map-canvas preview-map', id: 'preview-map', role: 'region', 'aria-label': `Map of ${resource.title}` });
   el.append(mapEl);
   const map = createMap(mapEl);
   if (resource.alternate) {

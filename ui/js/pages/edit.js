@@ -109,7 +109,7 @@ function thumbnailForm(resource) {
 }
 
 function styleForm(resource) {
-  const mapEl = h('div', { class: 'map-canvas small-map', id: 'style-map', role: 'img', 'aria-label': 'Preview of the style' });
+  const mapEl = h('div', { class: 'map-canvas small-map', id: 'style-map', role: 'region', 'aria-label': 'Preview of the style' });
   const input = h('input', { type: 'file', accept: '.sld,.xml', name: 'sld_file' });
   const message = h('p', { role: 'status' });
   const form = h('form', { class: 'inline-form', 'aria-label': 'Style' }, field('A style (SLD file)', input), h('button', { type: 'submit' }, 'Upload style'), message);

@@ -130,9 +130,9 @@ function renderFilters(params, found) {
       field('Type', select('type', TYPES, '')),
       field('Kind of data', select('subtype', SUBTYPES, '')),
       field('Category', select('category', [['', 'Any category'], ...found.categories.map((c) => [c.identifier, `${c.gn_description || c.identifier}${c.count ? ` (${c.count})` : ''}`])], '')),
-      field('Keyword', withList(h('input', { name: 'keyword', list: 'keyword-list', autocomplete: 'off' }), 'keyword-list', found.keywords.map((k) => k.name))),
+      withList(field('Keyword', h('input', { name: 'keyword', list: 'keyword-list', autocomplete: 'off' })), 'keyword-list', found.keywords.map((k) => k.name)),
       field('Owner', select('owner', [['', 'Anyone'], ...found.owners.map((o) => [o.username, personName(o)])], '')),
-      field('Region', withList(h('input', { name: 'region', list: 'region-list', autocomplete: 'off' }), 'region-list', found.regions.map((r) => r.name))),
+      withList(field('Region', h('input', { name: 'region', list: 'region-list', autocomplete: 'off' })), 'region-list', found.regions.map((r) => r.name)),
       h('fieldset', { class: 'dates' }, h('legend', {}, 'Date'),
         field('From', h('input', { type: 'date', name: 'from' })),
         field('To', h('input', { type: 'date', name: 'to' }))),
@@ -147,8 +147,10 @@ function renderFilters(params, found) {
   controls.subtype.closest('.field').hidden = !(type === '' || type === 'dataset');
 }
 
-function withList(input, id, values) {
-  return h('span', { class: 'with-list' }, input, h('datalist', { id }, values.map((v) => h('option', { value: v }))));
+// A field whose input offers these values (the label names the input itself, not a wrapper).
+function withList(fieldEl, id, values) {
+  fieldEl.append(h('datalist', { id }, values.map((v) => h('option', { value: v }))));
+  return fieldEl;
 }
 
 function renderChips(params) {
