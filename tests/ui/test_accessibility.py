@@ -54,6 +54,7 @@ PAGES = [
     ("member", "/upload", ".dropzone"),
     ("member", "/upload?kind=document", ".dropzone"),
     ("member", "/me", "h1:text('My things')"),
+    ("member", "/me/tokens", "form[aria-label='New token']"),
     ("member", "/admin", "text=Only staff may administer"),
     ("admin", "/", "section.search[data-loaded] .card", "#menu-toggle"),
     ("admin", "/dataset/{vector}", ".attributes table"),

@@ -2,31 +2,13 @@
 // to copy), see when each was made, last used and when it expires, and revoke it.
 
 import { api, currentUser } from '../api.js';
-import { confirmDialog, errorBox, field, formatDate, formatDateTime, h, mount, select, toast } from '../dom.js';
+import { confirmDialog, copyButton, errorBox, field, formatDate, formatDateTime, h, mount, select, toast } from '../dom.js';
 
 const KINDS = { personal: 'Made here', login: 'Program sign-in', cli: 'Command line' };
 const LIFETIMES = [['', 'Never: until I revoke it'], ['30', 'In 30 days'], ['90', 'In 90 days'], ['365', 'In a year']];
 
 function tokenName(t) {
   return t.label || (t.client ? `Sign-in of ${t.client}` : KINDS[t.kind] || 'Token');
-}
-
-// A Copy button that says "Copied" itself for a moment.
-function copyButton(input) {
-  const button = h('button', { type: 'button', class: 'secondary small' }, 'Copy');
-  button.addEventListener('click', async () => {
-    input.select();
-    try {
-      await navigator.clipboard.writeText(input.value);
-      button.textContent = 'Copied';
-      toast('Token copied.');
-    } catch {
-      button.textContent = 'Selected';
-      toast('Selected: press Ctrl+C to copy.');
-    }
-    setTimeout(() => { button.textContent = 'Copy'; }, 2500);
-  });
-  return button;
 }
 
 function howTo() {
@@ -103,7 +85,7 @@ export async function render(main, ctx) {
         h('h2', { id: 'new-token-title' }, `Your new token “${made.token.label}”`),
         h('p', { id: 'new-token-once' }, h('strong', {}, 'Copy it now: you will not see it again.'),
           ' Only its label and dates are kept here. If you lose it, revoke it and make another.'),
-        h('div', { class: 'copy-row' }, h('label', { for: 'new-token', class: 'svc' }, 'Token'), value, copyButton(value)),
+        h('div', { class: 'copy-row' }, h('label', { for: 'new-token', class: 'svc' }, 'Token'), value, copyButton(() => value.value, 'Copy', { 'aria-label': 'Copy the token' })),
         h('p', { class: 'muted small-text' }, made.token.expires ? `It expires on ${formatDate(made.token.expires)}.` : 'It lasts until you revoke it.')));
       form.reset();
       await fill();
