@@ -310,7 +310,8 @@ def publish(args: argparse.Namespace) -> int:
             try:
                 found = database.read(rules.publish_request, rid, args.remote)
                 outcome = publish_one(database, found["remote_id"], rid, files_dir=settings.files_dir,
-                                      thumbs_dir=thumbs_folder(settings.data_dir), workspace=workspace)
+                                      thumbs_dir=thumbs_folder(settings.data_dir), workspace=workspace,
+                                      site_url=settings.base_url)
                 print(outcome.line(), flush=True)
             except (Refused, PublishError) as exc:
                 failed += 1

@@ -135,7 +135,7 @@ async def publish(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
     if not isinstance(body, dict) or "remote" not in body:
         raise invalid('remote: give the remote to publish to, {"remote": <its id or name>}.')
     found = await ctx.db.execute(rules.publish_request, rid, body["remote"])
-    params = {"remote_id": found["remote_id"], "resource_id": rid, "remote": found["remote"]}
+    params = {"remote_id": found["remote_id"], "resource_id": rid, "remote": found["remote"], "site_url": ctx.base}
     receipt = await queue_job(ctx, "publish", "publish", params, rid, name=f"{found['title']} to {found['remote']}",
                               source="publish")
     return Response(receipt)

@@ -10,7 +10,8 @@ import msgspec
 
 from catalogue_app.api.errors import invalid, parse_error
 from catalogue_app.api.query import list_spec
-from catalogue_app.store import resources
+from catalogue_app.store import origins, resources
+from catalogue_app.store.filters import Combined, Condition
 from catalogue_app.store.resources import ResourceQuery
 
 STRTOBOOL = {"y": True, "yes": True, "t": True, "true": True, "on": True, "1": True,
@@ -73,6 +74,7 @@ def resource_query(params: list[tuple[str, str]], caller_id: int | None,
         generic.append((key, value))
     query = ResourceQuery(spec=list_spec(generic, resources.fields_for(types), resources.SEARCH_FIELDS),
                           resource_types=types)
+    _check_sources(query.spec.conditions)
     extents = [v for k, v in params if k == "extent"]
     if extents:
         query.extents = parse_extent(extents)
@@ -86,6 +88,18 @@ def resource_query(params: list[tuple[str, str]], caller_id: int | None,
             query.favorites_of = caller_id if caller_id is not None else -1
     force_and = any(k == "force_and" for k, _ in params)
     return query, tkeyword_ids, force_and
+
+
+def _check_sources(conditions: list[Condition | Combined]) -> None:
+    """A ``source`` compared for equality names one of the sources (400 otherwise)."""
+    for cond in conditions:
+        if isinstance(cond, Combined):
+            _check_sources(cond.parts)
+        elif cond.path == "source" and cond.op in ("eq", "exact", "in", "any", "all"):
+            bad = [v for v in cond.values if v not in origins.SOURCES]
+            if bad:
+                raise invalid(f"Invalid value for filter{{source}}: '{bad[0]}' is not one of "
+                              f"{', '.join(origins.SOURCES)}.")
 
 
 class Selection(msgspec.Struct):

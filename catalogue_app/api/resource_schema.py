@@ -19,7 +19,7 @@ from catalogue_app.api import links as links_
 from catalogue_app.api.auth import Caller
 from catalogue_app.api.links import Link
 from catalogue_app.api.user_schemas import GroupRef, User, user
-from catalogue_app.store import Connection, Row, records, remote_layers, resources, users
+from catalogue_app.store import Connection, Row, origins, records, remote_layers, resources, users
 from catalogue_app.store.resources import Related, Viewer
 
 CONTACT_ROLES = ("poc", "metadata_author", "processor", "publisher", "custodian", "distributor",
@@ -70,6 +70,21 @@ class Polygon(msgspec.Struct):
 class Extent(msgspec.Struct):
     coords: list[float]
     srid: str
+
+
+class Origin(msgspec.Struct):
+    """Where a resource came from (a field beyond GeoNode's): ``kind`` is its ``source``
+    (copy, harvested, remote). A copy made here names its original (``pk``, ``url`` here) while
+    it exists, and its title as it was when copied; a copy of a resource in another catalogue
+    (published here) gives its address there; a harvested record its harvester, the remote's
+    address and the remote's page of the record; a remote resource the address of its data."""
+
+    kind: str
+    title: str | None
+    url: str | None
+    pk: str | None
+    harvester: str | None
+    remote_url: str | None
 
 
 class Resource(msgspec.Struct, kw_only=True):
@@ -146,6 +161,9 @@ class Resource(msgspec.Struct, kw_only=True):
     links: list[Link]
     link: str
     metadata_uploaded_preserve: bool
+    # beyond GeoNode's fields (read-only): local | harvested | remote | copy, and where from
+    source: str
+    origin: Origin | None
     # deferred: present only when asked for with include[]
     data: Any | UnsetType = UNSET
 
@@ -225,6 +243,7 @@ def render(conn: Connection, rows: list[Row], caller: Caller, viewer: Viewer, ba
     people = {r["id"]: user(r, caller, base) for r in users.by_ids(conn, rel.user_ids)}
     facts = records.link_facts(conn, [row["id"] for row in rows])
     brought = remote_layers.links_of(conn, [row["id"] for row in rows])
+    came = origins.of_page(conn, [row["id"] for row in rows])
     out = []
     for row in rows:
         rid = row["id"]
@@ -284,9 +303,27 @@ def render(conn: Connection, rows: list[Row], caller: Caller, viewer: Viewer, ba
             links=links_.resource_links(row, found, base, detail, thumbnail, download, brought.get(rid)),
             link=f"{base}/api/v2/resources/{rid}",
             metadata_uploaded_preserve=bool(row["metadata_uploaded_preserve"]),
+            source=origins.source(came.get(rid), row["sourcetype"]),
+            origin=origin(came.get(rid), row["sourcetype"], found, base),
             data=(json.loads(row["blob"]) if row["blob"] else {}) if with_data else UNSET,
         ))
     return out
+
+
+def origin(came: Row | None, sourcetype: str, facts: records.LinkFacts | None, base: str) -> Origin | None:
+    """Where the resource came from (None: made here)."""
+    kind = origins.source(came, sourcetype)
+    if came is None:
+        if kind != "remote":
+            return None
+        # its data stay at a remote address: a document's, or a remote layer's service
+        url = facts and (facts.doc_url or facts.remote_url)
+        return Origin(kind, None, url or None, None, None, None)
+    here = came["original_id"] is not None and came["original_type"] is not None
+    return Origin(kind, came["title"] or None,
+                  f"{base}/catalogue/#/{came['original_type']}/{came['original_id']}" if here else came["url"],
+                  str(came["original_id"]) if here else None,
+                  (came["harvester"] or None) if kind == "harvested" else None, came["remote_url"])
 
 
 def iso_link(base: str, rid: int) -> Link:

@@ -129,7 +129,7 @@ class GeonodeWorker:
                          category=(record.get("category") or {}).get("identifier")
                          if isinstance(record.get("category"), dict) else None,
                          ll_bbox=_extent(record), thumbnail_url=_string(record.get("thumbnail_url")),
-                         links=_links(record), data=self._data(record))
+                         links=_links(record), page_url=_page(record), data=self._data(record))
 
     def _data(self, record: dict[str, Any]) -> Any:
         download = _download(record)
@@ -192,10 +192,16 @@ def _links(record: dict[str, Any]) -> list[Link]:
             out.append(Link(url=link["url"][:2000], name=str(link.get("name") or "")[:255],
                             mime=str(link.get("mime") or "")[:100], link_type=str(link.get("link_type") or "url")[:50],
                             extension=str(link.get("extension") or "")[:20]))
-    page = _string(record.get("detail_url"))
-    if page and page.startswith(("http://", "https://")):
+    page = _page(record)
+    if page:
         out.append(Link(url=page, name="Page on the remote catalogue", mime="text/html", link_type="html"))
     return out[:100]
+
+
+def _page(record: dict[str, Any]) -> str | None:
+    """The record's page on the remote (its ``detail_url``), when it is a web address."""
+    page = _string(record.get("detail_url"))
+    return page[:2000] if page and page.startswith(("http://", "https://")) else None
 
 
 def _download(record: dict[str, Any]) -> str | None:

@@ -30,7 +30,7 @@ from catalogue_app.harvesting.types import (
     RemoteDocument,
     RemoteLayer,
 )
-from catalogue_app.store import documents, harvesters, remote_layers, resource_writes, resources
+from catalogue_app.store import documents, harvesters, origins, remote_layers, resource_writes, resources
 
 log = logging.getLogger("catalogue.harvesting")
 MAX_THUMBNAIL = 5 * 1024 * 1024
@@ -81,7 +81,7 @@ def store(place: Place, http, harvester: Any, item: Any, h: Harvested) -> int:
     else:
         rid = place.db.write_sync(_document, owner, existing, h, data, public)
         sourcetype = "REMOTE" if data is not None else "LOCAL"
-    place.db.write_sync(_metadata, rid, h, sourcetype)
+    place.db.write_sync(_metadata, rid, h, sourcetype, harvester)
     if web_url(h.thumbnail_url):
         _thumbnail(place, http, rid, h.thumbnail_url)
     return rid
@@ -117,9 +117,11 @@ def _on_the_web(data: Any) -> Any:
     return data
 
 
-def _metadata(conn, rid: int, h: Harvested, sourcetype: str) -> None:
+def _metadata(conn, rid: int, h: Harvested, sourcetype: str, harvester: Any) -> None:
     resource_writes.apply_changes(conn, rid, changes(conn, h))
     harvesters.set_sourcetype(conn, rid, sourcetype)
+    title = h.values.get("title") if isinstance(h.values.get("title"), str) else ""
+    origins.record_harvest(conn, rid, harvester, title[:255], web_url(h.page_url))
     remote_layers.set_links(conn, rid, [msgspec.to_builtins(link) for link in h.links if web_url(link.url)])
 
 

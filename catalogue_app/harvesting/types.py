@@ -75,6 +75,7 @@ class Harvested(msgspec.Struct, kw_only=True):
     ll_bbox: list[float] | None = None         # [x0, y0, x1, y1] in EPSG:4326
     thumbnail_url: str | None = None           # fetched and kept as the local thumbnail
     links: list[Link] = []                     # the remote's own links for this record
+    page_url: str | None = None                # the remote's page of the record, for a person
     data: DataFiles | RemoteLayer | RemoteDocument | DocumentFile | None = None
 
 

@@ -12,12 +12,13 @@ from catalogue_app.publishing.publish import publish
 
 
 class PublishResource:
-    """params: ``{"remote_id", "resource_id"}``; output: publish.Outcome.output()."""
+    """params: ``{"remote_id", "resource_id"}`` (and ``site_url``, this catalogue's address as the
+    caller used it); output: publish.Outcome.output()."""
 
     def stage(self, params: dict[str, Any], ctx) -> dict[str, Any]:
         outcome = publish(ctx.db, int(params["remote_id"]), int(params["resource_id"]), files_dir=ctx.folders.files,
                           thumbs_dir=thumbs_folder(ctx.folders.files.parent), workspace=ctx.workspace / "publish",
-                          progress=ctx.progress)
+                          progress=ctx.progress, site_url=params.get("site_url"))
         return outcome.output()
 
     def commit(self, conn: sqlite3.Connection, params: dict[str, Any], staged: dict[str, Any], ctx) -> dict[str, Any]:

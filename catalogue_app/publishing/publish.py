@@ -114,6 +114,7 @@ class Run:
     workspace: Path
     progress: Callable[[int], None]
     upload_wait: float
+    site_url: str | None = None  # this catalogue's address: the copy is told where its original is
     row: Any = None
     step: str = "start"
     drawn_before: str | None = None  # the remote copy's thumbnail address before new data were sent
@@ -132,9 +133,10 @@ class Run:
 
 def publish(db: Db, remote_id: int, resource_id: int, *, files_dir: Path, thumbs_dir: Path, workspace: Path,
             progress: Callable[[int], None] = lambda pct: None, upload_wait: float = UPLOAD_WAIT,
-            poll_every: float = 0.2) -> Outcome:
+            poll_every: float = 0.2, site_url: str | None = None) -> Outcome:
     """Publish the resource to the remote (or update what was published there); PublishError
-    when it cannot, with the publication left where it got to."""
+    when it cannot, with the publication left where it got to. ``site_url``, this catalogue's
+    address, lets the copy say where its original is."""
     remote = db.read(remotes.credentials, remote_id)
     if remote is None:
         raise PublishError(f"There is no remote with id {remote_id} (it was removed).")
@@ -147,7 +149,7 @@ def publish(db: Db, remote_id: int, resource_id: int, *, files_dir: Path, thumbs
     workspace.mkdir(parents=True, exist_ok=True)
     with Remote(remote["url"], remote["token"], poll_every=poll_every) as client:
         run = Run(db, remote_id, remote["name"], resource_id, source, client, files_dir, thumbs_dir, workspace,
-                  progress, upload_wait)
+                  progress, upload_wait, site_url)
         run.row = db.write_sync(publications.ensure, remote_id, resource_id)
         what = f"{run.kind} {resource_id} ({source['title']!r})"
         extra: dict[str, Any] = {}
@@ -364,7 +366,10 @@ def _document_file(run: Run, notes: list[str]) -> str:
 
 
 # -- metadata, permissions, thumbnail -------------------------------------------------------------
-def metadata_body(source: dict[str, Any]) -> dict[str, Any]:
+def metadata_body(source: dict[str, Any], site_url: str | None = None) -> dict[str, Any]:
+    """The fields sent to the remote copy; with ``site_url``, the address and title of the
+    original here (``origin_url``, ``origin_title``: a catalogue like this one records them,
+    GeoNode ignores them)."""
     body: dict[str, Any] = {}
     for name in FIELDS:
         value = source.get(name)
@@ -376,19 +381,24 @@ def metadata_body(source: dict[str, Any]) -> dict[str, Any]:
         body["category"] = {"identifier": source["category"]}
     if source["license"]:
         body["license"] = {"identifier": source["license"]}
+    if site_url:
+        body["origin_url"] = f"{site_url.rstrip('/')}/catalogue/#/{source['resource_type']}/{source['id']}"
+        body["origin_title"] = (source.get("title") or "")[:255]
     return body
 
 
 def _metadata(run: Run, pk: int, notes: list[str]) -> None:
-    body = metadata_body(run.source)
+    body = metadata_body(run.source, run.site_url)
     try:
         run.client.patch(pk, body)
     except RemoteError as exc:
         text = str(exc).lower()
-        dropped = [k for k in ("category", "license", "keywords") if k in body and k in text]
+        dropped = [k for k in ("category", "license", "keywords", "origin_url") if k in body and k in text]
         if exc.status != 400 or not dropped:
             raise
-        for key in dropped:  # a category, licence or keyword the remote refuses: the rest still goes
+        for key in dropped:  # a category, licence, keyword or origin the remote refuses: the rest still goes
+            if key == "origin_url":
+                body.pop("origin_title", None)
             value = body.pop(key)
             notes.append(f"the remote refused the {key} {value.get('identifier') if isinstance(value, dict) else value!r};"
                          " left as it was there")

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from catalogue_app import json_text
 from catalogue_app.services import access
 from catalogue_app.services.errors import Invalid
 from catalogue_app.services.values import parse_datetime, truthy
-from catalogue_app.store import Connection, Row, groups, resource_writes
+from catalogue_app.store import Connection, Row, groups, origins, resource_writes
 from catalogue_app.store.resources import Viewer
 
 TEXT = ("title", "abstract", "attribution", "doi", "edition", "purpose", "maintenance_frequency",
@@ -35,6 +36,7 @@ class Cleaned:
     contacts: dict[str, list[int]] = field(default_factory=dict)
     regions_from_extent: bool = False
     regions: list[int] | None = None
+    origin: dict[str, Any] | None = None  # {"url", "title"} of the original elsewhere (url None: forgotten)
 
 
 def _error(name: str, value: Any, model: str) -> Exception:
@@ -244,11 +246,44 @@ def clean(conn: Connection, body: dict[str, Any], viewer: Viewer, caller_is_admi
             v["blob"] = resource_writes.blob(value) if value is not None else None
         elif name == "subtype" and resource_type not in ("dataset", "document") and (value is None or isinstance(value, str)):
             v["subtype"] = value  # a dataset's or document's comes from its data
+    out.origin = _origin(conn, body, row)
     if row is None and not (v.get("title") or "").strip():
         raise Invalid("title: This field is required.")
     if "title" in v and not v["title"].strip():
         raise Invalid("title: This field may not be blank.")
     return out
+
+
+def _origin(conn: Connection, body: dict[str, Any], row: Row | None) -> dict[str, Any] | None:
+    """``origin_url`` (and ``origin_title``): the address (and title) of the original in another
+    catalogue that this resource is a copy of, as a publisher sends it; null or "" forgets it.
+    Write-only (the resource shows it in ``origin``), and refused where the catalogue recorded
+    the origin itself (a copy made here, a harvested record)."""
+    if "origin_url" not in body:
+        if "origin_title" in body:
+            raise Invalid("origin_title: send it with origin_url, the address of the original.")
+        return None
+    url, title = body["origin_url"], body.get("origin_title")
+    if url is not None and url != "":
+        if not _web_address(url):
+            raise Invalid("origin_url: expected the http(s) address of the original, up to 2000 characters.")
+        url = url.strip()
+    if title is not None and (not isinstance(title, str) or len(title) > 255):
+        raise Invalid("origin_title: expected a text of up to 255 characters.")
+    if row is not None and origins.recorded_here(origins.get(conn, row["id"])):
+        raise Invalid("origin_url: this resource is a copy made here or a harvested record; the catalogue"
+                      " records where it came from, and that cannot be changed.")
+    return {"url": url or None, "title": (title or "").strip()}
+
+
+def _web_address(value: Any) -> bool:
+    if not isinstance(value, str) or len(value) > 2000 or not value.strip().isprintable() or " " in value.strip():
+        return False
+    try:
+        parts = urlsplit(value.strip())
+        return parts.scheme in ("http", "https") and bool(parts.hostname)
+    except ValueError:
+        return False
 
 
 def _group(conn: Connection, value: Any, viewer: Viewer, caller_is_admin: bool) -> int | None:

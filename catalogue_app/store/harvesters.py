@@ -14,6 +14,7 @@ import time
 from typing import Any
 
 from catalogue_app.clock import now
+from catalogue_app.store import origins
 from catalogue_app.store.filters import Field, ListSpec, order_clause, where_clause
 
 FIELDS = {
@@ -93,6 +94,8 @@ def update(conn: sqlite3.Connection, harvester_id: int, values: dict[str, Any]) 
     values["last_updated"] = now()
     conn.execute(f"UPDATE harvesters SET {', '.join(f'{k} = ?' for k in values)} WHERE id = ?",
                  [*values.values(), harvester_id])
+    if "name" in values:  # what it harvested says so under its new name
+        origins.harvester_renamed(conn, harvester_id, values["name"])
 
 
 def names_owned_by(conn: sqlite3.Connection, user_id: int) -> list[str]:

@@ -1022,6 +1022,61 @@ def token_details(conn) -> None:
     conn.execute("CREATE INDEX IF NOT EXISTS tokens_user_kind ON tokens(user_id, kind, client, created)")
     conn.execute("CREATE INDEX IF NOT EXISTS tokens_expires ON tokens(expires)")
 
+
+# Migration 27: where a resource came from, when it was not made here from scratch (store/origins.py).
+# ``copy``: a copy of a resource of this catalogue (original_id, null once the original is
+# deleted; its title as it was when copied), or of one elsewhere (url, title: a resource published
+# here from another catalogue). ``harvested``: a record a harvester brought (harvester_id, null
+# once the harvester is removed; its name and remote address kept; url the remote's page of the
+# record). Filled in for what was copied (the copy jobs' requests) and harvested before.
+RESOURCE_ORIGINS = """
+CREATE TABLE IF NOT EXISTS resource_origins (
+    resource_id   INTEGER PRIMARY KEY REFERENCES resources(id) ON DELETE CASCADE,
+    kind          TEXT NOT NULL CHECK (kind IN ('copy', 'harvested')),
+    original_id   INTEGER REFERENCES resources(id) ON DELETE SET NULL,
+    title         TEXT NOT NULL DEFAULT '',
+    url           TEXT,
+    harvester_id  INTEGER REFERENCES harvesters(id) ON DELETE SET NULL,
+    harvester     TEXT NOT NULL DEFAULT '',
+    remote_url    TEXT
+);
+CREATE INDEX IF NOT EXISTS resource_origins_original ON resource_origins(original_id);
+CREATE INDEX IF NOT EXISTS resource_origins_harvester ON resource_origins(harvester_id);
+"""
+
+
+def resource_origins(conn) -> None:
+    """The table, and the origins of what was copied and harvested before it."""
+    import json
+
+    for statement in statements(RESOURCE_ORIGINS):
+        conn.execute(statement)
+    copies = []
+    for inputs, outputs in conn.execute("SELECT input_params, output_params FROM execution_requests"
+                                        " WHERE func_name = 'copy' AND status = 'finished' ORDER BY id"):
+        try:
+            original, made = json.loads(inputs).get("instance"), json.loads(outputs).get("output") or {}
+        except (ValueError, AttributeError):
+            continue
+        if isinstance(made, dict) and isinstance(made.get("pk"), int) and isinstance(original, int):
+            copies.append((made["pk"], made.get("uuid"), original))
+    for pk, uuid, original in copies:
+        conn.execute("INSERT OR IGNORE INTO resource_origins (resource_id, kind, original_id, title)"
+                     " SELECT c.id, 'copy', o.id, coalesce(o.title, '') FROM resources c"
+                     " LEFT JOIN resources o ON o.id = ? WHERE c.id = ? AND c.uuid = ?", (original, pk, uuid))
+    conn.execute(
+        "INSERT OR IGNORE INTO resource_origins (resource_id, kind, title, url, harvester_id, harvester, remote_url)"
+        " SELECT i.resource_id, 'harvested', i.title,"
+        " (SELECT l.url FROM remote_links l WHERE l.resource_id = i.resource_id AND l.link_type = 'html'"
+        "  AND l.name = 'Page on the remote catalogue' LIMIT 1), h.id, h.name, h.remote_url"
+        " FROM harvestable_resources i JOIN harvesters h ON h.id = i.harvester_id"
+        " JOIN resources r ON r.id = i.resource_id ORDER BY i.id")
+    # harvested by a harvester since removed: data copied from a remote, or shown from its service
+    conn.execute("INSERT OR IGNORE INTO resource_origins (resource_id, kind, title) SELECT r.id, 'harvested', r.title"
+                 " FROM resources r WHERE r.sourcetype = 'COPYREMOTE'"
+                 " OR r.id IN (SELECT resource_id FROM remote_layers)")
+
+
 # Tables whose changes leave data_changes alone: nothing kept is derived from them.
 UNCOUNTED = {"data_changes", "kind_changes", "sessions", "tokens", "login_failures",
              "resource_tally",  # (changes with the resources, which are counted)
@@ -1098,4 +1153,4 @@ MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, 
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
-                    RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT, token_details]
+                    RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT, token_details, resource_origins]

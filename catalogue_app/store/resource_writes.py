@@ -10,7 +10,7 @@ import uuid
 from typing import Any
 
 from catalogue_app.clock import now
-from catalogue_app.store import resources
+from catalogue_app.store import origins, resources
 
 # Columns a client may set directly (after validation by the API layer).
 COLUMNS = ("title", "abstract", "attribution", "doi", "edition", "purpose", "maintenance_frequency",
@@ -89,8 +89,8 @@ def set_regions(conn: sqlite3.Connection, resource_id: int, region_ids: list[int
 
 def apply_changes(conn: sqlite3.Connection, resource_id: int, changes: dict[str, Any]) -> None:
     """Validated changes (the API layer's ``Cleaned`` as a plain dict): column values,
-    keywords, thesaurus keywords, contacts, regions, and whether regions follow the extent (the
-    regions named win)."""
+    keywords, thesaurus keywords, contacts, regions, whether regions follow the extent (the
+    regions named win), and the original elsewhere that the resource is a copy of."""
     update(conn, resource_id, changes.get("values") or {})
     if changes.get("keywords") is not None:
         set_keywords(conn, resource_id, changes["keywords"])
@@ -102,6 +102,8 @@ def apply_changes(conn: sqlite3.Connection, resource_id: int, changes: dict[str,
         set_regions_from_extent(conn, resource_id)
     if changes.get("regions") is not None:
         set_regions(conn, resource_id, changes["regions"])
+    if changes.get("origin") is not None:
+        origins.set_elsewhere(conn, resource_id, changes["origin"]["url"], changes["origin"]["title"])
 
 
 def delete(conn: sqlite3.Connection, resource_id: int) -> None:
@@ -137,7 +139,8 @@ def copy(conn: sqlite3.Connection, resource_id: int, owner_id: int, title: str |
          new_uuid: str | None = None) -> int:
     """A copy of a resource's record owned by ``owner_id``, with its keywords, thesaurus
     keywords, regions, contacts, extra metadata, uploaded ISO XML, document details and file
-    rows (the caller copies the files), and the permissions of a new resource."""
+    rows (the caller copies the files), and the permissions of a new resource; it remembers its
+    original (store/origins.py)."""
     columns = [r[1] for r in conn.execute("PRAGMA table_info(resources)") if r[1] not in NOT_COPIED]
     names = ", ".join(columns)
     stamp = now()
@@ -163,6 +166,7 @@ def copy(conn: sqlite3.Connection, resource_id: int, owner_id: int, title: str |
     conn.execute("INSERT INTO documents (resource_id, extension, file_name, doc_url, mime_type)"
                  " SELECT ?, extension, file_name, doc_url, mime_type FROM documents WHERE resource_id = ?",
                  (new_id, resource_id))
+    origins.record_copy(conn, new_id, resource_id)  # (the original's origin is not the copy's)
     kind = conn.execute("SELECT resource_type FROM resources WHERE id = ?", (new_id,)).fetchone()[0]
     perms = ["view_resourcebase"] + (["download_resourcebase"] if kind in resources.DOWNLOADABLE else [])
     resources.grant(conn, new_id, perms, group_id=resources.ANONYMOUS_GROUP_ID)

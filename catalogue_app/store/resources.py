@@ -31,6 +31,7 @@ from catalogue_app.store.filters import (
     remember_count,
     where_clause,
 )
+from catalogue_app.store.origins import SOURCE_SQL
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 VIEW_PERMS = ("view_resourcebase", "change_resourcebase")
@@ -106,6 +107,7 @@ FIELDS: dict[str, Field] = {
     "metadata_uploaded_preserve": Field("r.metadata_uploaded_preserve", "bool"),
     "state": Field("r.state"),
     "sourcetype": Field("r.sourcetype"),
+    "source": Field(SOURCE_SQL),  # local | harvested | remote | copy (store/origins.py)
     "thumbnail_url": Field("r.thumbnail_url"),
     "owner": Field("r.owner_id", "int"),
     "owner.pk": Field("r.owner_id", "int"),
@@ -166,7 +168,7 @@ COMPUTED = {"raw_abstract", "raw_purpose", "raw_constraints_other", "raw_supplem
             "extent", "bbox_polygon", "ll_bbox_polygon", "download_url", "download_urls", "processed",
             "is_copyable", "rating", "poc", "metadata_author", "processor", "publisher", "custodian",
             "distributor", "resource_user", "resource_provider", "originator", "principal_investigator",
-            "restriction_code_type", "spatial_representation_type"}
+            "restriction_code_type", "spatial_representation_type", "origin"}
 SEARCH_FIELDS = {"title": FIELDS["title"], "abstract": FIELDS["abstract"], "owner__username": FIELDS["owner.username"],
                  "purpose": FIELDS["purpose"], "supplemental_information": FIELDS["supplemental_information"],
                  "keywords__name": FIELDS["keywords.name"], "category__identifier": FIELDS["category.identifier"],
