@@ -3,11 +3,12 @@
 // through the same API calls a client makes (POST or PATCH /api/v2/maps with maplayers and data).
 
 import { api, can, currentUser } from '../api.js';
-import { errorBox, field, h, mount, toast } from '../dom.js';
+import { errorBox, field, h, mount, personName, toast } from '../dom.js';
 import { guardLeaving } from '../main.js';
 import { layersTopFirst, MapView, savedView, takeDraft } from '../mapview.js';
+import { originText } from '../origin.js';
 
-const DATASET_FIELDS = ['pk', 'title', 'alternate', 'll_bbox_polygon', 'subtype', 'styles'];
+const DATASET_FIELDS = ['pk', 'title', 'alternate', 'll_bbox_polygon', 'subtype', 'styles', 'owner', 'source', 'origin'];
 
 // The map configuration stored with the map (`data`): a MapStore-style document whose
 // background is the catalogue's own basemap.
@@ -87,9 +88,11 @@ export async function render(main, ctx) {
     if (query.value.trim()) { params.search = query.value.trim(); params.search_fields = ['title', 'abstract']; }
     try {
       const data = await api('/api/v2/datasets', { params });
-      mount(found, (data.datasets || []).map((d) => h('li', { class: 'found-item' }, h('span', {}, d.title), ' ',
-        h('span', { class: 'badge light' }, d.subtype || 'dataset'), ' ',
-        h('button', { type: 'button', class: 'secondary small', 'aria-label': `Add ${d.title}`, dataset: { alternate: d.alternate, title: d.title }, onclick: () => addLayer(d) }, 'Add'))));
+      // owner and origin tell apart datasets of one title (an original, its copies, harvested ones)
+      const who = (d) => [personName(d.owner), originText(d)].filter(Boolean).join(' · ');
+      mount(found, (data.datasets || []).map((d) => h('li', { class: 'found-item', dataset: { pk: d.pk } }, h('span', {}, d.title), ' ',
+        h('span', { class: 'badge light' }, d.subtype || 'dataset'), ' ', h('span', { class: 'muted origin', id: `found-${d.pk}` }, who(d)), ' ',
+        h('button', { type: 'button', class: 'secondary small', 'aria-label': `Add ${d.title}`, 'aria-describedby': `found-${d.pk}`, dataset: { alternate: d.alternate, title: d.title }, onclick: () => addLayer(d) }, 'Add'))));
       if (!(data.datasets || []).length) found.append(h('li', { class: 'muted' }, 'No dataset found.'));
       markAdded();
     } catch (error) { mount(found, h('li', {}, errorBox(error))); }

@@ -6,6 +6,7 @@ import { copyButton, formatDate, h, licenceName, mount, personName, richText, to
 import { enableIdentify } from '../identify.js';
 import { boundsOf, boxOf, createMap, datasetLayer } from '../map.js';
 import { layersTopFirst, legendUrl, MapView, savedView, storeDraft } from '../mapview.js';
+import { originDetail, originText } from '../origin.js';
 
 const ENDPOINTS = { dataset: ['datasets', 'dataset'], document: ['documents', 'document'], map: ['maps', 'map'] };
 const SERVICES = [['OGC:WMS', 'WMS'], ['OGC:WFS', 'WFS'], ['OGC:WCS', 'WCS']];
@@ -94,7 +95,8 @@ function header(resource) {
         resource.subtype ? h('span', { class: 'badge light' }, resource.subtype.replace('_', ' ')) : null,
         resource.is_published === false ? h('span', { class: 'badge warn' }, 'unpublished') : null),
       h('h1', {}, resource.title || '(untitled)'),
-      h('p', { class: 'byline' }, 'By ', personName(resource.owner), ' · ', formatDate(resource.date), resource.date_type ? ` (${resource.date_type})` : '')),
+      h('p', { class: 'byline' }, 'By ', personName(resource.owner), ' · ', formatDate(resource.date), resource.date_type ? ` (${resource.date_type})` : '',
+        resource.origin ? h('span', { class: 'origin' }, ' · ', originText(resource)) : null)),
     actions);
 }
 
@@ -113,6 +115,7 @@ function metadata(resource) {
   const contacts = (resource.poc || []).map(personName).join(', ');
   return h('section', { class: 'metadata' }, h('h2', {}, 'Details'), h('dl', {},
     row('Owner', personName(resource.owner)),
+    row('Origin', originDetail(resource)),
     row('Contact', contacts),
     row('Category', resource.category?.gn_description || resource.category?.identifier),
     row('Keywords', (resource.keywords || []).map((k) => h('a', { class: 'tag', href: `#/?keyword=${encodeURIComponent(k.name)}` }, k.name))),

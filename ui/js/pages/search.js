@@ -6,14 +6,15 @@ import { api, currentUser } from '../api.js';
 import { field, formatDate, h, mount, personName, plainText, select, TYPE_LABELS, typeImage } from '../dom.js';
 import { go } from '../main.js';
 import { boundsOf, boxOf, createMap, drawBox, viewExtent } from '../map.js';
+import { originText, SOURCES } from '../origin.js';
 
 const PAGE_SIZE = 20;
-const FIELDS = ['pk', 'title', 'resource_type', 'subtype', 'thumbnail_url', 'owner', 'date', 'abstract', 'll_bbox_polygon', 'detail_url'];
+const FIELDS = ['pk', 'title', 'resource_type', 'subtype', 'thumbnail_url', 'owner', 'date', 'abstract', 'll_bbox_polygon', 'detail_url', 'source', 'origin'];
 const TYPES = [['', 'All types'], ['dataset', 'Datasets'], ['document', 'Documents'], ['map', 'Maps'], ['app', 'Apps']];
 const SUBTYPES = [['', 'Vector and raster'], ['vector', 'Vector'], ['raster', 'Raster']];
 const SORTS = [['-date', 'Newest first'], ['date', 'Oldest first'], ['title', 'Title A–Z'], ['-title', 'Title Z–A'],
   ['-last_updated', 'Recently updated'], ['-popular_count', 'Most viewed']];
-const KEYS = ['q', 'type', 'subtype', 'category', 'keyword', 'owner', 'region', 'from', 'to', 'sort', 'page', 'extent'];
+const KEYS = ['q', 'type', 'subtype', 'category', 'keyword', 'owner', 'source', 'region', 'from', 'to', 'sort', 'page', 'extent'];
 
 let view = null;   // the mounted page: its elements, map and the lookups it loaded
 
@@ -31,6 +32,7 @@ export function apiParams(params, extra = {}) {
   if (params.get('category')) p['filter{category.identifier}'] = params.get('category');
   if (params.get('keyword')) p['filter{keywords.name}'] = params.get('keyword');
   if (params.get('owner')) p['filter{owner.username}'] = params.get('owner');
+  if (params.get('source')) p['filter{source}'] = params.get('source');
   if (params.get('region')) p['filter{regions.name}'] = params.get('region');
   if (params.get('from')) p['filter{date.gte}'] = `${params.get('from')}T00:00:00Z`;
   if (params.get('to')) p['filter{date.lte}'] = `${params.get('to')}T23:59:59Z`;
@@ -98,7 +100,7 @@ function build(main) {
   form.addEventListener('change', () => {
     const data = new FormData(form);
     const changes = {};
-    for (const key of ['type', 'subtype', 'category', 'keyword', 'owner', 'region', 'from', 'to', 'sort']) changes[key] = (data.get(key) || '').trim();
+    for (const key of ['type', 'subtype', 'category', 'keyword', 'owner', 'source', 'region', 'from', 'to', 'sort']) changes[key] = (data.get(key) || '').trim();
     if (changes.type && changes.type !== 'dataset') changes.subtype = '';  // documents and maps are neither vector nor raster
     setParams(changes);
   });
@@ -132,6 +134,7 @@ function renderFilters(params, found) {
       field('Category', select('category', [['', 'Any category'], ...found.categories.map((c) => [c.identifier, `${c.gn_description || c.identifier}${c.count ? ` (${c.count})` : ''}`])], '')),
       withList(field('Keyword', h('input', { name: 'keyword', list: 'keyword-list', autocomplete: 'off' })), 'keyword-list', found.keywords.map((k) => k.name)),
       field('Owner', select('owner', [['', 'Anyone'], ...found.owners.map((o) => [o.username, personName(o)])], '')),
+      field('Source', select('source', SOURCES, '')),
       withList(field('Region', h('input', { name: 'region', list: 'region-list', autocomplete: 'off' })), 'region-list', found.regions.map((r) => r.name)),
       h('fieldset', { class: 'dates' }, h('legend', {}, 'Date'),
         field('From', h('input', { type: 'date', name: 'from' })),
@@ -141,7 +144,7 @@ function renderFilters(params, found) {
     ]);
   }
   const controls = view.form.elements;
-  for (const key of ['type', 'subtype', 'category', 'keyword', 'owner', 'region', 'from', 'to']) controls[key].value = params.get(key) || '';
+  for (const key of ['type', 'subtype', 'category', 'keyword', 'owner', 'source', 'region', 'from', 'to']) controls[key].value = params.get(key) || '';
   controls.sort.value = params.get('sort') || '-date';
   const type = params.get('type') || '';
   controls.subtype.closest('.field').hidden = !(type === '' || type === 'dataset');
@@ -155,13 +158,13 @@ function withList(fieldEl, id, values) {
 
 function renderChips(params) {
   const chips = [];
-  const labels = { q: 'Text', type: 'Type', subtype: 'Kind', category: 'Category', keyword: 'Keyword', owner: 'Owner', region: 'Region', from: 'From', to: 'To', extent: 'Area' };
+  const labels = { q: 'Text', type: 'Type', subtype: 'Kind', category: 'Category', keyword: 'Keyword', owner: 'Owner', source: 'Source', region: 'Region', from: 'From', to: 'To', extent: 'Area' };
   const type = params.get('type');
   for (const [key, label] of Object.entries(labels)) {
     const value = params.get(key);
     if (!value || (key === 'subtype' && type && type !== 'dataset')) continue;
     chips.push(h('button', { type: 'button', class: 'chip', 'aria-label': `Remove filter ${label}: ${value}`, onclick: () => setParams({ [key]: '' }) },
-      `${label}: ${key === 'extent' ? 'drawn on the map' : value}`, h('span', { 'aria-hidden': 'true' }, ' ×')));
+      `${label}: ${key === 'extent' ? 'drawn on the map' : key === 'source' ? SOURCES.find(([v]) => v === value)?.[1] || value : value}`, h('span', { 'aria-hidden': 'true' }, ' ×')));
   }
   mount(view.chips, chips);
 }
@@ -179,6 +182,7 @@ function card(resource) {
         h('span', { class: `badge ${type}` }, TYPE_LABELS[type] || type),
         resource.subtype && type === 'dataset' ? h('span', { class: 'badge light' }, resource.subtype.replace('_', ' ')) : null,
         h('span', {}, personName(resource.owner)), h('span', {}, formatDate(resource.date))),
+      resource.origin ? h('p', { class: 'meta origin' }, originText(resource)) : null,
       abstract ? h('p', { class: 'snippet' }, abstract.length > 220 ? `${abstract.slice(0, 220)}…` : abstract) : null));
 }
 
