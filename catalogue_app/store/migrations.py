@@ -1042,6 +1042,7 @@ CREATE TABLE IF NOT EXISTS resource_origins (
 );
 CREATE INDEX IF NOT EXISTS resource_origins_original ON resource_origins(original_id);
 CREATE INDEX IF NOT EXISTS resource_origins_harvester ON resource_origins(harvester_id);
+CREATE INDEX IF NOT EXISTS resource_origins_kind ON resource_origins(kind);
 """
 
 
@@ -1072,6 +1073,7 @@ def resource_origins(conn) -> None:
         " FROM harvestable_resources i JOIN harvesters h ON h.id = i.harvester_id"
         " JOIN resources r ON r.id = i.resource_id ORDER BY i.id")
     # harvested by a harvester since removed: data copied from a remote, or shown from its service
+    # (so that every COPYREMOTE resource has its row, as origins.SOURCE_SQL expects)
     conn.execute("INSERT OR IGNORE INTO resource_origins (resource_id, kind, title) SELECT r.id, 'harvested', r.title"
                  " FROM resources r WHERE r.sourcetype = 'COPYREMOTE'"
                  " OR r.id IN (SELECT resource_id FROM remote_layers)")

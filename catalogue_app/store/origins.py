@@ -14,10 +14,13 @@ import sqlite3
 from typing import Any
 
 SOURCES = ("local", "harvested", "remote", "copy")
+ORIGIN_KINDS = ("copy", "harvested")  # the sources that have a row (every COPYREMOTE one does)
 
-# The source of the resource ``r``, in SQL (a filter and sort field; rendering uses the same).
+# The source of the resource ``r``, in SQL (a filter and sort field; rendering says the same). A
+# filter that keeps copies or harvested records only is served by resource_origins instead
+# (store/resources.py ``_came``).
 SOURCE_SQL = ("coalesce((SELECT o.kind FROM resource_origins o WHERE o.resource_id = r.id),"
-              " CASE r.sourcetype WHEN 'REMOTE' THEN 'remote' WHEN 'COPYREMOTE' THEN 'harvested' ELSE 'local' END)")
+              " CASE r.sourcetype WHEN 'REMOTE' THEN 'remote' ELSE 'local' END)")
 
 
 def of_page(conn: sqlite3.Connection, ids: list[int]) -> dict[int, sqlite3.Row]:
@@ -35,7 +38,7 @@ def source(origin: Any, sourcetype: str) -> str:
     """A resource's source from its origin row (or None) and its sourcetype, as SOURCE_SQL says."""
     if origin is not None:
         return origin["kind"]
-    return {"REMOTE": "remote", "COPYREMOTE": "harvested"}.get(sourcetype, "local")
+    return "remote" if sourcetype == "REMOTE" else "local"
 
 
 def record_copy(conn: sqlite3.Connection, copy_id: int, original_id: int) -> None:

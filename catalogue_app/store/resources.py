@@ -31,7 +31,7 @@ from catalogue_app.store.filters import (
     remember_count,
     where_clause,
 )
-from catalogue_app.store.origins import SOURCE_SQL
+from catalogue_app.store.origins import ORIGIN_KINDS, SOURCE_SQL
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 VIEW_PERMS = ("view_resourcebase", "change_resourcebase")
@@ -333,10 +333,24 @@ def _related(conn: sqlite3.Connection, relation: Relation, column: str, cond: Co
                       [], 1.0, 500.0, anonymous_count=listed)
 
 
+def _came(cond: Condition | Combined) -> Candidates | None:
+    """A source filter that keeps copies or harvested records only: the resources of those kinds
+    of resource_origins (few beside all, found by its index); None for any other condition."""
+    if not isinstance(cond, Condition) or cond.negate or cond.path != "source" or cond.op not in ("eq", "exact", "in", "any"):
+        return None
+    kinds = list(dict.fromkeys(cond.values))
+    if not kinds or not set(kinds) <= set(ORIGIN_KINDS):
+        return None
+    marks = ",".join("?" * len(kinds))
+    return Candidates(f"SELECT resource_id AS id FROM resource_origins WHERE kind IN ({marks})", kinds,
+                      f"EXISTS (SELECT 1 FROM resource_origins WHERE resource_id = r.id AND kind IN ({marks}))", kinds,
+                      1.0, 500.0)
+
+
 def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[Candidates], ListSpec]:
-    """The id sets that the extent, the text search and positive filters on keywords, regions
-    and thesaurus keywords allow, answered by their indexes (the one expected to be smallest
-    first), and the spec with what is left."""
+    """The id sets that the extent, the text search and positive filters on keywords, regions,
+    thesaurus keywords and the copy or harvested source allow, answered by their indexes (the one
+    expected to be smallest first), and the spec with what is left."""
     found: list[Candidates] = []
     spec = query.spec
     area = 0.0
@@ -387,8 +401,11 @@ def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[Ca
     rest = []
     for cond in spec.conditions:
         relation = RELATIONS.get(fields[cond.path].exists) if isinstance(cond, Condition) and not cond.negate else None
+        came = _came(cond)
         if relation:
             found.append(_related(conn, relation, fields[cond.path].sql, cond))
+        elif came:
+            found.append(came)
         else:
             rest.append(cond)
     if len(rest) < len(spec.conditions):
