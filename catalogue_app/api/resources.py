@@ -257,6 +257,10 @@ class ResourceWrite(msgspec.Struct, kw_only=True):
     metadata_only: bool | None = None
     extent: dict[str, Any] | None = None
     blob: Any = None
+    # beyond GeoNode's, write-only (shown in ``origin``): the http(s) address and title of the
+    # original in another catalogue that this resource is a copy of; null forgets them
+    origin_url: str | None = None
+    origin_title: str | None = None
 
 
 class MapWrite(ResourceWrite, kw_only=True):
