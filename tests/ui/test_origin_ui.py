@@ -97,7 +97,7 @@ def test_cards_the_source_filter_the_page_and_the_picker_tell_copies_apart(tab, 
     assert len(cards(page)) == 3
 
     # the copy's page names its original and links to it
-    page = tab.go(f"/dataset/{three['copy']}", wait="article.detail .metadata")
+    page = tab.go(f"/dataset/{three['copy']}", wait=f"article.detail[data-pk='{three['copy']}'] .metadata")
     assert f"Copy of “{TITLE}”" in page.locator(".byline").inner_text()
     link = page.locator(".metadata dd a", has_text=f"Copy of “{TITLE}”")
     link.wait_for()
@@ -107,7 +107,8 @@ def test_cards_the_source_filter_the_page_and_the_picker_tell_copies_apart(tab, 
     page.wait_for_selector(f"article.detail[data-pk='{three['original']}']")
     assert page.locator(".byline .origin").count() == 0
     # the harvested one's page says where from, with the remote's page of the record
-    page = tab.go(f"/dataset/{three['harvested']}", wait="article.detail .metadata")
+    # (the page before is a dataset's too: the wait names this one)
+    page = tab.go(f"/dataset/{three['harvested']}", wait=f"article.detail[data-pk='{three['harvested']}'] .metadata")
     assert f"Harvested from Itself ({host})" in page.locator(".byline").inner_text()
     there = page.locator(".metadata dd a", has_text="its page there")
     assert there.get_attribute("href").endswith(f"/catalogue/#/dataset/{three['original']}")
@@ -131,7 +132,39 @@ def test_a_copy_of_an_original_since_deleted_says_so(tab, ui_server, ui_admin, a
         r = as_alice.put(f"/api/v2/resources/{original['pk']}/copy")
         pk = poll(as_alice, r.json()["status_url"], timeout=60)["output_params"]["output"]["pk"]
     assert ui_admin.delete(f"/api/v2/resources/{original['pk']}").status_code == 204
-    page = tab.go(f"/dataset/{pk}", wait="article.detail .metadata")
+    page = tab.go(f"/dataset/{pk}", wait=f"article.detail[data-pk='{pk}'] .metadata")
     assert "Copy of “Cities, soon gone” (deleted)" in page.locator(".metadata").inner_text()
     assert page.locator(".metadata dd a", has_text="Copy of").count() == 0
 
+
+
+@pytest.mark.parametrize("size", ["laptop", "phone"])
+def test_the_origin_lines_and_the_source_filter_pass_axe(browser, ui_server, three, size):
+    """The pages above, as the standing accessibility test looks at every page (axe-core: no
+    serious or critical violation, target size included; nothing wider than the screen)."""
+    from tests.ui.test_accessibility import AXE, SIZES, WIDER_THAN_THE_SCREEN, check, sign_in
+
+    context = browser.new_context(**SIZES[size])
+    context.add_init_script(path=str(AXE))
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    found = []
+    try:
+        sign_in(page, ui_server.url, "alice", USER_PASSWORD)
+        for path, ready in ((f"/?q={TITLE}&source=copy", "section.search[data-loaded] .card .origin"),
+                            (f"/?q={TITLE}", "section.search[data-loaded] .card .origin"),
+                            (f"/dataset/{three['copy']}", f"article[data-pk='{three['copy']}'] .metadata dd a"),
+                            (f"/dataset/{three['harvested']}", f"article[data-pk='{three['harvested']}'] .metadata dd a"),
+                            ("/map/new", ".found-item .origin")):
+            page.evaluate("(path) => { if (location.hash !== `#${path}`) document.getElementById('main')?.replaceChildren(); }",
+                          path)
+            page.goto(f"{ui_server.url}/#{path}")
+            page.wait_for_selector(ready, state="attached")
+            page.wait_for_timeout(150)
+            found += [f"{path}: {v['id']} ({v['impact']}) {v['help']}: {', '.join(v['targets'][:6])}" for v in check(page)]
+            wide = page.evaluate(WIDER_THAN_THE_SCREEN)
+            if wide:
+                found.append(f"{path}: wider than the screen: {', '.join(wide)}")
+    finally:
+        context.close()
+    assert not found, "\n".join(found)

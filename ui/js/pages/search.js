@@ -163,8 +163,9 @@ function renderChips(params) {
   for (const [key, label] of Object.entries(labels)) {
     const value = params.get(key);
     if (!value || (key === 'subtype' && type && type !== 'dataset')) continue;
-    chips.push(h('button', { type: 'button', class: 'chip', 'aria-label': `Remove filter ${label}: ${value}`, onclick: () => setParams({ [key]: '' }) },
-      `${label}: ${key === 'extent' ? 'drawn on the map' : key === 'source' ? SOURCES.find(([v]) => v === value)?.[1] || value : value}`, h('span', { 'aria-hidden': 'true' }, ' ×')));
+    const shown = key === 'extent' ? 'drawn on the map' : key === 'source' ? SOURCES.find(([v]) => v === value)?.[1] || value : value;
+    chips.push(h('button', { type: 'button', class: 'chip', 'aria-label': `Remove filter ${label}: ${shown}`, onclick: () => setParams({ [key]: '' }) },
+      `${label}: ${shown}`, h('span', { 'aria-hidden': 'true' }, ' ×')));
   }
   mount(view.chips, chips);
 }
