@@ -45,6 +45,7 @@ from catalogue_app.geo.time_range import time_range
 from catalogue_app.jobs import thumbnails
 from catalogue_app.store import datasets, metadata, permissions, resource_writes, resources
 from catalogue_app.store.db import Database
+from catalogue_app.store.thumbnails import urls_of as thumbnail_urls
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID
 
 
@@ -169,6 +170,7 @@ class ImportDataset:
             raise ImportFailed(_message(exc), [i["layer"]["name"] for i in layers]) from exc
         files.sync_folder(ctx.folders.files)
         self.imported = created
+        self.thumbnails_at_commit = thumbnail_urls(conn, created)
         out: dict[str, Any] = {"resources": [{"id": rid, "detail_url": f"/catalogue/#/dataset/{rid}"} for rid in created],
                                "detail_url": [f"/catalogue/#/dataset/{rid}" for rid in created]}
         if skipped:
@@ -179,7 +181,8 @@ class ImportDataset:
         for folder in getattr(self, "replaced_folders", []):
             files.remove(ctx.folders.files / folder)
         files.remove(ctx.workspace)  # nothing in it is needed now: gone before the thumbnails are drawn
-        thumbnails.after_import(ctx.db, ctx.folders.files, getattr(self, "imported", []))
+        thumbnails.after_import(ctx.db, ctx.folders.files, getattr(self, "imported", []),
+                                getattr(self, "thumbnails_at_commit", None))
 
     # -- per layer --------------------------------------------------------------------------------
     def _target(self, conn: sqlite3.Connection, params: dict[str, Any], name: str, layers: int) -> int | str | None:

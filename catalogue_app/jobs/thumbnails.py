@@ -122,12 +122,39 @@ def drop(db: Database, thumbs: Path, url: str | None) -> None:
         log.warning("old thumbnail %s could not be removed", name, exc_info=True)
 
 
+class ChangedMeanwhile(Exception):
+    """Someone gave the resource a thumbnail while one was being drawn for it: theirs stays."""
+
+
+def save_unless_changed(db: Database, thumbs: Path, resource_id: int, uuid: str, data: bytes, ext: str,
+                        expected: str | None) -> str:
+    """As save(), but only while the resource's thumbnail is still ``expected``: a thumbnail
+    chosen by a person after an import committed is not replaced by the one drawn for it.
+    ChangedMeanwhile otherwise (the new file is removed again)."""
+    name = write_file(thumbs, uuid, data, ext)
+    url = URL_PREFIX + name
+    try:
+        found, done = db.write_sync(store.replace_url, resource_id, url, expected)
+    except BaseException:
+        (thumbs / name).unlink(missing_ok=True)
+        raise
+    if not (found and done):
+        (thumbs / name).unlink(missing_ok=True)
+        if not found:
+            raise LookupError(f"resource {resource_id} no longer exists")
+        raise ChangedMeanwhile(f"resource {resource_id} was given a thumbnail meanwhile")
+    drop(db, thumbs, expected)
+    return url
+
+
 # -- drawing a dataset --------------------------------------------------------------------------
 def draw_dataset(db: Database, files_dir: Path, thumbs: Path, resource_id: int,
-                 view: tuple[thumbnail.Box, str] | None = None) -> str:
+                 view: tuple[thumbnail.Box, str] | None = None, unless_changed: bool = False,
+                 expected: str | None = None) -> str:
     """Draw the dataset with its default style over ``view`` (a box and its CRS; None: its own
     box, see geo.thumbnail.dataset_view), save the PNG as its thumbnail; returns the address.
-    NothingToDraw when it is no dataset or has no data."""
+    With ``unless_changed``, the image is recorded only while the thumbnail is still
+    ``expected`` (an address, or None; ChangedMeanwhile otherwise). NothingToDraw when it is no dataset or has no data."""
     source = db.read(store.drawing_source, resource_id)
     if source is None:
         raise NothingToDraw("Thumbnails are drawn for datasets only.")
@@ -140,6 +167,8 @@ def draw_dataset(db: Database, files_dir: Path, thumbs: Path, resource_id: int,
                          box, box_crs)
     if not png:
         raise ValueError("the renderer gave no image")
+    if unless_changed:
+        return save_unless_changed(db, thumbs, resource_id, source["uuid"], png, "png", expected)
     return save(db, thumbs, resource_id, source["uuid"], png, "png")
 
 
@@ -174,14 +203,22 @@ def after_map_change(db: Database, files_dir: Path, map_ids: list[int]) -> None:
             log.warning("thumbnail of map %s not drawn: %s", map_id, exc, exc_info=not isinstance(exc, NothingToDraw))
 
 
-def after_import(db: Database, files_dir: Path, resource_ids: list[int]) -> None:
+def after_import(db: Database, files_dir: Path, resource_ids: list[int],
+                 at_commit: dict[int, str | None] | None = None) -> None:
     """Draw the thumbnail of each dataset an import created or gave new data. A failure is
-    logged and leaves that dataset's thumbnail as it was: the import stands."""
+    logged and leaves that dataset's thumbnail as it was: the import stands. ``at_commit``: the
+    thumbnail each had when the import committed; one changed since (a client that saw the
+    import finished and chose a thumbnail) is kept."""
     thumbs = folder(files_dir.parent)
     for rid in resource_ids:
         started = time.process_time()
         try:
-            draw_dataset(db, files_dir, thumbs, rid)
+            if at_commit is None:
+                draw_dataset(db, files_dir, thumbs, rid)
+            else:
+                draw_dataset(db, files_dir, thumbs, rid, unless_changed=True, expected=at_commit.get(rid))
+        except ChangedMeanwhile:
+            log.info("thumbnail of dataset %s not drawn: one was chosen meanwhile", rid)
         except Exception as exc:
             log.warning("thumbnail of dataset %s not drawn: %s", rid, exc,
                         exc_info=not isinstance(exc, (NothingToDraw, ImportError, LookupError)))

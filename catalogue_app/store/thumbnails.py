@@ -21,6 +21,25 @@ def set_url(conn: sqlite3.Connection, resource_id: int, url: str | None) -> tupl
     return True, row[0]
 
 
+def urls_of(conn: sqlite3.Connection, resource_ids: list[int]) -> dict[int, str | None]:
+    """The thumbnail address each of these resources has now."""
+    marks = ",".join("?" * len(resource_ids))
+    return {r[0]: r[1] for r in conn.execute(f"SELECT id, thumbnail_url FROM resources WHERE id IN ({marks})",
+                                             list(resource_ids))} if resource_ids else {}
+
+
+def replace_url(conn: sqlite3.Connection, resource_id: int, url: str, expected: str | None) -> tuple[bool, bool]:
+    """Record the thumbnail address only if the resource still has ``expected``: whether the
+    resource exists, and whether the address was recorded."""
+    row = conn.execute("SELECT thumbnail_url FROM resources WHERE id = ?", (resource_id,)).fetchone()
+    if row is None:
+        return False, False
+    if row[0] != expected:
+        return True, False
+    conn.execute("UPDATE resources SET thumbnail_url = ? WHERE id = ?", (url, resource_id))
+    return True, True
+
+
 def is_used(conn: sqlite3.Connection, url: str) -> bool:
     """Whether some resource (a copy shares its original's) names this thumbnail address."""
     return conn.execute("SELECT 1 FROM resources WHERE thumbnail_url = ? LIMIT 1", (url,)).fetchone() is not None

@@ -114,6 +114,27 @@ def test_an_import_draws_the_thumbnail(t):
     assert anon.get(url, headers={"If-None-Match": etag}).status_code == 304
 
 
+def test_a_thumbnail_chosen_as_the_import_ends_is_kept(t):
+    """A client that sees the import finished and sets a thumbnail at once (as publishing does)
+    keeps it: the one drawn for the import afterwards does not replace it, and its file goes."""
+    owner = t["c"]["owner"]
+    for _ in range(3):
+        r = owner.post("/api/v2/uploads/upload", files=shapefile_parts(COUNTRIES))
+        assert r.status_code in (200, 201), r.text
+        status = f"/api/v2/resource-service/execution-status/{r.json()['execution_id']}"
+        while (done := owner.get(status).json())["status"] not in ("finished", "failed"):
+            pass  # asked without a pause: the thumbnail is set as soon as the import is seen finished
+        pk = done["output_params"]["resources"][0]["id"]
+        r = put_file(owner, pk, picture())
+        assert r.status_code == 200, r.text
+        chosen = r.json()["thumbnail_url"]
+        time.sleep(1.5)  # long enough for the thumbnail of the import to be drawn
+        assert current_url(owner, pk) == chosen
+        assert image_at(owner, chosen).convert("RGB").getpixel((2, 2)) == (255, 0, 0)
+        uuid = owner.get(f"/api/v2/resources/{pk}").json()["resource"]["uuid"]
+        assert [f.name for f in (t["srv"].data_dir / "thumbs").glob(f"{uuid}-*")] == [chosen.rsplit("/", 1)[1]]
+
+
 def test_rasters_and_points_get_thumbnails_too(t):
     owner = t["c"]["owner"]
     for dataset in (upload_tif(owner, "RGB.byte.tif"), upload_shapefile(owner, CITIES)):
