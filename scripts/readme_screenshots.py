@@ -50,11 +50,14 @@ def main() -> None:
                 page = browser.new_page(viewport={"width": 1280, "height": 800})
                 page.goto(f"{server.url}/#/")
                 page.wait_for_selector("[data-loaded]")
+                page.hover(f".card[data-pk='{pks[1]}'] h2")  # its footprint stands out on the map
                 page.wait_for_timeout(1500)
                 page.screenshot(path=str(OUT / "browse.png"))
                 page.goto(f"{server.url}/#/dataset/{pks[0]}")
                 page.wait_for_selector(".attributes table")
                 page.wait_for_timeout(1500)
+                page.set_viewport_size({"width": 1280, "height": 1200})  # down to the downloads and records
+                page.wait_for_timeout(500)
                 page.screenshot(path=str(OUT / "dataset.png"))
                 browser.close()
         finally:
