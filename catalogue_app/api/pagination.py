@@ -104,3 +104,11 @@ def build(request: Request, params: list[tuple[str, str]], cls: type, page: Page
         "page_size": page.size,
         plural: items,
     })
+
+
+def page_of(request: Request, params: list[tuple[str, str]], cls: type, rows: list[Any],
+            shape: Callable[[Any], Any]) -> Any:
+    """The requested page of a short list read whole (a user's tokens, the remotes), each
+    row shaped by ``shape``, in the envelope ``cls``."""
+    page, total, shown = paginate(request, params, lambda limit, offset: (len(rows), rows[offset:offset + limit]))
+    return build(request, params, cls, page, total, [shape(r) for r in shown])

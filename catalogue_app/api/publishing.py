@@ -92,12 +92,7 @@ class RemotesController(Controller):
     async def list_remotes(self, ctx: Ctx) -> RemoteList:
         _superuser(ctx)
         rows = await ctx.db.execute(remotes.all_)
-
-        def fetch(limit: int, offset: int):
-            return len(rows), rows[offset:offset + limit]
-
-        page, total, shown = pagination.paginate(ctx.request, ctx.params, fetch)
-        return pagination.build(ctx.request, ctx.params, RemoteList, page, total, [shape(r, ctx.base) for r in shown])
+        return pagination.page_of(ctx.request, ctx.params, RemoteList, rows, lambda r: shape(r, ctx.base))
 
     @post("/", status_code=201, opt={"body": RemoteWrite},
           summary="Add a remote: name, url and token, checked against the remote first (superusers)")

@@ -69,12 +69,7 @@ class TokensController(Controller):
     @get("/", summary="The caller's API tokens, newest first (never the tokens themselves)")
     async def list_tokens(self, ctx: Ctx) -> TokenList:
         rows = await ctx.db.execute(rules.list_tokens, rules.require_user(ctx.caller))
-
-        def fetch(limit: int, offset: int):
-            return len(rows), rows[offset:offset + limit]
-
-        page, total, shown = pagination.paginate(ctx.request, ctx.params, fetch)
-        return pagination.build(ctx.request, ctx.params, TokenList, page, total, [shape(r, ctx.base) for r in shown])
+        return pagination.page_of(ctx.request, ctx.params, TokenList, rows, lambda r: shape(r, ctx.base))
 
     @post("/", status_code=201, opt={"body": TokenWrite},
           summary="Make a personal API token with a label; the answer holds the token, shown this once")

@@ -63,3 +63,20 @@ def wait_thumbnail(client, pk: int, timeout: float = 30) -> str:
             assert url, f"resource {pk} got no thumbnail"
             return url
         time.sleep(0.05)
+
+
+def job(admin, command: str, timeout: float = 60, **kwargs) -> dict:
+    """Run a management command as a job over HTTP and wait for its end: the job, with its
+    task's outcome (SUCCESS or FAILURE) in ``outcome``."""
+    base = "/api/v2/management"
+    r = admin.post(f"{base}/commands/{command}/", json={"kwargs": kwargs})
+    assert r.status_code == 201, r.text
+    job_id = r.json()["data"]["id"]
+    deadline = time.monotonic() + timeout
+    while True:
+        body = admin.get(f"{base}/jobs/{job_id}/").json()
+        if body["status"] == "FINISHED":
+            status = admin.get(f"{base}/jobs/{job_id}/status/").json()["celery_task_meta"]["status"]
+            return {**body, "outcome": status}
+        assert time.monotonic() < deadline, body
+        time.sleep(0.05)

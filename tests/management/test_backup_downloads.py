@@ -14,7 +14,7 @@ import time
 import pytest
 
 from tests.conftest import ADMIN_PASSWORD, USER_PASSWORD, Server, make_user
-from tests.management.backup_helpers import cli, upload_document
+from tests.management.backup_helpers import cli, job, upload_document
 
 BASE = "/api/v2/management"
 
@@ -35,28 +35,15 @@ def srv(tmp_path_factory):
     server.stop()
 
 
-def run_job(admin, command: str, timeout: float = 60, **kwargs) -> dict:
-    r = admin.post(f"{BASE}/commands/{command}/", json={"kwargs": kwargs})
-    assert r.status_code == 201, r.text
-    job_id = r.json()["data"]["id"]
-    deadline = time.monotonic() + timeout
-    while True:
-        body = admin.get(f"{BASE}/jobs/{job_id}/").json()
-        if body["status"] == "FINISHED":
-            return body
-        assert time.monotonic() < deadline, body
-        time.sleep(0.05)
-
-
 @pytest.fixture(scope="module")
 def made(srv):
     """Two backups made by jobs (a named tar, a default-named gzip), and things that are not backups."""
     server, clients = srv
     admin = clients["superuser"]
-    named = run_job(admin, "backup", output="first.tar")
+    named = job(admin, "backup", output="first.tar")
     assert not named["failed"], named["output_message"]
     time.sleep(1.1)  # (their times differ by a second at least: the newest comes first)
-    zipped = run_job(admin, "backup", gzip=True)
+    zipped = job(admin, "backup", gzip=True)
     assert not zipped["failed"], zipped["output_message"]
     folder = server.data_dir / "backups"
     (folder / "notes.txt").write_text("not an archive\n")
@@ -97,11 +84,11 @@ def test_a_finished_backup_job_names_its_archive(srv, made):
     assert staff.get(f"{BASE}/jobs/{job_id}/").json()["archive"] == "first.tar"
     assert admin.get(f"{BASE}/jobs/{job_id}/status/").json()["archive"] == "first.tar"
     assert admin.get(f"{BASE}/commands/backup/jobs/{job_id}/").json()["archive"] == "first.tar"
-    refused = run_job(admin, "backup", output="../elsewhere.tar")
+    refused = job(admin, "backup", output="../elsewhere.tar")
     assert refused["failed"] and refused["archive"] is None
-    assert run_job(admin, "ping_mngmt_commands_http")["archive"] is None
+    assert job(admin, "ping_mngmt_commands_http")["archive"] is None
     # an archive removed since is no longer pointed at
-    extra = run_job(admin, "backup", output="gone.tar")
+    extra = job(admin, "backup", output="gone.tar")
     assert extra["archive"] == "gone.tar"
     (made["folder"] / "gone.tar").unlink()
     assert admin.get(f"{BASE}/jobs/{extra['id']}/").json()["archive"] is None

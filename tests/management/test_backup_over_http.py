@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import tarfile
-import time
 
 import pytest
 
 from tests.conftest import ADMIN_PASSWORD, in_process
-from tests.management.backup_helpers import cli, upload_document
+from tests.management.backup_helpers import cli, job, upload_document
 
 BASE = "/api/v2/management"
 
@@ -21,20 +20,6 @@ def srv(tmp_path_factory):
     yield server, admin
     admin.close()
     server.stop()
-
-
-def job(admin, command: str, timeout: float = 60, **kwargs) -> dict:
-    r = admin.post(f"{BASE}/commands/{command}/", json={"kwargs": kwargs})
-    assert r.status_code == 201, r.text
-    job_id = r.json()["data"]["id"]
-    deadline = time.monotonic() + timeout
-    while True:
-        body = admin.get(f"{BASE}/jobs/{job_id}/").json()
-        if body["status"] == "FINISHED":
-            status = admin.get(f"{BASE}/jobs/{job_id}/status/").json()["celery_task_meta"]["status"]
-            return {**body, "outcome": status}
-        assert time.monotonic() < deadline, body
-        time.sleep(0.05)
 
 
 def test_backup_check_repair_vacuum_as_jobs(srv, tmp_path):
