@@ -262,6 +262,12 @@ def test_the_composer_keeps_work(tab, ui_server, alice, countries, cities):
     tab.until("document.getElementById('map-view').leafletMap.getZoom() === 5")
     centre = page.evaluate("(() => { const c = document.getElementById('map-view').leafletMap.getCenter(); return [c.lat, c.lng]; })()")
     assert abs(centre[0] - 10) < 0.05 and abs(centre[1] - 20) < 0.05, centre  # within a pixel
+    # a click on the map page says what is there, in each layer shown (10° N 20° E is in Chad)
+    box = page.locator("#map-view").bounding_box()
+    page.locator("#map-view").click(position={"x": box["width"] / 2, "y": box["height"] / 2})
+    page.wait_for_selector(".identify-popup .identify-feature table")
+    assert "Chad" in page.inner_text(".identify-popup")
+    assert countries["title"] in page.locator(".identify-popup h3").all_inner_texts()
 
     # order and opacity set on the map page go into the composer
     page.click(f"button[aria-label='Move {countries['title']} up']")
