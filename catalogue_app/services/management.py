@@ -9,7 +9,8 @@ from typing import Any
 
 from catalogue_app.management import registry
 from catalogue_app.services import backups
-from catalogue_app.services.errors import Forbidden, Invalid, NotFound, NotSignedIn
+from catalogue_app.services.backups import require_staff  # the staff rule of every management route
+from catalogue_app.services.errors import Invalid, NotFound
 from catalogue_app.store import Connection, Row, management_jobs
 
 MAX_ARGS = 1000
@@ -18,13 +19,6 @@ MAX_TEXT = 100_000  # characters of all arguments together
 
 class JobRefused(Invalid):
     """A job that cannot be started, with GeoNode's empty job fields as ``data``."""
-
-
-def require_staff(caller) -> None:
-    if caller.is_anonymous:
-        raise NotSignedIn()
-    if not caller.is_admin:
-        raise Forbidden()
 
 
 def command_named(caller, name: str | None, *, from_body: bool):
