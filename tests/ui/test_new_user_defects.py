@@ -291,6 +291,7 @@ def test_copy_button_says_copied_and_documents_name_no_crs(tab, ui_admin, countr
     page = tab.go(f"/dataset/{countries['pk']}", wait="section.services button.copy")
     button = page.locator("section.services button.copy").first
     button.click()
+    page.wait_for_selector("section.services button.copy.copied")  # the clipboard answers asynchronously
     assert button.inner_text() == "Copied ✓"
     assert page.evaluate("navigator.clipboard.readText()").endswith("/geoserver/ows")
     page.wait_for_timeout(2300)
