@@ -90,7 +90,7 @@ def seed_with_cpu(data_dir: Path, count: int) -> tuple[float, float]:
     second and the processor seconds spent (this process and the seed's worker processes)."""
     import resource
 
-    from catalogue_app.store.seed import seed
+    from catalogue_app.seeding.resources import seed
 
     def cpu() -> float:
         return sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage,
@@ -206,7 +206,7 @@ def distinct_keyword_queries(n: int) -> list[str]:
     import random
     from urllib.parse import quote
 
-    from catalogue_app.store.seed import KEYWORDS
+    from catalogue_app.seeding.resources import KEYWORDS
 
     rng = random.Random(11)
     seen: set[tuple[str, int]] = set()

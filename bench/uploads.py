@@ -159,7 +159,7 @@ def upload(client: httpx.Client, shp: Path) -> tuple[float, float, int]:
 
 def upload_case(tmp: Path, shp: Path, datasets: int, uploads: int) -> list[tuple[float, float, float]]:
     """``uploads`` uploads into a fresh catalogue of ``datasets`` datasets: (to 201, total, peak MB) each."""
-    from catalogue_app.store.seed import seed_resources
+    from catalogue_app.seeding.resources import seed_resources
 
     data = tmp / f"data-{datasets}"
     seed_users(data, 1)

@@ -12,46 +12,20 @@ from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
 from catalogue_app import __version__, geo, processes
-from catalogue_app.api import (
-    accounts,
-    assets,
-    catalogue_records,
-    datasets,
-    documents,
-    embed,
-    executions,
-    groups,
-    harvesting,
-    limits,
-    lookups,
-    management,
-    map_layers,
-    metadata,
-    metadata_editor,
-    oauth,
-    permissions,
-    publishing,
-    resource_actions,
-    resource_fields,
-    resource_service,
-    resources,
-    root,
-    schema,
-    styles,
-    thumbnails,
-    tokens,
-    upload_sessions,
-    uploads,
-    users,
-    web_ui,
-)
-from catalogue_app.api.admission import ReadAdmission
-from catalogue_app.api.auth import AuthMiddleware, CredentialCache
+from catalogue_app.api import openapi, root, web_ui
+from catalogue_app.api.accounts import groups, oauth, sessions, tokens, users
+from catalogue_app.api.admin import harvesting, limits, management, publishing
 from catalogue_app.api.context import Context
-from catalogue_app.api.drain import DrainUnread
 from catalogue_app.api.errors import EXCEPTION_HANDLERS
-from catalogue_app.api.head import HeadAsGet
+from catalogue_app.api.middleware.admission import ReadAdmission
+from catalogue_app.api.middleware.auth import AuthMiddleware, CredentialCache
+from catalogue_app.api.middleware.drain import DrainUnread
+from catalogue_app.api.middleware.head import HeadAsGet
 from catalogue_app.api.ogc import service as ogc_service
+from catalogue_app.api.ogc.csw import endpoint as csw
+from catalogue_app.api.resources import (actions, assets, async_actions, datasets, documents, embed, executions,
+                                         fields, lookups, maps, metadata, metadata_editor, permissions, routes,
+                                         styles, thumbnails, upload_sessions, uploads)
 from catalogue_app.config import Settings, load_settings
 from catalogue_app.harvesting.place import Place
 from catalogue_app.harvesting.runner import HarvestRunner
@@ -78,9 +52,9 @@ class NoSchemaRoutes(Controller):
 
 
 # Every endpoint family, one module each; each lists its routes in ROUTES.
-FAMILIES = (root, users, groups, resources, lookups, resource_actions, resource_fields, map_layers, executions,
-            permissions, limits, uploads, upload_sessions, datasets, documents, metadata, catalogue_records, embed,
-            styles, ogc_service, resource_service, oauth, schema, thumbnails, assets, metadata_editor, accounts, web_ui,
+FAMILIES = (root, users, groups, routes, lookups, actions, fields, maps, executions,
+            permissions, limits, uploads, upload_sessions, datasets, documents, metadata, csw, embed,
+            styles, ogc_service, async_actions, oauth, openapi, thumbnails, assets, metadata_editor, sessions, web_ui,
             harvesting, publishing, management, tokens)
 
 
@@ -121,7 +95,7 @@ def create_app(settings: Settings) -> Litestar:
         exception_handlers=EXCEPTION_HANDLERS,
         on_startup=[open_database, thumbnails.sweep_at_start],
         on_shutdown=[close_database],
-        # Litestar builds the schema that api/schema.py serves at /api/v2/schema/; its own routes
+        # Litestar builds the schema that api/openapi.py serves at /api/v2/schema/; its own routes
         # for it are replaced by a controller without any, so that there is one schema only
         openapi_config=OpenAPIConfig(
             title="Catalogue API", version=__version__, path="/api/v2/_litestar_schema",

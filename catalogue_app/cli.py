@@ -241,7 +241,7 @@ def seed(args: argparse.Namespace) -> int:
     import time
 
     from catalogue_app import files
-    from catalogue_app.store.seed import seed as seed_catalogue
+    from catalogue_app.seeding.resources import seed as seed_catalogue
 
     settings = _settings(args)
     _prepare(settings)

@@ -62,7 +62,7 @@ class Settings(msgspec.Struct, kw_only=True):
     # Threads per process that run SQLite reads for the async handlers; 0: see reader_threads.
     read_threads: int = 0
     # Reads (GET, HEAD) that a worker works on at once; more wait their turn, writes never do
-    # (api/admission.py). 0: no limit.
+    # (api/middleware/admission.py). 0: no limit.
     reads_at_once: int = 4
     # The first administrator, made on the first start (an empty password: one is generated).
     admin_username: str = "admin"

@@ -12,7 +12,7 @@ from urllib.parse import parse_qsl
 from litestar import Request
 from litestar.di import NamedDependency
 
-from catalogue_app.api.auth import Caller, caller_of
+from catalogue_app.api.middleware.auth import Caller, caller_of
 from catalogue_app.api.errors import ApiError, not_authenticated
 from catalogue_app.api.pagination import base_url
 from catalogue_app.config import Settings

@@ -3,7 +3,7 @@ a remote has a unique name, an http(s) address and a token; its address and toke
 against the remote whenever they are saved (a GeoNode API v2 must answer there, and take the
 token), so that a wrong one is refused at once with what to fix, not at the first publish; a
 publish names an existing remote (by id or name) and a dataset or document. Called by
-api/publishing.py and the CLI alike."""
+api/admin/publishing.py and the CLI alike."""
 
 from __future__ import annotations
 

@@ -56,7 +56,7 @@ COLUMNS = (
     "r.is_approved, r.metadata_only, r.metadata_uploaded_preserve, r.state, r.dirty, r.sourcetype, "
     "r.thumbnail_url, r.blob"
 )
-# What a page needs of each row besides what is kept of it (api/resource_pages.py): the caller's
+# What a page needs of each row besides what is kept of it (api/resources/pages.py): the caller's
 # permissions depend on these.
 PERMS_COLUMNS = "r.id, r.resource_type, r.subtype, r.owner_id, r.group_id"
 

@@ -1,4 +1,4 @@
-"""Reads are let in a few at a time and writes never wait for them (api/admission.py), driven
+"""Reads are let in a few at a time and writes never wait for them (api/middleware/admission.py), driven
 through the ASGI interface with an application whose reads take as long as the test says."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from catalogue_app.api.admission import ReadAdmission
+from catalogue_app.api.middleware.admission import ReadAdmission
 from tests.conftest import run_loop
 
 

@@ -14,10 +14,10 @@ import sqlite3
 
 import pytest
 
-from catalogue_app.api.resource_query import resource_query
+from catalogue_app.api.resources.params import resource_query
 from catalogue_app.passwords import hash_password
 from catalogue_app.store import db, resource_writes, resources, users
-from catalogue_app.store.seed import seed_resources
+from catalogue_app.seeding.resources import seed_resources
 
 EDITED = ["Riverside walk 2019", "KIWI orchards of Ålesund", "Land-use change, river2 gauge", "ØRSTED wind farm",
           "Kiwi river survey"]

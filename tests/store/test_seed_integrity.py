@@ -22,9 +22,10 @@ import pytest
 
 from catalogue_app.bootstrap import prepare
 from catalogue_app.config import load_settings
-from catalogue_app.store import db, resources, seed_side, users
+from catalogue_app.store import db, resources, users
+from catalogue_app.seeding import side as seed_side
 from catalogue_app.store.filters import ListSpec
-from catalogue_app.store.seed import KEYWORDS, seed, seed_resources
+from catalogue_app.seeding.resources import KEYWORDS, seed, seed_resources
 
 ADMIN = resources.Viewer(1, True)
 TABLES = {

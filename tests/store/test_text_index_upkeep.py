@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import time
 
-from catalogue_app.store import seed, text_index, users
+from catalogue_app.store import text_index, users
+from catalogue_app.seeding import resources as seed
 from catalogue_app.store.db import Database, migrate, transaction
 
 

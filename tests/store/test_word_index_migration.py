@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from catalogue_app.api.resource_query import resource_query
+from catalogue_app.api.resources.params import resource_query
 from catalogue_app.store import db, migrations, resource_writes, resources
 
 SEARCH = [("search_fields", "title"), ("search_fields", "abstract")]

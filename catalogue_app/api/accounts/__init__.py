@@ -1,0 +1,1 @@
+"""Accounts: users, groups, sign-in, OAuth2 tokens and personal tokens."""

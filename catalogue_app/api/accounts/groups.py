@@ -1,0 +1,237 @@
+"""/api/v2/groups: group profiles, their managers, members and resources."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from typing import Any, Literal
+
+import msgspec
+from litestar import Controller, delete, get, patch, post, put
+from litestar.params import FromPath
+from msgspec import UNSET, UnsetType
+
+from catalogue_app.api import pagination
+from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.errors import denied, invalid, permission_denied
+from catalogue_app.api.query import list_spec
+from catalogue_app.api.request_bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
+from catalogue_app.api.resources.representation import Resource, render
+from catalogue_app.api.accounts.representation import GroupProfile, User, group_profiles, user
+from catalogue_app.services import groups as group_rules
+from catalogue_app.store import Connection, Row, groups, resources, users
+
+ACCESS = ("public", "public-invite", "private")
+
+class GroupList(pagination.ListPage):
+    group_profiles: list[GroupProfile]
+
+
+class GroupResources(pagination.ListPage):
+    resources: list[Resource]
+
+
+class GroupDetail(msgspec.Struct):
+    group_profile: GroupProfile
+
+
+class GroupBatch(msgspec.Struct):
+    group_profiles: list[GroupProfile]
+
+
+class GroupWrite(msgspec.Struct, kw_only=True):
+    """Fields accepted on create and edit. ``slug`` defaults to one made from the title."""
+
+    title: str | UnsetType = UNSET
+    slug: str | UnsetType = UNSET
+    description: str | UnsetType = UNSET
+    email: str | None | UnsetType = UNSET
+    logo: str | None | UnsetType = UNSET
+    access: str | UnsetType = UNSET
+    categories: list[str] | UnsetType = UNSET
+
+
+class GroupUpdate(GroupWrite, kw_only=True):
+    id: Id
+
+
+class MembersBody(msgspec.Struct):
+    """Add users to a group (POST) or remove them (DELETE)."""
+
+    users: list[Id]
+    role: Literal["member", "manager"] = "member"
+
+
+def slugify(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]+", "-", ascii_text.lower()).strip("-")[:255]
+
+
+def _values(data: GroupWrite, *, creating: bool) -> tuple[dict[str, Any], list[str] | None]:
+    values = {f: getattr(data, f) for f in GroupWrite.__struct_fields__
+              if f != "categories" and getattr(data, f) is not UNSET}
+    if creating:
+        if not (values.get("title") or "").strip():
+            raise invalid("title: This field is required.")
+        values.setdefault("slug", slugify(values["title"]))
+        values.setdefault("description", "")
+        values.setdefault("access", "public")
+    if "title" in values and not (values["title"] or "").strip():
+        raise invalid("title: This field may not be blank.")
+    if "slug" in values and (not values["slug"] or slugify(values["slug"]) != values["slug"]):
+        raise invalid("slug: Enter a valid slug of lower-case letters, numbers and hyphens.")
+    if "access" in values and values["access"] not in ACCESS:
+        raise invalid(f'access: "{values["access"]}" is not a valid choice ({", ".join(ACCESS)}).')
+    if values.get("description") is None and "description" in values:
+        values["description"] = ""
+    categories = None if data.categories is UNSET else list(dict.fromkeys(data.categories))
+    return values, categories
+
+
+def _render(ctx: Context, profile_ids: list[int]) -> list[GroupProfile]:
+    """Runs on a reader thread (through ``reading``)."""
+    def load(conn: Connection) -> list[GroupProfile]:
+        rows = [groups.get(conn, pid) for pid in profile_ids]
+        return group_profiles(conn, [r for r in rows if r is not None], ctx.base)
+
+    return ctx.db.read(load)
+
+
+class GroupsController(Controller):
+    path = "/api/v2/groups"
+    tags = ["groups"]
+
+    @get("/", summary="List group profiles visible to the caller")
+    async def list_groups(self, ctx: Ctx) -> GroupList:
+        caller = ctx.caller
+        spec = list_spec(ctx.params, groups.FIELDS, groups.SEARCH_FIELDS)
+
+        def fetch(limit: int, offset: int):
+            def load(conn: Connection):
+                total, rows = groups.page(conn, spec, caller.id, caller.is_admin, limit, offset)
+                return total, group_profiles(conn, rows, ctx.base)
+            return ctx.db.read(load)
+
+        page, total, items = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
+        return pagination.build(ctx.request, ctx.params, GroupList, page, total, items)
+
+    @post("/", status_code=201, opt={"body": GroupWrite}, summary="Create one group or several (admins)")
+    async def create_groups(self, ctx: Ctx) -> GroupDetail | GroupBatch:
+        caller = ctx.caller
+        if not caller.is_admin:
+            raise denied(caller)
+        items, many = records(await read_body(ctx.request), "group_profile", "group_profiles")
+        batch = [_values(convert(item, GroupWrite), creating=True) for item in items]
+        rendered = await reading(ctx.request, _render, ctx, await ctx.db.write(group_rules.create, caller, batch))
+        return GroupBatch(rendered) if many else GroupDetail(rendered[0])
+
+    @patch("/", opt={"body": list[GroupUpdate]}, summary="Update several groups (ENABLE_BULK_UPDATE)")
+    async def bulk_update(self, ctx: Ctx) -> GroupBatch:
+        caller = ctx.caller
+        if caller.is_anonymous:
+            raise denied(caller)
+        ctx.require_bulk_update()
+        batch = []
+        for item in update_records(await read_body(ctx.request), "group_profiles"):
+            data = convert(item, GroupUpdate)
+            batch.append((data.id, *_values(data, creating=False)))
+        await ctx.db.write(group_rules.change_each, caller, batch)
+        return GroupBatch(await reading(ctx.request, _render, ctx, [b[0] for b in batch]))
+
+    @delete("/", status_code=204, summary="Delete several groups (admins)")
+    async def bulk_delete(self, ctx: Ctx) -> None:
+        if not ctx.caller.is_admin:
+            raise denied(ctx.caller)
+        ids = record_ids(await read_body(ctx.request), "group_profiles")
+        await ctx.db.write(group_rules.delete_each, ctx.caller, ids)
+
+    # -- one group ---------------------------------------------------------------------------
+    def _visible(self, ctx: Context, pk: str) -> Row:
+        """The group profile at ``pk`` as the caller sees it. Runs on a reader thread (through
+        ``reading`` or inside a handler's read function)."""
+        return ctx.db.read(group_rules.visible, ctx.caller, path_id(pk, "GroupProfile"))
+
+    @get("/{pk:str}", summary="One group profile")
+    async def get_group(self, ctx: Ctx, pk: FromPath[str]) -> GroupDetail:
+        return GroupDetail((await reading(ctx.request, lambda: _render(ctx, [self._visible(ctx, pk)["id"]])))[0])
+
+    @patch("/{pk:str}", opt={"body": GroupWrite}, summary="Change a group (its managers or admins)")
+    async def patch_group(self, ctx: Ctx, pk: FromPath[str]) -> GroupDetail:
+        return await self._update(ctx, pk, admins_only=False)
+
+    @put("/{pk:str}", opt={"body": GroupWrite}, summary="Change a group (admins)")
+    async def put_group(self, ctx: Ctx, pk: FromPath[str]) -> GroupDetail:
+        return await self._update(ctx, pk, admins_only=True)
+
+    async def _update(self, ctx: Context, pk: str, *, admins_only: bool) -> GroupDetail:
+        if ctx.caller.is_anonymous:
+            raise denied(ctx.caller)
+        profile_id = (await reading(ctx.request, self._visible, ctx, pk))["id"]
+        body = unwrap(await read_body(ctx.request), "group_profile")
+        values, slugs = _values(convert(body, GroupWrite), creating=False)
+        await ctx.db.write(group_rules.change, ctx.caller, profile_id, values, slugs, admins_only)
+        return GroupDetail((await reading(ctx.request, _render, ctx, [profile_id]))[0])
+
+    @delete("/{pk:str}", status_code=204, summary="Delete a group (admins)")
+    async def delete_group(self, ctx: Ctx, pk: FromPath[str]) -> None:
+        if ctx.caller.is_anonymous:
+            raise denied(ctx.caller)
+        profile = await reading(ctx.request, self._visible, ctx, pk)
+        if not ctx.caller.is_admin:
+            raise permission_denied()
+        await ctx.db.write(groups.delete, profile["id"])
+
+    @staticmethod
+    def _people(ctx: Context, profile: Row, managers_only: bool) -> list[User]:
+        """Runs on a reader thread (through ``reading``)."""
+        def load(conn: Connection) -> list[User]:
+            ids = groups.member_ids(conn, profile["group_id"], managers_only)
+            return [user(r, ctx.caller, ctx.base) for r in users.by_ids(conn, ids)]
+
+        return ctx.db.read(load)
+
+    @get("/{pk:str}/managers", summary="Managers of the group")
+    async def managers(self, ctx: Ctx, pk: FromPath[str]) -> list[User]:
+        return await reading(ctx.request, lambda: self._people(ctx, self._visible(ctx, pk), managers_only=True))
+
+    @get("/{pk:str}/members", summary="Members of the group (managers included)")
+    async def members(self, ctx: Ctx, pk: FromPath[str]) -> list[User]:
+        return await reading(ctx.request, lambda: self._people(ctx, self._visible(ctx, pk), managers_only=False))
+
+    @post("/{pk:str}/members", status_code=200, opt={"body": MembersBody},
+          summary="Add users to the group, as members or managers")
+    async def add_members(self, ctx: Ctx, pk: FromPath[str]) -> list[User]:
+        return await self._change_members(ctx, pk, adding=True)
+
+    @delete("/{pk:str}/members", status_code=200, opt={"body": MembersBody},
+            summary="Remove users from the group")
+    async def remove_members(self, ctx: Ctx, pk: FromPath[str]) -> list[User]:
+        return await self._change_members(ctx, pk, adding=False)
+
+    async def _change_members(self, ctx: Context, pk: str, *, adding: bool) -> list[User]:
+        """Managers and admins add or remove anyone; a user may join a public group or leave any."""
+        caller = ctx.caller
+        if caller.is_anonymous:
+            raise denied(caller)
+        profile = await reading(ctx.request, self._visible, ctx, pk)
+        body = convert(await read_body(ctx.request) or {}, MembersBody)
+        await ctx.db.write(group_rules.change_members, caller, profile, body.users, body.role, adding)
+        return await reading(ctx.request, self._people, ctx, profile, False)
+
+    @get("/{pk:str}/resources", summary="Resources on which the group holds a permission")
+    async def group_resources(self, ctx: Ctx, pk: FromPath[str]) -> GroupResources:
+        def answer() -> Any:
+            profile = self._visible(ctx, pk)
+            caller = ctx.caller
+
+            def fetch(limit: int, offset: int):
+                return ctx.db.read(resources.page_of_group, profile["group_id"], ctx.viewer, limit, offset)
+
+            page, total, rows = pagination.paginate(ctx.request, ctx.params, fetch)
+            items = ctx.db.read(render, rows, caller, ctx.viewer, ctx.base)
+            return pagination.build(ctx.request, ctx.params, GroupResources, page, total, items)
+
+        return await reading(ctx.request, answer)
+
+
+ROUTES = [GroupsController]

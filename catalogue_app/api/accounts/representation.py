@@ -1,0 +1,94 @@
+"""The JSON shapes of users and groups, shared by every endpoint that embeds them."""
+
+from __future__ import annotations
+
+import msgspec
+from msgspec import UNSET, UnsetType
+
+from catalogue_app.api.middleware.auth import Caller
+from catalogue_app.store import Connection, Row
+
+DEFAULT_AVATAR = "/static/img/avatar.svg"
+
+
+class User(msgspec.Struct, kw_only=True):
+    """A user as GeoNode embeds one (owner, members, the users API)."""
+
+    pk: int
+    username: str
+    first_name: str
+    last_name: str
+    avatar: str
+    # Only for the user themselves and for admins.
+    perms: list[str] | UnsetType = UNSET
+    is_superuser: bool
+    is_staff: bool
+    # Never shown to anonymous callers.
+    email: str | UnsetType = UNSET
+    link: str
+
+
+class GroupRef(msgspec.Struct):
+    pk: int
+    name: str
+
+
+class GroupProfile(msgspec.Struct, kw_only=True):
+    pk: int
+    title: str
+    group: GroupRef
+    slug: str
+    logo: str | None
+    description: str
+    email: str | None
+    keywords: list[str]
+    access: str
+    categories: list[str]
+    link: str
+
+
+def global_perms(row: Row) -> list[str]:
+    return ["add_remote_resource", "add_resource"] if row["is_superuser"] else ["add_resource"]
+
+
+def absolute(base: str, url: str) -> str:
+    return url if "://" in url else f"{base}{url}"
+
+
+def user(row: Row, caller: Caller, base: str) -> User:
+    mine = caller.is_admin or caller.id == row["id"]
+    return User(
+        pk=row["id"],
+        username=row["username"],
+        first_name=row["first_name"],
+        last_name=row["last_name"],
+        avatar=absolute(base, row["avatar"] or DEFAULT_AVATAR),
+        perms=global_perms(row) if mine else UNSET,
+        is_superuser=bool(row["is_superuser"]),
+        is_staff=bool(row["is_staff"]),
+        email=UNSET if caller.is_anonymous else row["email"],
+        link=f"{base}/api/v2/users/{row['id']}",
+    )
+
+
+def group_profile(row: Row, categories: list[str], keywords: list[str], base: str) -> GroupProfile:
+    return GroupProfile(
+        pk=row["id"],
+        title=row["title"],
+        group=GroupRef(row["group_id"], row["group_name"]),
+        slug=row["slug"],
+        logo=absolute(base, row["logo"]) if row["logo"] else None,
+        description=row["description"],
+        email=row["email"],
+        keywords=keywords,
+        access=row["access"],
+        categories=categories,
+        link=f"{base}/api/v2/groups/{row['id']}",
+    )
+
+
+def group_profiles(conn: Connection, rows: list[Row], base: str) -> list[GroupProfile]:
+    from catalogue_app.store import groups
+
+    categories, keywords = groups.extras(conn, [r["id"] for r in rows])
+    return [group_profile(r, categories[r["id"]], keywords[r["id"]], base) for r in rows]

@@ -1,0 +1,1 @@
+"""Administration: upload limits, harvesting, management commands, publishing to remotes."""

@@ -1,0 +1,147 @@
+"""Remotes and publishing (an extension of this catalogue; superusers only): /api/v2/remotes/
+(the catalogues resources are published to: GeoNodes, or other instances of this one),
+POST /api/v2/resources/{pk}/publish (an execution request, func_name 'publish'), and
+GET /api/v2/resources/{pk}/publications (where the resource was published, and how far)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio.to_thread
+import msgspec
+from litestar import Controller, Response, delete, get, patch, post
+from litestar.params import FromPath
+
+from catalogue_app.api import pagination
+from catalogue_app.api.context import Context, Ctx
+from catalogue_app.api.errors import invalid
+from catalogue_app.api.resources.executions import Receipt, queue_job
+from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.services import publishing as rules
+from catalogue_app.store import Row, remotes
+
+
+class Remote(msgspec.Struct):
+    id: int
+    name: str
+    url: str
+    has_token: bool
+    created: str
+    link: str
+
+
+class RemoteList(pagination.ListPage):
+    remotes: list[Remote]
+
+
+class RemoteDetail(msgspec.Struct):
+    remote: Remote
+
+
+class RemoteWrite(msgspec.Struct, kw_only=True):
+    """A remote's fields; ``token`` (a Bearer token of a user of the remote, who will own what is
+    published there; needed to add a remote) is written, never shown (``has_token`` says whether
+    there is one). A new address or token is checked against the remote before it is saved: a
+    400 says what is wrong (nothing answers there, it is no GeoNode API v2, it refused the token)."""
+
+    name: str | None = None
+    url: str | None = None
+    token: str | None = None
+
+
+class PublishBody(msgspec.Struct):
+    remote: int | str
+
+
+class Publication(msgspec.Struct):
+    remote_id: int
+    remote: str
+    remote_pk: int | None
+    remote_uuid: str | None
+    remote_url: str | None
+    stage: str
+    last_published: str | None
+    message: str
+
+
+class PublicationList(msgspec.Struct):
+    publications: list[Publication]
+
+
+def shape(row: Row, base: str) -> Remote:
+    return Remote(id=row["id"], name=row["name"], url=row["url"], has_token=bool(row["has_token"]),
+                  created=row["created"], link=f"{base}/api/v2/remotes/{row['id']}")
+
+
+def _superuser(ctx: Context) -> None:
+    rules.require_superuser(ctx.caller)
+
+
+async def _body(ctx: Context) -> Any:
+    body = await read_body(ctx.request)
+    if isinstance(body, dict) and isinstance(body.get("remote"), dict) and len(body) == 1:
+        body = body["remote"]
+    return body
+
+
+class RemotesController(Controller):
+    path = "/api/v2/remotes"
+    tags = ["remotes"]
+
+    @get("/", summary="The remotes resources are published to (superusers)")
+    async def list_remotes(self, ctx: Ctx) -> RemoteList:
+        _superuser(ctx)
+        rows = await ctx.db.execute(remotes.all_)
+        return pagination.page_of(ctx.request, ctx.params, RemoteList, rows, lambda r: shape(r, ctx.base))
+
+    @post("/", status_code=201, opt={"body": RemoteWrite},
+          summary="Add a remote: name, url and token, checked against the remote first (superusers)")
+    async def create_remote(self, ctx: Ctx) -> RemoteDetail:
+        _superuser(ctx)
+        values = rules.remote_values(await _body(ctx), creating=True)
+        return RemoteDetail(shape(await anyio.to_thread.run_sync(rules.save_remote, ctx.db, values), ctx.base))
+
+    @get("/{remote_id:str}", summary="One remote (superusers)")
+    async def get_remote(self, ctx: Ctx, remote_id: FromPath[str]) -> RemoteDetail:
+        _superuser(ctx)
+        return RemoteDetail(shape(await ctx.db.execute(rules.get_remote, path_id(remote_id, "Remote")), ctx.base))
+
+    @patch("/{remote_id:str}", opt={"body": RemoteWrite},
+           summary="Change a remote's name, url or token; a new url or token is checked first (superusers)")
+    async def change_remote(self, ctx: Ctx, remote_id: FromPath[str]) -> RemoteDetail:
+        _superuser(ctx)
+        number = path_id(remote_id, "Remote")
+        values = rules.remote_values(await _body(ctx), creating=False)
+        return RemoteDetail(shape(await anyio.to_thread.run_sync(rules.save_remote, ctx.db, values, number), ctx.base))
+
+    @delete("/{remote_id:str}", status_code=204,
+            summary="Remove a remote and the records of what was published there (nothing on the remote)")
+    async def delete_remote(self, ctx: Ctx, remote_id: FromPath[str]) -> None:
+        _superuser(ctx)
+        await ctx.db.write(rules.delete_remote, path_id(remote_id, "Remote"))
+
+
+@post("/api/v2/resources/{pk:str}/publish", status_code=200, tags=["resources"], opt={"body": PublishBody},
+      summary="Publish a dataset or document to a remote, or update it there (asynchronous; superusers)")
+async def publish(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
+    _superuser(ctx)
+    rid = path_id(pk, "ResourceBase")
+    body = await read_body(ctx.request)
+    if not isinstance(body, dict) or "remote" not in body:
+        raise invalid('remote: give the remote to publish to, {"remote": <its id or name>}.')
+    found = await ctx.db.execute(rules.publish_request, rid, body["remote"])
+    params = {"remote_id": found["remote_id"], "resource_id": rid, "remote": found["remote"], "site_url": ctx.base}
+    receipt = await queue_job(ctx, "publish", "publish", params, rid, name=f"{found['title']} to {found['remote']}",
+                              source="publish")
+    return Response(receipt)
+
+
+@get("/api/v2/resources/{pk:str}/publications", tags=["resources"],
+     summary="Where a resource was published, and how far each publication got (superusers)")
+async def publications(ctx: Ctx, pk: FromPath[str]) -> PublicationList:
+    _superuser(ctx)
+    rows = await ctx.db.execute(rules.publications_of, path_id(pk, "ResourceBase"))
+    return PublicationList([Publication(**row) for row in rows])
+
+
+ROUTES = [RemotesController, publish, publications]

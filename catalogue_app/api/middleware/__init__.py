@@ -1,0 +1,1 @@
+"""Middleware around every request: admission, draining, HEAD, who is calling."""

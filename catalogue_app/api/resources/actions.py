@@ -1,0 +1,226 @@
+"""Actions on one resource: favorite, ratings, extra metadata, linked resources, one field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+from litestar import Controller, Response, delete, get, post, put
+from litestar.params import FromPath
+
+from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.errors import invalid, not_found
+from catalogue_app.api.resources.links import absolute
+from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.api.resources.representation import FIELD_NAMES, render
+from catalogue_app.services import resource_extras as extras
+from catalogue_app.services import resources as rules
+from catalogue_app.store import Connection, Row, resource_extras
+from catalogue_app.store.resources import Viewer
+
+EXTRA_KEYS = {"filter_header", "field_name", "field_label", "field_value"}
+
+
+class FavoriteAnswer(msgspec.Struct):
+    message: str
+
+
+class RatingAnswer(msgspec.Struct):
+    rating: float
+    count: int
+    user_rating: int | None
+
+
+class RatingBody(msgspec.Struct):
+    rating: int
+
+
+class TargetsBody(msgspec.Struct):
+    target: list[int]
+
+
+class LinkItem(msgspec.Struct):
+    internal: bool
+    pk: int
+    title: str
+    resource_type: str
+    detail_url: str
+    thumbnail_url: str | None
+
+
+class LinkResult(msgspec.Struct):
+    success: list[int]
+    error: list[int]
+    message: str
+
+
+def _visible(conn: Connection, viewer: Viewer, pk: str, types: tuple[str, ...] = ()) -> Row:
+    return rules.visible(conn, viewer, path_id(pk, "ResourceBase"), rules.Scope(types))
+
+
+def _check_items(items: Any, need_id: bool) -> list[dict[str, Any]]:
+    """Extra metadata items: the four keys required, an optional integer id, nothing else."""
+    if not isinstance(items, list) or not items:
+        raise invalid("Expected a list of metadata items.")
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise invalid(f"Item {index} is not an object.")
+        missing = sorted(EXTRA_KEYS - item.keys())
+        if missing:
+            raise invalid(f"Missing key: '{missing[0]}' at index {index}")
+        extra = sorted(item.keys() - EXTRA_KEYS - {"id"})
+        if extra:
+            raise invalid(f"Unexpected key: '{extra[0]}' at index {index}")
+        if ("id" in item or need_id) and (not isinstance(item.get("id"), int) or isinstance(item.get("id"), bool)):
+            raise invalid(f"Item {index} needs an integer id.")
+    return items
+
+
+def linked_payload(conn: Connection, row: Row, viewer: Viewer, base: str,
+                   params: list[tuple[str, str]]) -> dict[str, Any]:
+    types = [t for k, v in params if k == "resource_type" for t in v.split(",") if t]
+    found = resource_extras.linked(conn, row["id"], viewer, types)
+    wanted = next((v for k, v in params if k == "link_type"), None)
+    body: dict[str, Any] = {
+        key: [LinkItem(bool(r["internal"]), r["id"], r["title"], r["resource_type"],
+                       f"{base}/catalogue/#/{r['resource_type']}/{r['id']}", absolute(base, r["thumbnail_url"]))
+                  for r in rows]
+        for key, rows in found.items() if wanted in (None, key)}
+    if any(k in ("page", "page_size") for k, _ in params):
+        body["WARNINGS"] = {"PAGINATION": "Pagination is not supported on this call"}
+    return body
+
+
+class ResourceActionsController(Controller):
+    path = "/api/v2/resources/{pk:str}"
+    tags = ["resources"]
+
+    # -- favorites -------------------------------------------------------------------------------
+    @post("/favorite", status_code=201, summary="Mark as a favorite of the caller")
+    async def add_favorite(self, ctx: Ctx, pk: FromPath[str]) -> FavoriteAnswer:
+        ctx.require_login()
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        await ctx.db.write(extras.add_favorite, viewer, path_id(pk, "ResourceBase"))
+        return FavoriteAnswer("Successfuly added resource to favorites")
+
+    @delete("/favorite", status_code=200, summary="Unmark as a favorite of the caller")
+    async def remove_favorite(self, ctx: Ctx, pk: FromPath[str]) -> FavoriteAnswer:
+        ctx.require_login()
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        await ctx.db.write(extras.remove_favorite, viewer, path_id(pk, "ResourceBase"))
+        return FavoriteAnswer("Successfuly removed resource from favorites")
+
+    # -- ratings ---------------------------------------------------------------------------------
+    @get("/ratings", summary="The average rating, how many rated, and the caller's own rating")
+    async def get_rating(self, ctx: Ctx, pk: FromPath[str]) -> RatingAnswer:
+        def load(conn: Connection) -> RatingAnswer:
+            row = _visible(conn, ctx.viewer, pk)
+            return RatingAnswer(*resource_extras.rating(conn, row["id"], ctx.caller.id))
+
+        return await ctx.db.execute(load)
+
+    @post("/ratings", status_code=200, opt={"body": RatingBody}, summary="Rate the resource from 1 to 5")
+    async def post_rating(self, ctx: Ctx, pk: FromPath[str]) -> RatingAnswer:
+        caller = ctx.require_login()
+        row = await reading(ctx.request, lambda: ctx.db.read(_visible, ctx.viewer, pk))
+        body = await read_body(ctx.request)
+        value = body.get("rating") if isinstance(body, dict) else None
+        if isinstance(value, str) and value.isdecimal():
+            value = int(value)
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 5:
+            raise invalid("rating: a whole number from 1 to 5 is required.")
+        await ctx.db.write(extras.rate, ctx.viewer, row["id"], value)
+        return RatingAnswer(*await ctx.db.execute(resource_extras.rating, row["id"], caller.id))
+
+    # -- extra metadata --------------------------------------------------------------------------
+    @get("/extra_metadata", summary="Extra metadata items (query parameters filter on item keys)")
+    async def get_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
+        def load(conn: Connection) -> list[dict[str, Any]]:
+            return resource_extras.extra_metadata(conn, _visible(conn, ctx.viewer, pk)["id"])
+
+        items = await ctx.db.execute(load)
+        if ctx.params:
+            key, value = ctx.params[0]
+            items = [i for i in items if str(i.get(key)) == value]
+        return items
+
+    @post("/extra_metadata", status_code=201, opt={"body": list[dict[str, Any]]}, summary="Add extra metadata items")
+    async def add_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
+        ctx.require_login()
+        items = _check_items(await read_body(ctx.request), need_id=False)
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        return await ctx.db.write(extras.add_extra_metadata, viewer, path_id(pk, "ResourceBase"), items)
+
+    @put("/extra_metadata", status_code=200, opt={"body": list[dict[str, Any]]}, summary="Replace extra metadata items")
+    async def replace_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
+        ctx.require_login()
+        items = _check_items(await read_body(ctx.request), need_id=True)
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        return await ctx.db.write(extras.replace_extra_metadata, viewer, path_id(pk, "ResourceBase"), items)
+
+    @delete("/extra_metadata", status_code=200, opt={"body": list[int]}, summary="Remove extra metadata items by id")
+    async def delete_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
+        ctx.require_login()
+        ids = await read_body(ctx.request)
+        if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+            raise invalid("Expected a list of extra metadata ids.")
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        return await ctx.db.write(extras.delete_extra_metadata, viewer, path_id(pk, "ResourceBase"), ids)
+
+    # -- linked resources ------------------------------------------------------------------------
+    @get("/linked_resources", summary="Resources this one links to and those linking to it")
+    async def get_linked(self, ctx: Ctx, pk: FromPath[str]) -> dict[str, Any]:
+        def load(conn: Connection) -> dict[str, Any]:
+            return linked_payload(conn, _visible(conn, ctx.viewer, pk), ctx.viewer, ctx.base, ctx.params)
+
+        return await ctx.db.execute(load)
+
+    @post("/linked_resources", status_code=200, opt={"body": TargetsBody}, summary="Link to other resources")
+    async def add_links(self, ctx: Ctx, pk: FromPath[str]) -> Response[LinkResult]:
+        return await self._links(ctx, pk, adding=True)
+
+    @delete("/linked_resources", status_code=200, opt={"body": TargetsBody}, summary="Remove links")
+    async def remove_links(self, ctx: Ctx, pk: FromPath[str]) -> Response[LinkResult]:
+        return await self._links(ctx, pk, adding=False)
+
+    async def _links(self, ctx: Context, pk: str, *, adding: bool) -> Response[LinkResult]:
+        ctx.require_login()
+        body = await read_body(ctx.request)
+        targets = body.get("target") if isinstance(body, dict) else None
+        if not isinstance(targets, list):
+            raise invalid("Payload is not valid")
+
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        done, failed = await ctx.db.write(extras.change_links, viewer, path_id(pk, "ResourceBase"), targets, adding)
+        if failed:
+            return Response(LinkResult(done, failed, "Some error has occurred during the saving"), status_code=400)
+        return Response(LinkResult(done, [], "Resources updated successfully"))
+
+    # -- one field -------------------------------------------------------------------------------
+    @get("/{field_name:str}", summary="One field of the resource (relations such as keywords, owner, regions)")
+    async def get_field(self, ctx: Ctx, pk: FromPath[str], field_name: FromPath[str]) -> dict[str, Any]:
+        if field_name not in FIELD_NAMES:
+            raise not_found()
+
+        def load(conn: Connection) -> dict[str, Any]:
+            row = _visible(conn, ctx.viewer, pk)
+            item = msgspec.to_builtins(render(conn, [row], ctx.caller, ctx.viewer, ctx.base,
+                                              with_data=field_name == "data")[0])
+            if field_name == "metadata":
+                return {field_name: resource_extras.extra_metadata(conn, row["id"])}
+            if field_name == "linked_resources":
+                return {field_name: msgspec.to_builtins(linked_payload(conn, row, ctx.viewer, ctx.base, []))}
+            return {field_name: item.get(field_name, [])}
+
+        return await ctx.db.execute(load)
+
+
+@get("/api/v2/documents/{pk:str}/linked_resources", tags=["documents"], summary="Links of a document")
+async def document_links(ctx: Ctx, pk: FromPath[str]) -> dict[str, Any]:
+    def load(conn: Connection) -> dict[str, Any]:
+        return linked_payload(conn, _visible(conn, ctx.viewer, pk, ("document",)), ctx.viewer, ctx.base, ctx.params)
+
+    return await ctx.db.execute(load)
+
+
+ROUTES = [ResourceActionsController, document_links]

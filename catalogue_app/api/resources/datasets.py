@@ -1,0 +1,111 @@
+"""Dataset-only endpoints: /api/v2/datasets/{pk}/attribute_set (read and change) and the download,
+/datasets/{alternate}/dataset_download (a zipped Shapefile for vectors, the GeoTIFF for rasters).
+(datasets/{pk}/maplayers and /maps are in map_layers.py.)"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+import msgspec
+from litestar import get, patch
+from litestar.background_tasks import BackgroundTask
+from litestar.params import FromPath
+from litestar.response import File, Redirect, Response
+
+from catalogue_app import files
+from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.resources.dataset_view import Attribute, attribute
+from catalogue_app.api.errors import ApiError, denied, not_found
+from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.geo.errors import GeoError
+from catalogue_app.geo.export import shapefile_zip
+from catalogue_app.services import access
+from catalogue_app.services import resources as rules
+from catalogue_app.store import Connection, Row, datasets, remote_layers, resources
+
+
+class AttributeSet(msgspec.Struct):
+    attributes: list[Attribute]
+
+
+def _dataset(conn: Connection, viewer: resources.Viewer, pk: str) -> Row:
+    row = resources.get_visible(conn, viewer, path_id(pk, "Dataset"), ("dataset",))
+    if row is None:
+        raise not_found("Dataset")
+    return row
+
+
+@get("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"],
+     summary="The fields of a vector dataset (or the bands of a raster), as GeoNode's attribute_set")
+async def attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
+    return await reading(ctx.request, _attributes, ctx, pk)
+
+
+def _attributes(ctx: Context, pk: str) -> AttributeSet:
+    """The dataset's attributes as the caller sees them (run on a reader thread, by ``reading``)."""
+    viewer = ctx.viewer
+    rows = ctx.db.read(lambda conn: datasets.attributes(conn, _dataset(conn, viewer, pk)["id"]))
+    return AttributeSet([attribute(r) for r in rows])
+
+
+@patch("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"], opt={"body": AttributeSet},
+       summary="Change labels, descriptions, visibility or order of a dataset's attributes")
+async def change_attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
+    ctx.require_login()
+    body = await read_body(ctx.request)
+    items = body.get("attributes", body.get("attribute_set")) if isinstance(body, dict) else body
+    viewer = await reading(ctx.request, lambda: ctx.viewer)
+
+    await ctx.db.write(rules.change_attributes, viewer, path_id(pk, "Dataset"), items)
+    return await reading(ctx.request, _attributes, ctx, pk)
+
+
+@get("/datasets/{alternate:str}/dataset_download", tags=["datasets"],
+     summary="Download a dataset: a zipped Shapefile for vectors, the GeoTIFF for rasters")
+async def dataset_download(ctx: Ctx, alternate: FromPath[str]) -> Response[Any]:
+    def load(conn: Connection):
+        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        rid = datasets.by_alternate(conn, alternate)
+        row = resources.get_visible(conn, viewer, rid, ("dataset",)) if rid else None
+        if row is None:
+            raise not_found("Dataset")
+        if not access.may(conn, viewer, row, access.DOWNLOAD):
+            raise denied(ctx.caller)
+        remote = remote_layers.get(conn, rid)
+        if remote is not None:  # its data stay on its remote service
+            if remote["download_url"]:
+                return remote["download_url"], None, []
+            raise ApiError(404, "The data of this dataset stay on its remote service, which gives no download: "
+                           f"read it there ({remote['service_url']}, layer {remote['layer_name']}).", "not_found")
+        found = datasets.detail(conn, rid)
+        if found is None:
+            raise ApiError(404, "This dataset has no data to download.", "not_found")
+        return row, found["folder"], datasets.file_names(conn, rid)
+
+    row, folder_name, names = await ctx.db.execute(load)
+    if folder_name is None:  # a remote dataset's download, on its remote
+        return Redirect(row, status_code=302)
+    folder = ctx.settings.files_dir / folder_name
+    name = alternate.split(":")[-1]
+    working = files.working_copy(folder)
+    old_layout = working is not None and working.parent == folder  # working.tif beside the originals
+    originals = [n for n in names if "/" not in n and n.lower().endswith((".tif", ".tiff"))
+                 and not (old_layout and n.startswith("working."))]
+    if working is not None and working.suffix == ".tif":  # a raster: its original GeoTIFF
+        original = folder / originals[0] if originals and (folder / originals[0]).is_file() else working
+        return File(original, filename=f"{name}.tif", media_type="image/tiff")
+    if working is None:
+        raise ApiError(404, "This dataset's data is not there (it is being replaced, or was removed); try again.",
+                       "not_found")
+    scratch = files.claim_workspace(ctx.settings.tmp_dir / f"download-{uuid.uuid4()}")
+    try:
+        archive = shapefile_zip(working, scratch, name)
+    except GeoError as exc:
+        files.remove(scratch)
+        raise ApiError(409, str(exc), "conflict") from None
+    return File(archive, filename=f"{name}.zip", media_type="application/zip",
+                background=BackgroundTask(files.remove, scratch))
+
+
+ROUTES = [attribute_set, change_attribute_set, dataset_download]

@@ -1,0 +1,557 @@
+"""/api/v2/resources and the typed lists (/datasets, /documents, /maps, /geoapps): one controller
+per family, each declared with its own list and detail types; the handlers they share parse the
+request, call a store read or a rule of services/resources.py, and render."""
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio.to_thread
+import msgspec
+from litestar import Controller, Response, delete, get, patch, post, put
+from litestar.params import FromPath
+
+from catalogue_app import files
+from catalogue_app.api import pagination
+from catalogue_app.api.resources import dataset_view
+from catalogue_app.api.resources import document_view
+from catalogue_app.api.resources import geoapps
+from catalogue_app.api.resources import maps as map_layers
+from catalogue_app.api.resources import pages as resource_pages
+from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.errors import ApiError, invalid, not_found
+from catalogue_app.api.request_bodies import path_id, read_body, record_ids, records, unwrap, update_records
+from catalogue_app.api.resources.actions import linked_payload
+from catalogue_app.api.resources.params import apply_selection, may_be_slow, resource_query, selection
+from catalogue_app.api.resources.representation import FIELD_NAMES, Resource, render
+from catalogue_app.jobs import thumbnails as map_thumbnails
+from catalogue_app.services import resources as rules
+from catalogue_app.services.resources import Scope
+from catalogue_app.store import Connection, Row, permissions, resource_extras, resources
+from catalogue_app.store.filters import Condition, ListSpec
+from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery, Viewer
+
+
+class ResourceList(pagination.ListPage):
+    resources: list[Resource]
+
+
+class FavoriteList(pagination.ListPage):
+    favorites: list[Resource]
+
+
+class ResourceDetail(msgspec.Struct):
+    resource: Resource
+
+
+class DatasetList(pagination.ListPage):
+    datasets: list[dataset_view.DatasetItem]
+
+
+class DatasetDetail(msgspec.Struct):
+    dataset: dataset_view.Dataset
+
+
+class DocumentList(pagination.ListPage):
+    documents: list[document_view.Document]
+
+
+class DocumentDetail(msgspec.Struct):
+    document: document_view.Document
+
+
+class MapList(pagination.ListPage):
+    maps: list[map_layers.MapItem]
+
+
+class MapDetail(msgspec.Struct):
+    map: map_layers.Map
+
+
+class GeoappList(pagination.ListPage):
+    geoapps: list[geoapps.GeoApp]
+
+
+class GeoappDetail(msgspec.Struct):
+    geoapp: geoapps.GeoApp
+
+
+class CompactLevel(msgspec.Struct):
+    name: str
+    label: str
+
+
+class AllowedPerms(msgspec.Struct):
+    """Who may be given what on a type: permission names and levels, for the anonymous group,
+    the registered-members group and everyone else ("default")."""
+
+    perms: dict[str, list[str]]
+    compact: dict[str, list[CompactLevel]]
+
+
+class TypeCount(msgspec.Struct):
+    name: str
+    count: int
+    allowed_perms: AllowedPerms
+
+
+def allowed_perms(resource_type: str) -> AllowedPerms:
+    subtype = "vector" if resource_type == "dataset" else None
+    everyone = permissions.level_perms(resource_type, subtype, "download")
+    levels = ["view", "download"] if resource_type in resources.DOWNLOADABLE else ["view"]
+    level = [CompactLevel(name, name.capitalize()) for name in levels]
+    read_only = [CompactLevel("none", "None"), *level]
+    return AllowedPerms(
+        perms={"anonymous": everyone, "default": permissions.level_perms(resource_type, subtype, "manage"),
+               "registered-members": everyone},
+        compact={"anonymous": read_only,
+                 "default": [*level, *(CompactLevel(n, n.capitalize()) for n in ("edit", "manage", "owner"))],
+                 "registered-members": read_only})
+
+
+class ResourceTypes(msgspec.Struct):
+    resource_types: list[TypeCount]
+
+
+class Family(msgspec.Struct, frozen=True):
+    """One endpoint family: its path, its JSON keys, the resource types it lists, its model
+    name, and for typed families their own fields: ``extend(conn, items, base, detail)`` turns
+    rendered resources into the family's representation, of type ``item`` in lists and
+    ``detail`` alone (with the viewer as a fifth argument when ``extend_with_viewer``)."""
+
+    path: str
+    singular: str
+    plural: str
+    types: tuple[str, ...]
+    model: str
+    item: type = Resource
+    detail: type = Resource
+    extend: Callable[..., list[Any]] | None = None
+    extend_with_viewer: bool = False
+
+    @property
+    def field_names(self) -> frozenset[str]:
+        names = _FIELD_NAMES.get(self.detail)
+        if names is None:  # built once per representation: every list request asks
+            names = _FIELD_NAMES[self.detail] = frozenset(FIELD_NAMES | set(self.detail.__struct_fields__))
+        return names
+
+    @property
+    def scope(self) -> Scope:
+        """What the family's writes reach (services/resources.py)."""
+        return Scope(self.types, self.model, layers=self.path == "maps", app_name=self.path == "geoapps")
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+
+
+RESOURCES = Family("resources", "resource", "resources", (), "ResourceBase")
+DATASETS = Family("datasets", "dataset", "datasets", ("dataset",), "Dataset", dataset_view.DatasetItem,
+                  dataset_view.Dataset, dataset_view.extend)
+DOCUMENTS = Family("documents", "document", "documents", ("document",), "Document", document_view.Document,
+                   document_view.Document, document_view.extend)
+MAPS = Family("maps", "map", "maps", ("map",), "Map", map_layers.MapItem, map_layers.Map, map_layers.extend,
+              extend_with_viewer=True)
+GEOAPPS = Family("geoapps", "geoapp", "geoapps", GEOAPP_TYPES, "GeoApp", geoapps.GeoApp, geoapps.GeoApp,
+                 geoapps.extend)
+
+
+def present(conn: Connection, family: Family, rows: list[Row], ctx: Context, viewer: Viewer,
+            *, detail: bool, with_data: bool = False) -> list[Any]:
+    """Rows as the family shows them (a dataset on /datasets carries its dataset fields)."""
+    items = render(conn, rows, ctx.caller, viewer, ctx.base, with_data=with_data)
+    if family.path != "resources":  # a row's link is the detail URL of the endpoint that listed it
+        for item in items:
+            item.link = f"{ctx.base}/api/v2/{family.path}/{item.pk}"
+    if family.extend_with_viewer:
+        return family.extend(conn, items, ctx.base, detail, viewer)
+    return family.extend(conn, items, ctx.base, detail) if family.extend else items
+
+
+def list_answer(ctx: Context, family: Family, query: ResourceQuery | None = None,
+                honour_params: bool = True) -> Response[Any]:
+    """A page of resources for the family, as the caller sees them."""
+    params = ctx.params if honour_params else [(k, v) for k, v in ctx.params if k in ("page", "page_size")]
+    viewer = ctx.viewer
+    sel = selection(params, family.singular, family.field_names)
+    if query is None:
+        query, tkeyword_ids, force_and = resource_query(params, viewer.id, family.types)
+        if tkeyword_ids:
+            query.tkeyword_groups = ctx.db.read(resources.tkeyword_groups, tkeyword_ids, force_and)
+
+    # /resources with every default field: from kept rendering (one JSON array of the page)
+    kept = family is RESOURCES and not sel.active
+
+    def fetch(limit: int, offset: int):
+        def load(conn: Connection):
+            if kept:
+                total, rows = resources.page(conn, viewer, query, limit, offset, resources.PERMS_COLUMNS)
+                return total, resource_pages.page_json(ctx.db, conn, rows, ctx.caller, viewer, ctx.base)
+            total, rows = resources.page(conn, viewer, query, limit, offset)
+            return total, present(conn, family, rows, ctx, viewer, detail=False, with_data=sel.wants_data)
+        return ctx.db.read(load)
+
+    page, total, items = pagination.paginate(ctx.request, params, fetch)
+    if sel.active:
+        extras = ctx.db.read(deferred_fields, [int(i.pk) for i in items], sel, viewer, ctx.base)
+        items = [apply_selection(item, sel) | extra for item, extra in zip(items, extras)]
+    body = {"links": pagination.envelope_links(ctx.request, params, page, total, ctx.base), "total": total,
+            "page": page.number, "page_size": page.size, family.plural: items}
+    return Response(body)
+
+
+def detail_answer(ctx: Context, family: Family, pk: str) -> Response[Any]:
+    sel = selection(ctx.params, family.singular, family.field_names)
+    viewer = ctx.viewer
+
+    def load(conn: Connection):
+        row = resources.get_visible(conn, viewer, path_id(pk, family.model), family.types)
+        if row is None:
+            raise not_found(family.model)
+        return present(conn, family, [row], ctx, viewer, detail=True, with_data=sel.wants_data)[0]
+
+    item = ctx.db.read(load)
+    if sel.active:
+        extra = ctx.db.read(deferred_fields, [int(item.pk)], sel, viewer, ctx.base)[0]
+        item = apply_selection(item, sel) | extra
+    return Response({family.singular: item})
+
+
+def deferred_fields(conn: Connection, ids: list[int], sel, viewer: Viewer, base: str) -> list[dict[str, Any]]:
+    """The fields GeoNode sends only when asked with include[]: metadata, linked_resources,
+    executions, and a map's maplayers on lists."""
+    if not {"metadata", "linked_resources", "executions", "maplayers"} & set(sel.include):
+        return [{} for _ in ids]
+    layers = map_layers.maplayers_payload(conn, ids, viewer, base) if "maplayers" in sel.include else {}
+    out: list[dict[str, Any]] = []
+    for rid in ids:
+        extra: dict[str, Any] = {}
+        if "maplayers" in sel.include:
+            extra["maplayers"] = layers[rid]
+        if "metadata" in sel.include:
+            extra["metadata"] = resource_extras.extra_metadata(conn, rid)
+        if "linked_resources" in sel.include:
+            row = resources.get_visible(conn, viewer, rid)
+            extra["linked_resources"] = msgspec.to_builtins(linked_payload(conn, row, viewer, base, []))
+        if "executions" in sel.include:
+            extra["executions"] = []
+        out.append(extra)
+    return out
+
+
+class ResourceWrite(msgspec.Struct, kw_only=True):
+    """Writable fields (all optional on update). Relations take a pk, an object such as
+    {"identifier": "biota"}, or that object as a JSON string."""
+
+    title: str | None = None
+    abstract: str | None = None
+    resource_type: str | None = None
+    category: Any = None
+    license: Any = None
+    keywords: list[Any] | None = None
+    tkeywords: list[Any] | None = None
+    regions: list[Any] | None = None
+    group: Any = None
+    date: str | None = None
+    date_type: str | None = None
+    temporal_extent_start: str | None = None
+    temporal_extent_end: str | None = None
+    featured: bool | None = None
+    is_published: bool | None = None
+    is_approved: bool | None = None
+    advertised: bool | None = None
+    metadata_only: bool | None = None
+    extent: dict[str, Any] | None = None
+    blob: Any = None
+    # beyond GeoNode's, write-only (shown in ``origin``): the http(s) address and title of the
+    # original in another catalogue that this resource is a copy of; null forgets them
+    origin_url: str | None = None
+    origin_title: str | None = None
+
+
+class MapWrite(ResourceWrite, kw_only=True):
+    """A map's writable fields: those of every resource, its layers, and its configuration
+    (``data``, or ``blob``)."""
+
+    maplayers: list[map_layers.LayerWrite] | None = None
+    data: Any = None
+
+
+class UpdateRecord(ResourceWrite, kw_only=True):
+    id: int
+
+
+class PatchAllAnswer(msgspec.Struct):
+    meta: dict[str, int]
+
+
+async def update_answer(ctx: Context, family: Family, pk: str) -> Response[Any]:
+    """PUT/PATCH of one resource by its owner or a holder of change permissions."""
+    caller = ctx.require_login()
+    body = unwrap(await read_body(ctx.request), family.singular)
+    if not isinstance(body, dict):
+        raise invalid("Expected a JSON object.")
+    viewer, rid = await reading(ctx.request, lambda: ctx.viewer), path_id(pk, family.model)
+    # geonodectl sends attribute changes with the dataset (as "attribute" or "attribute_set")
+    attributes = next((body.pop(k) for k in ("attribute", "attribute_set") if k in body), None) \
+        if family is DATASETS else None
+
+    await ctx.db.write(rules.change, viewer, caller.is_admin, rid, body, family.scope, attributes)
+    if family is MAPS and "maplayers" in body:
+        await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, [rid])
+    return await reading(ctx.request, detail_answer, ctx, family, pk)
+
+
+UNREAD = object()
+
+
+async def create_answer(ctx: Context, family: Family, body: Any = UNREAD) -> Response[Any]:
+    """POST of one resource or several (one object, {singular: obj}, {plural: [...]} or a list);
+    ``body`` when the caller has read it already."""
+    caller = ctx.require_login()
+    items, many = records(await read_body(ctx.request) if body is UNREAD else body, family.singular, family.plural)
+    viewer = await reading(ctx.request, lambda: ctx.viewer)
+    for item in items:
+        item["resource_type"] = rules.creatable_type(item, family.scope)
+    ids = await ctx.db.write(rules.create, viewer, caller.id, caller.is_admin, items, family.scope)
+    drawn = [rid for rid, item in zip(ids, items) if family is MAPS and "maplayers" in item]
+    if drawn:  # a map's thumbnail shows its layers
+        await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, drawn)
+
+    def load(conn: Connection):
+        rows = [resources.get_visible(conn, viewer, rid) for rid in ids]
+        return present(conn, family, rows, ctx, viewer, detail=True)
+
+    rendered = await ctx.db.execute(load)
+    body = {family.plural: rendered} if many else {family.singular: rendered[0]}
+    return Response(body, status_code=201)
+
+
+async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
+    """PATCH of the list URL: a list of records (ENABLE_BULK_UPDATE), or ?patch-all= with the
+    list's filters and one partial object (ENABLE_PATCH_ALL). Every record's rights are checked."""
+    caller = ctx.require_login()
+    viewer = await reading(ctx.request, lambda: ctx.viewer)
+    patch_all = next((v for k, v in ctx.params if k == "patch-all"), None)
+    body = await read_body(ctx.request)
+    if patch_all is not None:
+        if not ctx.settings.enable_patch_all:
+            raise ApiError(405, 'Method "PATCH" not allowed.', "method_not_allowed")
+        if patch_all.lower() not in ("true", "1", "query"):
+            raise invalid('patch-all must be "true", "1" or "query".')
+        body = unwrap(body, family.singular)
+        if not isinstance(body, dict) or not body:
+            raise invalid("patch-all expects one object with the fields to change.")
+        query, tkeyword_ids, force_and = resource_query(ctx.params, viewer.id, family.types)
+        if tkeyword_ids:
+            query.tkeyword_groups = await ctx.db.execute(resources.tkeyword_groups, tkeyword_ids, force_and)
+
+        updated = await ctx.db.write(rules.change_matching, viewer, caller.is_admin, query, body, family.scope)
+        return Response(PatchAllAnswer({"updated": updated}))
+    ctx.require_bulk_update()
+    items = update_records(body, family.plural)
+    batch = []
+    for item in items:
+        rid = item.get("id", item.get("pk")) if isinstance(item, dict) else None
+        if isinstance(rid, str) and rid.isdecimal():
+            rid = int(rid)
+        if not isinstance(rid, int) or isinstance(rid, bool) or not 0 < rid < 2**63:
+            raise invalid('Bulk update expects a list of objects, each with its "id".')
+        batch.append((rid, {k: v for k, v in item.items() if k not in ("id", "pk")}))
+
+    await ctx.db.write(rules.change_each, viewer, caller.is_admin, batch, family.scope)
+
+    def load(conn: Connection):
+        return present(conn, family, [resources.get_visible(conn, viewer, rid) for rid, _ in batch], ctx, viewer,
+                       detail=False)
+
+    return Response({family.plural: await ctx.db.execute(load)})
+
+
+# -- the five families: the same handlers, each declared with its family's types ---------------
+def list_of(ctx: Context, family: Family) -> Awaitable[Response[Any]]:
+    return reading(ctx.request, list_answer, ctx, family, slow=may_be_slow(ctx.params))
+
+
+def detail_of(ctx: Context, family: Family, pk: str) -> Awaitable[Response[Any]]:
+    return reading(ctx.request, detail_answer, ctx, family, pk)
+
+
+def summary_of(family: Family, action: str) -> str:
+    return {
+        "list": f"List {family.plural} visible to the caller",
+        "get": f"One {family.singular}",
+        "change": f"Change a {family.singular}",
+        "change_list": f"Change several {family.plural} (ENABLE_BULK_UPDATE) or all that match (ENABLE_PATCH_ALL)",
+        "create": f"Create one {family.singular} or several",
+    }[action]
+
+
+class ResourceController(Controller):
+    path, tags = "/api/v2/resources", ["resources"]
+
+    @get("/", summary=summary_of(RESOURCES, "list"))
+    async def list_items(self, ctx: Ctx) -> Response[ResourceList]:
+        return await list_of(ctx, RESOURCES)
+
+    @get("/{pk:str}", summary=summary_of(RESOURCES, "get"))
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[ResourceDetail]:
+        return await detail_of(ctx, RESOURCES, pk)
+
+    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(RESOURCES, "change"))
+    async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[ResourceDetail]:
+        return await update_answer(ctx, RESOURCES, pk)
+
+    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(RESOURCES, "change"))
+    async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[ResourceDetail]:
+        return await update_answer(ctx, RESOURCES, pk)
+
+    @patch("/", opt={"body": list[UpdateRecord]}, summary=summary_of(RESOURCES, "change_list"))
+    async def patch_list(self, ctx: Ctx) -> Response[ResourceList]:
+        return await bulk_update_answer(ctx, RESOURCES)
+
+    @post("/", status_code=201, opt={"body": ResourceWrite}, summary=summary_of(RESOURCES, "create"))
+    async def create_items(self, ctx: Ctx) -> Response[ResourceDetail]:
+        return await create_answer(ctx, RESOURCES)
+
+    @delete("/{pk:str}", status_code=204, summary="Delete a resource")
+    async def delete_item(self, ctx: Ctx, pk: FromPath[str]) -> None:
+        ctx.require_login()
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        gone = await ctx.db.write(rules.delete, viewer, path_id(pk, RESOURCES.model), RESOURCES.scope)
+        files.remove_resource_files(ctx.settings.files_dir, gone)
+
+    @delete("/", status_code=204, summary="Delete several resources (ENABLE_BULK_UPDATE)")
+    async def delete_list(self, ctx: Ctx) -> None:
+        ctx.require_login()
+        ctx.require_bulk_update()  # the list URL takes DELETE only with bulk updates on
+        ids = record_ids(await read_body(ctx.request), RESOURCES.plural)
+        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        for gone in await ctx.db.write(rules.delete_each, viewer, ids, RESOURCES.scope):
+            files.remove_resource_files(ctx.settings.files_dir, gone)
+
+
+class DatasetController(Controller):
+    """Datasets are made by uploads, so this list takes no POST."""
+
+    path, tags = "/api/v2/datasets", ["datasets"]
+
+    @get("/", summary=summary_of(DATASETS, "list"))
+    async def list_items(self, ctx: Ctx) -> Response[DatasetList]:
+        return await list_of(ctx, DATASETS)
+
+    @get("/{pk:str}", summary=summary_of(DATASETS, "get"))
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DatasetDetail]:
+        return await detail_of(ctx, DATASETS, pk)
+
+    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(DATASETS, "change"))
+    async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DatasetDetail]:
+        return await update_answer(ctx, DATASETS, pk)
+
+    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(DATASETS, "change"))
+    async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DatasetDetail]:
+        return await update_answer(ctx, DATASETS, pk)
+
+    @patch("/", opt={"body": list[UpdateRecord]}, summary=summary_of(DATASETS, "change_list"))
+    async def patch_list(self, ctx: Ctx) -> Response[DatasetList]:
+        return await bulk_update_answer(ctx, DATASETS)
+
+
+class MapController(Controller):
+    path, tags = "/api/v2/maps", ["maps"]
+
+    @get("/", summary=summary_of(MAPS, "list"))
+    async def list_items(self, ctx: Ctx) -> Response[MapList]:
+        return await list_of(ctx, MAPS)
+
+    @get("/{pk:str}", summary=summary_of(MAPS, "get"))
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[MapDetail]:
+        return await detail_of(ctx, MAPS, pk)
+
+    @patch("/{pk:str}", opt={"body": MapWrite}, summary=summary_of(MAPS, "change"))
+    async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[MapDetail]:
+        return await update_answer(ctx, MAPS, pk)
+
+    @put("/{pk:str}", opt={"body": MapWrite}, summary=summary_of(MAPS, "change"))
+    async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[MapDetail]:
+        return await update_answer(ctx, MAPS, pk)
+
+    @patch("/", opt={"body": list[UpdateRecord]}, summary=summary_of(MAPS, "change_list"))
+    async def patch_list(self, ctx: Ctx) -> Response[MapList]:
+        return await bulk_update_answer(ctx, MAPS)
+
+    @post("/", status_code=201, opt={"body": MapWrite}, summary=summary_of(MAPS, "create"))
+    async def create_items(self, ctx: Ctx) -> Response[MapDetail]:
+        return await create_answer(ctx, MAPS)
+
+
+class GeoappController(Controller):
+    path, tags = "/api/v2/geoapps", ["geoapps"]
+
+    @get("/", summary=summary_of(GEOAPPS, "list"))
+    async def list_items(self, ctx: Ctx) -> Response[GeoappList]:
+        return await list_of(ctx, GEOAPPS)
+
+    @get("/{pk:str}", summary=summary_of(GEOAPPS, "get"))
+    async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[GeoappDetail]:
+        return await detail_of(ctx, GEOAPPS, pk)
+
+    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(GEOAPPS, "change"))
+    async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[GeoappDetail]:
+        return await update_answer(ctx, GEOAPPS, pk)
+
+    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(GEOAPPS, "change"))
+    async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[GeoappDetail]:
+        return await update_answer(ctx, GEOAPPS, pk)
+
+    @patch("/", opt={"body": list[UpdateRecord]}, summary=summary_of(GEOAPPS, "change_list"))
+    async def patch_list(self, ctx: Ctx) -> Response[GeoappList]:
+        return await bulk_update_answer(ctx, GEOAPPS)
+
+    @post("/", status_code=201, opt={"body": ResourceWrite}, summary=summary_of(GEOAPPS, "create"))
+    async def create_items(self, ctx: Ctx) -> Response[GeoappDetail]:
+        return await create_answer(ctx, GEOAPPS)
+
+
+class ResourceListsController(Controller):
+    """The fixed lists under /api/v2/resources/."""
+
+    path = "/api/v2/resources"
+    tags = ["resources"]
+
+    @get("/resource_types", summary="Resource types with the number the caller can see")
+    async def resource_types(self, ctx: Ctx) -> ResourceTypes:
+        counts = await reading(ctx.request, lambda: ctx.db.read(resources.type_counts, ctx.viewer))
+        return ResourceTypes([TypeCount(name, counts.get(name, 0), allowed_perms(name))
+                              for name in ("dataset", "document", "map", *GEOAPP_TYPES)])
+
+    @get("/approved", summary="Approved resources")
+    async def approved(self, ctx: Ctx) -> Response[ResourceList]:
+        return await reading(ctx.request, list_answer, ctx, RESOURCES, _fixed("is_approved"), False)
+
+    @get("/published", summary="Published resources")
+    async def published(self, ctx: Ctx) -> Response[ResourceList]:
+        return await reading(ctx.request, list_answer, ctx, RESOURCES, _fixed("is_published"), False)
+
+    @get("/featured", summary="Featured resources")
+    async def featured(self, ctx: Ctx) -> Response[ResourceList]:
+        return await reading(ctx.request, list_answer, ctx, RESOURCES, _fixed("featured"), False)
+
+    @get("/favorites", summary="The caller's favorite resources")
+    async def favorites(self, ctx: Ctx) -> Response[FavoriteList]:
+        caller = ctx.require_login()
+        query = ResourceQuery(favorites_of=caller.id, advertised_all=True)
+        answer = await reading(ctx.request, list_answer, ctx, RESOURCES, query, False)
+        body = answer.content
+        body["favorites"] = body.pop("resources")
+        return Response(body)
+
+
+def _fixed(flag: str) -> ResourceQuery:
+    """The query of the fixed lists (featured, approved, published): one flag set."""
+    return ResourceQuery(spec=ListSpec(conditions=[Condition(flag, "eq", [1])]))
+
+
+FAMILY_CONTROLLERS = [ResourceController, DatasetController, MapController, GeoappController]  # documents: api/resources/documents.py
+
+
+ROUTES = [ResourceListsController, *FAMILY_CONTROLLERS]

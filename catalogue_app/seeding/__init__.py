@@ -1,0 +1,1 @@
+"""Made-up data for tests, demos and benchmarks (`catalogue seed`)."""
