@@ -295,7 +295,7 @@ def import_one(ctx: CommandContext, item: FileSet, base: dict[str, Any], report:
     except GeoError as exc:
         report.line("failed", item.label, str(exc))
         return
-    existing = {n: db.read(datasets.of_owner_named, owner, n) for n in names}
+    existing = {n: db.read_sync(datasets.of_owner_named, owner, n) for n in names}
     if names and not overwrite and all(existing.values()):
         ids = ", ".join(f"{n} (dataset {existing[n]})" for n in names)
         report.line("skipped", item.label, f"already there: {ids}")
@@ -329,7 +329,7 @@ def import_one(ctx: CommandContext, item: FileSet, base: dict[str, Any], report:
         files.remove(workspace)
     known = {v for v in existing.values() if v}
     for rid in getattr(job, "imported", []):
-        row = db.read(lambda conn: maintenance.chosen(conn, "dataset", ids=[rid]))
+        row = db.read_sync(lambda conn: maintenance.chosen(conn, "dataset", ids=[rid]))
         title = row[0]["title"] if row else "?"
         status = "overwritten" if rid in known else "imported"
         report.line(status, item.label, f"dataset {rid} {title!r}")

@@ -78,13 +78,13 @@ class ManagementRunner(Ticker):
         super().start()
 
     def look(self) -> None:
-        for job_id in self.db.read(management_jobs.queued_ids):
+        for job_id in self.db.read_sync(management_jobs.queued_ids):
             if self.db.write_sync(management_jobs.claim, job_id, self.pid):
                 self.pool.submit(self.run, job_id)
 
     def run(self, job_id: int) -> None:
         """Run a claimed job to its end."""
-        row = self.db.read(management_jobs.get, job_id)
+        row = self.db.read_sync(management_jobs.get, job_id)
         out = JobOutput(self.db, job_id)
         failed = False
         try:
@@ -97,7 +97,7 @@ class ManagementRunner(Ticker):
             ctx = CommandContext(db=self.db, data_dir=self.folders.data_dir, files_dir=self.folders.files_dir,
                                  tmp_dir=self.folders.tmp_dir, import_dir=self.folders.import_dir, out=out,
                                  user_id=row["user_id"], server_running=True,
-                                 stop_requested=lambda: self.stopping or self.db.read(
+                                 stop_requested=lambda: self.stopping or self.db.read_sync(
                                      management_jobs.stop_requested, job_id))
             command.run(ctx, options)
         except Stopped:

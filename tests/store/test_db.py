@@ -80,9 +80,9 @@ def test_reads_of_one_handler_share_one_snapshot(db):
     db.write_sync(lambda conn: conn.execute("INSERT INTO keywords (name, slug) VALUES ('a', 'a')"))
 
     def handler() -> tuple[int, int, bool]:
-        first = db.read(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0])
+        first = db.read_sync(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0])
         db.write_sync(lambda conn: conn.execute("INSERT INTO keywords (name, slug) VALUES ('b', 'b')"))
-        second = db.read(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0])
+        second = db.read_sync(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0])
         return first, second, db.reader().in_transaction
 
     async def main():
@@ -90,7 +90,7 @@ def test_reads_of_one_handler_share_one_snapshot(db):
 
     first, second, inside = run_loop(main())
     assert first == second == 1 and inside  # the write made meanwhile is not half-seen
-    assert db.read(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0]) == 2
+    assert db.read_sync(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0]) == 2
 
 
 def test_a_cheap_read_that_once_took_long_runs_on_a_thread_for_a_while(db):
@@ -135,13 +135,13 @@ def test_what_readers_keep_goes_with_data_changes_only(db):
             kept_here["mark"] = value
         return kept_here.get("mark")
 
-    db.read(keep, "kept")
+    db.read_sync(keep, "kept")
     # it merged something (negative: whatever is there, as few segments as the writer's upkeep left)
     assert db.write_sync(lambda conn: text_index.merge_step(conn, -1000))
     db.write_sync(sessions.begin_attempt, "someone")  # a failed sign-in is counted for its name only
-    assert db.read(keep) == "kept"
+    assert db.read_sync(keep) == "kept"
     db.write_sync(resource_writes.update, rid, {"title": "Flood atlas"})
-    assert db.read(keep) is None
+    assert db.read_sync(keep) is None
 
 
 def test_values_kept_by_kind_go_with_their_tables(db):
@@ -161,10 +161,10 @@ def test_values_kept_by_kind_go_with_their_tables(db):
 
     def keep_all():
         for kind in ("data", "favorites", "jobs", "all"):
-            db.read(keep, kind, kind)
+            db.read_sync(keep, kind, kind)
 
     def still() -> set[str]:
-        return {kind for kind in ("data", "favorites", "jobs", "all") if db.read(keep, kind) == kind}
+        return {kind for kind in ("data", "favorites", "jobs", "all") if db.read_sync(keep, kind) == kind}
 
     keep_all()
     db.write_sync(resource_extras.add_favorite, owner, rid)
@@ -189,9 +189,9 @@ def test_counts_are_kept_with_the_kind_of_the_tables_they_read(db):
             "jobs": "SELECT count(*) FROM execution_requests e",
             "all": "SELECT (SELECT count(*) FROM favorites) + (SELECT count(*) FROM execution_requests)"}
     for kind, sql in sqls.items():
-        db.read(lambda conn: filters.remember_count(conn, sql, [], -1))
-        assert db.read(lambda conn: filters.known_count(conn, sql, [])) == -1
-        assert db.read(lambda conn: db.kept(conn, kind)["counts"][(sql, ())]) == [(-1,)]
+        db.read_sync(lambda conn: filters.remember_count(conn, sql, [], -1))
+        assert db.read_sync(lambda conn: filters.known_count(conn, sql, [])) == -1
+        assert db.read_sync(lambda conn: db.kept(conn, kind)["counts"][(sql, ())]) == [(-1,)]
 
 
 def test_a_savepoint_rolls_back_its_part_only(db):
@@ -207,7 +207,7 @@ def test_a_savepoint_rolls_back_its_part_only(db):
             users.create(conn, {"username": "also kept", "email": "also@example.org", "password": ""})
 
     db.write_sync(write)
-    names = {r[0] for r in db.read(lambda conn: conn.execute("SELECT username FROM users").fetchall())}
+    names = {r[0] for r in db.read_sync(lambda conn: conn.execute("SELECT username FROM users").fetchall())}
     assert {"kept", "also kept"} <= names and "dropped" not in names
 
 
@@ -261,7 +261,7 @@ def test_writes_queued_together_commit_together_and_fail_alone(db, monkeypatch):
     with pytest.raises(WriteConflict, match="UNIQUE"):
         futures[3].result(10)
     assert seen == [0, 0, 0]  # one transaction: none saw another's mark committed
-    assert db.read(lambda conn: [r[0] for r in conn.execute("SELECT x FROM marks ORDER BY x")]) == [1, 2, 4]
+    assert db.read_sync(lambda conn: [r[0] for r in conn.execute("SELECT x FROM marks ORDER BY x")]) == [1, 2, 4]
 
 
 def test_writes_undone_with_a_failing_one_go_again_alone(db, monkeypatch):
@@ -273,4 +273,4 @@ def test_writes_undone_with_a_failing_one_go_again_alone(db, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         futures[2].result(10)
     futures[3].result(10)
-    assert db.read(lambda conn: [r[0] for r in conn.execute("SELECT x FROM marks ORDER BY x")]) == [1, 2, 4]
+    assert db.read_sync(lambda conn: [r[0] for r in conn.execute("SELECT x FROM marks ORDER BY x")]) == [1, 2, 4]

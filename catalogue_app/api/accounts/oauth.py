@@ -64,7 +64,7 @@ async def token(ctx: Ctx) -> Response[TokenAnswer] | Response[OAuthError]:
     username, password = body.get("username"), body.get("password")
     if not isinstance(username, str) or not isinstance(password, str):
         return _oauth_error(400, "invalid_request", "username and password are required.")
-    row = await ctx.db.execute(users.by_username, username)
+    row = await ctx.db.read(users.by_username, username)
     stored = row["password"] if row is not None and row["is_active"] else ""
     ok = await anyio.to_thread.run_sync(verify_password, password, stored)
     if not (ok and stored):

@@ -158,7 +158,7 @@ class AuthMiddleware(ASGIMiddleware):
         if not header and scope["type"] == "http" and scope["path"].rstrip("/") not in CSRF_EXEMPT_PATHS:
             value = cookie_value(scope["headers"], SESSION_COOKIE)
             if value and len(value) <= 256:
-                row = sessions.user_for(scope["litestar_app"].state.db.reader(), value)
+                row = await scope["litestar_app"].state.db.read(sessions.user_for, value)
                 if row is not None:  # an unknown or expired cookie leaves the caller anonymous
                     if scope["method"] in UNSAFE_METHODS and not (
                             scope["method"] == "POST" and scope["path"].rstrip("/") in READ_ONLY_POST_PATHS):
@@ -172,7 +172,7 @@ class AuthMiddleware(ASGIMiddleware):
             if scheme == b"basic":
                 caller = await _basic(state, header, credentials.strip())
             elif scheme == b"bearer":
-                row = tokens.user_for(state.db.reader(), credentials.strip().decode("latin-1"))
+                row = await state.db.read(tokens.user_for, credentials.strip().decode("latin-1"))
                 if row is not None:  # an unknown or expired token leaves the caller anonymous
                     caller = Caller.from_row(row)
                     _note_use(state, row["token_id"], row["token_last_used"])
@@ -213,11 +213,10 @@ def _check_csrf(headers, expected: str) -> None:
 
 async def _basic(state, header: bytes, credentials: bytes) -> Caller:
     cache: CredentialCache = state.credentials
-    conn = state.db.reader()
     key = hashlib.sha256(header).digest()
     hit = cache.get(key)
     if hit is not None:
-        row = users.get(conn, hit[0])
+        row = await state.db.read(users.get, hit[0])
         if row is not None and row["is_active"] and row["password"] == hit[1]:
             return Caller.from_row(row)
     try:
@@ -229,7 +228,7 @@ async def _basic(state, header: bytes, credentials: bytes) -> Caller:
         raise authentication_failed("Invalid basic header. No credentials provided.")
 
     async def check() -> Caller:
-        row = users.by_username(conn, username)
+        row = await state.db.read(users.by_username, username)
         stored = row["password"] if row is not None and row["is_active"] else ""
         ok = await anyio.to_thread.run_sync(verify_password, password, stored or DUMMY_HASH)
         if not (ok and stored):

@@ -8,11 +8,11 @@ import msgspec
 from litestar import Controller, Response, delete, get, post, put
 from litestar.params import FromPath
 
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid, not_found
-from catalogue_app.api.resources.links import absolute
+from catalogue_app.reads.links import absolute
 from catalogue_app.api.request_bodies import path_id, read_body
-from catalogue_app.api.resources.representation import FIELD_NAMES, render
+from catalogue_app.reads.resources import FIELD_NAMES, render
 from catalogue_app.services import resource_extras as extras
 from catalogue_app.services import resources as rules
 from catalogue_app.store import Connection, Row, resource_extras
@@ -99,14 +99,14 @@ class ResourceActionsController(Controller):
     @post("/favorite", status_code=201, summary="Mark as a favorite of the caller")
     async def add_favorite(self, ctx: Ctx, pk: FromPath[str]) -> FavoriteAnswer:
         ctx.require_login()
-        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        viewer = ctx.viewer
         await ctx.db.write(extras.add_favorite, viewer, path_id(pk, "ResourceBase"))
         return FavoriteAnswer("Successfuly added resource to favorites")
 
     @delete("/favorite", status_code=200, summary="Unmark as a favorite of the caller")
     async def remove_favorite(self, ctx: Ctx, pk: FromPath[str]) -> FavoriteAnswer:
         ctx.require_login()
-        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        viewer = ctx.viewer
         await ctx.db.write(extras.remove_favorite, viewer, path_id(pk, "ResourceBase"))
         return FavoriteAnswer("Successfuly removed resource from favorites")
 
@@ -117,12 +117,12 @@ class ResourceActionsController(Controller):
             row = _visible(conn, ctx.viewer, pk)
             return RatingAnswer(*resource_extras.rating(conn, row["id"], ctx.caller.id))
 
-        return await ctx.db.execute(load)
+        return await ctx.db.read(load)
 
     @post("/ratings", status_code=200, opt={"body": RatingBody}, summary="Rate the resource from 1 to 5")
     async def post_rating(self, ctx: Ctx, pk: FromPath[str]) -> RatingAnswer:
         caller = ctx.require_login()
-        row = await reading(ctx.request, lambda: ctx.db.read(_visible, ctx.viewer, pk))
+        row = await ctx.db.read(_visible, ctx.viewer, pk)
         body = await read_body(ctx.request)
         value = body.get("rating") if isinstance(body, dict) else None
         if isinstance(value, str) and value.isdecimal():
@@ -130,7 +130,7 @@ class ResourceActionsController(Controller):
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 5:
             raise invalid("rating: a whole number from 1 to 5 is required.")
         await ctx.db.write(extras.rate, ctx.viewer, row["id"], value)
-        return RatingAnswer(*await ctx.db.execute(resource_extras.rating, row["id"], caller.id))
+        return RatingAnswer(*await ctx.db.read(resource_extras.rating, row["id"], caller.id))
 
     # -- extra metadata --------------------------------------------------------------------------
     @get("/extra_metadata", summary="Extra metadata items (query parameters filter on item keys)")
@@ -138,7 +138,7 @@ class ResourceActionsController(Controller):
         def load(conn: Connection) -> list[dict[str, Any]]:
             return resource_extras.extra_metadata(conn, _visible(conn, ctx.viewer, pk)["id"])
 
-        items = await ctx.db.execute(load)
+        items = await ctx.db.read(load)
         if ctx.params:
             key, value = ctx.params[0]
             items = [i for i in items if str(i.get(key)) == value]
@@ -148,14 +148,14 @@ class ResourceActionsController(Controller):
     async def add_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx.require_login()
         items = _check_items(await read_body(ctx.request), need_id=False)
-        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        viewer = ctx.viewer
         return await ctx.db.write(extras.add_extra_metadata, viewer, path_id(pk, "ResourceBase"), items)
 
     @put("/extra_metadata", status_code=200, opt={"body": list[dict[str, Any]]}, summary="Replace extra metadata items")
     async def replace_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx.require_login()
         items = _check_items(await read_body(ctx.request), need_id=True)
-        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        viewer = ctx.viewer
         return await ctx.db.write(extras.replace_extra_metadata, viewer, path_id(pk, "ResourceBase"), items)
 
     @delete("/extra_metadata", status_code=200, opt={"body": list[int]}, summary="Remove extra metadata items by id")
@@ -164,7 +164,7 @@ class ResourceActionsController(Controller):
         ids = await read_body(ctx.request)
         if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
             raise invalid("Expected a list of extra metadata ids.")
-        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        viewer = ctx.viewer
         return await ctx.db.write(extras.delete_extra_metadata, viewer, path_id(pk, "ResourceBase"), ids)
 
     # -- linked resources ------------------------------------------------------------------------
@@ -173,7 +173,7 @@ class ResourceActionsController(Controller):
         def load(conn: Connection) -> dict[str, Any]:
             return linked_payload(conn, _visible(conn, ctx.viewer, pk), ctx.viewer, ctx.base, ctx.params)
 
-        return await ctx.db.execute(load)
+        return await ctx.db.read(load)
 
     @post("/linked_resources", status_code=200, opt={"body": TargetsBody}, summary="Link to other resources")
     async def add_links(self, ctx: Ctx, pk: FromPath[str]) -> Response[LinkResult]:
@@ -190,7 +190,7 @@ class ResourceActionsController(Controller):
         if not isinstance(targets, list):
             raise invalid("Payload is not valid")
 
-        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        viewer = ctx.viewer
         done, failed = await ctx.db.write(extras.change_links, viewer, path_id(pk, "ResourceBase"), targets, adding)
         if failed:
             return Response(LinkResult(done, failed, "Some error has occurred during the saving"), status_code=400)
@@ -212,7 +212,7 @@ class ResourceActionsController(Controller):
                 return {field_name: msgspec.to_builtins(linked_payload(conn, row, ctx.viewer, ctx.base, []))}
             return {field_name: item.get(field_name, [])}
 
-        return await ctx.db.execute(load)
+        return await ctx.db.read(load)
 
 
 @get("/api/v2/documents/{pk:str}/linked_resources", tags=["documents"], summary="Links of a document")
@@ -220,7 +220,7 @@ async def document_links(ctx: Ctx, pk: FromPath[str]) -> dict[str, Any]:
     def load(conn: Connection) -> dict[str, Any]:
         return linked_payload(conn, _visible(conn, ctx.viewer, pk, ("document",)), ctx.viewer, ctx.base, ctx.params)
 
-    return await ctx.db.execute(load)
+    return await ctx.db.read(load)
 
 
 ROUTES = [ResourceActionsController, document_links]

@@ -12,7 +12,7 @@ from litestar import Controller, Response, delete, get
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, denied, invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.store import Connection, Row, executions
@@ -125,7 +125,7 @@ async def _own(ctx: Context, exec_id: str) -> Row:
     except ValueError:
         raise invalid(f"'{exec_id}' is not a valid UUID.") from None
     caller = ctx.require_login()
-    row = await ctx.db.execute(executions.get, exec_id)
+    row = await ctx.db.read(executions.get, exec_id)
     if row is None or not (caller.is_admin or row["user_id"] == caller.id):
         raise ApiError(404, f"uuid provided does not exists: {exec_id}", "not_found")
     return row
@@ -140,10 +140,9 @@ class ExecutionsController(Controller):
         caller = ctx.require_login()
         spec = list_spec(ctx.params, executions.FIELDS, executions.SEARCH_FIELDS)
 
-        def fetch(limit: int, offset: int):
-            return ctx.db.read(executions.page, spec, caller.id, caller.is_admin, limit, offset)
-
-        page, total, rows = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
+        page = pagination.wanted(ctx.request, ctx.params)
+        total, rows = await ctx.db.read(executions.page, spec, caller.id, caller.is_admin, page.size, page.offset)
+        pagination.check(page, total)
         items = [shape(r, ctx.base) for r in rows]
         return pagination.build(ctx.request, ctx.params, RequestList, page, total, items)
 
@@ -167,7 +166,7 @@ async def execution_status(ctx: Ctx, execution_id: FromPath[str]) -> ExecutionSt
         uuid.UUID(execution_id)
     except ValueError:
         raise invalid(f"'{execution_id}' is not a valid UUID.") from None
-    row = await ctx.db.execute(executions.get, execution_id)
+    row = await ctx.db.read(executions.get, execution_id)
     if row is None:
         raise ApiError(404, f"uuid provided does not exists: {execution_id}", "not_found")
     caller = ctx.caller

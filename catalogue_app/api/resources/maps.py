@@ -16,13 +16,13 @@ import msgspec
 from litestar import get
 from litestar.params import FromPath
 
-from catalogue_app.api.resources import dataset_view
+from catalogue_app.reads import datasets as dataset_view
 from catalogue_app.api.middleware.auth import ANONYMOUS
 from catalogue_app.api.context import Ctx
-from catalogue_app.api.resources.dataset_view import Style
-from catalogue_app.api.resources.links import Link
+from catalogue_app.reads.datasets import Style
+from catalogue_app.reads.links import Link
 from catalogue_app.api.request_bodies import path_id
-from catalogue_app.api.resources.representation import Resource, render
+from catalogue_app.reads.resources import Resource, render
 from catalogue_app.services import resources as rules
 from catalogue_app.store import Connection, Row
 from catalogue_app.store import map_layers as store
@@ -169,7 +169,7 @@ async def map_maplayers(ctx: Ctx, pk: FromPath[str]) -> list[MapLayer]:
         rid = _visible(conn, viewer, pk, "map", "Map")["id"]
         return maplayers_of(conn, [rid], viewer, ctx.base)[rid]
 
-    return await ctx.db.execute(load)
+    return await ctx.db.read(load)
 
 
 @get("/api/v2/maps/{pk:str}/datasets", tags=["maps"],
@@ -182,7 +182,7 @@ async def map_datasets(ctx: Ctx, pk: FromPath[str]) -> list[LayerDataset]:
         shown = layer_datasets(conn, ids, viewer, ctx.base)
         return [shown[i] for i in ids if i in shown]
 
-    return await ctx.db.execute(load)
+    return await ctx.db.read(load)
 
 
 @get("/api/v2/datasets/{pk:str}/maplayers", tags=["datasets"],
@@ -196,7 +196,7 @@ async def dataset_maplayers(ctx: Ctx, pk: FromPath[str]) -> list[DatasetLayer]:
                              visibility=bool(r["visibility"]), opacity=r["opacity"])
                 for r in store.layers_of_dataset(conn, rid, viewer)]
 
-    return await ctx.db.execute(load)
+    return await ctx.db.read(load)
 
 
 @get("/api/v2/datasets/{pk:str}/maps", tags=["datasets"], summary="The maps the caller may view that show a dataset")
@@ -207,7 +207,7 @@ async def dataset_maps(ctx: Ctx, pk: FromPath[str]) -> list[MapRef]:
         return [MapRef(r["id"], r["title"], f"{ctx.base}/catalogue/#/map/{r['id']}", f"{ctx.base}/api/v2/maps/{r['id']}")
                 for r in store.maps_of_dataset(conn, rid, viewer)]
 
-    return await ctx.db.execute(load)
+    return await ctx.db.read(load)
 
 
 # -- the map template ----------------------------------------------------------------------------

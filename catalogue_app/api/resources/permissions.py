@@ -16,12 +16,12 @@ import msgspec
 from litestar import Controller, Response, delete, get, patch, put
 from litestar.params import FromPath
 
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import not_found, permission_denied
 from catalogue_app.api.resources.executions import Receipt, start_job
 from catalogue_app.api.resources.perms_spec import Spec, parse
 from catalogue_app.api.request_bodies import path_id, read_body
-from catalogue_app.api.accounts.representation import DEFAULT_AVATAR, absolute
+from catalogue_app.reads.users import DEFAULT_AVATAR, absolute
 from catalogue_app.store import Connection, permissions, resources
 from catalogue_app.store.resources import Viewer
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
@@ -130,7 +130,7 @@ class PermissionsController(Controller):
 
     async def _target(self, ctx: Context, pk: str) -> Managed:
         caller = ctx.require_login()
-        return await reading(ctx.request, lambda: ctx.db.read(managed, ctx.viewer, caller.is_staff, pk))
+        return await ctx.db.read(managed, ctx.viewer, caller.is_staff, pk)
 
     @get("/", summary="Users, organizations and special groups holding a level on the resource")
     async def get_permissions(self, ctx: Ctx, pk: FromPath[str]) -> Overview:
@@ -140,7 +140,7 @@ class PermissionsController(Controller):
             target = managed(conn, ctx.viewer, caller.is_staff, pk)
             return overview(conn, target.id, ctx.base)
 
-        return await ctx.db.execute(load)
+        return await ctx.db.read(load)
 
     @put("/", status_code=200, opt={"body": PermsSpecBody},
          summary="Merge a perms spec into the resource's permissions (asynchronous)")
@@ -163,7 +163,7 @@ class PermissionsController(Controller):
     async def _set(self, ctx: Context, pk: str) -> Response[Receipt]:
         target = await self._target(ctx, pk)
         body = await read_body(ctx.request)
-        spec = _allowed(await ctx.db.execute(parse, body, target.resource_type), target)
+        spec = _allowed(await ctx.db.read(parse, body, target.resource_type), target)
         params = {"uuid": target.uuid, "resource_id": target.id, "permissions": spec.as_json(), "replace": False}
         return await start_job(ctx, "set_permissions", "permissions", params, target.id)
 

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import msgspec
 from msgspec import UNSET, UnsetType
 
-from catalogue_app.api.middleware.auth import Caller
-from catalogue_app.store import Connection, Row
+from catalogue_app.store import Connection, Row, resources
+from catalogue_app.store.db import kept
+from catalogue_app.store.resources import Viewer
+
+if TYPE_CHECKING:
+    from catalogue_app.api.middleware.auth import Caller
 
 DEFAULT_AVATAR = "/static/img/avatar.svg"
 
@@ -45,6 +51,17 @@ class GroupProfile(msgspec.Struct, kw_only=True):
     access: str
     categories: list[str]
     link: str
+
+
+def viewer(conn: Connection, user_id: int | None, is_superuser: bool) -> Viewer:
+    """The caller as the store's visibility rules need them (with their groups), kept until
+    the data change."""
+    here = kept(conn)
+    key = ("viewer", user_id, is_superuser)
+    found = here.get(key)
+    if found is None:
+        found = here[key] = resources.viewer_of(conn, user_id, is_superuser)
+    return found
 
 
 def global_perms(row: Row) -> list[str]:
