@@ -22,7 +22,7 @@ import html
 import json
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
@@ -335,7 +335,8 @@ def tkeyword(t: Row) -> TKeyword:
 # '"' inside a JSON string is escaped, so these bytes cannot come from a value.
 PERMS = b',"perms":[]'
 FAVORITE = b',"favorite":false'
-MAX_KEPT = 2048  # entries per reader connection: a resource is about 4 KB, so some 9 MB at most
+MAX_KEPT = 2048  # entries kept: a resource is about 4 KB, so some 9 MB at most
+MAX_PAGES = 256  # whole pages kept: a page of ten is about 40 KB, so some 10 MB at most
 
 _encode = msgspec.json.Encoder().encode  # the bytes msgspec gives a Response for the same Struct
 
@@ -396,8 +397,8 @@ def page_json(conn: Connection, rows: list[Row], caller: Caller, viewer: Viewer,
     return msgspec.Raw(b"[" + b",".join(out) + b"]")
 
 
-def keep(kept: dict, key: tuple, value: object) -> None:
-    if len(kept) >= MAX_KEPT:
+def keep(kept: dict, key: tuple, value: object, most: int = MAX_KEPT) -> None:
+    if len(kept) >= most:
         try:
             kept.pop(next(iter(kept)), None)  # the oldest
         except (StopIteration, RuntimeError):  # emptied, or changed by another reader meanwhile
@@ -477,15 +478,31 @@ Deferred = Callable[[Connection, list[int], Any, Viewer, str], list[dict[str, An
 
 @dataclass
 class Listing:
-    """What a list of resources asks for: the family, the query (with the thesaurus keyword ids
-    still to group), the field selection, and how to read the deferred fields it includes."""
+    """What a list of resources asks for: the family, the query (or how to parse it: ``parse``
+    returns the query, the thesaurus keyword ids still to group and whether they all must
+    match), the field selection, and how to read the deferred fields it includes. A page of
+    /resources with every default field is kept whole, under ``key`` (what, besides the family
+    and the caller, the answer depends on: the request's path and parameters), as the bytes
+    that ``envelope(total, items)`` makes of it."""
 
     family: Family
-    query: ResourceQuery
+    query: ResourceQuery | None
     selection: Any  # api/resources/params.py Selection: active, wants_data, include
-    tkeyword_ids: list[int] = field(default_factory=list)
-    force_and: bool = False
+    parse: Callable[[], tuple[ResourceQuery, list[int], bool]] | None = None
     deferred: Deferred | None = None
+    key: tuple | None = None
+    envelope: Callable[[int, msgspec.Raw], bytes] | None = None
+
+
+class Answer(NamedTuple):
+    """A page of a list: the exact total, the items (the JSON array already encoded, for
+    /resources with every default field), the deferred fields of each item when the selection
+    asks for some (else None), and the whole answer encoded when it was kept (else None)."""
+
+    total: int
+    items: Any
+    extras: list[dict[str, Any]] | None = None
+    body: bytes | None = None
 
 
 def present(conn: Connection, family: Family, rows: list[Row], caller: Caller, viewer: Viewer, base: str,
@@ -503,21 +520,41 @@ def present(conn: Connection, family: Family, rows: list[Row], caller: Caller, v
 
 
 def page(conn: Connection, listing: Listing, caller: Caller, viewer: Viewer, base: str, limit: int,
-         offset: int) -> tuple[int, Any, list[dict[str, Any]] | None]:
-    """One page of a list as the caller sees it: the exact total, the items (the JSON array
-    already encoded, for /resources with every default field) and the deferred fields of each
-    item when the selection asks for some (else None)."""
-    query, sel, family = listing.query, listing.selection, listing.family
-    if listing.tkeyword_ids:
-        query.tkeyword_groups = resources.tkeyword_groups(conn, listing.tkeyword_ids, listing.force_and)
+         offset: int) -> Answer:
+    """One page of a list as the caller sees it."""
+    sel, family = listing.selection, listing.family
     if family.path == "resources" and not sel.active:
-        total, rows = resources.page(conn, viewer, query, limit, offset, resources.PERMS_COLUMNS)
-        return total, page_json(conn, rows, caller, viewer, base), None
-    total, rows = resources.page(conn, viewer, query, limit, offset)
+        # the whole answer is kept: the same page asked again (the first page of Browse above
+        # all) costs a look-up until the data change (or the caller's favorites, when signed in)
+        kept_here = store_kept(conn, "favorites" if viewer.id is not None else "data")
+        here = kept_here.get("pages")
+        if here is None:
+            here = kept_here["pages"] = {}
+        key = ("page", listing.key, base, audience(caller), viewer.id, viewer.is_superuser, viewer.group_ids,
+               viewer.managed_group_ids, limit, offset) if listing.key is not None else None
+        found = here.get(key) if key is not None else None
+        if found is None:
+            total, rows = resources.page(conn, viewer, _query(conn, listing), limit, offset, resources.PERMS_COLUMNS)
+            items = page_json(conn, rows, caller, viewer, base)
+            found = Answer(total, items, None, listing.envelope(total, items) if listing.envelope else None)
+            if key is not None:
+                keep(here, key, found, MAX_PAGES)
+        return found
+    total, rows = resources.page(conn, viewer, _query(conn, listing), limit, offset)
     items = present(conn, family, rows, caller, viewer, base, detail=False, with_data=sel.wants_data)
     extras = listing.deferred(conn, [int(i.pk) for i in items], sel, viewer, base) \
         if sel.active and listing.deferred else None
-    return total, items, extras
+    return Answer(total, items, extras)
+
+
+def _query(conn: Connection, listing: Listing) -> ResourceQuery:
+    """The list's query, parsed now if it was not given, its thesaurus keywords grouped."""
+    if listing.query is not None:
+        return listing.query
+    query, tkeyword_ids, force_and = listing.parse()
+    if tkeyword_ids:
+        query.tkeyword_groups = resources.tkeyword_groups(conn, tkeyword_ids, force_and)
+    return query
 
 
 def one(conn: Connection, family: Family, resource_id: int, caller: Caller, viewer: Viewer, base: str,

@@ -50,7 +50,9 @@ T = TypeVar("T")
 BUSY_TIMEOUT_MS = 30_000
 READ_THREADS = 4  # reader threads per process: SQLite reads in parallel, the GIL is released in its C code
 QUICK_READ = 0.002  # seconds of CPU: reads alike that lately took less run on the event loop's thread
-SLOW_SPELL = 1.0  # seconds: after one read took longer, reads like it go to a thread that long
+SLOW_SPELL = 1.0  # seconds: after one read took much longer, reads like it go to a thread that long
+LONG_READ = 4 * QUICK_READ  # seconds of CPU: a read that took longer starts such a spell (a recount after a
+# write does; a garbage collection or a cold cache during a cheap read does not)
 MAX_KINDS_TIMED = 4096  # kinds of reads whose cost is remembered
 CHECKPOINT_EVERY = 0.5  # seconds between checkpoints of the write-ahead log while writes go on
 UPKEEP_PAUSE = 0.01  # seconds without a write before, and between, steps of upkeep
@@ -313,7 +315,8 @@ class Database:
 
     def _quick(self, key: Any) -> bool:
         """Whether a read may run on the event loop's own thread: when reads alike took less
-        than QUICK_READ seconds of CPU lately and none took longer in the last SLOW_SPELL.
+        than QUICK_READ seconds of CPU lately and none took longer than LONG_READ in the last
+        SLOW_SPELL.
         Handing a read to a thread costs a switch of the GIL each way, which under load halves
         what a worker serves, and for a small query costs more than the query; a read of
         unknown cost goes to a thread, and so does, for a while, one that just took long (a text
@@ -333,7 +336,7 @@ class Database:
             # one long sample (a garbage collection, a first count) weighs at most 3x the limit:
             # reads that cost more only once in a while stay on the loop's thread
             took = time.thread_time() - started
-            if took > QUICK_READ:  # it may be long again soon (a count after a write): a thread's, for a while
+            if took > LONG_READ:  # it may be long again soon (a count after a write): a thread's, for a while
                 self._slow_until[key] = time.monotonic() + SLOW_SPELL
             took = min(took, 3 * QUICK_READ)
             known = self._costs.get(key)

@@ -33,26 +33,36 @@ def heavy(conn) -> int:
     return conn.execute(HEAVY).fetchone()[0]
 
 
-def test_a_read_said_to_be_slow_runs_on_a_reader_thread_and_a_quick_one_on_the_loop(db):
-    async def main():
-        return await db.execute(where, slow=True), await db.execute(where, slow=False)
-
-    slow, quick = run_loop(main())
-    assert slow.startswith("sqlite-reader") and quick == LOOP_THREAD
-
-
 def test_cheap_reads_move_to_the_loop_and_costly_ones_stay_off_it(db):
     async def main():
-        first = await db.execute(where)            # unknown cost: a reader thread
-        later = await db.execute(where)            # it took microseconds: the loop's thread
-        await db.execute(heavy)                    # tens of milliseconds of CPU
-        again = await db.execute(heavy, slow=None)
-        return first, later, again
+        first = await db.read(where)               # unknown cost: a reader thread
+        later = await db.read(where)               # it took microseconds: the loop's thread
+        await db.read(heavy)                       # tens of milliseconds of CPU
+        return first, later
 
-    first, later, _ = run_loop(main())
+    first, later = run_loop(main())
     assert first.startswith("sqlite-reader") and later == LOOP_THREAD
     assert db._costs[heavy.__code__] > 0.002
-    assert not db._quick(heavy.__code__, None)  # the next heavy read goes to a thread
+    assert not db._quick(heavy.__code__)  # the next heavy read goes to a thread
+
+
+def test_reads_alike_are_timed_together_whatever_function_runs_them(db):
+    """A list read names what its cost depends on (``like``): a query shape that proved cheap
+    runs on the loop, another shape of the same function that proved costly stays on a thread."""
+    def read(conn, costly: bool) -> str:
+        if costly:
+            conn.execute(HEAVY).fetchone()
+        return threading.current_thread().name
+
+    async def main():
+        await db.read(read, False, like="small")
+        small = await db.read(read, False, like="small")
+        await db.read(read, True, like="large")
+        large = await db.read(read, False, like="large")
+        return small, large
+
+    small, large = run_loop(main())
+    assert small == LOOP_THREAD and large.startswith("sqlite-reader")
 
 
 def test_the_loop_keeps_running_while_a_slow_read_runs(db):
@@ -68,7 +78,7 @@ def test_the_loop_keeps_running_while_a_slow_read_runs(db):
         ticker = asyncio.create_task(tick())
         await asyncio.sleep(0.01)
         before = ticks
-        assert await db.execute(heavy, slow=True) == 3_000_000
+        assert await db.read(heavy) == 3_000_000  # its cost unknown: a reader thread
         after = ticks
         ticker.cancel()
         return after - before
@@ -76,26 +86,29 @@ def test_the_loop_keeps_running_while_a_slow_read_runs(db):
     assert run_loop(main()) >= 5
 
 
-def test_reads_of_one_handler_share_one_snapshot(db):
+def test_reads_inside_a_read_share_its_snapshot(db):
     db.write_sync(lambda conn: conn.execute("INSERT INTO keywords (name, slug) VALUES ('a', 'a')"))
 
-    def handler() -> tuple[int, int, bool]:
-        first = db.read_sync(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0])
+    def count(conn) -> int:
+        return conn.execute("SELECT count(*) FROM keywords").fetchone()[0]
+
+    def handler(conn) -> tuple[int, int, bool]:
+        first = db.read_sync(count)
         db.write_sync(lambda conn: conn.execute("INSERT INTO keywords (name, slug) VALUES ('b', 'b')"))
-        second = db.read_sync(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0])
-        return first, second, db.reader().in_transaction
+        second = count(conn)
+        return first, second, conn.in_transaction
 
     async def main():
-        return await db.offload(handler, slow=True)
+        return await db.read(handler)
 
     first, second, inside = run_loop(main())
     assert first == second == 1 and inside  # the write made meanwhile is not half-seen
-    assert db.read_sync(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0]) == 2
+    assert db.read_sync(count) == 2
 
 
 def test_a_cheap_read_that_once_took_long_runs_on_a_thread_for_a_while(db):
     """A page whose count a write made stale takes long once; while writes keep coming that
-    repeats, so reads of the same code leave the loop for SLOW_SPELL, then come back."""
+    repeats, so reads like it leave the loop for SLOW_SPELL, then come back."""
     sometimes_heavy = {"heavy": False}
 
     def page(conn) -> str:
@@ -104,18 +117,34 @@ def test_a_cheap_read_that_once_took_long_runs_on_a_thread_for_a_while(db):
         return threading.current_thread().name
 
     async def main():
-        await db.execute(page)
-        quick = await db.execute(page)
+        await db.read(page)
+        quick = await db.read(page)
         sometimes_heavy["heavy"] = True
-        await db.execute(page)                      # on the loop still: its cost was low
+        await db.read(page)                         # on the loop still: its cost was low
         sometimes_heavy["heavy"] = False
-        after = await db.execute(page)              # right after a long one: a reader thread
+        after = await db.read(page)                 # right after a long one: a reader thread
         db._slow_until[page.__code__] -= 2 * SLOW_SPELL  # as if the spell were over
-        later = await db.execute(page)
+        later = await db.read(page)
         return quick, after, later
 
     quick, after, later = run_loop(main())
     assert quick == LOOP_THREAD and after.startswith("sqlite-reader") and later == LOOP_THREAD
+
+
+def test_what_one_reader_keeps_the_others_find(db):
+    """The owner keeps derived values for all its readers: one kept on a reader thread is found
+    by a read on the loop's thread, while the data are unchanged."""
+    def keep(conn, value=None):
+        here = db.kept(conn)
+        if value is not None:
+            here["mark"] = value
+        return here.get("mark"), threading.current_thread().name
+
+    async def main():
+        return await db.read(keep, "shared")  # unknown cost: a reader thread
+
+    assert run_loop(main())[1].startswith("sqlite-reader")
+    assert db.read_sync(keep) == ("shared", threading.current_thread().name)
 
 
 def test_what_readers_keep_goes_with_data_changes_only(db):

@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio.to_thread
 import msgspec
-from litestar import Controller, Response, delete, get, patch, post, put
+from litestar import Controller, MediaType, Response, delete, get, patch, post, put
 from litestar.params import FromPath
 
 from catalogue_app import files
@@ -130,22 +130,34 @@ GEOAPPS = Family("geoapps", "geoapp", "geoapps", GEOAPP_TYPES, "GeoApp", geoapps
 
 
 async def list_answer(ctx: Context, family: Family, query: ResourceQuery | None = None,
-                      honour_params: bool = True) -> Response[Any]:
-    """A page of resources for the family, as the caller sees them, in one read."""
+                      honour_params: bool = True, plural: str | None = None) -> Response[Any]:
+    """A page of resources for the family, as the caller sees them, in one read; its items under
+    ``plural`` (the family's own by default)."""
     params = ctx.params if honour_params else [(k, v) for k, v in ctx.params if k in ("page", "page_size")]
-    sel = selection(params, family.singular, family.field_names)
-    listing = Listing(family, query, sel, deferred=deferred_fields)
-    if query is None:
-        listing.query, listing.tkeyword_ids, listing.force_and = resource_query(params, ctx.viewer.id, family.types)
+    plural = plural or family.plural
     page = pagination.wanted(ctx.request, params)
-    total, items, extras = await ctx.db.read(reads.page, listing, ctx.caller, ctx.viewer, ctx.base, page.size,
-                                             page.offset, like=shape(family, params))
-    pagination.check(page, total)
-    if extras is not None:
-        items = [apply_selection(item, sel) | extra for item, extra in zip(items, extras)]
-    body = {"links": pagination.envelope_links(ctx.request, params, page, total, ctx.base), "total": total,
-            "page": page.number, "page_size": page.size, family.plural: items}
+    sel = selection(params, family.singular, family.field_names)
+
+    def envelope(total: int, items: Any) -> bytes:
+        return _encode({"links": pagination.envelope_links(ctx.request, params, page, total, ctx.base), "total": total,
+                        "page": page.number, "page_size": page.size, plural: items})
+
+    listing = Listing(family, query, sel, lambda: resource_query(params, ctx.viewer.id, family.types), deferred_fields,
+                      (ctx.request.scope.get("raw_path") or ctx.request.scope["path"], tuple(params), plural), envelope)
+    answer = await ctx.db.read(reads.page, listing, ctx.caller, ctx.viewer, ctx.base, page.size, page.offset,
+                               like=shape(family, params))
+    pagination.check(page, answer.total)
+    if answer.body is not None:
+        return Response(answer.body, media_type=MediaType.JSON)
+    items = answer.items
+    if answer.extras is not None:
+        items = [apply_selection(item, sel) | extra for item, extra in zip(items, answer.extras)]
+    body = {"links": pagination.envelope_links(ctx.request, params, page, answer.total, ctx.base),
+            "total": answer.total, "page": page.number, "page_size": page.size, plural: items}
     return Response(body)
+
+
+_encode = msgspec.json.Encoder().encode
 
 
 def shape(family: Family, params: list[tuple[str, str]]) -> tuple:
@@ -491,10 +503,7 @@ class ResourceListsController(Controller):
     async def favorites(self, ctx: Ctx) -> Response[FavoriteList]:
         caller = ctx.require_login()
         query = ResourceQuery(favorites_of=caller.id, advertised_all=True)
-        answer = await list_answer(ctx, RESOURCES, query, False)
-        body = answer.content
-        body["favorites"] = body.pop("resources")
-        return Response(body)
+        return await list_answer(ctx, RESOURCES, query, False, "favorites")
 
 
 def _fixed(flag: str) -> ResourceQuery:
