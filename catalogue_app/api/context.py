@@ -16,7 +16,7 @@ from litestar import Request
 from litestar.di import NamedDependency
 
 from catalogue_app.api.errors import ApiError, not_authenticated
-from catalogue_app.api.middleware.auth import Caller, caller_of
+from catalogue_app.api.middleware.auth import VIEWER_KEY, Caller, caller_of
 from catalogue_app.api.pagination import base_url
 from catalogue_app.config import Settings
 from catalogue_app.reads import users as user_reads
@@ -75,12 +75,15 @@ class Context:
 
 
 async def provide_context(request: Request) -> Context:
-    """The Context of a request, its viewer read (a signed-in caller's groups: one indexed read,
-    kept by the database owner until the data change; nothing for an anonymous caller)."""
+    """The Context of a request with its viewer: read by the auth middleware together with the
+    signed-in caller (else here: one indexed read, kept by the database owner until the data
+    change); nothing to read for an anonymous caller."""
     caller = caller_of(request)
     if caller.id is None:
         return Context(request, caller, ANONYMOUS_VIEWER)
-    viewer = await request.app.state.db.read(user_reads.viewer, caller.id, caller.is_superuser)
+    viewer = request.scope.get(VIEWER_KEY)  # read by the auth middleware with the caller
+    if viewer is None:
+        viewer = await request.app.state.db.read(user_reads.viewer, caller.id, caller.is_superuser)
     return Context(request, caller, viewer)
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -62,6 +63,24 @@ def viewer(conn: Connection, user_id: int | None, is_superuser: bool) -> Viewer:
     if found is None:
         found = here[key] = resources.viewer_of(conn, user_id, is_superuser)
     return found
+
+
+def signed_in(conn: Connection, find: Callable[..., Row | None], *args: Any) -> tuple[Row | None, Viewer | None]:
+    """The user row that ``find(conn, *args)`` gives (by a session, a token, an id), and the
+    user as the store's visibility rules need them: one read for the auth middleware."""
+    row = find(conn, *args)
+    return row, (viewer(conn, row["id"], bool(row["is_superuser"])) if row is not None else None)
+
+
+def user_row(conn: Connection, user_id: int) -> Row | None:
+    """A user's row by id, kept until the data change (a changed password is a change)."""
+    from catalogue_app.store import users
+
+    here = kept(conn)
+    key = ("user", user_id)
+    if key not in here:
+        here[key] = users.get(conn, user_id)
+    return here[key]
 
 
 def global_perms(row: Row) -> list[str]:
