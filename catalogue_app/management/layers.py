@@ -126,7 +126,7 @@ class _LayersCommand(Command):
             body["regions"] = common.comma_list(options.regions)
         viewer = Viewer(owner, True)
         try:
-            cleaned = asdict(common.db(ctx).read(clean, {"title": "untitled", **body}, viewer, True, None, "dataset"))
+            cleaned = asdict(common.db(ctx).read_sync(clean, {"title": "untitled", **body}, viewer, True, None, "dataset"))
         except Invalid as exc:
             raise CommandError(exc.message) from None
         if "title" not in body:
@@ -158,7 +158,7 @@ class _LayersCommand(Command):
         if options.title is not None and len(sets) > 1:
             raise CommandError(f"--title names one dataset, and {len(sets)} file sets were found; "
                                "import them one at a time to give each its title.")
-        owner = common.db(ctx).read(_username, base["owner_id"])
+        owner = common.db(ctx).read_sync(_username, base["owner_id"])
         ctx.say(f"{len(sets)} file set{'s' if len(sets) != 1 else ''} found; owner {owner}; "
                 f"{'overwriting' if base['overwrite_existing_layer'] else 'skipping'} datasets that exist.")
         for label, reason in refused:

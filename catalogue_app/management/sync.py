@@ -47,7 +47,7 @@ def selection(ctx: CommandContext, options, kind: str) -> list[Any]:
     that names none."""
     ids = common.id_list(options.ids)
     owner = common.owner_filter(ctx, options.username)
-    rows = common.db(ctx).read(lambda conn: maintenance.chosen(conn, kind, ids=ids, title_contains=options.filter,
+    rows = common.db(ctx).read_sync(lambda conn: maintenance.chosen(conn, kind, ids=ids, title_contains=options.filter,
                                                                 owner_id=owner))
     if ids is not None:
         missing = sorted(set(ids) - {r["id"] for r in rows})

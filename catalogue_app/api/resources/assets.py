@@ -89,7 +89,7 @@ async def get_asset(ctx: Ctx, pk: FromPath[str]) -> AssetDetail:
 async def _file(ctx: Context, pk: str, disposition: Literal["attachment", "inline"]) -> Response[Any]:
 
     def load(conn: Connection) -> Row:
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         row = assets.get(conn, viewer, path_id(pk, "Asset"))
         if row is None:
             raise not_found("Asset")

@@ -30,14 +30,14 @@ from catalogue_app.store.resources import Viewer
 
 def _allowed(conn: Connection, ctx: Context, pk: str, rule: Callable[[Connection, Viewer, int], Row]) -> Row:
     """The resource for a signed-in caller, as ``rule`` (services/resources.py) allows it: 404
-    when they cannot see it, 403 when they may not do this with it. On a reader thread (``reading``)."""
+    when they cannot see it, 403 when they may not do this with it. A read (``await ctx.db.read``)."""
     ctx.require_login()
     viewer, rid = ctx.viewer, path_id(pk, "ResourceBase")
     return rule(conn, viewer, rid)
 
 
 def _cleaned(conn: Connection, ctx: Context, fields: dict[str, Any], row: Row | None, resource_type: str):
-    """``fields`` checked as the resource's new fields (clean()), on a reader thread (``reading``)."""
+    """``fields`` checked as the resource's new fields (clean()), in a read (``await ctx.db.read``)."""
     viewer, caller = ctx.viewer, ctx.caller
     return clean(conn, fields, viewer, caller.is_admin, row, resource_type)
 

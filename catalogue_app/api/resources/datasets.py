@@ -43,7 +43,7 @@ async def attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
 
 
 def _attributes(conn: Connection, ctx: Context, pk: str) -> AttributeSet:
-    """The dataset's attributes as the caller sees them (run on a reader thread, by ``reading``)."""
+    """The dataset's attributes as the caller sees them (a read: ``await ctx.db.read``)."""
     viewer = ctx.viewer
     rows = datasets.attributes(conn, _dataset(conn, viewer, pk)["id"])
     return AttributeSet([attribute(r) for r in rows])
@@ -65,7 +65,7 @@ async def change_attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
      summary="Download a dataset: a zipped Shapefile for vectors, the GeoTIFF for rasters")
 async def dataset_download(ctx: Ctx, alternate: FromPath[str]) -> Response[Any]:
     def load(conn: Connection):
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         rid = datasets.by_alternate(conn, alternate)
         row = resources.get_visible(conn, viewer, rid, ("dataset",)) if rid else None
         if row is None:

@@ -113,7 +113,7 @@ async def _capped(request: Request, cap: int) -> bytes:
 
 
 def _before_upload(conn: Connection, ctx: Context, caller: Caller) -> int:
-    """What a document upload reads before its body (on a reader thread, in one snapshot): the
+    """What a document upload reads before its body (a read, in one snapshot): the
     open uploads are checked, the caller's groups read for the record, and the size limit given."""
     _check_parallel_uploads(conn, ctx, caller)
     return limits.size_limit(conn, "document_upload_size")
@@ -303,7 +303,7 @@ async def _content_answer(ctx: Context, pk: str, disposition: Literal["attachmen
 
 
 def _stored_document(conn: Connection, ctx: Context, pk: str) -> tuple[str, Row | None]:
-    """The folder and document row of ``pk``, if the caller may download it (run on a reader thread)."""
+    """The folder and document row of ``pk``, if the caller may download it (a read, in one snapshot)."""
     viewer = ctx.viewer
 
     def load(conn: Connection):

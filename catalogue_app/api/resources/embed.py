@@ -87,7 +87,7 @@ async def dataset_embed(ctx: Ctx, alternate: FromPath[str]) -> Response[str]:
     base = ctx.base
 
     def load(conn: Connection):
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         row = records.visible_dataset(conn, viewer, alternate) if len(alternate) <= 300 else None
         if row is None:
             return None
@@ -145,7 +145,7 @@ async def document_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
         return not_found(base)
 
     def load(conn: Connection):
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         row = resources.get_visible(conn, viewer, int(pk), ("document",))
         if row is None:
             return None
@@ -163,7 +163,7 @@ async def document_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
 
 # -- maps and apps -------------------------------------------------------------------------------
 def _visible(conn: Connection, ctx: Context, pk: str, types: tuple[str, ...]) -> Row | None:
-    """The resource ``pk`` of one of ``types`` if the caller sees it (run on a reader thread)."""
+    """The resource ``pk`` of one of ``types`` if the caller sees it (a read, in one snapshot)."""
     return resources.get_visible(conn, ctx.viewer, int(pk), types)
 
 

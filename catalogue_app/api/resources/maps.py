@@ -165,7 +165,7 @@ def _visible(conn: Connection, viewer: Viewer, pk: str, kind: str, model: str) -
 @get("/api/v2/maps/{pk:str}/maplayers", tags=["maps"], summary="The layers of a map, in order")
 async def map_maplayers(ctx: Ctx, pk: FromPath[str]) -> list[MapLayer]:
     def load(conn: Connection) -> list[MapLayer]:
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         rid = _visible(conn, viewer, pk, "map", "Map")["id"]
         return maplayers_of(conn, [rid], viewer, ctx.base)[rid]
 
@@ -176,7 +176,7 @@ async def map_maplayers(ctx: Ctx, pk: FromPath[str]) -> list[MapLayer]:
      summary="The datasets of a map's layers that the caller may view, in layer order")
 async def map_datasets(ctx: Ctx, pk: FromPath[str]) -> list[LayerDataset]:
     def load(conn: Connection) -> list[LayerDataset]:
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         rid = _visible(conn, viewer, pk, "map", "Map")["id"]
         ids = list(dict.fromkeys(r["dataset_id"] for r in store.layers_of(conn, [rid])[rid] if r["dataset_id"]))
         shown = layer_datasets(conn, ids, viewer, ctx.base)
@@ -189,7 +189,7 @@ async def map_datasets(ctx: Ctx, pk: FromPath[str]) -> list[LayerDataset]:
      summary="The layers that show a dataset, in maps the caller may view")
 async def dataset_maplayers(ctx: Ctx, pk: FromPath[str]) -> list[DatasetLayer]:
     def load(conn: Connection) -> list[DatasetLayer]:
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         rid = _visible(conn, viewer, pk, "dataset", "Dataset")["id"]
         return [DatasetLayer(pk=r["id"], name=r["name"], extra_params=_extra(r["extra_params"]),
                              current_style=r["current_style"], order=r["position"],
@@ -202,7 +202,7 @@ async def dataset_maplayers(ctx: Ctx, pk: FromPath[str]) -> list[DatasetLayer]:
 @get("/api/v2/datasets/{pk:str}/maps", tags=["datasets"], summary="The maps the caller may view that show a dataset")
 async def dataset_maps(ctx: Ctx, pk: FromPath[str]) -> list[MapRef]:
     def load(conn: Connection) -> list[MapRef]:
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         rid = _visible(conn, viewer, pk, "dataset", "Dataset")["id"]
         return [MapRef(r["id"], r["title"], f"{ctx.base}/catalogue/#/map/{r['id']}", f"{ctx.base}/api/v2/maps/{r['id']}")
                 for r in store.maps_of_dataset(conn, rid, viewer)]

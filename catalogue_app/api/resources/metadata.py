@@ -58,7 +58,7 @@ async def upload_metadata(ctx: Ctx, pk: FromPath[str]) -> Response[dict]:
      summary="The ISO XML metadata document uploaded for a resource, as it was sent")
 async def iso_metadata_xml(ctx: Ctx, pk: FromPath[str]) -> Response[bytes]:
     def load(conn: Connection) -> bytes | None:
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         row = resources.get_visible(conn, viewer, path_id(pk, "ResourceBase"))
         return metadata.iso_xml(conn, row["id"]) if row is not None else None
 

@@ -33,7 +33,7 @@ async def get_style(ctx: Ctx, workspace: FromPath[str], filename: FromPath[str])
     name = _name(filename)
 
     def load(conn: Connection) -> Row | None:
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         style = datasets.style_named(conn, workspace, name)
         if style is None or resources.get_visible(conn, viewer, style["resource_id"]) is None:
             return None

@@ -82,8 +82,8 @@ def _with_message(error: ApiError | Refused) -> ApiError | Refused:
 
 def _changeable(conn: Connection, ctx: Context, pk: str, missing: str | None = None) -> Row:
     """The resource, for a caller who may change it: 401 anonymous, 404 unknown or hidden
-    (``missing`` as the message), 403 without change_resourcebase(_metadata). Runs on a reader
-    thread (``reading``)."""
+    (``missing`` as the message), 403 without change_resourcebase(_metadata). A read
+    (``await ctx.db.read``)."""
     ctx.require_login()
     viewer = ctx.viewer
 

@@ -96,7 +96,7 @@ async def answer(ctx: Context, parsed: Capabilities | DescribeRecord | RecordByI
 
 
 def record_answer(conn: Connection, ctx: Context, asked: RecordById) -> Response[bytes]:
-    """The records asked for by id (run on a reader thread, by ``reading``)."""
+    """The records asked for by id (a read: ``await ctx.db.read``)."""
     caller, viewer, base = ctx.caller, ctx.viewer, ctx.base
 
     def load(conn: Connection) -> list[dict[str, Any]]:
@@ -110,7 +110,7 @@ def record_answer(conn: Connection, ctx: Context, asked: RecordById) -> Response
 
 
 def records_answer(conn: Connection, ctx: Context, asked: GetRecords) -> Response[bytes]:
-    """The count and the page of records a GetRecords selects (run on a reader thread)."""
+    """The count and the page of records a GetRecords selects (a read, in one snapshot)."""
     caller, viewer, base = ctx.caller, ctx.viewer, ctx.base
     limit = asked.max_records if asked.result_type == "results" else 0
     query = csw_search.RecordQuery(asked.where, asked.order, limit, asked.start - 1)
