@@ -468,6 +468,7 @@ def _narrow_index(viewer: Viewer, query: ResourceQuery) -> str:
 
 
 ROW_COST = 1.0  # microseconds to read one row or index entry and test it, roughly
+LIST_PER_MATCH = 20.0  # microseconds to list one match of an index (the page plans' estimate), at most
 
 
 def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: int,
@@ -511,10 +512,13 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
         if spec.ordering:
             return Source(f"({d.sql}) c CROSS JOIN resources r ON r.id = c.id", d.params)
         probing = walked * (ROW_COST + d.probe_cost)
-        listing_first = d.eval_cost + walked * ROW_COST  # the ids listed once, then the walk
+        # listing the ids costs no more than some microseconds a match: few matches (a word in a
+        # small catalogue) are listed at once, where probing each row walked would cost more
+        listed = min(d.eval_cost, total * LIST_PER_MATCH)
+        listing_first = listed + walked * ROW_COST  # the ids listed once, then the walk
         # through the candidates: their rows when more than the ids are tested (rows of candidates
         # that other conditions drop too, so only where the matches are sparse)
-        sorting = d.eval_cost + total * ROW_COST * 2 if ids_only else (float("inf") if walked < total else 0.0)
+        sorting = listed + total * ROW_COST * 2 if ids_only else (float("inf") if walked < total else 0.0)
         if probing <= min(listing_first, sorting):
             return Source("resources r INDEXED BY resources_created", cond=f" AND {d.probe}",
                           cond_params=d.probe_params)
