@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from catalogue_app import rules
 from catalogue_app.services.errors import Forbidden, NotFound, refusal_for
-from catalogue_app.store import Connection, Row, resources
+from catalogue_app.store import Connection, Row, resources, users
 from catalogue_app.store.resources import Viewer
 
 # The actions the services ask for, by the permission that allows them.
@@ -21,6 +21,16 @@ VIEW = rules.VIEW
 CHANGE_DATA = rules.CHANGE_DATA
 EDIT_STYLE = rules.CHANGE_STYLE
 MANAGE = rules.MANAGE
+
+
+def viewer_of(conn: Connection, user_id: int | None) -> Viewer:
+    """The user (None: anonymous) as the rule book sees them, from what is stored now: a job
+    asks with this when it runs, so that a right withdrawn since the request counts. A user
+    deleted or deactivated since is anonymous."""
+    row = users.get(conn, user_id) if user_id is not None else None
+    if row is None or not row["is_active"]:
+        return resources.viewer_of(conn, None)
+    return resources.viewer_of(conn, row["id"], bool(row["is_superuser"]), bool(row["is_staff"]))
 
 
 def facts(conn: Connection, viewer: Viewer, row: Row | dict) -> rules.ResourceFacts:
