@@ -154,6 +154,16 @@ def resource_may(viewer: Viewer, facts: ResourceFacts, action: str) -> bool:
     return action in resource_actions(viewer, facts)
 
 
+# The content of a map or a geoapp (its layers and configuration), as a body names it: changing
+# it is changing the resource itself (``change_resourcebase``), not its metadata.
+CONTENT_FIELDS = ("maplayers", "data", "blob")
+
+
+def change_needs(body_keys) -> str:
+    """The action a change of these fields of a resource needs."""
+    return CHANGE if any(k in CONTENT_FIELDS for k in body_keys) else CHANGE_METADATA
+
+
 # What a resource's flags need: ``featured``, ``is_approved``, ``is_published`` and ``advertised``.
 # A flag the viewer may not set is left as it is, as GeoNode does.
 FLAGS = {"featured": FEATURE, "is_approved": APPROVE, "is_published": PUBLISH, "advertised": PUBLISH}

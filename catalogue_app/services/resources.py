@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from catalogue_app import rules
 from catalogue_app.services import access, datasets, geoapps, maps, resource_changes
 from catalogue_app.services.errors import Busy, Invalid, NotFound
 from catalogue_app.store import Connection, Row, executions, resources
@@ -77,7 +78,7 @@ def change(conn: Connection, viewer: Viewer, is_admin: bool, rid: int, body: dic
            scope: Scope = ANY, attributes: Any = None) -> None:
     """Apply a PUT or PATCH body to the resource, if the viewer may change it (and a dataset's
     ``attributes`` changes, which geonodectl sends with the dataset)."""
-    row = changeable(conn, viewer, rid, scope)
+    row = allowed(conn, viewer, rid, rules.change_needs(body), scope)
     cleaned = resource_changes.clean(conn, body, viewer, is_admin, row, row["resource_type"])
     if scope.layers and "maplayers" in body:  # the layers first, in the same transaction
         maps.write_layers(conn, viewer, rid, body["maplayers"], creating=False)
