@@ -126,8 +126,9 @@ def resource_actions(viewer: Viewer, facts: ResourceFacts) -> tuple[str, ...]:
     - Superusers may do everything; owners everything but approve and feature (GeoNode 5).
     - Others act through what they hold. A manager of the resource's group who holds something on
       it is also given ``MANAGER_GRANTS``, approving and featuring included.
-    - ``change_resourcebase`` lets its holder see the resource, edit its metadata and, on a dataset,
-      its data and style; ``change_resourcebase_permissions`` lets its holder delete it (GeoNode's "manage").
+    - ``change_resourcebase`` lets its holder see the resource and edit its metadata (a dataset's
+      data and style need their own permissions, as in GeoNode); ``change_resourcebase_permissions``
+      lets its holder delete it (GeoNode's "manage").
     - The two ``can_manage_*`` permissions go to owners, staff and editors of the resource.
     """
     applicable = _applicable(facts)
@@ -140,7 +141,7 @@ def resource_actions(viewer: Viewer, facts: ResourceFacts) -> tuple[str, ...]:
         if have and facts.group_id is not None and facts.group_id in viewer.managed_group_ids:
             have |= set(MANAGER_GRANTS) & applicable
         if CHANGE in have:
-            have |= {VIEW, CHANGE_METADATA} | ({CHANGE_DATA, CHANGE_STYLE} & applicable)
+            have |= {VIEW, CHANGE_METADATA}
         if MANAGE in have:
             have.add(DELETE)
         if VIEW in have and (viewer.is_staff or have & set(EDITING)):
@@ -159,9 +160,15 @@ def resource_may(viewer: Viewer, facts: ResourceFacts, action: str) -> bool:
 CONTENT_FIELDS = ("maplayers", "data", "blob")
 
 
-def change_needs(body_keys) -> str:
-    """The action a change of these fields of a resource needs."""
-    return CHANGE if any(k in CONTENT_FIELDS for k in body_keys) else CHANGE_METADATA
+def may_change(actions: tuple[str, ...] | frozenset[str], body_keys) -> bool:
+    """Whether a viewer who may take ``actions`` on a resource may send a change (PUT, PATCH) of
+    these fields: its content needs ``change_resourcebase``, its metadata
+    ``change_resourcebase_metadata``; a change of flags alone needs the permission of one of them
+    (the flags the viewer may not set are left as they are)."""
+    keys = set(body_keys)
+    if keys and keys <= set(FLAGS):
+        return any(FLAGS[k] in actions for k in keys)
+    return (CHANGE if keys & set(CONTENT_FIELDS) else CHANGE_METADATA) in actions
 
 
 # What a resource's flags need: ``featured``, ``is_approved``, ``is_published`` and ``advertised``.

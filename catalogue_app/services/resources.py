@@ -11,7 +11,7 @@ from typing import Any
 
 from catalogue_app import rules
 from catalogue_app.services import access, datasets, geoapps, maps, resource_changes
-from catalogue_app.services.errors import Busy, Invalid, NotFound
+from catalogue_app.services.errors import Busy, Forbidden, Invalid, NotFound
 from catalogue_app.store import Connection, Row, executions, resources
 from catalogue_app.store import resource_writes as store_writes
 from catalogue_app.store.datasets import folder_of
@@ -78,7 +78,9 @@ def change(conn: Connection, viewer: Viewer, is_admin: bool, rid: int, body: dic
            scope: Scope = ANY, attributes: Any = None) -> None:
     """Apply a PUT or PATCH body to the resource, if the viewer may change it (and a dataset's
     ``attributes`` changes, which geonodectl sends with the dataset)."""
-    row = allowed(conn, viewer, rid, rules.change_needs(body), scope)
+    row = visible(conn, viewer, rid, scope)
+    if not rules.may_change(access.resource_actions(conn, viewer, row), body):
+        raise Forbidden()
     cleaned = resource_changes.clean(conn, body, viewer, is_admin, row, row["resource_type"])
     if scope.layers and "maplayers" in body:  # the layers first, in the same transaction
         maps.write_layers(conn, viewer, rid, body["maplayers"], creating=False)
