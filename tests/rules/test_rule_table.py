@@ -138,15 +138,12 @@ def do_layers(w, kind, row, c, res):
     return not refused(c.patch(f"/api/v2/maps/{res['pk']}", json={"maplayers": []}), "layers")
 
 
-SPARES: dict[tuple[str, str], int] = {}
-
-
 def spare(w: World, kind: str, row: str) -> int:
     """A resource set up as the table says, made for this cell (all of a type at once)."""
-    if (kind, row) not in SPARES:
+    if ("spare", kind, row) not in w.made:
         rows = table.rows_of(kind)
-        SPARES.update(zip(((kind, r) for r in rows), w.spares([kind] * len(rows))))
-    return SPARES[(kind, row)]
+        w.made.update(zip((("spare", kind, r) for r in rows), w.spares([kind] * len(rows))))
+    return w.made[("spare", kind, row)]
 
 
 def do_del(w, kind, row, c, res):
@@ -262,7 +259,6 @@ ACTIONS = {"view": do_view, "list": do_list, "meta": do_meta, "attrs": do_attrs,
            "wms": do_wms, "wfs": do_wfs, "csw": do_csw}
 assert set(ACTIONS) == set(table.RESOURCE_ACTIONS)
 
-PERMS: dict[tuple[str, str], list[str]] = {}
 
 
 def outcome(w: World, kind: str, row: str, action: str) -> bool:
@@ -272,10 +268,10 @@ def outcome(w: World, kind: str, row: str, action: str) -> bool:
 
 def perms(w: World, kind: str, row: str) -> list[str]:
     """The `perms` of the resource's body as the row's user reads it (none when it may not)."""
-    if (kind, row) not in PERMS:
+    if ("perms", kind, row) not in w.made:
         r = w.client(row).get(f"/api/v2/resources/{w.resources[kind]['pk']}")
-        PERMS[(kind, row)] = [] if refused(r, "view") else r.json()["resource"]["perms"]
-    return PERMS[(kind, row)]
+        w.made[("perms", kind, row)] = [] if refused(r, "view") else r.json()["resource"]["perms"]
+    return w.made[("perms", kind, row)]
 
 
 def shown(w: World, kind: str, row: str, action: str) -> bool:
@@ -310,25 +306,22 @@ def test_cell(world, kind, row, action, allowed):
 
 # -- executions, uploads, groups, users ---------------------------------------------------------
 
-VICTIMS: dict[tuple[str, str], object] = {}
-
-
 def victim(w: World, action: str, row: str):
     """What a destructive cell acts on, made for it: a finished request of the owner's, a group
     with the member and the manager in it, a user without resources."""
-    key = (action, row)
-    if key not in VICTIMS:
+    key = ("victim", action, row)
+    if key not in w.made:
         if action == "exec_delete":
-            VICTIMS[key] = owner_request(w)
+            w.made[key] = owner_request(w)
         elif action == "group_delete":
             g = make_group(w.admin, title=unique("Spare group "))
             for who, role in (("group member", "member"), ("group manager", "manager")):
                 r = w.admin.post(f"/api/v2/groups/{g['pk']}/members", json={"users": [w.users[who]["pk"]], "role": role})
                 assert r.status_code == 200, r.text
-            VICTIMS[key] = g["pk"]
+            w.made[key] = g["pk"]
         else:
-            VICTIMS[key] = make_user(w.admin)["pk"]
-    return VICTIMS[key]
+            w.made[key] = make_user(w.admin)["pk"]
+    return w.made[key]
 
 
 def thing(w: World, row: str, action: str) -> bool:

@@ -60,6 +60,7 @@ class World:
     exec_id: str = ""  # a finished request of the owner's
     bystander: dict = field(default_factory=dict)  # a plain user that writes name (never a row)
     clients: dict[str, httpx.Client] = field(default_factory=dict)
+    made: dict[tuple, object] = field(default_factory=dict)  # what the tests made or read once, by key
 
     def client(self, row: str) -> httpx.Client:
         """A client signed in as the row's user (anonymous: none), kept for the module."""
