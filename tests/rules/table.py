@@ -19,7 +19,12 @@ permissions (so deletes it); `featured` is set by superusers and managers of the
 `is_published` also by the owner (and, as the manage level says, whoever holds
 publish_resourcebase), `is_approved` also by whoever holds change_resourcebase_metadata; a copy
 needs view (and download for a dataset or a document) and an account; WMS needs view, WFS
-download. A permission on a resource one cannot see gives nothing (not even a download).
+download. A permission on a resource one cannot see gives nothing (not even a download); whoever
+may see a resource may do with it what view_resourcebase allows. `perms` shows every permission
+name whose action the reader may take (delete_resourcebase to whoever may delete, and so on).
+Executions and uploads: their owner, staff and superusers; groups: managers change them and add
+members, staff and superusers also delete them; users: staff and superusers change and delete
+others.
 
 Marks: `Y` allowed, `-` refused, `.` the action does not exist for that type.
 """
