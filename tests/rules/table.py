@@ -11,13 +11,14 @@ view_resourcebase and X, since nothing can be done with a resource one cannot se
 
 The rules follow GeoNode 5 where its rule is known (see README, "Where the rules differ from
 GeoNode"): staff hold nothing on resources; visibility is view_resourcebase or change_resourcebase;
-metadata (and a thumbnail, attributes, a map's layers) is changed with change_resourcebase or
-change_resourcebase_metadata; the style with change_dataset_style, the data with
+metadata (and a thumbnail, attributes) is changed with change_resourcebase or
+change_resourcebase_metadata, a map's layers (its content) with change_resourcebase only; the style with change_dataset_style, the data with
 change_dataset_data; deleting with delete_resourcebase or change_resourcebase_permissions; a
 manager of the resource's group who holds some permission on it also edits it and manages its
 permissions (so deletes it); `featured` is set by superusers and managers of the group,
 `is_published` also by the owner (and, as the manage level says, whoever holds
-publish_resourcebase), `is_approved` also by whoever holds change_resourcebase_metadata; a copy
+publish_resourcebase), `is_approved` by superusers and managers of the group only (approving is
+someone else's word than the owner's); a copy
 needs view (and download for a dataset or a document) and an account; WMS needs view, WFS
 download. A permission on a resource one cannot see gives nothing (not even a download); whoever
 may see a resource may do with it what view_resourcebase allows. `perms` shows every permission
@@ -88,7 +89,7 @@ PERM_OF: dict[str, tuple[str, ...] | None] = {
     "meta": ("change_resourcebase", "change_resourcebase_metadata"),
     "attrs": ("change_resourcebase", "change_resourcebase_metadata"),
     "thumb": ("change_resourcebase", "change_resourcebase_metadata"),
-    "layers": ("change_resourcebase", "change_resourcebase_metadata"),
+    "layers": ("change_resourcebase",),
     "del": ("delete_resourcebase",),
     "pread": ("change_resourcebase_permissions",), "pwrite": ("change_resourcebase_permissions",),
     "dl": ("download_resourcebase",), "wfs": ("download_resourcebase",),
@@ -106,7 +107,7 @@ DATASET = """
                   view list meta attrs thumb layers del pread pwrite dl style sldup data copy fav feat appr pub wms wfs csw
 anonymous          -    -    -    -     -     .     -    -     -    -    -     -    -    -    -    -    -    -   -   -   -
 registered         -    -    -    -     -     .     -    -     -    -    -     -    -    -    -    -    -    -   -   -   -
-owner              Y    Y    Y    Y     Y     .     Y    Y     Y    Y    Y     Y    Y    Y    Y    -    Y    Y   Y   Y   Y
+owner              Y    Y    Y    Y     Y     .     Y    Y     Y    Y    Y     Y    Y    Y    Y    -    -    Y   Y   Y   Y
 group member       Y    Y    -    -     -     .     -    -     -    Y    -     -    -    Y    Y    -    -    -   Y   Y   Y
 group manager      Y    Y    Y    Y     Y     .     Y    Y     Y    Y    Y     Y    Y    Y    Y    Y    Y    Y   Y   Y   Y
 staff              -    -    -    -     -     .     -    -     -    -    -     -    -    -    -    -    -    -   -   -   -
@@ -114,7 +115,7 @@ superuser          Y    Y    Y    Y     Y     .     Y    Y     Y    Y    Y     Y
 view               Y    Y    -    -     -     .     -    -     -    -    -     -    -    -    Y    -    -    -   Y   -   Y
 view+download      Y    Y    -    -     -     .     -    -     -    Y    -     -    -    Y    Y    -    -    -   Y   Y   Y
 view+change        Y    Y    Y    Y     Y     .     -    -     -    -    -     -    -    -    Y    -    -    -   Y   -   Y
-view+metadata      Y    Y    Y    Y     Y     .     -    -     -    -    -     -    -    -    Y    -    Y    -   Y   -   Y
+view+metadata      Y    Y    Y    Y     Y     .     -    -     -    -    -     -    -    -    Y    -    -    -   Y   -   Y
 view+delete        Y    Y    -    -     -     .     Y    -     -    -    -     -    -    -    Y    -    -    -   Y   -   Y
 view+permissions   Y    Y    -    -     -     .     Y    Y     Y    -    -     -    -    -    Y    -    -    -   Y   -   Y
 view+publish       Y    Y    -    -     -     .     -    -     -    -    -     -    -    -    Y    -    -    Y   Y   -   Y
@@ -128,7 +129,7 @@ DOCUMENT = """
                   view list meta attrs thumb layers del pread pwrite dl style sldup data copy fav feat appr pub wms wfs csw
 anonymous          -    -    -    .     -     .     -    -     -    -    .     .    .    -    -    -    -    -   .   .   -
 registered         -    -    -    .     -     .     -    -     -    -    .     .    .    -    -    -    -    -   .   .   -
-owner              Y    Y    Y    .     Y     .     Y    Y     Y    Y    .     .    .    Y    Y    -    Y    Y   .   .   Y
+owner              Y    Y    Y    .     Y     .     Y    Y     Y    Y    .     .    .    Y    Y    -    -    Y   .   .   Y
 group member       Y    Y    -    .     -     .     -    -     -    Y    .     .    .    Y    Y    -    -    -   .   .   Y
 group manager      Y    Y    Y    .     Y     .     Y    Y     Y    Y    .     .    .    Y    Y    Y    Y    Y   .   .   Y
 staff              -    -    -    .     -     .     -    -     -    -    .     .    .    -    -    -    -    -   .   .   -
@@ -136,7 +137,7 @@ superuser          Y    Y    Y    .     Y     .     Y    Y     Y    Y    .     .
 view               Y    Y    -    .     -     .     -    -     -    -    .     .    .    -    Y    -    -    -   .   .   Y
 view+download      Y    Y    -    .     -     .     -    -     -    Y    .     .    .    Y    Y    -    -    -   .   .   Y
 view+change        Y    Y    Y    .     Y     .     -    -     -    -    .     .    .    -    Y    -    -    -   .   .   Y
-view+metadata      Y    Y    Y    .     Y     .     -    -     -    -    .     .    .    -    Y    -    Y    -   .   .   Y
+view+metadata      Y    Y    Y    .     Y     .     -    -     -    -    .     .    .    -    Y    -    -    -   .   .   Y
 view+delete        Y    Y    -    .     -     .     Y    -     -    -    .     .    .    -    Y    -    -    -   .   .   Y
 view+permissions   Y    Y    -    .     -     .     Y    Y     Y    -    .     .    .    -    Y    -    -    -   .   .   Y
 view+publish       Y    Y    -    .     -     .     -    -     -    -    .     .    .    -    Y    -    -    Y   .   .   Y
@@ -148,7 +149,7 @@ MAP = """
                   view list meta attrs thumb layers del pread pwrite dl style sldup data copy fav feat appr pub wms wfs csw
 anonymous          -    -    -    .     -     -     -    -     -    .    .     .    .    -    -    -    -    -   .   .   -
 registered         -    -    -    .     -     -     -    -     -    .    .     .    .    -    -    -    -    -   .   .   -
-owner              Y    Y    Y    .     Y     Y     Y    Y     Y    .    .     .    .    Y    Y    -    Y    Y   .   .   Y
+owner              Y    Y    Y    .     Y     Y     Y    Y     Y    .    .     .    .    Y    Y    -    -    Y   .   .   Y
 group member       Y    Y    -    .     -     -     -    -     -    .    .     .    .    Y    Y    -    -    -   .   .   Y
 group manager      Y    Y    Y    .     Y     Y     Y    Y     Y    .    .     .    .    Y    Y    Y    Y    Y   .   .   Y
 staff              -    -    -    .     -     -     -    -     -    .    .     .    .    -    -    -    -    -   .   .   -
@@ -156,7 +157,7 @@ superuser          Y    Y    Y    .     Y     Y     Y    Y     Y    .    .     .
 view               Y    Y    -    .     -     -     -    -     -    .    .     .    .    Y    Y    -    -    -   .   .   Y
 view+download      Y    Y    -    .     -     -     -    -     -    .    .     .    .    Y    Y    -    -    -   .   .   Y
 view+change        Y    Y    Y    .     Y     Y     -    -     -    .    .     .    .    Y    Y    -    -    -   .   .   Y
-view+metadata      Y    Y    Y    .     Y     Y     -    -     -    .    .     .    .    Y    Y    -    Y    -   .   .   Y
+view+metadata      Y    Y    Y    .     Y     -     -    -     -    .    .     .    .    Y    Y    -    -    -   .   .   Y
 view+delete        Y    Y    -    .     -     -     Y    -     -    .    .     .    .    Y    Y    -    -    -   .   .   Y
 view+permissions   Y    Y    -    .     -     -     Y    Y     Y    .    .     .    .    Y    Y    -    -    -   .   .   Y
 view+publish       Y    Y    -    .     -     -     -    -     -    .    .     .    .    Y    Y    -    -    Y   .   .   Y
@@ -168,7 +169,7 @@ GEOAPP = """
                   view list meta attrs thumb layers del pread pwrite dl style sldup data copy fav feat appr pub wms wfs csw
 anonymous          -    -    -    .     -     .     -    -     -    .    .     .    .    -    -    -    -    -   .   .   -
 registered         -    -    -    .     -     .     -    -     -    .    .     .    .    -    -    -    -    -   .   .   -
-owner              Y    Y    Y    .     Y     .     Y    Y     Y    .    .     .    .    Y    Y    -    Y    Y   .   .   Y
+owner              Y    Y    Y    .     Y     .     Y    Y     Y    .    .     .    .    Y    Y    -    -    Y   .   .   Y
 group member       Y    Y    -    .     -     .     -    -     -    .    .     .    .    Y    Y    -    -    -   .   .   Y
 group manager      Y    Y    Y    .     Y     .     Y    Y     Y    .    .     .    .    Y    Y    Y    Y    Y   .   .   Y
 staff              -    -    -    .     -     .     -    -     -    .    .     .    .    -    -    -    -    -   .   .   -
@@ -176,7 +177,7 @@ superuser          Y    Y    Y    .     Y     .     Y    Y     Y    .    .     .
 view               Y    Y    -    .     -     .     -    -     -    .    .     .    .    Y    Y    -    -    -   .   .   Y
 view+download      Y    Y    -    .     -     .     -    -     -    .    .     .    .    Y    Y    -    -    -   .   .   Y
 view+change        Y    Y    Y    .     Y     .     -    -     -    .    .     .    .    Y    Y    -    -    -   .   .   Y
-view+metadata      Y    Y    Y    .     Y     .     -    -     -    .    .     .    .    Y    Y    -    Y    -   .   .   Y
+view+metadata      Y    Y    Y    .     Y     .     -    -     -    .    .     .    .    Y    Y    -    -    -   .   .   Y
 view+delete        Y    Y    -    .     -     .     Y    -     -    .    .     .    .    Y    Y    -    -    -   .   .   Y
 view+permissions   Y    Y    -    .     -     .     Y    Y     Y    .    .     .    .    Y    Y    -    -    -   .   .   Y
 view+publish       Y    Y    -    .     -     .     -    -     -    .    .     .    .    Y    Y    -    -    Y   .   .   Y

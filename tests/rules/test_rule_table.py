@@ -35,27 +35,6 @@ def known(reason: str, kinds: tuple[str, ...], rows: tuple[str, ...], actions: t
                     KNOWN[(kind, row, action)] = reason
 
 
-ALL = table.TYPES
-known("restyling counts change_resourcebase (services/access.py EDIT_STYLE); GeoNode asks for "
-      "change_dataset_style, and perms does not show it", ("dataset",), ("view+change", "change only"),
-      ("style", "sldup"))
-known("replacing the data counts change_resourcebase (api/resources/uploads.py EDIT_DATA); GeoNode asks for "
-      "change_dataset_data, and perms does not show it", ("dataset",), ("view+change", "change only"), ("data",))
-known("perms shows publish_resourcebase, yet its holder may not publish: PATCH asks for a change "
-      "permission first, and is_published is left to the owner and group managers (services/access.py "
-      "may_set_flag)", ALL, ("view+publish",), ("pub",))
-known("a copy asks for view_resourcebase itself (services/resources.py copyable), while seeing the "
-      "resource also counts change_resourcebase (store/resources.py VIEW_PERMS)", ("map", "geoapp"), ("change only",),
-      ("copy",))
-known("perms leaves view_resourcebase out, though change_resourcebase lets its holder see the resource "
-      "(store/resources.py VIEW_PERMS)", ALL, ("change only",), ("view", "list", "fav", "wms", "csw"))
-known("the delete mismatch: change_resourcebase_permissions lets its holder delete (services/access.py "
-      "DELETE), but perms leaves delete_resourcebase out", ALL, ("view+permissions", "group manager"), ("del",))
-known("perms leaves approve_resourcebase out, though the owner may set is_approved", ALL, ("owner",), ("appr",))
-known("perms leaves approve_resourcebase out, though change_resourcebase_metadata lets its holder set "
-      "is_approved", ALL, ("view+metadata",), ("appr",))
-known("perms leaves feature_resourcebase, approve_resourcebase and publish_resourcebase out, though a "
-      "manager of the resource's group sets these flags", ALL, ("group manager",), ("feat", "appr", "pub"))
 
 
 @pytest.fixture(scope="module")

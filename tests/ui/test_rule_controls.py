@@ -76,17 +76,6 @@ def known(reason: str, kinds: tuple[str, ...], rows: tuple[str, ...], controls: 
                     KNOWN[(row, kind, control)] = reason
 
 
-ALL = table.TYPES
-known("the page offers metadata and thumbnail on change_resourcebase_metadata only (ui/js/pages/edit.js, "
-      "detail.js), while change_resourcebase lets the API change them too", ALL, ("view+change", "change only"),
-      ("metadata form", "thumbnail form", "edit link"))
-known("the delete mismatch: perms leaves delete_resourcebase out for whoever deletes through "
-      "change_resourcebase_permissions, so the Delete section is hidden", ALL, ("view+permissions", "group manager"),
-      ("delete",))
-known("the composer link asks for change_resourcebase (detail.js), while the API changes a map's layers "
-      "with change_resourcebase_metadata too", ("map",), ("view+metadata",), ("compose",))
-known("the edit page is linked on metadata, permissions or delete only (detail.js): the style form that "
-      "change_dataset_style opens there is out of reach", ("dataset",), ("view+style",), ("edit link",))
 
 
 def controls_of(row: str, kind: str) -> list[str]:
