@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from catalogue_app.jobs.runner import Folders, Runner, _claim_and_run
+from catalogue_app.jobs.folders import Folders
+from catalogue_app.jobs.runner import Runner, _claim_and_run
 from catalogue_app.store import executions, resource_writes, resources, users
 from catalogue_app.store.db import Database, migrate
 
@@ -19,14 +20,14 @@ def setup(tmp_path):
     path = tmp_path / "catalogue.sqlite3"
     migrate(path)
     database = Database(path, read_threads=1)
-    folders = Folders(tmp_path / "files", tmp_path / "tmp", tmp_path / "import")
+    folders = Folders(tmp_path, tmp_path / "files", tmp_path / "tmp", tmp_path / "import")
     for folder in (folders.files, folders.tmp, folders.imports):
         folder.mkdir()
     owner = database.write_sync(lambda conn: users.create(conn, {"username": "owner", "password": ""}))
     runners = []
 
     def runner() -> Runner:
-        started = Runner(database, 2, folders)
+        started = Runner(database, folders, workers=2)
         started.start()
         runners.append(started)
         return started
