@@ -156,6 +156,10 @@ class ImportDataset:
             out["skipped_layers"] = skipped
         return out
 
+    def failed_output(self, params: dict[str, Any], staged: dict[str, Any], message: str) -> dict[str, Any]:
+        """GeoNode's ``errors`` and ``failed_layers`` for an import refused when it was to be committed."""
+        return {"errors": [message], "failed_layers": [item["layer"]["name"] for item in staged["layers"]]}
+
     def after(self, params: dict[str, Any], staged: dict[str, Any], ctx) -> None:
         for folder in getattr(self, "replaced_folders", []):
             files.remove(ctx.folders.files / folder)

@@ -12,7 +12,12 @@ with ``stage(params, ctx) -> staged`` (slow work outside any transaction: files 
 under ``ctx.workspace``, progress reported with ``ctx.progress``), ``commit(conn, params,
 staged, ctx) -> output`` (inside the transaction) and optionally ``after(params, staged, ctx)``
 (once the transaction has committed). The workspace is removed when the job ends. An exception
-with an ``output`` dict adds its keys to the failed request's output_params.
+with an ``output`` dict adds its keys to the failed request's output_params; a job object's
+``failed_output(params, staged, message)``, when it has one, gives them for a refused job.
+
+Before a job writes anything, in the transaction that would keep its work, the user who asked
+is asked again whether they still may (jobs/recheck.py): if not, the request fails with the
+message and nothing of the job is kept.
 
 At start-up the runner fails what processes that are gone left 'running', sweeps what they
 left in tmp/ and files/; then it takes up what is 'ready', at once and at every tick (a
@@ -31,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from catalogue_app import files, processes
-from catalogue_app.jobs import registry
+from catalogue_app.jobs import recheck, registry
 from catalogue_app.jobs.folders import Folders
 from catalogue_app.store import executions
 from catalogue_app.store.db import Database, savepoint
@@ -146,7 +151,12 @@ class Runner(Ticker):
     def _work(self, job: Any, row: sqlite3.Row, params: dict[str, Any], ctx: JobContext) -> None:
         ctx.workspace.mkdir(parents=True, exist_ok=True)
         staged = job.stage(params, ctx) if hasattr(job, "stage") else None
-        self.db.write_sync(_commit_and_finish, row, lambda conn: job.commit(conn, params, staged, ctx))
+        try:
+            self.db.write_sync(_commit_and_finish, row, lambda conn: job.commit(conn, params, staged, ctx))
+        except recheck.Withdrawn as exc:
+            if hasattr(job, "failed_output"):
+                exc.output = job.failed_output(params, staged, str(exc))
+            raise
         if hasattr(job, "after"):
             try:
                 job.after(params, staged, ctx)
@@ -155,7 +165,8 @@ class Runner(Ticker):
 
 
 def _commit_and_finish(conn: sqlite3.Connection, row: sqlite3.Row, commit) -> None:
-    """Write the job's work and end the request, in one transaction."""
+    """Ask again whether the user may, write the job's work and end the request, in one transaction."""
+    recheck.check(conn, row)
     executions.finish(conn, row["exec_id"], commit(conn) or {})
 
 
@@ -178,6 +189,7 @@ def _claim_and_run(conn: sqlite3.Connection, exec_id: str, pid: int, job: Callab
         return None
     try:
         with savepoint(conn):
+            recheck.check(conn, row)
             output = job(conn, json.loads(row["input_params"]))
     except Exception as exc:  # noqa: BLE001 - the job's own failure: stored for the client to read
         log.info("job %s (%s) failed: %s", exec_id, row["func_name"], exc)

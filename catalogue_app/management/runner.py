@@ -3,9 +3,10 @@
 
 A job is claimed with one conditional update, so of several processes one runs it. Its output
 is kept in the job while it runs (written at most twice a second). A stop request is seen by
-the command at its next ``ctx.check()``. However the command ends, the job ends FINISHED (as in
-GeoNode, which has no failed status); ``failed`` and the output say how. At start-up, jobs left
-STARTED by a process that is gone are finished, saying so. The shape of the runner is ticker.py's.
+the command at its next ``ctx.check()``. The user who asked must still be staff when the job
+starts (jobs/recheck.py). However the command ends, the job ends FINISHED (as in GeoNode, which
+has no failed status); ``failed`` and the output say how. At start-up, jobs left STARTED by a
+process that is gone are finished, saying so. The shape of the runner is ticker.py's.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ import time
 import traceback
 
 from catalogue_app import processes
+from catalogue_app.jobs import recheck
 from catalogue_app.jobs.folders import Folders
 from catalogue_app.management import registry
 from catalogue_app.management.base import CommandContext, CommandError, Stopped, argv
-from catalogue_app.store import management_jobs
+from catalogue_app.store import Connection, management_jobs
 from catalogue_app.store.db import Database
 from catalogue_app.ticker import Ticker
 
@@ -67,7 +69,7 @@ class ManagementRunner(Ticker):
 
     def look(self) -> None:
         for job_id in self.db.read(management_jobs.queued_ids):
-            if self.db.write_sync(management_jobs.claim, job_id, self.pid):
+            if self.db.write_sync(_claim, job_id, self.pid):
                 self.pool.submit(self.run, job_id)
 
     def run(self, job_id: int) -> None:
@@ -99,3 +101,16 @@ class ManagementRunner(Ticker):
             self.db.write_sync(management_jobs.finish, job_id, out.text(), failed)
         except Exception:
             log.exception("management job %s could not be finished", job_id)
+
+
+def _claim(conn: Connection, job_id: int, pid: int) -> bool:
+    """Claim a queued job for this process; whether it is to run. A job whose user may no longer
+    run commands (jobs/recheck.py) ends here, in the same transaction: failed, saying why."""
+    if not management_jobs.claim(conn, job_id, pid):
+        return False
+    try:
+        recheck.check_command(conn, management_jobs.get(conn, job_id)["user_id"])
+    except recheck.Withdrawn as exc:
+        management_jobs.finish(conn, job_id, f"{exc}\n", True)
+        return False
+    return True
