@@ -29,7 +29,7 @@ from catalogue_app.api.resources import (actions, assets, async_actions, dataset
 from catalogue_app.config import Settings, load_settings
 from catalogue_app.harvesting.runner import HarvestRunner
 from catalogue_app.jobs.folders import Folders
-from catalogue_app.jobs.runner import Runner
+from catalogue_app.jobs.runner import JobRunner
 from catalogue_app.management.runner import ManagementRunner
 from catalogue_app.store.db import Database, migrate
 
@@ -72,7 +72,7 @@ def create_app(settings: Settings) -> Litestar:
         geo.layer_cache_limit = settings.layer_cache_mb * 1024 * 1024
         # the runners of background work, all of one shape (ticker.py) on the same folders
         db, folders = app.state.db, Folders.of(settings)
-        app.state.runner = Runner(db, folders, workers=settings.job_workers)
+        app.state.runner = JobRunner(db, folders, workers=settings.job_workers)
         app.state.harvesting = HarvestRunner(db, folders, tick_seconds=settings.harvest_tick_seconds)
         app.state.management = ManagementRunner(db, folders)
         for name in RUNNERS:

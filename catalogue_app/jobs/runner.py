@@ -67,7 +67,7 @@ class JobContext:
             self.db.write_sync(executions.set_progress, self.exec_id, percent)
 
 
-class Runner(Ticker):
+class JobRunner(Ticker):
     name = "job"
 
     def __init__(self, db: Database, folders: Folders, tick_seconds: float = 30.0, workers: int = 4):

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from catalogue_app.jobs.folders import Folders
-from catalogue_app.jobs.runner import Runner, _claim_and_run
+from catalogue_app.jobs.runner import JobRunner, _claim_and_run
 from catalogue_app.store import executions, resource_writes, resources, users
 from catalogue_app.store.db import Database, migrate
 
@@ -26,8 +26,8 @@ def setup(tmp_path):
     owner = database.write_sync(lambda conn: users.create(conn, {"username": "owner", "password": ""}))
     runners = []
 
-    def runner() -> Runner:
-        started = Runner(database, folders, workers=2)
+    def runner() -> JobRunner:
+        started = JobRunner(database, folders, workers=2)
         started.start()
         runners.append(started)
         return started
