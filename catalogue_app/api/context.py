@@ -83,7 +83,8 @@ async def provide_context(request: Request) -> Context:
         return Context(request, caller, ANONYMOUS_VIEWER)
     viewer = request.scope.get(VIEWER_KEY)  # read by the auth middleware with the caller
     if viewer is None:
-        viewer = await request.app.state.db.read(user_reads.viewer, caller.id, caller.is_superuser)
+        viewer = await request.app.state.db.read(user_reads.viewer, caller.id, caller.is_superuser,
+                                                    caller.is_staff)
     return Context(request, caller, viewer)
 
 

@@ -28,8 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 from msgspec import UNSET, UnsetType
 
-# the caller's permission names (moving into the rule book; called as they are)
-from catalogue_app.api.resources.representation import caller_perms
+from catalogue_app import rules
 from catalogue_app.reads import links as links_
 from catalogue_app.reads.links import Link
 from catalogue_app.reads.users import GroupRef, User, user
@@ -202,6 +201,11 @@ def polygon(x0, y0, x1, y1) -> Polygon | None:
     return Polygon("Polygon", [[[x0, y0], [x0, y1], [x1, y1], [x1, y0], [x0, y0]]])
 
 
+def caller_perms(row: Row, held: set[str], viewer: Viewer) -> list[str]:
+    """The caller's permission names on one resource: the rule book's answer, from what they hold."""
+    return list(rules.resource_actions(viewer, rules.ResourceFacts.of(row, held)))
+
+
 def urls(row: Row, base: str) -> tuple[str, str, str | None, list[dict[str, Any]]]:
     """detail_url, embed_url, download_url and download_urls of a resource."""
     rid, kind = row["id"], row["resource_type"]
@@ -354,7 +358,7 @@ def audience(caller: Caller) -> str:
     """Which fields of the embedded users the caller sees."""
     if caller.is_anonymous:
         return "anonymous"
-    return "admin" if caller.is_admin else "member"
+    return "admin" if rules.sees_every_account(caller) else "member"
 
 
 def split(item: Resource) -> Kept:
@@ -409,7 +413,7 @@ def keep(kept: dict, key: tuple, value: object, most: int = MAX_KEPT) -> None:
 def _perms(conn: Connection, kept: dict, rows: list[Row], viewer: Viewer) -> dict[int, bytes]:
     """The viewer's permission names on each row, encoded; kept under everything they depend on
     (the key starts with a tuple, so it never meets a resource's or a favorite's)."""
-    who = ("perms", viewer.id, viewer.is_superuser, viewer.group_ids, viewer.managed_group_ids)
+    who = ("perms", viewer)  # the rule book's answer depends on all of the viewer
     out = {}
     missing = []
     for row in rows:
@@ -530,8 +534,7 @@ def page(conn: Connection, listing: Listing, caller: Caller, viewer: Viewer, bas
         here = kept_here.get("pages")
         if here is None:
             here = kept_here["pages"] = {}
-        key = ("page", listing.key, base, audience(caller), viewer.id, viewer.is_superuser, viewer.group_ids,
-               viewer.managed_group_ids, limit, offset) if listing.key is not None else None
+        key = ("page", listing.key, base, audience(caller), viewer, limit, offset) if listing.key is not None else None
         found = here.get(key) if key is not None else None
         if found is None:
             total, rows = resources.page(conn, viewer, _query(conn, listing), limit, offset, resources.PERMS_COLUMNS)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from catalogue_app import rules
 from catalogue_app.store import Connection, Row, resources
 from catalogue_app.store.db import kept
 from catalogue_app.store.resources import Viewer
@@ -54,14 +55,14 @@ class GroupProfile(msgspec.Struct, kw_only=True):
     link: str
 
 
-def viewer(conn: Connection, user_id: int | None, is_superuser: bool) -> Viewer:
+def viewer(conn: Connection, user_id: int | None, is_superuser: bool, is_staff: bool = False) -> Viewer:
     """The caller as the store's visibility rules need them (with their groups), kept until
     the data change."""
     here = kept(conn)
-    key = ("viewer", user_id, is_superuser)
+    key = ("viewer", user_id, is_superuser, is_staff)
     found = here.get(key)
     if found is None:
-        found = here[key] = resources.viewer_of(conn, user_id, is_superuser)
+        found = here[key] = resources.viewer_of(conn, user_id, is_superuser, is_staff)
     return found
 
 
@@ -69,7 +70,7 @@ def signed_in(conn: Connection, find: Callable[..., Row | None], *args: Any) -> 
     """The user row that ``find(conn, *args)`` gives (by a session, a token, an id), and the
     user as the store's visibility rules need them: one read for the auth middleware."""
     row = find(conn, *args)
-    return row, (viewer(conn, row["id"], bool(row["is_superuser"])) if row is not None else None)
+    return row, (viewer(conn, row["id"], bool(row["is_superuser"]), bool(row["is_staff"])) if row is not None else None)
 
 
 def user_row(conn: Connection, user_id: int) -> Row | None:
@@ -92,7 +93,7 @@ def absolute(base: str, url: str) -> str:
 
 
 def user(row: Row, caller: Caller, base: str) -> User:
-    mine = caller.is_admin or caller.id == row["id"]
+    mine = rules.sees_private_fields(caller, row["id"])
     return User(
         pk=row["id"],
         username=row["username"],

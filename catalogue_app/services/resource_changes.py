@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from catalogue_app import rules
 from catalogue_app import json_text
 from catalogue_app.services import access
 from catalogue_app.services.errors import Invalid
@@ -301,7 +302,7 @@ def _group(conn: Connection, value: Any, viewer: Viewer, caller_is_admin: bool) 
         raise _error("group", value, "Group")
     if not groups.has_profile(conn, group_id):
         raise Invalid("The selected group does not have a valid group profile.")
-    if not caller_is_admin and groups.role(conn, group_id, viewer.id) is None:
+    if not (caller_is_admin or rules.may_put_in_group(viewer, groups.role(conn, group_id, viewer.id))):
         raise Invalid("You do not have permission to use this group.")
     return group_id
 

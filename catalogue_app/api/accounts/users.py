@@ -10,6 +10,7 @@ from litestar import Controller, MediaType, Request, Response, delete, get, patc
 from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
 
+from catalogue_app import rules
 from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid, not_found, permission_denied
@@ -104,7 +105,8 @@ class UsersController(Controller):
         spec = list_spec(ctx.params, users.FIELDS, users.SEARCH_FIELDS)
 
         page = pagination.wanted(ctx.request, ctx.params)
-        total, rows = await ctx.db.read(users.page, spec, caller.id, caller.is_admin, page.size, page.offset)
+        total, rows = await ctx.db.read(users.page, spec, caller.id, rules.sees_every_account(caller), page.size,
+                                        page.offset)
         pagination.check(page, total)
         items = [user(r, caller, ctx.base) for r in rows]
         return pagination.build(ctx.request, ctx.params, UserList, page, total, items)
@@ -112,7 +114,7 @@ class UsersController(Controller):
     @post("/", status_code=200, opt={"body": UserWrite}, summary="Create one user or several")
     async def create_users(self, ctx: Ctx) -> UserDetail | UserBatch:
         caller = ctx.require_login()
-        if not caller.is_admin:
+        if not rules.may_create_users(caller):
             raise permission_denied()
         items, many = records(await read_body(ctx.request), "user", "users")
         batch = []
@@ -151,7 +153,7 @@ class UsersController(Controller):
     def _visible(conn: Connection, ctx: Context, pk: str) -> Row:
         """The user at ``pk`` as the caller sees it (a read, or a part of one)."""
         caller = ctx.require_login()
-        row = users.get_visible(conn, path_id(pk, "User"), caller.id, caller.is_admin)
+        row = users.get_visible(conn, path_id(pk, "User"), caller.id, rules.sees_every_account(caller))
         if row is None:
             raise not_found("User")
         return row
@@ -187,7 +189,7 @@ class UsersController(Controller):
     async def user_groups(self, ctx: Ctx, pk: FromPath[str]) -> list[GroupProfile]:
         def load(conn: Connection) -> list[GroupProfile]:
             target = self._visible(conn, ctx, pk)
-            rows = groups.of_user(conn, target["id"], ctx.caller.id, ctx.caller.is_admin)
+            rows = groups.of_user(conn, target["id"], ctx.caller.id, rules.sees_every_account(ctx.caller))
             return group_profiles(conn, rows, ctx.base)
 
         return await ctx.db.read(load)

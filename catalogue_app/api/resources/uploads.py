@@ -60,7 +60,7 @@ PIXEL_BUDGET = 64_000_000
 ACTIONS = ("upload", "replace", "resource_metadata_upload", "resource_style_upload")
 TRUE = {"true", "t", "1", "yes", "y", "on"}
 FALSE = {"false", "f", "0", "no", "n", "off", ""}
-EDIT_DATA = {"change_dataset_data", "change_resourcebase"}
+EDIT_DATA = access.CHANGE_DATA
 
 
 Binary = Annotated[bytes, msgspec.Meta(extra_json_schema={"type": "string", "format": "binary"})]
@@ -273,7 +273,7 @@ def _side_documents(extras: dict[str, str], folder: Path, layers: int) -> dict[s
     return extras
 
 
-def _target(conn: Connection, ctx: Context, opts: Options, wanted: set[str] = EDIT_DATA) -> int:
+def _target(conn: Connection, ctx: Context, opts: Options, wanted: str = EDIT_DATA) -> int:
     """The dataset ``resource_pk`` names, if the caller may change it (404 or 403 otherwise)."""
     viewer = ctx.viewer
 
