@@ -18,7 +18,7 @@ from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, denied, not_found
 from catalogue_app.api.request_bodies import path_id
-from catalogue_app.services.access import may
+from catalogue_app.services import access
 from catalogue_app.store import Connection, Row, assets, resources
 
 
@@ -96,7 +96,7 @@ async def _file(ctx: Context, pk: str, disposition: Literal["attachment", "inlin
         resource = resources.get_visible(conn, viewer, row["resource_id"])
         if resource is None:
             raise not_found("Asset")
-        if not may(conn, viewer, resource, {"download_resourcebase"}):
+        if not access.may(conn, viewer, resource, access.DOWNLOAD):
             raise denied(ctx.caller)
         return row
 
