@@ -27,6 +27,7 @@ from catalogue_app.store.filters import (
     condition_sql,
     count_query,
     fetch_page,
+    kept_value,
     known_count,
     remember_count,
     where_clause,
@@ -482,7 +483,8 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
     cond, params, spec, driver = _conditions(conn, viewer, query)
     listing = replace(LISTING, columns=columns, fields=fields_for(query.resource_types))
     if not driver and not spec.conditions and not spec.search_terms:
-        return fetch_page(conn, listing, spec, (cond, params), limit, offset, count=_tallied(viewer, query, cond))
+        return fetch_page(conn, listing, spec, (cond, params), limit, offset,
+                          count=_unfiltered_total(conn, viewer, query, cond))
     ids_only = _tests_ids_only(spec, query.resource_types)
     narrow = f" INDEXED BY {_narrow_index(viewer, query)}" if ids_only else ""
     if driver:
@@ -742,18 +744,82 @@ def _tally_where(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any]] 
     return where, params
 
 
-def _tallied(viewer: Viewer, query: ResourceQuery, cond: str) -> tuple[str, list[Any]] | None:
-    """The count of an unfiltered list read from the tally that triggers keep (migration 22),
-    when nothing but visibility, the advertised rule and the types is tested (``cond`` is no
-    more than those); None otherwise."""
+ANONYMOUS = Viewer(None, False, (ANONYMOUS_GROUP_ID,))
+SUPERUSER = Viewer(None, True)
+
+
+def _listed(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any]]:
+    """SQL condition: the viewer may see the resource and the query's advertised rule and types
+    list it (what ``_conditions`` tests of an unfiltered list)."""
+    cond, params = visibility(viewer)
+    extra, extra_params = _advertised(viewer, query)
+    cond, params = cond + extra, params + extra_params
+    if query.resource_types:
+        cond += f" AND r.resource_type IN ({','.join('?' * len(query.resource_types))})"
+        params = params + list(query.resource_types)
+    return cond, params
+
+
+def _shown_beyond_public(viewer: Viewer) -> str:
+    """SQL listing, each once, the ids of the resources that visibility() shows the signed-in
+    viewer in another way than ``public_view``: those they own (by the index of resources by
+    owner) and those on which they or one of their groups hold a view permission (VIEW_PERMS, by
+    the indexes of resource_perms by user and by group). The anonymous group is left out: its
+    permission rows are those that ``public_view`` marks (store/permissions.py keeps it in step)."""
+    perms = ",".join(f"'{p}'" for p in VIEW_PERMS)
+    groups = ",".join(str(int(g)) for g in viewer.group_ids if g != ANONYMOUS_GROUP_ID) or "0"
+    return (f"SELECT id FROM resources WHERE owner_id = {int(viewer.id)}"
+            f" UNION SELECT resource_id FROM resource_perms WHERE user_id = {int(viewer.id)} AND perm IN ({perms})"
+            f" UNION SELECT resource_id FROM resource_perms WHERE group_id IN ({groups}) AND perm IN ({perms})")
+
+
+def _member_counts(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery) -> dict[str, int]:
+    """How many resources of each type a signed-in user (no superuser) lists unfiltered, without
+    testing every row against visibility(): what anonymous callers list (the tally), plus the
+    rows shown to the user in another way (``_shown_beyond_public``) that anonymous callers do
+    not list. Such a row is seen unless what visibility() asks of every row hides it (a
+    superuser's condition: not dirty). Kept until the data changes."""
+    key = ("member counts", viewer.id, viewer.group_ids, query.advertised, query.advertised_all, query.resource_types)
+    return kept_value(conn, key, lambda: _count_member(conn, viewer, query, by_type=True))
+
+
+def _member_total(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery) -> int:
+    """The sum of ``_member_counts`` (counted without sorting the rows by type)."""
+    key = ("member total", viewer.id, viewer.group_ids, query.advertised, query.advertised_all, query.resource_types)
+    return kept_value(conn, key, lambda: _count_member(conn, viewer, query, by_type=False)[None])
+
+
+def _count_member(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery,
+                  by_type: bool) -> dict[str | None, int]:
+    """``_member_counts`` by type, or their sum under None."""
+    kind, by = ("resource_type", " GROUP BY resource_type") if by_type else ("NULL", "")
+    everyone, everyone_params = _tally_where(ANONYMOUS, query)
+    shown, shown_params = _listed(SUPERUSER, query)
+    advertised, advertised_params = _advertised(viewer, query)
+    public, public_params = _listed(ANONYMOUS, query)
+    counts: dict[str | None, int] = {None: 0}
+    for found, n in [
+            *cached_rows(conn, f"SELECT {kind}, coalesce(sum(n), 0) FROM resource_tally WHERE {everyone}{by}",
+                         everyone_params),
+            *cached_rows(conn, f"SELECT {kind}, count(*) FROM ({_shown_beyond_public(viewer)}) c CROSS JOIN"
+                               f" resources r INDEXED BY resources_visible ON r.id = c.id"
+                               f" WHERE {shown}{advertised} AND NOT ({public}){by}",
+                         shown_params + advertised_params + public_params)]:
+        counts[found] = counts.get(found, 0) + n
+    return {found: n for found, n in counts.items() if n or not by_type}
+
+
+def _unfiltered_total(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery,
+                      cond: str) -> tuple[str, list[Any]] | int | None:
+    """The count of an unfiltered list, when nothing but visibility, the advertised rule and the
+    types is tested (``cond`` is no more than those), without a test of every row: for anonymous
+    callers and superusers, the query on the tally that triggers keep (migration 22); for other
+    users, the count itself (``_member_counts``); None otherwise."""
+    if cond != _listed(viewer, query)[0] or query.favorites_of is not None or query.tkeyword_groups:
+        return None
     found = _tally_where(viewer, query)
     if found is None:
-        return None
-    expected = visibility(viewer)[0] + _advertised(viewer, query)[0]
-    if query.resource_types:
-        expected += f" AND r.resource_type IN ({','.join('?' * len(query.resource_types))})"
-    if cond != expected or query.favorites_of is not None or query.tkeyword_groups:
-        return None
+        return _member_total(conn, viewer, query)
     return f"SELECT coalesce(sum(n), 0) FROM resource_tally WHERE {found[0]}", found[1]
 
 
@@ -764,11 +830,7 @@ def type_counts(conn: sqlite3.Connection, viewer: Viewer) -> dict[str, int]:
         rows = cached_rows(conn, f"SELECT resource_type, sum(n) FROM resource_tally WHERE {tally[0]}"
                                  " GROUP BY resource_type HAVING sum(n) > 0", tally[1])
         return dict(rows)
-    cond, params = visibility(viewer)
-    adv, adv_params = _advertised(viewer, ResourceQuery())
-    return dict(cached_rows(
-        conn, f"SELECT r.resource_type, count(*) FROM resources r WHERE {cond}{adv} GROUP BY r.resource_type",
-        params + adv_params))
+    return _member_counts(conn, viewer, ResourceQuery())
 
 
 def tkeyword_groups(conn: sqlite3.Connection, ids: list[int], force_and: bool) -> list[list[int]]:
