@@ -23,6 +23,7 @@ from catalogue_app.store.filters import (
     Listing,
     ListSpec,
     Source,
+    cached_count,
     cached_rows,
     condition_sql,
     count_query,
@@ -34,6 +35,7 @@ from catalogue_app.store.filters import (
 )
 from catalogue_app import rules
 from catalogue_app.rules import Viewer
+from catalogue_app.store.migrations import LISTED_EXTENT_SHIFT
 from catalogue_app.store.origins import ORIGIN_KINDS, SOURCE_SQL
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
@@ -348,6 +350,14 @@ def _came(cond: Condition | Combined) -> Candidates | None:
                       1.0, 500.0)
 
 
+def _once(table: str, where: str) -> str:
+    """SQL condition on the entries ``e`` of an extent index that meet ``where``: each resource
+    once (entry 2*id+1, or id + 1 in listed_extents, the eastern part of a box across the
+    antimeridian, counts only when the western part does not meet ``where`` too)."""
+    return (f"({where}) AND (e.id % 2 = 0 OR NOT EXISTS"
+            f" (SELECT 1 FROM {table} w WHERE w.id = e.id - 1 AND ({where})))")
+
+
 def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[Candidates], ListSpec]:
     """The id sets that the extent, the text search and positive filters on keywords, regions,
     thesaurus keywords and the copy or harvested source allow, answered by their indexes (the one
@@ -365,10 +375,12 @@ def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[Ca
         # entry 2*id+1 (the eastern part of a box across the antimeridian) counts only when
         # the western part 2*id does not meet the query too, so that every id comes once
         found.append(Candidates(
-            f"SELECT e.id / 2 AS id FROM resource_extents e WHERE ({where}) AND (e.id % 2 = 0 OR NOT EXISTS"
-            f" (SELECT 1 FROM resource_extents w WHERE w.id = e.id - 1 AND ({where}))) ORDER BY e.id", params + params,
+            f"SELECT e.id / 2 AS id FROM resource_extents e WHERE {_once('resource_extents', where)} ORDER BY e.id",
+            params + params,
             f"EXISTS (SELECT 1 FROM resource_extents WHERE id IN (2 * r.id, 2 * r.id + 1) AND ({where}))", params,
-            3.0, 2000.0, listed=True))  # in order of id, the rows they lead to are read in order too
+            3.0, 2000.0, listed=True,  # in order of id, the rows they lead to are read in order too
+            anonymous_count=(f"SELECT count(*) FROM listed_extents e WHERE {_once('listed_extents', where)}",
+                             params + params)))
     indexed = [f for f in spec.search_fields if f in TEXT_INDEXED]
     long_terms = [t for t in spec.search_terms if len(t) >= 3]
     words, served = None, spec.search_terms
@@ -485,6 +497,10 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
     if not driver and not spec.conditions and not spec.search_terms:
         return fetch_page(conn, listing, spec, (cond, params), limit, offset,
                           count=_unfiltered_total(conn, viewer, query, cond))
+    if query.extents and cond == ANONYMOUS_LISTING and not spec.conditions and not spec.search_terms \
+            and not spec.ordering:
+        # nothing is tested but the extent and what anonymous callers list: their own extent index
+        return _listed_in_extents(conn, query, limit, offset, columns)
     ids_only = _tests_ids_only(spec, query.resource_types)
     narrow = f" INDEXED BY {_narrow_index(viewer, query)}" if ids_only else ""
     if driver:
@@ -534,6 +550,40 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
 
     return fetch_page(conn, listing, spec, (cond, params), limit, offset, count_from=count_from, page_from=page_from,
                       count=count)
+
+
+ENTRY_IDS = (1 << (LISTED_EXTENT_SHIFT - 1)) - 1  # the resource id in an entry of listed_extents, shifted by one
+
+
+def _listed_in_extents(conn: sqlite3.Connection, query: ResourceQuery, limit: int,
+                       offset: int, columns: str) -> tuple[int, list[sqlite3.Row]]:
+    """The total and one page of what anonymous callers list in the query's extent, from the
+    R*Tree of the extents of the resources they list alone (migration 28): its entries are
+    counted, then the page is found among the few newest of them.
+
+    An entry's id starts with the hour its resource was created (0 when unknown), so the
+    ``offset + limit`` entries of the highest ids were created in hour ``h`` or later; every
+    resource created before hour ``h`` comes after them in the default order (created, then id,
+    newest first). The page is therefore among the entries of hour ``h`` or later, and those of
+    hour 0, whose rows are read and sorted."""
+    boxes, params = [], []
+    for x0, y0, x1, y1 in query.extents:
+        boxes.append("(minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?)")
+        params += [x1, x0, y1, y0]
+    meets, params = _once("listed_extents", " OR ".join(boxes)), params + params
+    total = cached_count(conn, f"SELECT count(*) FROM listed_extents e WHERE {meets}", params)
+    if total <= offset or limit == 0:
+        return total, []
+    hour = 0
+    if total > offset + limit:
+        hour = conn.execute(f"SELECT e.id >> {LISTED_EXTENT_SHIFT} FROM listed_extents e WHERE {meets}"
+                            " ORDER BY e.id DESC LIMIT 1 OFFSET ?", [*params, offset + limit - 1]).fetchone()[0]
+    rows = conn.execute(
+        f"SELECT {columns} FROM (SELECT (e.id >> 1) & {ENTRY_IDS} AS id FROM listed_extents e WHERE {meets}"
+        f" AND (e.id >= ? OR e.id < ?)) c CROSS JOIN resources r ON r.id = c.id WHERE {ANONYMOUS_LISTING}"
+        f" ORDER BY {LISTING.default_order} LIMIT ? OFFSET ?",
+        [*params, hour << LISTED_EXTENT_SHIFT, 1 << LISTED_EXTENT_SHIFT, limit, offset]).fetchall()
+    return total, rows
 
 
 FEW = 12_000  # candidates counted and sorted in this process, in the same pass that finds them
