@@ -816,7 +816,7 @@ def _shown_beyond_public(viewer: Viewer) -> str:
     owner) and those on which they or one of their groups hold a view permission (VIEW_PERMS, by
     the indexes of resource_perms by user and by group). The anonymous group is left out: its
     permission rows are those that ``public_view`` marks (store/permissions.py keeps it in step)."""
-    perms = ",".join(f"'{p}'" for p in VIEW_PERMS)
+    perms = _names(VIEW_PERMS)
     groups = ",".join(str(int(g)) for g in viewer.group_ids if g != ANONYMOUS_GROUP_ID) or "0"
     return (f"SELECT id FROM resources WHERE owner_id = {int(viewer.id)}"
             f" UNION SELECT resource_id FROM resource_perms WHERE user_id = {int(viewer.id)} AND perm IN ({perms})"
