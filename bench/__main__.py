@@ -22,7 +22,7 @@ import httpx
 from catalogue_app.bootstrap import prepare
 from catalogue_app.config import load_settings
 from catalogue_app.passwords import hash_password
-from catalogue_app.store import db, tokens, users
+from catalogue_app.store import db, groups, tokens, users
 
 PASSWORD = "bench-password-1"
 
@@ -37,6 +37,25 @@ def seed_users(data_dir: Path, count: int) -> str:
             users.create(conn, {"username": f"bench{i:05d}", "email": f"bench{i:05d}@example.org",
                                 "first_name": "Bench", "last_name": f"User {i}", "password": hashed})
         return tokens.issue(conn, users.by_username(conn, "admin")["id"], 86400)
+
+
+GROUPS = 10  # groups made before the seed, which shares some resources to each
+MEMBER = "bench00000"  # the registered user of the logged-in rows, a member of three of them
+
+
+def seed_groups(data_dir: Path, count: int = GROUPS, joined: int = 3) -> str:
+    """count groups, MEMBER in the first ``joined`` of them (the seed that follows shares some
+    private resources to each group); returns MEMBER's Basic credentials."""
+    settings = load_settings(environ={}, data_dir=data_dir)
+    with db.transaction(settings.database_path) as conn:
+        member = users.by_username(conn, MEMBER)["id"]
+        for i in range(count):
+            profile = groups.create(conn, {"title": f"Bench group {i}", "slug": f"bench-group-{i}", "access": "public"},
+                                    [], None)
+            if i < joined:
+                group_id = groups.get(conn, profile)["group_id"]
+                groups.set_role(conn, group_id, member, "member")
+    return "Basic " + base64.b64encode(f"{MEMBER}:{PASSWORD}".encode()).decode()
 
 
 def free_port() -> int:
@@ -253,6 +272,7 @@ def resource_benchmarks(args, basic: str) -> list[tuple[str, int, dict[str, floa
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         seed_users(data, 100)
+        member = seed_groups(data)
         rate = seed_resources(data, args.resources)
         print(f"seeded {args.resources:,} resources at {rate:,.0f}/s", flush=True)
         proc, url = start_server(data, args.resource_workers)
@@ -262,6 +282,7 @@ def resource_benchmarks(args, basic: str) -> list[tuple[str, int, dict[str, floa
             targets = [
                 ("page of 10, anonymous", "/api/v2/resources/?page_size=10", ""),
                 ("page of 10, Basic auth", "/api/v2/resources/?page_size=10", basic),
+                ("page of 10, Basic, a member of 3 groups", "/api/v2/resources/?page_size=10", member),
                 ("detail", f"/api/v2/resources/{detail}/", ""),
                 ("search=river, title+abstract", "/api/v2/resources/?search=river&search_fields=title"
                                                  "&search_fields=abstract", ""),
