@@ -1,4 +1,4 @@
-"""The layering rules of ARCHITECTURE.md, checked on the source: the API layer holds no SQL and
+"""The layering rules of docs/ARCHITECTURE.md, checked on the source: the API layer holds no SQL and
 imports no sqlite3, jobs ask services or the store, only config.py reads the environment, no
 ``type: ignore``, and no two modules import each other (directly or round a longer circle)."""
 
