@@ -74,13 +74,13 @@ def check(cat) -> None:
                     assert total == sum(want.values()), (name, params, types)
                     assert len(rows) == min(total, 10)
             assert resources.type_counts(conn, viewer) == plain_counts(conn, viewer, resources.ResourceQuery()), name
-    cat["db"].read(read)
-    cat["db"].read(read)  # a second time: from what the reader kept
+    cat["db"].read_sync(read)
+    cat["db"].read_sync(read)  # a second time: from what the reader kept
 
 
 def test_totals_stay_exact_for_every_viewer_through_every_kind_of_change(cat):
     people, teams, database = cat["people"], cat["teams"], cat["db"]
-    ids = database.read(lambda conn: [r[0] for r in conn.execute("SELECT id FROM resources ORDER BY id")])
+    ids = database.read_sync(lambda conn: [r[0] for r in conn.execute("SELECT id FROM resources ORDER BY id")])
     rng = random.Random(4)
     special = [resources.ANONYMOUS_GROUP_ID, resources.REGISTERED_GROUP_ID]
     check(cat)
@@ -134,4 +134,4 @@ def test_a_viewer_in_no_group_and_with_nothing_shared(cat):
         assert resources.type_counts(conn, viewer) == plain_counts(conn, viewer, query)
     cat["db"].write_sync(lambda conn: users.create(conn, {"username": "nobody", "email": "nobody@example.org",
                                                           "password": hash_password("pw-123456")}))
-    cat["db"].read(read)
+    cat["db"].read_sync(read)

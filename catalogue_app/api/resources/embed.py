@@ -28,7 +28,7 @@ from catalogue_app.services import access
 from catalogue_app.store import Connection, Row, documents, records, resources, users
 from catalogue_app.store.resources import GEOAPP_TYPES
 
-UI = Path(__file__).resolve().parent.parent / "ui" / "embed"
+UI = Path(__file__).resolve().parents[2] / "ui" / "embed"
 STATIC = "/static/embed"
 MERCATOR_LAT = 85.0511  # beyond it Web Mercator has no room: such datasets are shown in EPSG:4326
 BROWSER_IMAGES = ("image/png", "image/jpeg", "image/gif", "image/bmp", "image/webp", "image/svg+xml")
