@@ -11,7 +11,7 @@ from litestar.params import FromPath
 from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import invalid, not_found
 from catalogue_app.api.resources.links import absolute
-from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.api.request_bodies import Id, declared_body, path_id, read_body
 from catalogue_app.api.resources.representation import FIELD_NAMES, render
 from catalogue_app.services import resource_extras as extras
 from catalogue_app.services import resources as rules
@@ -36,7 +36,7 @@ class RatingBody(msgspec.Struct):
 
 
 class TargetsBody(msgspec.Struct):
-    target: list[int]
+    target: list[Id]
 
 
 class LinkItem(msgspec.Struct):
@@ -175,21 +175,19 @@ class ResourceActionsController(Controller):
 
         return await ctx.db.execute(load)
 
-    @post("/linked_resources", status_code=200, opt={"body": TargetsBody}, summary="Link to other resources")
+    @post("/linked_resources", status_code=200, opt={"body": TargetsBody, "answers": {400: LinkResult}},
+          summary="Link to other resources")
     async def add_links(self, ctx: Ctx, pk: FromPath[str]) -> Response[LinkResult]:
         return await self._links(ctx, pk, adding=True)
 
-    @delete("/linked_resources", status_code=200, opt={"body": TargetsBody}, summary="Remove links")
+    @delete("/linked_resources", status_code=200, opt={"body": TargetsBody, "answers": {400: LinkResult}},
+            summary="Remove links")
     async def remove_links(self, ctx: Ctx, pk: FromPath[str]) -> Response[LinkResult]:
         return await self._links(ctx, pk, adding=False)
 
     async def _links(self, ctx: Context, pk: str, *, adding: bool) -> Response[LinkResult]:
         ctx.require_login()
-        body = await read_body(ctx.request)
-        targets = body.get("target") if isinstance(body, dict) else None
-        if not isinstance(targets, list):
-            raise invalid("Payload is not valid")
-
+        targets = (await declared_body(ctx.request)).target
         viewer = await reading(ctx.request, lambda: ctx.viewer)
         done, failed = await ctx.db.write(extras.change_links, viewer, path_id(pk, "ResourceBase"), targets, adding)
         if failed:
