@@ -187,7 +187,7 @@ def _decoded(text: str) -> bytes:
 
 # -- set_thumbnail_from_bbox --------------------------------------------------------------------
 @post(f"{ROUTE}/set_thumbnail_from_bbox", status_code=200, tags=["resources"],
-      opt={"body": BboxBody, "body_media": ["application/json"]},
+      opt={"body": BboxBody, "body_media": ["application/json"], "answers": {405: "Not a dataset: nothing to draw"}},
       summary='Draw a dataset over {"bbox": [xmin, xmax, ymin, ymax], "srid": "EPSG:n"} as its thumbnail')
 async def set_thumbnail_from_bbox(ctx: Ctx, pk: FromPath[str]) -> Drawn:
     if ctx.caller.is_anonymous:
