@@ -15,7 +15,8 @@ from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import denied, invalid, permission_denied
 from catalogue_app.api.query import list_spec
-from catalogue_app.api.request_bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
+from catalogue_app.api.request_bodies import (Id, declared_body, declared_records, declared_updates, path_id, read_body,
+                                             record_ids)
 from catalogue_app.api.resources.representation import Resource, render
 from catalogue_app.api.accounts.representation import GroupProfile, User, group_profiles, user
 from catalogue_app.services import groups as group_rules
@@ -120,8 +121,8 @@ class GroupsController(Controller):
         caller = ctx.caller
         if not caller.is_admin:
             raise denied(caller)
-        items, many = records(await read_body(ctx.request), "group_profile", "group_profiles")
-        batch = [_values(convert(item, GroupWrite), creating=True) for item in items]
+        items, many = await declared_records(ctx.request, "group_profile", "group_profiles")
+        batch = [_values(item, creating=True) for item in items]
         rendered = await reading(ctx.request, _render, ctx, await ctx.db.write(group_rules.create, caller, batch))
         return GroupBatch(rendered) if many else GroupDetail(rendered[0])
 
@@ -132,8 +133,7 @@ class GroupsController(Controller):
             raise denied(caller)
         ctx.require_bulk_update()
         batch = []
-        for item in update_records(await read_body(ctx.request), "group_profiles"):
-            data = convert(item, GroupUpdate)
+        for data in await declared_updates(ctx.request, "group_profiles"):
             batch.append((data.id, *_values(data, creating=False)))
         await ctx.db.write(group_rules.change_each, caller, batch)
         return GroupBatch(await reading(ctx.request, _render, ctx, [b[0] for b in batch]))
@@ -167,8 +167,7 @@ class GroupsController(Controller):
         if ctx.caller.is_anonymous:
             raise denied(ctx.caller)
         profile_id = (await reading(ctx.request, self._visible, ctx, pk))["id"]
-        body = unwrap(await read_body(ctx.request), "group_profile")
-        values, slugs = _values(convert(body, GroupWrite), creating=False)
+        values, slugs = _values(await declared_body(ctx.request, singular="group_profile"), creating=False)
         await ctx.db.write(group_rules.change, ctx.caller, profile_id, values, slugs, admins_only)
         return GroupDetail((await reading(ctx.request, _render, ctx, [profile_id]))[0])
 
@@ -214,7 +213,7 @@ class GroupsController(Controller):
         if caller.is_anonymous:
             raise denied(caller)
         profile = await reading(ctx.request, self._visible, ctx, pk)
-        body = convert(await read_body(ctx.request) or {}, MembersBody)
+        body: MembersBody = await declared_body(ctx.request)
         await ctx.db.write(group_rules.change_members, caller, profile, body.users, body.role, adding)
         return await reading(ctx.request, self._people, ctx, profile, False)
 
