@@ -40,11 +40,18 @@ class FieldError(Invalid):
 
 
 def typed(value: Any, cls: type[T]) -> T:
-    """``value`` (a decoded JSON value) as ``cls``; a wrong type or value answers 400 naming the field."""
+    """``value`` (a decoded JSON value) as ``cls``; a wrong type or value answers 400 naming the
+    field, or with the refusal the Struct names for that field in its ``refusals`` (a ClassVar
+    {field: (kind of Invalid, message)}: where GeoNode answers a message of its own)."""
     try:
         return msgspec.convert(loosen(value, cls), cls, strict=False)
     except msgspec.ValidationError as exc:
-        raise FieldError(str(exc)) from None
+        error = FieldError(str(exc))
+        special = getattr(cls, "refusals", {}).get(error.field)
+        if special is not None:
+            kind, text = special
+            raise kind(text) from None
+        raise error from None
 
 
 def fields_of(struct: msgspec.Struct) -> dict[str, Any]:

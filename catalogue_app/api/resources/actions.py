@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 import msgspec
 from litestar import Controller, Response, delete, get, post, put
@@ -16,6 +16,7 @@ from catalogue_app.api.request_bodies import Id, declared_body, path_id
 from catalogue_app.api.resources.representation import FIELD_NAMES, render
 from catalogue_app.services import resource_extras as extras
 from catalogue_app.services.bodies import FieldError, fields_of
+from catalogue_app.services.errors import Invalid
 from catalogue_app.services import resources as rules
 from catalogue_app.store import Connection, Row, resource_extras
 from catalogue_app.store.resources import Viewer
@@ -56,6 +57,8 @@ class ExtraItemChange(ExtraItem, forbid_unknown_fields=True):
 
 class TargetsBody(msgspec.Struct):
     target: list[Id]
+    # not a list of targets at all: GeoNode's message
+    refusals: ClassVar = {"": (Invalid, "Payload is not valid"), "target": (Invalid, "Payload is not valid")}
 
 
 class LinkItem(msgspec.Struct):
@@ -195,12 +198,7 @@ class ResourceActionsController(Controller):
 
     async def _links(self, ctx: Context, pk: str, *, adding: bool) -> Response[LinkResult]:
         ctx.require_login()
-        try:
-            targets = (await declared_body(ctx.request)).target
-        except FieldError as exc:
-            if exc.field in ("", "target"):  # not a list of targets at all: GeoNode's message
-                raise invalid("Payload is not valid") from None
-            raise
+        targets = (await declared_body(ctx.request)).target
         viewer = await reading(ctx.request, lambda: ctx.viewer)
         done, failed = await ctx.db.write(extras.change_links, viewer, path_id(pk, "ResourceBase"), targets, adding)
         if failed:
