@@ -26,7 +26,7 @@ FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
 
 async def read_body(request: Request, cls: Any = None) -> Any:
     """The decoded body: JSON value, a dict of form fields, or None when there is no body.
-    Form fields are read as a body for ``cls`` when it is given (see ``_form_fields``)."""
+    Form fields are read as a body for ``cls`` when it is given (see ``form_body``)."""
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media in FORM_TYPES:
         form = await request.form()
@@ -34,7 +34,7 @@ async def read_body(request: Request, cls: Any = None) -> Any:
             return None
         if cls is None:
             return {key: value for key, value in form.multi_items()}
-        return _form_fields(form, cls)
+        return form_body(form.multi_items(), cls)
     return decode_json(media, await request.body())
 
 
@@ -84,20 +84,22 @@ def _is_list(cls: Any) -> bool:
     return getattr(cls, "__origin__", None) is list
 
 
-def _form_fields(form: Any, cls: Any) -> dict[str, Any]:
-    """Form fields as a body for ``cls``: a field that takes a list gathers every value sent
-    under its name, and a field that takes an object or a list may also come as JSON text."""
+def form_body(pairs: Any, cls: Any) -> dict[str, Any]:
+    """Form fields ((name, value) pairs) as a body for ``cls``: a field that takes a list gathers
+    every value sent under its name, a field that takes an object or a list may also come as JSON
+    text, and an empty value of a field that takes no text is null, or false for a boolean (an
+    unticked box)."""
     taken = kinds(cls) if cls is not None else {}
     out: dict[str, Any] = {}
-    for key, value in form.multi_items():
+    for key, value in pairs:
         kind = taken.get(key, frozenset())
         if isinstance(value, str) and "str" not in kind and ({"object", "list"} & kind) and value.strip()[:1] in "[{":
             try:
                 value = json_text.decode(value.encode())
             except msgspec.DecodeError:
                 pass
-        if isinstance(value, str) and value == "" and "null" in kind and "str" not in kind:
-            value = None
+        if isinstance(value, str) and not value.strip() and kind and "str" not in kind:
+            value = None if "null" in kind else False if "bool" in kind else value
         if "list" in kind and "str" not in kind:
             out.setdefault(key, [])
             out[key] += value if isinstance(value, list) else [value]
