@@ -3,7 +3,7 @@
 Litestar builds an OpenAPI 3.1 document from the handlers' msgspec types. Request bodies, which
 handlers read themselves to accept the API's several shapes, are declared with
 ``opt={"body": Struct}`` (and ``"body_media"``: the media types it comes in, when not JSON and
-both forms) and added here; api/request_bodies.py decodes each body into that same Struct.
+both forms; ``"body_required"``, see ``_required``) and added here; api/request_bodies.py decodes each body into that same Struct.
 ``opt={"answers": {status: Struct}}`` names an error answer that is not the envelope (GeoNode's
 own shape for that action), declared beside the envelope; ``{status: "what it means"}`` declares
 one more status answered in the envelope. The document is then lowered to
@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import msgspec.inspect
 import swagger_ui_bundle
 import yaml
 from litestar import Litestar, Request, Response, get
@@ -133,33 +134,44 @@ def _openapi_path(path: str) -> str:
     return "/".join(parts) or "/"
 
 
+def _required(method: str, body: Any) -> bool:
+    """Whether the operation needs a body: a change (PUT, PATCH) whose fields are all optional
+    takes none (nothing changes), as request_bodies.declared_body reads no body as {};
+    ``opt["body_required"]`` says otherwise where a handler needs one all the same."""
+    info = msgspec.inspect.type_info(body)
+    optional = isinstance(info, msgspec.inspect.StructType) and not any(f.required for f in info.fields)
+    return not (method in ("put", "patch") and optional)
+
+
 def add_request_bodies(app: Litestar, doc: dict[str, Any]) -> dict[tuple[str, str], dict[int, Any]]:
     """Declare the bodies of ``opt["body"]``; returns the other answers of ``opt["answers"]``,
     {(path, method): {status: schema or description}}, for ``declare_answers``."""
-    declared: list[tuple[str, str, Any, Any]] = []
+    declared: list[tuple[str, str, Any, Any, bool | None]] = []
     answers: list[tuple[str, str, int, Any]] = []
     for route in app.routes:
         for handler in getattr(route, "route_handlers", []):
             for method in handler.http_methods:
                 path = _openapi_path(route.path)
                 if handler.opt.get("body") is not None:
-                    declared.append((path, method.lower(), handler.opt["body"], handler.opt.get("body_media")))
+                    declared.append((path, method.lower(), handler.opt["body"], handler.opt.get("body_media"),
+                                     handler.opt.get("body_required")))
                 answers += [(path, method.lower(), status, kind) for status, kind in handler.opt.get("answers", {}).items()]
     typed = [kind for *_, kind in answers if not isinstance(kind, str)]
     refs, components = msgspec.json.schema_components(
-        [body for _, _, body, _ in declared] + typed, ref_template="#/components/schemas/{name}")
+        [body for _, _, body, *_ in declared] + typed, ref_template="#/components/schemas/{name}")
     doc.setdefault("components", {}).setdefault("schemas", {}).update(components)
     answer_refs = iter(refs[len(declared):])
     others: dict[tuple[str, str], dict[int, Any]] = {}
     for path, method, status, kind in answers:
         others.setdefault((_openapi_path_30(path), method), {})[status] = kind if isinstance(kind, str) else next(answer_refs)
-    for (path, method, _, only), ref in zip(declared, refs):
+    for (path, method, body, only, needed), ref in zip(declared, refs):
         operation = doc.get("paths", {}).get(path, {}).get(method)
         if operation is None:
             continue
         media = {"schema": ref}
         kinds = only or ("application/json", "application/x-www-form-urlencoded", "multipart/form-data")
-        operation["requestBody"] = {"required": True, "content": {k: media for k in kinds}}
+        required = needed if needed is not None else _required(method, body)
+        operation["requestBody"] = {"required": required, "content": {k: media for k in kinds}}
     return others
 
 

@@ -45,8 +45,7 @@ class AttributeItem(msgspec.Struct, kw_only=True):
 
 
 class AttributeSetChange(msgspec.Struct, kw_only=True):
-    """The attributes to change, under ``attributes`` (or ``attribute_set``); a bare list of them
-    is taken too."""
+    """The attributes to change, under ``attributes`` (or ``attribute_set``)."""
 
     attributes: list[AttributeItem] | UnsetType = UNSET
     attribute_set: list[AttributeItem] | UnsetType = UNSET
@@ -72,13 +71,12 @@ def _attributes(ctx: Context, pk: str) -> AttributeSet:
     return AttributeSet([attribute(r) for r in rows])
 
 
-@patch("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"], opt={"body": AttributeSetChange},
+@patch("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"], opt={"body": list[AttributeItem] | AttributeSetChange},
        summary="Change labels, descriptions, visibility or order of a dataset's attributes")
 async def change_attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
     ctx.require_login()
-    body = await read_body(ctx.request, AttributeSetChange)
-    changes = fields_of(typed({"attributes": body} if isinstance(body, list) else body or {}, declared(ctx.request)))
-    items = changes.get("attributes", changes.get("attribute_set"))
+    changes = fields_of(typed(await read_body(ctx.request, AttributeSetChange) or {}, declared(ctx.request)))
+    items = changes if isinstance(changes, list) else changes.get("attributes", changes.get("attribute_set"))
     viewer = await reading(ctx.request, lambda: ctx.viewer)
 
     await ctx.db.write(rules.change_attributes, viewer, path_id(pk, "Dataset"), items)

@@ -149,12 +149,12 @@ class PermissionsController(Controller):
 
         return await ctx.db.execute(load)
 
-    @put("/", status_code=200, opt={"body": PermsSpecBody},
+    @put("/", status_code=200, opt={"body": PermsSpecBody, "body_required": True},
          summary="Merge a perms spec into the resource's permissions (asynchronous)")
     async def put_permissions(self, ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
         return await self._set(ctx, pk)
 
-    @patch("/", status_code=200, opt={"body": PermsSpecBody},
+    @patch("/", status_code=200, opt={"body": PermsSpecBody, "body_required": True},
            summary="Merge a perms spec into the resource's permissions (asynchronous)")
     async def patch_permissions(self, ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
         return await self._set(ctx, pk)
