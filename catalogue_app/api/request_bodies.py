@@ -8,7 +8,7 @@ does not fit answers 400 in the error envelope, naming the field.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any
 
 import msgspec
 from litestar import Request
@@ -17,7 +17,6 @@ from catalogue_app import json_text
 from catalogue_app.api.errors import ApiError, invalid, not_found, parse_error
 from catalogue_app.services.bodies import kinds, typed
 
-T = TypeVar("T")
 
 # A database id: what a body may name as a user, group or resource.
 Id = Annotated[int, msgspec.Meta(ge=1, le=2**63 - 1)]
@@ -106,13 +105,6 @@ def form_body(pairs: Any, cls: Any) -> dict[str, Any]:
         else:
             out[key] = value
     return out
-
-
-def convert(value: Any, cls: type[T]) -> T:
-    """A dict into ``cls``; a wrong type or value answers 400 with msgspec's explanation."""
-    if not isinstance(value, dict):
-        raise invalid("Expected a JSON object.")
-    return typed(value, cls)
 
 
 def records(body: Any, singular: str, plural: str) -> tuple[list[dict], bool]:
