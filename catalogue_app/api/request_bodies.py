@@ -56,14 +56,21 @@ def declared(request: Request) -> Any:
 
 async def declared_body(request: Request, *, singular: str | None = None) -> Any:
     """The body as the declared Struct (or list type); ``{singular: {...}}`` is unwrapped, and
-    no body at all is an empty object, so that a required field is named as missing."""
+    no body at all is an empty object, so that a required field is named as missing (a JSON
+    ``null`` is no object, and refused as such)."""
     cls = declared(request)
     body = await read_body(request, cls)
+    if body is None and not _is_form(request) and (await request.body()).strip():
+        return typed(None, cls)
     if singular is not None:
         body = unwrap(body, singular)
     if body is None:
         body = None if _is_list(cls) else {}
     return typed(body, cls)
+
+
+def _is_form(request: Request) -> bool:
+    return request.headers.get("content-type", "").split(";")[0].strip().lower() in FORM_TYPES
 
 
 async def declared_records(request: Request, singular: str, plural: str) -> tuple[list[Any], bool]:
