@@ -27,10 +27,9 @@ from catalogue_app.api.resources import (actions, assets, async_actions, dataset
                                          fields, lookups, maps, metadata, metadata_editor, permissions, routes,
                                          styles, thumbnails, upload_sessions, uploads)
 from catalogue_app.config import Settings, load_settings
-from catalogue_app.harvesting.place import Place
 from catalogue_app.harvesting.runner import HarvestRunner
-from catalogue_app.jobs.runner import Folders, Runner
-from catalogue_app.management.runner import Folders as CommandFolders
+from catalogue_app.jobs.folders import Folders
+from catalogue_app.jobs.runner import JobRunner
 from catalogue_app.management.runner import ManagementRunner
 from catalogue_app.store.db import Database, migrate
 
@@ -58,6 +57,11 @@ FAMILIES = (root, users, groups, routes, lookups, actions, fields, maps, executi
             harvesting, publishing, management, tokens)
 
 
+# The runners of background work in app.state, in the order they start (and stop the other way):
+# execution requests, harvesting, management jobs.
+RUNNERS = ("runner", "harvesting", "management")
+
+
 def create_app(settings: Settings) -> Litestar:
     state = State({"settings": settings, "credentials": CredentialCache(settings.basic_auth_cache_seconds)})
 
@@ -66,19 +70,18 @@ def create_app(settings: Settings) -> Litestar:
         migrate(settings.database_path)  # a no-op when `catalogue serve` has already done it
         app.state.db = Database(settings.database_path, settings.reader_threads)
         geo.layer_cache_limit = settings.layer_cache_mb * 1024 * 1024
-        folders = Folders(settings.files_dir, settings.tmp_dir, settings.import_folder)
-        app.state.runner = Runner(app.state.db, settings.job_workers, folders)
-        app.state.runner.start()
-        place = Place(app.state.db, settings.files_dir, settings.tmp_dir, settings.data_dir)
-        app.state.harvesting = HarvestRunner(place, settings.harvest_tick_seconds)
-        if settings.harvest_tick_seconds > 0:  # 0: this server runs no harvesting (tests, a read replica)
-            app.state.harvesting.start()
-        app.state.management = ManagementRunner(app.state.db, CommandFolders(
-            settings.data_dir, settings.files_dir, settings.tmp_dir, settings.import_folder))
-        app.state.management.start()
+        # the runners of background work, all of one shape (ticker.py) on the same folders
+        db, folders = app.state.db, Folders.of(settings)
+        app.state.runner = JobRunner(db, folders, workers=settings.job_workers)
+        app.state.harvesting = HarvestRunner(db, folders, tick_seconds=settings.harvest_tick_seconds)
+        app.state.management = ManagementRunner(db, folders)
+        for name in RUNNERS:
+            runner = getattr(app.state, name)
+            if runner.runs:  # a harvesting tick of 0: this server runs no harvesting (tests, a read replica)
+                runner.start()
 
     def close_database(app: Litestar) -> None:
-        for name in ("harvesting", "management", "runner"):  # what runs work, before the database goes
+        for name in reversed(RUNNERS):  # what runs work, before the database goes
             runner = getattr(app.state, name, None)
             if runner is not None:
                 runner.close()

@@ -46,7 +46,7 @@ class Context:
     def viewer(self) -> Viewer:
         """The caller as the resource store needs it (with the groups they belong to)."""
         caller = self.caller
-        return self.db.read(resources.viewer_of, caller.id, caller.is_superuser)
+        return self.db.read(resources.viewer_of, caller.id, caller.is_superuser, caller.is_staff)
 
     @property
     def db(self) -> Database:

@@ -14,7 +14,6 @@ the lease and goes on where it stopped (a harvest redoes only the records it had
 from __future__ import annotations
 
 import logging
-import os
 import threading
 import time
 from datetime import datetime, timezone
@@ -24,10 +23,11 @@ import msgspec
 
 from catalogue_app import processes
 from catalogue_app.harvesting import registry
-from catalogue_app.harvesting.place import Place
 from catalogue_app.harvesting.types import HarvestError, RemoteItem
+from catalogue_app.jobs.folders import Folders
 from catalogue_app.services import harvesting as rules
 from catalogue_app.store import harvesters
+from catalogue_app.store.db import Database
 from catalogue_app.ticker import Ticker
 
 log = logging.getLogger("catalogue.harvesting")
@@ -93,11 +93,8 @@ def _finish_abort(conn, harvester_id: int, status: str) -> None:
 class HarvestRunner(Ticker):
     name = "harvest"
 
-    def __init__(self, place: Place, tick_seconds: float = 5.0, workers: int = 2):
-        super().__init__(tick_seconds, workers)
-        self.place = place
-        self.db = place.db
-        self.pid = os.getpid()
+    def __init__(self, db: Database, folders: Folders, tick_seconds: float = 5.0, workers: int = 2):
+        super().__init__(db, folders, tick_seconds, workers)
         self.running: set[int] = set()
         self._lock = threading.Lock()
 
@@ -214,7 +211,7 @@ class HarvestRunner(Ticker):
             if row["delete_orphan_resources_automatically"]:
                 for item in gone:
                     if item["resource_id"] is not None:
-                        storing.remove(self.place, item["resource_id"])
+                        storing.remove(self.db, self.folders, item["resource_id"])
                         removed += 1
             message = f"{len(seen)} offered, {len(gone)} no longer offered" + (f", {removed} removed" if removed else "")
             self.db.write_sync(harvesters.record_availability, harvester_id, True)
@@ -310,7 +307,7 @@ class HarvestRunner(Ticker):
                 remote_item = RemoteItem(unique_identifier=item["unique_identifier"], title=item["title"],
                                          resource_type=item["remote_resource_type"] or "dataset",
                                          last_updated=item["remote_last_updated"], url=item["remote_url"])
-                rid = storing.store(self.place, client, harvester, item, worker.harvest(remote_item))
+                rid = storing.store(self.db, self.folders, client, harvester, item, worker.harvest(remote_item))
         except Exception as exc:  # the record's failure: kept with its message, the session goes on
             message = str(exc) if isinstance(exc, HarvestError) else f"{type(exc).__name__}: {exc}"
             if not isinstance(exc, HarvestError):

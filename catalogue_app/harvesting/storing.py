@@ -21,7 +21,6 @@ import msgspec
 
 from catalogue_app import files
 from catalogue_app.harvesting import http as remote
-from catalogue_app.harvesting.place import Place
 from catalogue_app.harvesting.types import (
     DataFiles,
     DocumentFile,
@@ -30,7 +29,9 @@ from catalogue_app.harvesting.types import (
     RemoteDocument,
     RemoteLayer,
 )
+from catalogue_app.jobs.folders import Folders
 from catalogue_app.store import documents, harvesters, origins, remote_layers, resource_writes, resources
+from catalogue_app.store.db import Database
 
 log = logging.getLogger("catalogue.harvesting")
 MAX_THUMBNAIL = 5 * 1024 * 1024
@@ -57,33 +58,33 @@ def changes(conn, h: Harvested) -> dict[str, Any]:
     return out
 
 
-def store(place: Place, http, harvester: Any, item: Any, h: Harvested) -> int:
+def store(db: Database, folders: Folders, http, harvester: Any, item: Any, h: Harvested) -> int:
     """The local resource of ``item`` (a harvestable_resources row) made or updated from ``h``."""
     existing = item["resource_id"]
-    if existing is not None and not place.db.read(resources.exists, existing):
+    if existing is not None and not db.read(resources.exists, existing):
         existing = None
     if existing is None and h.uuid:  # harvested before, by a harvester since deleted: found by its uuid
-        existing = place.db.read(harvesters.harvested_with_uuid, h.uuid)
+        existing = db.read(harvesters.harvested_with_uuid, h.uuid)
     owner = harvester["default_owner_id"]
     # What the remote shows everyone is public here too (GeoNode's default permissions); what it
     # showed the harvester's token may be private there: only its owner here sees it.
     public = not harvesters.config_of(harvester).get("token")
     data = _on_the_web(h.data)
     if isinstance(data, DataFiles):
-        rid = _import(place, http, owner, existing, h, data, public)
+        rid = _import(db, folders, http, owner, existing, h, data, public)
         sourcetype = "COPYREMOTE"
     elif isinstance(data, RemoteLayer):
-        rid = place.db.write_sync(_remote_layer, owner, existing, h, data, public)
+        rid = db.write_sync(_remote_layer, owner, existing, h, data, public)
         sourcetype = "REMOTE"
     elif isinstance(data, DocumentFile):
-        rid = _document_file(place, http, owner, existing, h, data, public)
+        rid = _document_file(db, folders, http, owner, existing, h, data, public)
         sourcetype = "COPYREMOTE"
     else:
-        rid = place.db.write_sync(_document, owner, existing, h, data, public)
+        rid = db.write_sync(_document, owner, existing, h, data, public)
         sourcetype = "REMOTE" if data is not None else "LOCAL"
-    place.db.write_sync(_metadata, rid, h, sourcetype, harvester)
+    db.write_sync(_metadata, rid, h, sourcetype, harvester)
     if web_url(h.thumbnail_url):
-        _thumbnail(place, http, rid, h.thumbnail_url)
+        _thumbnail(db, folders, http, rid, h.thumbnail_url)
     return rid
 
 
@@ -171,24 +172,24 @@ def _extension(url: str) -> str:
     return path.rsplit(".", 1)[-1].lower()[:10] if "." in path else ""
 
 
-def _document_file(place: Place, http, owner: int, existing: int | None, h: Harvested, data: DocumentFile,
+def _document_file(db: Database, folders: Folders, http, owner: int, existing: int | None, h: Harvested, data: DocumentFile,
                    public: bool) -> int:
     """A document's file copied into files/<uuid>/ (a new document; an existing one keeps its file)."""
-    if existing is not None and place.db.read(documents.get, existing) is not None:
+    if existing is not None and db.read(documents.get, existing) is not None:
         return existing
     name = os.path.basename(data.name.replace("\\", "/")).strip().lstrip(".") or "document"
-    uuid = place.db.read(_free_uuid, h.uuid)
-    staging = files.claim_workspace(place.tmp / f"harvest-{uuid}")
+    uuid = db.read(_free_uuid, h.uuid)
+    staging = files.claim_workspace(folders.tmp / f"harvest-{uuid}")
     try:
         remote.download(http, data.url, staging / name)
         size = (staging / name).stat().st_size
-        final = place.files / uuid
+        final = folders.files / uuid
         os.rename(staging, final)
     except BaseException:
         files.remove(staging)
         raise
     try:
-        return place.db.write_sync(lambda conn: documents.create(
+        return db.write_sync(lambda conn: documents.create(
             conn, uuid=uuid, owner_id=owner, changes={"values": {}}, extension=_extension(name),
             file_name=name, size=size, public=public))
     except BaseException:
@@ -196,14 +197,14 @@ def _document_file(place: Place, http, owner: int, existing: int | None, h: Harv
         raise
 
 
-def _import(place: Place, http, owner: int, existing: int | None, h: Harvested, data: DataFiles,
+def _import(db: Database, folders: Folders, http, owner: int, existing: int | None, h: Harvested, data: DataFiles,
             public: bool) -> int:
     """The dataset's files downloaded and imported as an upload is (its data replaced in place
     when it was harvested before)."""
-    from catalogue_app.jobs.imports import Folders, ImportFailed, import_now
+    from catalogue_app.jobs.imports import ImportFailed, import_now
 
     exec_id = str(uuids.uuid4())
-    workspace = files.claim_workspace(place.tmp / exec_id)
+    workspace = files.claim_workspace(folders.tmp / exec_id)
     try:
         upload = workspace / "upload"
         upload.mkdir()
@@ -223,7 +224,7 @@ def _import(place: Place, http, owner: int, existing: int | None, h: Harvested, 
                   "overwrite_existing_layer": existing is not None, "resource_pk": existing,
                   "skip_existing_layers": False, "time_attributes": {}, "charset": None}
         try:
-            _job, output = import_now(place.db, Folders(place.files, place.tmp, place.tmp), workspace, exec_id, params)
+            _job, output = import_now(db, folders, workspace, exec_id, params)
         except ImportFailed as exc:
             raise HarvestError(f"The dataset's data could not be imported: {exc}") from None
         created = [r["id"] for r in output.get("resources", [])]
@@ -263,7 +264,7 @@ def changes_without_db(h: Harvested) -> dict[str, Any]:
     return {"values": values}
 
 
-def _thumbnail(place: Place, http, rid: int, url: str) -> None:
+def _thumbnail(db: Database, folders: Folders, http, rid: int, url: str) -> None:
     """The record's thumbnail fetched and kept (a failure is logged: the record stays)."""
     from catalogue_app.jobs import thumbnails
 
@@ -272,8 +273,8 @@ def _thumbnail(place: Place, http, rid: int, url: str) -> None:
         ext = _image_type(body)
         if ext is None:
             raise HarvestError(f"{url} is not a PNG or JPEG image.")
-        uuid = place.db.read(resources.uuid_of, rid)
-        thumbnails.save(place.db, place.thumbs, rid, uuid, body, ext)
+        uuid = db.read(resources.uuid_of, rid)
+        thumbnails.save(db, folders.thumbs, rid, uuid, body, ext)
     except (HarvestError, LookupError, OSError) as exc:
         log.info("thumbnail of resource %s not harvested: %s", rid, exc)
 
@@ -286,14 +287,14 @@ def _image_type(body: bytes) -> str | None:
     return None
 
 
-def remove(place: Place, resource_id: int) -> None:
+def remove(db: Database, folders: Folders, resource_id: int) -> None:
     """A harvested resource whose record the remote no longer offers: removed with its files."""
     from catalogue_app.jobs import thumbnails
 
-    uuid = place.db.read(resources.uuid_of, resource_id)
+    uuid = db.read(resources.uuid_of, resource_id)
     if uuid is None:
         return
-    place.db.write_sync(resource_writes.delete, resource_id)
-    files.remove_resource_files(place.files, uuid)
-    thumbnails.remove_unused(place.db, place.files.parent, uuid)
+    db.write_sync(resource_writes.delete, resource_id)
+    files.remove_resource_files(folders.files, uuid)
+    thumbnails.remove_unused(db, folders.data, uuid)
 

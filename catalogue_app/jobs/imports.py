@@ -29,7 +29,6 @@ import os
 import shutil
 import sqlite3
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +42,8 @@ from catalogue_app.geo.iso import parse_iso
 from catalogue_app.geo.styles import check_sld, default_sld, style_kind
 from catalogue_app.geo.time_range import time_range
 from catalogue_app.jobs import thumbnails
+from catalogue_app.jobs.folders import Folders
+from catalogue_app.jobs.runner import JobContext
 from catalogue_app.store import datasets, metadata, permissions, resource_writes, resources
 from catalogue_app.store.db import Database
 from catalogue_app.store.thumbnails import urls_of as thumbnail_urls
@@ -57,37 +58,15 @@ class ImportFailed(Exception):
         self.output = {"errors": [message], "failed_layers": failed_layers}
 
 
-@dataclass
-class Folders:
-    """The folders an import uses: files/, tmp/ and the import folder."""
-
-    files: Path
-    tmp: Path
-    imports: Path
-
-
-@dataclass
-class DirectContext:
-    """What the import asks of its context, for an import run outside the job runner (a
-    harvest, a management command): no progress to report, no execution request."""
-
-    exec_id: str
-    workspace: Path
-    folders: Folders
-    db: Database
-
-    def progress(self, percent: int) -> None:
-        pass
-
-
 def import_now(db: Database, folders: Folders, workspace: Path, exec_id: str,
                params: dict[str, Any]) -> tuple[ImportDataset, dict[str, Any]]:
     """Import the files waiting in ``workspace``/upload as an upload's job does (stage, then the
-    commit in one write transaction, then the thumbnails), outside the job runner. Returns the
-    job (its ``imported`` ids) and the commit's output; raises ImportFailed. The workspace is
-    gone afterwards when the import succeeded; on failure the caller removes it."""
+    commit in one write transaction, then the thumbnails), outside the job runner (a harvest, a
+    management command: no execution request, no progress to report). Returns the job (its
+    ``imported`` ids) and the commit's output; raises ImportFailed. The workspace is gone
+    afterwards when the import succeeded; on failure the caller removes it."""
     job = ImportDataset()
-    ctx = DirectContext(exec_id, workspace, folders, db)
+    ctx = JobContext(exec_id, workspace, folders, db, reports=False)
     staged = job.stage(params, ctx)
     output = db.write_sync(lambda conn: job.commit(conn, params, staged, ctx))
     job.after(params, staged, ctx)
@@ -176,6 +155,10 @@ class ImportDataset:
         if skipped:
             out["skipped_layers"] = skipped
         return out
+
+    def failed_output(self, params: dict[str, Any], staged: dict[str, Any], message: str) -> dict[str, Any]:
+        """GeoNode's ``errors`` and ``failed_layers`` for an import refused when it was to be committed."""
+        return {"errors": [message], "failed_layers": [item["layer"]["name"] for item in staged["layers"]]}
 
     def after(self, params: dict[str, Any], staged: dict[str, Any], ctx) -> None:
         for folder in getattr(self, "replaced_folders", []):

@@ -25,8 +25,8 @@ JOBS = {
     "update": "catalogue_app.jobs.resources:update_resource",
     "ingest": "catalogue_app.jobs.ingest:IngestDocument",
     "import": "catalogue_app.jobs.imports:ImportDataset",
-    "apply_metadata": "catalogue_app.jobs.metadata:ApplyMetadata",
-    "apply_style": "catalogue_app.jobs.metadata:ApplyStyle",
+    "apply_metadata": "catalogue_app.jobs.apply:ApplyMetadata",
+    "apply_style": "catalogue_app.jobs.apply:ApplyStyle",
     "publish": "catalogue_app.publishing.job:PublishResource",
 }
 

@@ -12,67 +12,70 @@ with ``stage(params, ctx) -> staged`` (slow work outside any transaction: files 
 under ``ctx.workspace``, progress reported with ``ctx.progress``), ``commit(conn, params,
 staged, ctx) -> output`` (inside the transaction) and optionally ``after(params, staged, ctx)``
 (once the transaction has committed). The workspace is removed when the job ends. An exception
-with an ``output`` dict adds its keys to the failed request's output_params.
+with an ``output`` dict adds its keys to the failed request's output_params; a job object's
+``failed_output(params, staged, message)``, when it has one, gives them for a refused job.
+
+Before a job writes anything, in the transaction that would keep its work, the user who asked
+is asked again whether they still may (jobs/recheck.py): if not, the request fails with the
+message and nothing of the job is kept.
 
 At start-up the runner fails what processes that are gone left 'running', sweeps what they
-left in tmp/ and files/, and takes up what is still 'ready'.
+left in tmp/ and files/; then it takes up what is 'ready', at once and at every tick (a
+request whose user's other jobs held it back, one a stopped process had queued).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import sqlite3
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from catalogue_app import files, processes
-from catalogue_app.jobs import registry
+from catalogue_app.jobs import recheck, registry
+from catalogue_app.jobs.folders import Folders
 from catalogue_app.store import executions
 from catalogue_app.store.db import Database, savepoint
+from catalogue_app.ticker import Ticker
 
 log = logging.getLogger("catalogue.jobs")
 
 
 @dataclass
-class Folders:
-    files: Path
-    tmp: Path
-    imports: Path
-
-
-@dataclass
 class JobContext:
-    """What a job may use: its own workspace, the folders, and a way to report progress."""
+    """What a job may use: its own workspace, the folders, the database, and a way to report
+    progress (a job run outside the runner, by a command or a harvest, has no request to
+    report to: ``reports`` is false)."""
 
     exec_id: str
     workspace: Path
     folders: Folders
     db: Database
+    reports: bool = True
     _reported: int = 0
 
     def progress(self, percent: int) -> None:
+        if not self.reports:
+            return
         percent = max(0, min(99, int(percent)))
         if percent >= self._reported + 5:  # a write for every 5 %, not for every chunk
             self._reported = percent
             self.db.write_sync(executions.set_progress, self.exec_id, percent)
 
 
-class Runner:
-    def __init__(self, db: Database, workers: int, folders: Folders):
-        self.db = db
-        self.folders = folders
-        self.pid = os.getpid()
-        self.pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="job")
+class JobRunner(Ticker):
+    name = "job"
+
+    def __init__(self, db: Database, folders: Folders, tick_seconds: float = 30.0, workers: int = 4):
+        super().__init__(db, folders, tick_seconds, workers)
         self._queued: set[str] = set()  # requests handed to the pool and not yet taken up
         self._queued_lock = threading.Lock()
 
-    def start(self) -> None:
+    def recover(self) -> None:
         abandoned = self.db.write_sync(executions.fail_abandoned, process_alive)
         if abandoned:
             log.warning("failed %d job(s) left running by a stopped server", len(abandoned))
@@ -82,6 +85,9 @@ class Runner:
                             lambda name: self.db.read(executions.has_ended, name))
         if swept:
             log.warning("removed %d file(s) or folder(s) left by stopped jobs", len(swept))
+
+    def look(self) -> None:
+        """Take up what is ready (a request this process queued already is not queued twice)."""
         for exec_id in self.db.read(executions.ready_ids):
             self.submit(exec_id)
 
@@ -100,10 +106,6 @@ class Runner:
         writer instead of two; whether it ran (when not, ``submit`` it)."""
         job = _known_job(func_name)
         return callable(job) and _claim_and_run(conn, exec_id, self.pid, job) is not None
-
-    def close(self) -> None:
-        """Let running jobs end; queued ones stay 'ready' in the database for the next start."""
-        self.pool.shutdown(wait=True, cancel_futures=True)
 
     def _run(self, exec_id: str) -> None:
         with self._queued_lock:
@@ -133,11 +135,11 @@ class Runner:
         """A claimed job that stages work first (or one of an unknown kind: the exception it
         stands for fails the request)."""
         exec_id = row["exec_id"]
-        ctx = JobContext(exec_id, self.folders.tmp / exec_id, self.folders, self.db)
+        ctx = JobContext(exec_id, self.folders.workspace(exec_id), self.folders, self.db)
         try:
             if isinstance(job, Exception):
                 raise job
-            self._work(job, json.loads(row["input_params"]), ctx)
+            self._work(job, row, json.loads(row["input_params"]), ctx)
         except Exception as exc:  # the job's own failure: stored for the client to read
             log.info("job %s (%s) failed: %s", exec_id, row["func_name"], exc)
             files.remove(ctx.workspace)  # gone before a client reads 'failed'
@@ -146,10 +148,15 @@ class Runner:
         finally:
             files.remove(ctx.workspace)
 
-    def _work(self, job: Any, params: dict[str, Any], ctx: JobContext) -> None:
+    def _work(self, job: Any, row: sqlite3.Row, params: dict[str, Any], ctx: JobContext) -> None:
         ctx.workspace.mkdir(parents=True, exist_ok=True)
         staged = job.stage(params, ctx) if hasattr(job, "stage") else None
-        self.db.write_sync(_commit_and_finish, lambda conn: job.commit(conn, params, staged, ctx), ctx.exec_id)
+        try:
+            self.db.write_sync(_commit_and_finish, row, lambda conn: job.commit(conn, params, staged, ctx))
+        except recheck.Withdrawn as exc:
+            if hasattr(job, "failed_output"):
+                exc.output = job.failed_output(params, staged, str(exc))
+            raise
         if hasattr(job, "after"):
             try:
                 job.after(params, staged, ctx)
@@ -157,8 +164,10 @@ class Runner:
                 log.exception("job %s: clean-up after commit failed", ctx.exec_id)
 
 
-def _commit_and_finish(conn: sqlite3.Connection, commit, exec_id: str) -> None:
-    executions.finish(conn, exec_id, commit(conn) or {})
+def _commit_and_finish(conn: sqlite3.Connection, row: sqlite3.Row, commit) -> None:
+    """Ask again whether the user may, write the job's work and end the request, in one transaction."""
+    recheck.check(conn, row)
+    executions.finish(conn, row["exec_id"], commit(conn) or {})
 
 
 def _known_job(func_name: str) -> Any:
@@ -180,6 +189,7 @@ def _claim_and_run(conn: sqlite3.Connection, exec_id: str, pid: int, job: Callab
         return None
     try:
         with savepoint(conn):
+            recheck.check(conn, row)
             output = job(conn, json.loads(row["input_params"]))
     except Exception as exc:  # noqa: BLE001 - the job's own failure: stored for the client to read
         log.info("job %s (%s) failed: %s", exec_id, row["func_name"], exc)

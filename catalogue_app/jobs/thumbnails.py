@@ -25,6 +25,7 @@ from pathlib import Path
 
 from catalogue_app import files
 from catalogue_app.geo import thumbnail
+from catalogue_app.jobs.folders import THUMBS
 from catalogue_app.store import thumbnails as store
 from catalogue_app.store.db import Database
 
@@ -32,7 +33,6 @@ log = logging.getLogger("catalogue.thumbnails")
 SEA = (0xDC, 0xE7, 0xEE)  # the background of maps drawn over the basemap, as the web UI shows them
 MERCATOR_WORLD = thumbnail.MERCATOR_HALF
 
-THUMBS = "thumbs"  # the folder of thumbnail files, in the data folder
 URL_PREFIX = "/uploaded/thumbs/"  # GeoNode's address of its thumbnail files
 TEMPORARY = ".part-"
 NAME = re.compile(r"(?P<uuid>[A-Za-z0-9][A-Za-z0-9-]{0,63})-[0-9a-f]{12}\.(?P<ext>png|jpg)")

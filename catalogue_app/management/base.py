@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, NoReturn, TextIO
 
+from catalogue_app.jobs.folders import Folders
 from catalogue_app.store.db import Database
 
 
@@ -50,6 +51,11 @@ class CommandContext:
     server_running: bool = True      # False on the command line with no server on the data folder
     stop_requested: Any = None       # a callable answering whether the job is to stop
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def folders(self) -> Folders:
+        """The folders, as the jobs and harvesting are given them (an import run by a command)."""
+        return Folders(self.data_dir, self.files_dir, self.tmp_dir, self.import_dir)
 
     def check(self) -> None:
         if self.stop_requested is not None and self.stop_requested():

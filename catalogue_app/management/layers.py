@@ -34,7 +34,7 @@ from catalogue_app import files
 from catalogue_app.geo.encoding import codec_name
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.inspect import ARCHIVE_SUFFIXES, RASTER_SUFFIXES, VECTOR_DRIVERS, layer_names
-from catalogue_app.jobs.imports import Folders, ImportFailed, import_now
+from catalogue_app.jobs.imports import ImportFailed, import_now
 from catalogue_app.management import common
 from catalogue_app.management.base import Command, CommandContext, CommandError, Stopped
 from catalogue_app.services.errors import Invalid
@@ -317,8 +317,7 @@ def import_one(ctx: CommandContext, item: FileSet, base: dict[str, Any], report:
         params = {**base, "files": [p.name for p in item.parts if p.name not in extras.values()],
                   "total_layers": max(1, len(names)), **extras}
         try:
-            job, output = import_now(db, Folders(ctx.files_dir, ctx.tmp_dir, ctx.import_dir), workspace, exec_id,
-                                     params)
+            job, output = import_now(db, ctx.folders, workspace, exec_id, params)
         except ImportFailed as exc:
             report.line("failed", item.label, str(exc))
             return

@@ -3,39 +3,32 @@
 
 A job is claimed with one conditional update, so of several processes one runs it. Its output
 is kept in the job while it runs (written at most twice a second). A stop request is seen by
-the command at its next ``ctx.check()``. However the command ends, the job ends FINISHED (as in
-GeoNode, which has no failed status); ``failed`` and the output say how. At start-up, jobs left
-STARTED by a process that is gone are finished, saying so.
+the command at its next ``ctx.check()``. The user who asked must still be staff when the job
+starts (jobs/recheck.py). However the command ends, the job ends FINISHED (as in GeoNode, which
+has no failed status); ``failed`` and the output say how. At start-up, jobs left STARTED by a
+process that is gone are finished, saying so. The shape of the runner is ticker.py's.
 """
 
 from __future__ import annotations
 
 import io
+import json
 import logging
-import os
 import threading
 import time
 import traceback
-from dataclasses import dataclass
-from pathlib import Path
 
 from catalogue_app import processes
+from catalogue_app.jobs import recheck
+from catalogue_app.jobs.folders import Folders
 from catalogue_app.management import registry
 from catalogue_app.management.base import CommandContext, CommandError, Stopped, argv
-from catalogue_app.store import management_jobs
+from catalogue_app.store import Connection, management_jobs
 from catalogue_app.store.db import Database
 from catalogue_app.ticker import Ticker
 
 log = logging.getLogger("catalogue.management")
 FLUSH_SECONDS = 0.5
-
-
-@dataclass
-class Folders:
-    data_dir: Path
-    files_dir: Path
-    tmp_dir: Path
-    import_dir: Path
 
 
 class JobOutput(io.TextIOBase):
@@ -67,19 +60,16 @@ class ManagementRunner(Ticker):
     name = "command"
 
     def __init__(self, db: Database, folders: Folders, tick_seconds: float = 5.0, workers: int = 2):
-        super().__init__(tick_seconds, workers)
-        self.db, self.folders = db, folders
-        self.pid = os.getpid()
+        super().__init__(db, folders, tick_seconds, workers)
 
-    def start(self) -> None:
+    def recover(self) -> None:
         gone = self.db.write_sync(management_jobs.abandoned, processes.alive)
         if gone:
             log.warning("finished %d management job(s) left running by a stopped server", len(gone))
-        super().start()
 
     def look(self) -> None:
         for job_id in self.db.read(management_jobs.queued_ids):
-            if self.db.write_sync(management_jobs.claim, job_id, self.pid):
+            if self.db.write_sync(_claim, job_id, self.pid):
                 self.pool.submit(self.run, job_id)
 
     def run(self, job_id: int) -> None:
@@ -88,15 +78,13 @@ class ManagementRunner(Ticker):
         out = JobOutput(self.db, job_id)
         failed = False
         try:
-            import json
-
             command = registry.command(row["command"])
             if command is None or not command.over_http:
                 raise CommandError("Command not found")
             options = command.parser().parse_args(argv(json.loads(row["args"]), json.loads(row["kwargs"])))
-            ctx = CommandContext(db=self.db, data_dir=self.folders.data_dir, files_dir=self.folders.files_dir,
-                                 tmp_dir=self.folders.tmp_dir, import_dir=self.folders.import_dir, out=out,
-                                 user_id=row["user_id"], server_running=True,
+            folders = self.folders
+            ctx = CommandContext(db=self.db, data_dir=folders.data, files_dir=folders.files, tmp_dir=folders.tmp,
+                                 import_dir=folders.imports, out=out, user_id=row["user_id"], server_running=True,
                                  stop_requested=lambda: self.stopping or self.db.read(
                                      management_jobs.stop_requested, job_id))
             command.run(ctx, options)
@@ -113,3 +101,16 @@ class ManagementRunner(Ticker):
             self.db.write_sync(management_jobs.finish, job_id, out.text(), failed)
         except Exception:
             log.exception("management job %s could not be finished", job_id)
+
+
+def _claim(conn: Connection, job_id: int, pid: int) -> bool:
+    """Claim a queued job for this process; whether it is to run. A job whose user may no longer
+    run commands (jobs/recheck.py) ends here, in the same transaction: failed, saying why."""
+    if not management_jobs.claim(conn, job_id, pid):
+        return False
+    try:
+        recheck.check_command(conn, management_jobs.get(conn, job_id)["user_id"])
+    except recheck.Withdrawn as exc:
+        management_jobs.finish(conn, job_id, f"{exc}\n", True)
+        return False
+    return True

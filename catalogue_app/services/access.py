@@ -1,50 +1,75 @@
-"""Who may do what with a resource: the one place these rules live.
+"""The rule book (catalogue_app/rules.py) asked with facts from the store.
 
-- Superusers may do everything; an owner everything with their own resources.
-- Others act through the permissions granted to them or to their groups (rows of
-  resource_perms, see store/permissions.py), checked here by the action they allow:
-  change (its metadata or data), delete, download, restyle a dataset.
-- Deleting is allowed with ``delete_resourcebase``, and, as in GeoNode, to whoever may manage
-  the resource's permissions.
-- A manager of the resource's group who holds any permission on it may also edit it and manage
-  its permissions, as in GeoNode 5 (added where the held permissions are read:
-  store/resources.py ``held_perms``).
-- Seeing a resource is a condition joined into every query (store/resources.py ``visibility``),
-  never a check made afterwards, so that lists, totals and pages agree.
-- The flags of a resource: ``featured`` is set by superusers and managers of its group;
-  ``is_published`` and ``advertised`` also by its owner; ``is_approved`` also by whoever may
-  change its metadata. A flag the caller may not set is left as it is, as GeoNode does.
+Every check of who may do what with a resource comes here, or to ``rules`` directly where the
+facts are already at hand (a page of rows and what the viewer holds on them). Seeing a resource is
+a condition joined into every query (store/resources.py ``visibility``, compiled from the rule
+book), never a check made afterwards, so that lists, totals and pages agree.
 """
 
 from __future__ import annotations
 
-from catalogue_app.store import Connection, Row, groups, resources
+from catalogue_app import rules
+from catalogue_app.services.errors import Forbidden, NotFound, refusal_for
+from catalogue_app.store import Connection, Row, resources, users
 from catalogue_app.store.resources import Viewer
 
-CHANGE = frozenset({"change_resourcebase", "change_resourcebase_metadata"})
-DELETE = frozenset({"delete_resourcebase", "change_resourcebase_permissions"})
-DOWNLOAD = frozenset({"download_resourcebase"})
-EDIT_STYLE = frozenset({"change_dataset_style", "change_resourcebase"})
+# The actions the services ask for, by the permission that allows them.
+CHANGE = rules.CHANGE_METADATA   # PATCH/PUT of a resource (a change permission shows this one too)
+DELETE = rules.DELETE
+DOWNLOAD = rules.DOWNLOAD
+VIEW = rules.VIEW
+CHANGE_DATA = rules.CHANGE_DATA
+EDIT_STYLE = rules.CHANGE_STYLE
+MANAGE = rules.MANAGE
 
 
-def may(conn: Connection, viewer: Viewer, row: Row | dict, wanted: frozenset[str] | set[str]) -> bool:
-    """Whether the viewer holds one of the ``wanted`` permissions on the resource ``row``
-    (its ``id`` and ``owner_id``); owners and superusers hold them all."""
-    if viewer.is_superuser or (viewer.id is not None and row["owner_id"] == viewer.id):
-        return True
-    return bool(wanted & resources.held_perms(conn, viewer, row["id"]))
+def viewer_of(conn: Connection, user_id: int | None) -> Viewer:
+    """The user (None: anonymous) as the rule book sees them, from what is stored now: a job
+    asks with this when it runs, so that a right withdrawn since the request counts. A user
+    deleted or deactivated since is anonymous."""
+    row = users.get(conn, user_id) if user_id is not None else None
+    if row is None or not row["is_active"]:
+        return resources.viewer_of(conn, None)
+    return resources.viewer_of(conn, row["id"], bool(row["is_superuser"]), bool(row["is_staff"]))
+
+
+def facts(conn: Connection, viewer: Viewer, row: Row | dict) -> rules.ResourceFacts:
+    """What the rule book needs of the resource ``row`` (``id``, ``owner_id``, ``group_id``,
+    ``resource_type``, ``subtype``) for this viewer."""
+    return rules.ResourceFacts.of(row, resources.held_perms(conn, viewer, row["id"]))
+
+
+def resource_actions(conn: Connection, viewer: Viewer, row: Row | dict) -> tuple[str, ...]:
+    """What the viewer may do with the resource: its ``perms``, in body order."""
+    return rules.resource_actions(viewer, facts(conn, viewer, row))
+
+
+def may(conn: Connection, viewer: Viewer, row: Row | dict, action: str) -> bool:
+    return action in resource_actions(conn, viewer, row)
+
+
+def require(conn: Connection, viewer: Viewer, row: Row | dict, action: str) -> None:
+    """Forbidden unless the viewer may take ``action`` on the resource."""
+    if not may(conn, viewer, row, action):
+        raise Forbidden()
+
+
+def visible(conn: Connection, viewer: Viewer, resource_id: int) -> Row:
+    """The resource if the viewer may see it, else NotFound (a resource one may not see does not
+    exist for them)."""
+    row = resources.get_visible(conn, viewer, resource_id)
+    if row is None:
+        raise NotFound("ResourceBase")
+    return row
 
 
 def may_set_flag(conn: Connection, viewer: Viewer, row: Row | None, flag: str) -> bool:
     """Whether the viewer may set ``featured``, ``is_published``, ``advertised`` or
     ``is_approved`` on the resource ``row`` (None: a resource being created by the viewer)."""
-    if viewer.is_superuser:
-        return True
-    owner = row is None or row["owner_id"] == viewer.id
-    manager = bool(row is not None and row["group_id"] and groups.role(conn, row["group_id"], viewer.id) == "manager")
-    if flag == "featured":
-        return manager
-    if flag in ("is_published", "advertised"):
-        return owner or manager
-    return owner or manager or (row is not None and "change_resourcebase_metadata" in
-                                resources.held_perms(conn, viewer, row["id"]))
+    return rules.may_set_flag(viewer, None if row is None else facts(conn, viewer, row), flag)
+
+
+def require_person(who, allowed: bool) -> None:
+    """Refuse (401 for anonymous callers, 403 for others) unless ``allowed``."""
+    if not allowed:
+        raise refusal_for(who)

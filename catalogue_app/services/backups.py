@@ -18,6 +18,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import BinaryIO
 
+from catalogue_app import rules
 from catalogue_app.services.errors import Forbidden, Invalid, NotFound, NotSignedIn
 
 FOLDER = "backups"  # in the data folder: where the backup command writes (management/backup.py)
@@ -43,14 +44,14 @@ def folder_of(data_dir: Path) -> Path:
 def require_staff(caller) -> None:
     if caller.is_anonymous:
         raise NotSignedIn()
-    if not caller.is_admin:
+    if not rules.may_run_management(caller):
         raise Forbidden()
 
 
 def require_superuser(caller) -> None:
     if caller.is_anonymous:
         raise NotSignedIn()
-    if not caller.is_superuser:
+    if not rules.may_download_backups(caller):
         raise Forbidden("Only superusers may download backups: an archive holds password hashes and token digests.")
 
 

@@ -1,25 +1,36 @@
-"""The rules of groups: who sees a group, who may change it (its managers and administrators),
-who may create or delete one (administrators), and who may add or remove members (managers
-and administrators; a user may join a public group or leave any)."""
+"""Groups: creating, changing, deleting them and their members, as the rule book's
+``group_actions`` allows (who sees a group is the same rule, as SQL: store/groups.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from catalogue_app.services.errors import Forbidden, Invalid, NotFound
+from catalogue_app import rules
+from catalogue_app.services.errors import Forbidden, Invalid, NotFound, refusal_for
 from catalogue_app.store import Connection, Row, groups, users
+
+
+def sees_all(caller) -> bool:
+    """Whether the caller sees every group, private ones included."""
+    return rules.is_admin(caller)
 
 
 def visible(conn: Connection, caller, profile_id: int) -> Row:
     """The group profile if the caller may see it (private groups: members and administrators)."""
-    row = groups.get_visible(conn, profile_id, caller.id, caller.is_admin)
+    row = groups.get_visible(conn, profile_id, caller.id, sees_all(caller))
     if row is None:
         raise NotFound("GroupProfile")
     return row
 
 
+def actions(conn: Connection, caller, profile: Row) -> frozenset[str]:
+    """What the caller may do with the group (rules.group_actions)."""
+    role = groups.role(conn, profile["group_id"], caller.id) if caller.id is not None else None
+    return rules.group_actions(caller, access=profile["access"], role=role)
+
+
 def may_change(conn: Connection, caller, profile: Row) -> bool:
-    return caller.is_admin or groups.role(conn, profile["group_id"], caller.id) == "manager"
+    return "change" in actions(conn, caller, profile)
 
 
 def _categories(conn: Connection, slugs: list[str] | None) -> list[int] | None:
@@ -33,8 +44,8 @@ def _categories(conn: Connection, slugs: list[str] | None) -> list[int] | None:
 
 def create(conn: Connection, caller, batch: list[tuple[dict[str, Any], list[str] | None]]) -> list[int]:
     """New groups from checked values, made by an administrator (who becomes their manager)."""
-    if not caller.is_admin:
-        raise Forbidden()
+    if not rules.may_create_groups(caller):
+        raise refusal_for(caller)
     ids = []
     for values, slugs in batch:
         if groups.slug_taken(conn, values["slug"]):
@@ -47,7 +58,7 @@ def change(conn: Connection, caller, profile_id: int, values: dict[str, Any], sl
            admins_only: bool = False) -> None:
     """Apply checked values to a group the caller may change (``admins_only``: PUT, administrators)."""
     profile = visible(conn, caller, profile_id)
-    if not (caller.is_admin if admins_only else may_change(conn, caller, profile)):
+    if ("replace" if admins_only else "change") not in actions(conn, caller, profile):
         raise Forbidden()
     if "slug" in values and groups.slug_taken(conn, values["slug"], except_profile=profile_id):
         raise Invalid(f"A group with the slug \"{values['slug']}\" already exists.")
@@ -59,20 +70,27 @@ def change_each(conn: Connection, caller, batch: list[tuple[int, dict[str, Any],
         change(conn, caller, profile_id, values, slugs)
 
 
+def delete(conn: Connection, caller, profile_id: int) -> None:
+    """Delete a group the caller sees and may delete (administrators)."""
+    profile = visible(conn, caller, profile_id)
+    if "delete" not in actions(conn, caller, profile):
+        raise Forbidden()
+    groups.delete(conn, profile_id)
+
+
 def delete_each(conn: Connection, caller, profile_ids: list[int]) -> None:
     """Delete groups (administrators); all or none."""
-    if not caller.is_admin:
-        raise Forbidden()
+    if not rules.may_create_groups(caller):
+        raise refusal_for(caller)
     for profile_id in profile_ids:
-        if groups.get(conn, profile_id) is None:
-            raise NotFound("GroupProfile")
-        groups.delete(conn, profile_id)
+        delete(conn, caller, profile_id)
 
 
 def change_members(conn: Connection, caller, profile: Row, user_ids: list[int], role: str, adding: bool) -> None:
     """Add users to the group with ``role``, or remove them."""
-    by_self = user_ids == [caller.id] and role == "member"
-    if not (may_change(conn, caller, profile) or (by_self and (not adding or profile["access"] == "public"))):
+    allowed = actions(conn, caller, profile)
+    by_self = user_ids == [caller.id] and role == "member" and ("join" if adding else "leave") in allowed
+    if not ("manage_members" in allowed or by_self):
         raise Forbidden()
     for user_id in user_ids:
         row = users.get(conn, user_id)

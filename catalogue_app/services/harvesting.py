@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from catalogue_app import rules
 from catalogue_app.harvesting import registry
 from catalogue_app.services.errors import Forbidden, Invalid, NotFound, NotSignedIn
 from catalogue_app.store import Connection, Row, harvesters, users
@@ -40,7 +41,7 @@ def shown_config(config: dict[str, Any]) -> dict[str, Any]:
 def require_superuser(caller) -> None:
     if caller.is_anonymous:
         raise NotSignedIn()
-    if not caller.is_superuser:
+    if not rules.may_harvest(caller):
         raise Forbidden()
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from catalogue_app import rules
 from catalogue_app.publishing.client import MAKE_TOKEN, Remote, RemoteError, base_of
 from catalogue_app.publishing.publish import unpublishable
 from catalogue_app.services.errors import Invalid, NotFound, refusal_for
@@ -23,7 +24,7 @@ TOKEN_MAX = 4096
 
 def require_superuser(caller: Any) -> None:
     """401 for anonymous callers, 403 for everyone but superusers."""
-    if caller.is_anonymous or not caller.is_superuser:
+    if not rules.may_publish(caller):
         raise refusal_for(caller)
 
 

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from catalogue_app import rules
 from catalogue_app import json_text
 from catalogue_app.services import access
 from catalogue_app.services.bodies import typed
@@ -363,7 +364,7 @@ def _group(conn: Connection, value: Any, viewer: Viewer, caller_is_admin: bool) 
         raise _error("group", value, "Group")
     if not groups.has_profile(conn, group_id):
         raise Invalid("The selected group does not have a valid group profile.")
-    if not caller_is_admin and groups.role(conn, group_id, viewer.id) is None:
+    if not (caller_is_admin or rules.may_put_in_group(viewer, groups.role(conn, group_id, viewer.id))):
         raise Invalid("You do not have permission to use this group.")
     return group_id
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from catalogue_app import rules
 from catalogue_app.services import access, datasets, geoapps, maps, resource_changes
 from catalogue_app.services.errors import Busy, Forbidden, Invalid, NotFound
 from catalogue_app.store import Connection, Row, executions, resources
@@ -44,12 +45,10 @@ def visible(conn: Connection, viewer: Viewer, rid: int, scope: Scope = ANY) -> R
     return row
 
 
-def allowed(conn: Connection, viewer: Viewer, rid: int, wanted: frozenset[str] | set[str],
-            scope: Scope = ANY) -> Row:
-    """The resource if the viewer sees it and holds one of the ``wanted`` permissions on it."""
+def allowed(conn: Connection, viewer: Viewer, rid: int, action: str, scope: Scope = ANY) -> Row:
+    """The resource if the viewer sees it and the rule book lets them take ``action`` on it."""
     row = visible(conn, viewer, rid, scope)
-    if not access.may(conn, viewer, row, wanted):
-        raise Forbidden()
+    access.require(conn, viewer, row, action)
     return row
 
 
@@ -65,9 +64,7 @@ def copyable(conn: Connection, viewer: Viewer, rid: int) -> Row:
     """The resource to copy: seeing it is enough, downloading it too for a dataset or a document
     (any signed-in user may add resources), and a dataset must have data to copy."""
     row = visible(conn, viewer, rid)
-    wanted = access.DOWNLOAD if row["resource_type"] in DOWNLOADABLE else frozenset({"view_resourcebase"})
-    if not access.may(conn, viewer, row, wanted):
-        raise Forbidden()
+    access.require(conn, viewer, row, access.DOWNLOAD if row["resource_type"] in DOWNLOADABLE else access.VIEW)
     if row["resource_type"] == "dataset" and folder_of(conn, row["id"]) is None:
         raise Invalid("Resource can not be cloned: this dataset has no data to copy (is_copyable is false).",
                       extra={"message": "Resource can not be cloned."})
@@ -81,7 +78,9 @@ def change(conn: Connection, viewer: Viewer, is_admin: bool, rid: int, body: dic
            scope: Scope = ANY, attributes: Any = None) -> None:
     """Apply a PUT or PATCH body to the resource, if the viewer may change it (and a dataset's
     ``attributes`` changes, which geonodectl sends with the dataset)."""
-    row = changeable(conn, viewer, rid, scope)
+    row = visible(conn, viewer, rid, scope)
+    if not rules.may_change(access.resource_actions(conn, viewer, row), body):
+        raise Forbidden()
     cleaned = resource_changes.clean(conn, body, viewer, is_admin, row, row["resource_type"])
     if scope.layers and "maplayers" in body:  # the layers first, in the same transaction
         maps.write_layers(conn, viewer, rid, body["maplayers"], creating=False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from catalogue_app import rules
 from catalogue_app.passwords import check_strength
 from catalogue_app.services.errors import Forbidden, Invalid, NotFound
 from catalogue_app.store import Connection, Row, groups, harvesters, users
@@ -34,9 +35,9 @@ def check_values(values: dict[str, Any], caller, *, creating: bool, settings, us
         if problems:
             raise Invalid(",".join(problems))
     for flag in ("is_superuser", "is_staff", "is_active"):
-        if flag in values and not caller.is_admin:
+        if flag in values and not rules.is_admin(caller):
             raise Forbidden(f"Only administrators may change {flag}.")
-    if values.get("is_superuser") and not caller.is_superuser:
+    if values.get("is_superuser") and "grant_superuser" not in rules.user_actions(caller, 0, False):
         raise Forbidden("Only a superuser may grant superuser status.")
 
 
@@ -53,17 +54,15 @@ def create(conn: Connection, batch: list[dict[str, Any]]) -> list[int]:
 
 
 def may_edit(caller, target: Row) -> bool:
-    """Superusers edit anyone, users themselves, staff everyone but superusers."""
-    if caller.is_superuser or caller.id == target["id"]:
-        return True
-    return caller.is_staff and not target["is_superuser"]
+    """Whether the rule book lets the caller change (and delete) the account ``target``."""
+    return "change" in rules.user_actions(caller, target["id"], bool(target["is_superuser"]))
 
 
 def change(conn: Connection, caller, batch: list[tuple[int, dict[str, Any]]]) -> None:
     """Apply checked values to users the caller may edit; the last active superuser stays one."""
     for user_id, values in batch:
         target = users.get(conn, user_id)
-        if target is None or not target["is_active"] and not caller.is_admin:
+        if target is None or not target["is_active"] and not rules.sees_every_account(caller):
             raise NotFound("User")
         if not may_edit(caller, target):
             raise Forbidden()
@@ -75,7 +74,7 @@ def change(conn: Connection, caller, batch: list[tuple[int, dict[str, Any]]]) ->
         users.update(conn, user_id, values)
 
 
-def deletion_check(conn: Connection, caller, user_id: int, rules: tuple[str, ...]) -> None:
+def deletion_check(conn: Connection, caller, user_id: int, conditions: tuple[str, ...]) -> None:
     target = users.get(conn, user_id)
     if target is None:
         raise NotFound("User")
@@ -91,15 +90,15 @@ def deletion_check(conn: Connection, caller, user_id: int, rules: tuple[str, ...
         rule for rule, broken in (
             ("user_has_resources", lambda: users.owned_resource_count(conn, user_id) > 0),
             ("user_is_manager", lambda: users.managed_group_count(conn, user_id) > 0),
-        ) if rule in rules and broken()
+        ) if rule in conditions and broken()
     ]
     if violated:
         raise Invalid(f"One or more validation rules are violated: {', '.join(violated)}")
 
 
-def delete(conn: Connection, caller, ids: list[int], rules: tuple[str, ...]) -> None:
+def delete(conn: Connection, caller, ids: list[int], conditions: tuple[str, ...]) -> None:
     for user_id in ids:
-        deletion_check(conn, caller, user_id, rules)
+        deletion_check(conn, caller, user_id, conditions)
         users.delete(conn, user_id)
 
 
@@ -108,7 +107,7 @@ def transfer(conn: Connection, caller, target_id: int, current: int, new: int | 
     """Give ``current``'s resources (or the ``subset`` of them) to ``new`` (a user id, or "DEFAULT":
     the principal superuser), asked on the user ``target_id``: administrators may, and users for
     their own resources. Returns how many changed hands."""
-    if not (caller.is_admin or caller.id == current == target_id):
+    if not rules.may_transfer_resources(caller, target_id, current):
         raise Forbidden()
     new_id = int(new) if isinstance(new, str) and new.isdecimal() and len(new) < 19 else new
     if new_id == "DEFAULT":
@@ -133,7 +132,7 @@ def transfer(conn: Connection, caller, target_id: int, current: int, new: int | 
 
 def may_demote(caller, user_id: int) -> bool:
     """Administrators may make a manager a plain member, and managers themselves."""
-    return caller.is_admin or caller.id == user_id
+    return rules.may_demote_manager(caller, user_id)
 
 
 

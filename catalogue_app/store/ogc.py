@@ -7,13 +7,13 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from catalogue_app import rules
 from catalogue_app.store import resources
 from catalogue_app.store.datasets import WORKSPACE
 from catalogue_app.store.resources import Viewer
 
-DOWNLOAD = {"download_resourcebase"}
 _COLUMNS = (
-    "r.id, r.uuid, r.owner_id, r.alternate, r.title, r.abstract, r.subtype, r.srid, r.last_updated,"
+    "r.id, r.uuid, r.owner_id, r.group_id, r.resource_type, r.alternate, r.title, r.abstract, r.subtype, r.srid, r.last_updated,"
     " r.bbox_x0, r.bbox_y0, r.bbox_x1, r.bbox_y1, r.ll_x0, r.ll_y0, r.ll_x1, r.ll_y1,"
     " d.name, d.workspace, d.source_name, d.folder, d.geometry_type, d.feature_count, d.crs_wkt,"
     " d.has_time, d.time_attribute, d.default_style_id,"
@@ -71,9 +71,9 @@ def _complete(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer,
 
 
 def may_download(conn: sqlite3.Connection, viewer: Viewer, row: sqlite3.Row | dict) -> bool:
-    if viewer.is_superuser or (viewer.id is not None and row["owner_id"] == viewer.id):
-        return True
-    return bool(DOWNLOAD & resources.held_perms(conn, viewer, row["id"]))
+    """The rule book's answer for the layer's data (WFS features, WCS coverages)."""
+    held = resources.held_perms(conn, viewer, row["id"])
+    return rules.resource_may(viewer, rules.ResourceFacts.of(row, held), rules.DOWNLOAD)
 
 
 def visible_layers(conn: sqlite3.Connection, viewer: Viewer, workspace: str | None = None,

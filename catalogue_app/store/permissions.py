@@ -12,26 +12,27 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from catalogue_app import rules
 from catalogue_app.store import resources
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 LEVELS = ("none", "view", "download", "edit", "manage", "owner")
-EDITABLE_SUBTYPES = ("vector", "vector_time", "raster", "remote")
+EDITABLE_SUBTYPES = rules.EDITABLE_SUBTYPES
 SPECIAL_GROUPS = (ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID)
 REGISTERED_TITLE = "Registered Members"
 
-VIEW = "view_resourcebase"
-DOWNLOAD = "download_resourcebase"
-EDIT = ("change_resourcebase", "change_resourcebase_metadata")
-DATASET_EDIT = ("change_dataset_data", "change_dataset_style")
-MANAGE = ("delete_resourcebase", "change_resourcebase_permissions", "publish_resourcebase")
+VIEW = rules.VIEW
+DOWNLOAD = rules.DOWNLOAD
+EDIT = (rules.CHANGE, rules.CHANGE_METADATA)
+DATASET_EDIT = (rules.CHANGE_DATA, rules.CHANGE_STYLE)
+MANAGE = (rules.DELETE, rules.MANAGE, rules.PUBLISH)
 # every name a perms spec may carry (the mapping form names permissions, not levels)
 NAMES = frozenset((VIEW, DOWNLOAD, *EDIT, *DATASET_EDIT, *MANAGE))
 # The special groups stand for everyone (anonymous: anybody at all; registered members: anybody
 # who signs up), so they may only read: a write permission there would let anyone edit, delete or
 # re-permission the resource. Every write of permissions refuses more than this.
 SPECIAL_GROUP_LEVELS = ("none", "view", "download")
-SPECIAL_GROUP_PERMS = (VIEW, DOWNLOAD)
+SPECIAL_GROUP_PERMS = rules.EVERYONE_MAY_HOLD
 SPECIAL_GROUP_NAMES = {ANONYMOUS_GROUP_ID: "the anonymous group (anybody, logged in or not)",
                        REGISTERED_GROUP_ID: "the registered-members group (anybody with an account)"}
 

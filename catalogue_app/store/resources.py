@@ -31,19 +31,26 @@ from catalogue_app.store.filters import (
     remember_count,
     where_clause,
 )
+from catalogue_app import rules
+from catalogue_app.rules import Viewer
 from catalogue_app.store.origins import ORIGIN_KINDS, SOURCE_SQL
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
-VIEW_PERMS = ("view_resourcebase", "change_resourcebase")
+__all__ = ["Viewer"]  # who asks is defined by the rule book; the store's callers find it here too
+
+
+def _names(perms: tuple[str, ...]) -> str:
+    return ",".join(f"'{p}'" for p in perms)
+
+
+VIEW_PERMS = rules.VIEWING
 # Rows of the groups that stand for everyone count for reading only, whatever an older version
 # stored (permission writes refuse more; see store/permissions.py).
 READ_ONLY_FOR_EVERYONE = (f"(p.group_id IS NULL OR p.group_id NOT IN ({ANONYMOUS_GROUP_ID}, {REGISTERED_GROUP_ID})"
-                          " OR p.perm IN ('view_resourcebase', 'download_resourcebase'))")
-MANAGER_PERMS = ("change_resourcebase", "change_resourcebase_metadata", "change_dataset_data", "change_dataset_style",
-                 "change_resourcebase_permissions")
+                          f" OR p.perm IN ({_names(rules.EVERYONE_MAY_HOLD)}))")
 RESOURCE_TYPES = ("dataset", "map", "document", "service", "geostory", "dashboard")
 GEOAPP_TYPES = ("geostory", "dashboard")
-DOWNLOADABLE = ("dataset", "document")
+DOWNLOADABLE = rules.DOWNLOADABLE
 WORLD_AREA = 360.0 * 180.0
 
 COLUMNS = (
@@ -179,16 +186,6 @@ LISTING = Listing(COLUMNS, "resources r", FIELDS, SEARCH_FIELDS, "r.created DESC
 
 
 @dataclass
-class Viewer:
-    """Who asks, as the store needs it."""
-
-    id: int | None = None
-    is_superuser: bool = False
-    group_ids: tuple[int, ...] = ()
-    managed_group_ids: tuple[int, ...] = ()  # groups in which they are a manager
-
-
-@dataclass
 class ResourceQuery:
     """What a resource list asks for beyond the generic filters."""
 
@@ -201,22 +198,25 @@ class ResourceQuery:
     tkeyword_groups: list[list[int]] = field(default_factory=list)  # OR inside, AND across
 
 
-def viewer_of(conn: sqlite3.Connection, user_id: int | None, is_superuser: bool = False) -> Viewer:
+def viewer_of(conn: sqlite3.Connection, user_id: int | None, is_superuser: bool = False,
+              is_staff: bool = False) -> Viewer:
     """A user (None: anonymous) with the groups they belong to and those they manage."""
     if user_id is None:
         return Viewer(None, False, (ANONYMOUS_GROUP_ID,))
     roles = conn.execute("SELECT group_id, role FROM group_members WHERE user_id = ?", (user_id,)).fetchall()
     groups = tuple(sorted({g for g, _ in roles} | {ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID}))
-    return Viewer(user_id, is_superuser, groups, tuple(sorted(g for g, role in roles if role == "manager")))
+    return Viewer(user_id, is_superuser, groups, tuple(sorted(g for g, role in roles if role == "manager")), is_staff)
 
 
 def visibility(viewer: Viewer, alias: str = "r") -> tuple[str, list[Any]]:
-    """SQL condition: the viewer may see the resource (dirty ones are hidden from everyone)."""
-    if viewer.is_superuser:
+    """SQL condition: the viewer may see the resource (dirty ones are hidden from everyone), the
+    rule book's seeing rule compiled: everything for those who see every resource, else what they
+    own or hold one of ``rules.VIEWING`` on (anonymous: the kept ``public_view``)."""
+    if rules.sees_every_resource(viewer):
         return f"{alias}.dirty = 0", []
     if viewer.id is None:
         return f"{alias}.public_view = 1 AND {alias}.dirty = 0", []
-    perms = ",".join(f"'{p}'" for p in VIEW_PERMS)
+    perms = _names(VIEW_PERMS)
     groups = ",".join(str(int(g)) for g in viewer.group_ids) or "0"
     return (
         f"{alias}.dirty = 0 AND ({alias}.public_view = 1 OR {alias}.owner_id = ? OR EXISTS ("
@@ -239,7 +239,7 @@ def _advertised(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any]]:
         return "", []
     if query.advertised is not None:
         return " AND r.advertised = ?", [int(query.advertised)]
-    if viewer.is_superuser:
+    if rules.sees_every_resource(viewer):
         return "", []
     if viewer.id is None:
         return " AND r.advertised = 1", []
@@ -641,11 +641,11 @@ def related(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer) -
 
 
 def held_on_page(conn: sqlite3.Connection, rows: list[Any], viewer: Viewer) -> dict[int, set[str]]:
-    """The permission names the viewer holds on each row of a page (none listed for superusers,
-    who hold them all)."""
+    """The permission names granted to the viewer or their groups on each row of a page (none
+    listed for those who see every resource: the rule book gives them everything)."""
     ids = [r["id"] for r in rows]
     perms: dict[int, set[str]] = {i: set() for i in ids}
-    if ids and not viewer.is_superuser:
+    if ids and not rules.sees_every_resource(viewer):
         groups = ",".join(str(int(g)) for g in (viewer.group_ids or (ANONYMOUS_GROUP_ID,)))
         who = f"(p.user_id = ? OR p.group_id IN ({groups}))" if viewer.id is not None else f"p.group_id IN ({groups})"
         marks = ",".join("?" * len(ids))
@@ -654,8 +654,6 @@ def held_on_page(conn: sqlite3.Connection, rows: list[Any], viewer: Viewer) -> d
                 f"SELECT p.resource_id, p.perm FROM resource_perms p WHERE p.resource_id IN ({marks}) AND {who}"
                 f" AND {READ_ONLY_FOR_EVERYONE}", args):
             perms[rid].add(perm)
-        for row in rows:
-            _add_manager_perms(perms[row["id"]], row["group_id"], viewer)
     return perms
 
 
@@ -688,7 +686,7 @@ def page_visible_to_user(conn: sqlite3.Connection, user: Viewer, viewer: Viewer,
 def page_of_group(conn: sqlite3.Connection, group_id: int, viewer: Viewer, limit: int,
                   offset: int) -> tuple[int, list[sqlite3.Row]]:
     """Resources on which the group holds a view or change permission, as the viewer sees them."""
-    perms = ",".join(f"'{p}'" for p in VIEW_PERMS)
+    perms = _names(VIEW_PERMS)
     held = (f"EXISTS (SELECT 1 FROM resource_perms gp WHERE gp.resource_id = r.id AND gp.group_id = ?"
             f" AND gp.perm IN ({perms}))")
     cond, params = visibility(viewer)
@@ -717,7 +715,7 @@ def revoke(conn: sqlite3.Connection, resource_id: int, *, user_id: int | None = 
 
 
 def refresh_public_view(conn: sqlite3.Connection, resource_id: int) -> None:
-    perms = ",".join(f"'{p}'" for p in VIEW_PERMS)
+    perms = _names(VIEW_PERMS)
     conn.execute(
         f"UPDATE resources SET public_view = EXISTS (SELECT 1 FROM resource_perms WHERE resource_id = ?"
         f" AND group_id = {ANONYMOUS_GROUP_ID} AND perm IN ({perms})) WHERE id = ?", (resource_id, resource_id))
@@ -727,7 +725,7 @@ def _tally_where(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any]] 
     """What an anonymous caller or a superuser lists by default, with the query's advertised
     rule and types, as a condition on the rows of ``resource_tally`` (None for other callers,
     whose permissions are rows of their own)."""
-    if viewer.is_superuser:
+    if rules.sees_every_resource(viewer):
         where, params = "dirty = 0", []
     elif viewer.id is None:
         where, params = "dirty = 0 AND public_view = 1", []
@@ -787,27 +785,16 @@ def tkeyword_groups(conn: sqlite3.Connection, ids: list[int], force_and: bool) -
 
 
 def held_perms(conn: sqlite3.Connection, viewer: Viewer, resource_id: int) -> set[str]:
-    """Permission names the viewer holds on one resource: explicitly (as a user or through
-    groups), and those that managers of the resource's group are given."""
+    """Permission names granted on one resource to the viewer or to one of their groups (what
+    they amount to is the rule book's answer: rules.resource_actions)."""
     if viewer.id is None:
         sql = (f"SELECT perm FROM resource_perms p WHERE resource_id = ? AND group_id = {ANONYMOUS_GROUP_ID}"
                f" AND {READ_ONLY_FOR_EVERYONE}")
         return {r[0] for r in conn.execute(sql, (resource_id,))}
     groups = ",".join(str(int(g)) for g in viewer.group_ids) or "0"
-    held = {r[0] for r in conn.execute(
+    return {r[0] for r in conn.execute(
         f"SELECT perm FROM resource_perms p WHERE resource_id = ? AND (user_id = ? OR group_id IN ({groups}))"
         f" AND {READ_ONLY_FOR_EVERYONE}", (resource_id, viewer.id))}
-    if held and viewer.managed_group_ids:
-        group = conn.execute("SELECT group_id FROM resources WHERE id = ?", (resource_id,)).fetchone()
-        _add_manager_perms(held, group[0] if group else None, viewer)
-    return held
-
-
-def _add_manager_perms(held: set[str], group_id: int | None, viewer: Viewer) -> None:
-    """A manager of the resource's group who holds some permission on it may also edit it and
-    its permissions (as GeoNode 5 does)."""
-    if held and group_id is not None and group_id in viewer.managed_group_ids:
-        held.update(MANAGER_PERMS)
 
 
 def ids_matching(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery) -> list[int]:

@@ -134,6 +134,14 @@ def test_single_fields(a):
         assert anon.get(f"/api/v2/resources/{a['doc']['pk']}/owner").json()["owner"]["username"] == a["owner"]["username"]
         assert_envelope(anon.get(f"/api/v2/resources/{a['doc']['pk']}/nosuchfield"), 404, "not_found")
         assert_envelope(anon.get(f"/api/v2/resources/{a['secret']['pk']}/keywords"), 404, "not_found")
+        # one handler: /resources and a document's own family answer alike
+        for field in ("title", "keywords", "owner", "perms", "metadata", "executions", "extension", "nosuchfield"):
+            both = [anon.get(f"/api/v2/{family}/{a['doc']['pk']}/{field}") for family in ("resources", "documents")]
+            if field == "extension":  # a document's own field, not a resource's
+                assert both[0].status_code == 404 and list(both[1].json()) == ["extension"]
+                continue
+            assert [r.status_code for r in both] == [200, 200] or field == "nosuchfield", field
+            assert both[0].json() == both[1].json(), field
 
 
 def test_favorites_never_show_what_became_private(a):

@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from catalogue_app.jobs.runner import Folders, Runner, _claim_and_run
+from catalogue_app.jobs.folders import Folders
+from catalogue_app.jobs.runner import JobRunner, _claim_and_run
 from catalogue_app.store import executions, resource_writes, resources, users
 from catalogue_app.store.db import Database, migrate
 
@@ -19,14 +20,14 @@ def setup(tmp_path):
     path = tmp_path / "catalogue.sqlite3"
     migrate(path)
     database = Database(path, read_threads=1)
-    folders = Folders(tmp_path / "files", tmp_path / "tmp", tmp_path / "import")
+    folders = Folders(tmp_path, tmp_path / "files", tmp_path / "tmp", tmp_path / "import")
     for folder in (folders.files, folders.tmp, folders.imports):
         folder.mkdir()
     owner = database.write_sync(lambda conn: users.create(conn, {"username": "owner", "password": ""}))
     runners = []
 
-    def runner() -> Runner:
-        started = Runner(database, 2, folders)
+    def runner() -> JobRunner:
+        started = JobRunner(database, folders, workers=2)
         started.start()
         runners.append(started)
         return started
@@ -64,10 +65,9 @@ def test_a_delete_job_removes_the_record_then_its_files(setup):
     row = ended(database, exec_id)
     assert row["status"] == "finished" and json.loads(row["output_params"]) == {"output": 1}
     assert database.read(resources.id_by_uuid, uuid) is None
-    assert not (folders.files / uuid).exists()
-    deadline = time.monotonic() + 5  # the job's workspace goes right after
-    while any(folders.tmp.iterdir()):
-        assert time.monotonic() < deadline, list(folders.tmp.iterdir())
+    deadline = time.monotonic() + 5  # the files go once the request is finished, then the job's workspace
+    while (folders.files / uuid).exists() or any(folders.tmp.iterdir()):
+        assert time.monotonic() < deadline, [*folders.files.iterdir(), *folders.tmp.iterdir()]
         time.sleep(0.02)
 
 

@@ -11,9 +11,10 @@ from litestar import Controller, delete, get, patch, post, put
 from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
 
+from catalogue_app import rules
 from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx, reading
-from catalogue_app.api.errors import denied, invalid, permission_denied
+from catalogue_app.api.errors import denied, invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import (Id, declared_body, declared_records, declared_updates, path_id, read_body,
                                              record_ids)
@@ -109,7 +110,7 @@ class GroupsController(Controller):
 
         def fetch(limit: int, offset: int):
             def load(conn: Connection):
-                total, rows = groups.page(conn, spec, caller.id, caller.is_admin, limit, offset)
+                total, rows = groups.page(conn, spec, caller.id, group_rules.sees_all(caller), limit, offset)
                 return total, group_profiles(conn, rows, ctx.base)
             return ctx.db.read(load)
 
@@ -119,7 +120,7 @@ class GroupsController(Controller):
     @post("/", status_code=201, opt={"body": GroupWrite}, summary="Create one group or several (admins)")
     async def create_groups(self, ctx: Ctx) -> GroupDetail | GroupBatch:
         caller = ctx.caller
-        if not caller.is_admin:
+        if not rules.may_create_groups(caller):
             raise denied(caller)
         items, many = await declared_records(ctx.request, "group_profile", "group_profiles")
         batch = [_values(item, creating=True) for item in items]
@@ -140,7 +141,7 @@ class GroupsController(Controller):
 
     @delete("/", status_code=204, summary="Delete several groups (admins)")
     async def bulk_delete(self, ctx: Ctx) -> None:
-        if not ctx.caller.is_admin:
+        if not rules.may_create_groups(ctx.caller):
             raise denied(ctx.caller)
         ids = record_ids(await read_body(ctx.request), "group_profiles")
         await ctx.db.write(group_rules.delete_each, ctx.caller, ids)
@@ -175,10 +176,7 @@ class GroupsController(Controller):
     async def delete_group(self, ctx: Ctx, pk: FromPath[str]) -> None:
         if ctx.caller.is_anonymous:
             raise denied(ctx.caller)
-        profile = await reading(ctx.request, self._visible, ctx, pk)
-        if not ctx.caller.is_admin:
-            raise permission_denied()
-        await ctx.db.write(groups.delete, profile["id"])
+        await ctx.db.write(group_rules.delete, ctx.caller, path_id(pk, "GroupProfile"))
 
     @staticmethod
     def _people(ctx: Context, profile: Row, managers_only: bool) -> list[User]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from catalogue_app import rules
 from catalogue_app.api.middleware.auth import Caller
 from catalogue_app.store import Connection, Row
 
@@ -56,7 +57,7 @@ def absolute(base: str, url: str) -> str:
 
 
 def user(row: Row, caller: Caller, base: str) -> User:
-    mine = caller.is_admin or caller.id == row["id"]
+    mine = rules.sees_private_fields(caller, row["id"])
     return User(
         pk=row["id"],
         username=row["username"],

@@ -26,7 +26,8 @@ from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.request_bodies import read_body
 from catalogue_app.passwords import verify_password
-from catalogue_app.store import sessions, users
+from catalogue_app.services import sign_in
+from catalogue_app.store import users
 
 WRONG_CREDENTIALS = "Wrong username or password."
 FIRST_DELAY_SECONDS = 0.5
@@ -104,7 +105,7 @@ async def login(ctx: Ctx) -> Response[SessionAnswer]:
         raise ApiError(403, CSRF_FAILED, "permission_denied")
     username, password = await _credentials(request)
     name = username[:MAX_USERNAME]
-    delay = failure_delay(await ctx.db.write(sessions.begin_attempt, name))
+    delay = failure_delay(await ctx.db.write(sign_in.attempt, name))
     if delay:
         await asyncio.sleep(delay)
     row = await ctx.db.execute(users.by_username, username) if len(username) <= MAX_USERNAME else None
@@ -114,8 +115,7 @@ async def login(ctx: Ctx) -> Response[SessionAnswer]:
         raise invalid(WRONG_CREDENTIALS)  # the same answer for an unknown or inactive user
     lifetime = ctx.settings.session_lifetime_seconds
     previous = cookie_value(request.scope["headers"], SESSION_COOKIE)
-    value, csrf_token = await ctx.db.write(
-        sessions.open_session, row["id"], name, lifetime, sessions.digest(previous) if previous else None)
+    value, csrf_token = await ctx.db.write(sign_in.open_session, row["id"], name, lifetime, previous)
     return Response(SessionAnswer(_user(row), csrf_token), headers=_set_cookie(request, value, lifetime))
 
 
@@ -124,7 +124,7 @@ async def logout(ctx: Ctx) -> Response[Detail]:
     """End the session the cookie names (the CSRF token was checked on the way in) and clear it."""
     session = session_of(ctx.request)
     if session is not None:
-        await ctx.db.write(sessions.close, session["session_digest"])
+        await ctx.db.write(sign_in.close, session["session_digest"])
     return Response(Detail("Signed out."), headers=_set_cookie(ctx.request, "", 0))
 
 

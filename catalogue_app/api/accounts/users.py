@@ -10,6 +10,7 @@ from litestar import Controller, MediaType, Request, Response, delete, get, patc
 from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
 
+from catalogue_app import rules
 from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import invalid, not_found, permission_denied
@@ -105,7 +106,7 @@ class UsersController(Controller):
         spec = list_spec(ctx.params, users.FIELDS, users.SEARCH_FIELDS)
 
         def fetch(limit: int, offset: int):
-            return ctx.db.read(users.page, spec, caller.id, caller.is_admin, limit, offset)
+            return ctx.db.read(users.page, spec, caller.id, rules.sees_every_account(caller), limit, offset)
 
         page, total, rows = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
         items = [user(r, caller, ctx.base) for r in rows]
@@ -114,7 +115,7 @@ class UsersController(Controller):
     @post("/", status_code=200, opt={"body": UserWrite}, summary="Create one user or several")
     async def create_users(self, ctx: Ctx) -> UserDetail | UserBatch:
         caller = ctx.require_login()
-        if not caller.is_admin:
+        if not rules.may_create_users(caller):
             raise permission_denied()
         items, many = await declared_records(ctx.request, "user", "users")
         batch = []
@@ -152,7 +153,7 @@ class UsersController(Controller):
         """The user at ``pk`` as the caller sees it. Runs on a reader thread (through ``reading``
         or inside a handler's read function)."""
         caller = ctx.require_login()
-        row = ctx.db.read(users.get_visible, path_id(pk, "User"), caller.id, caller.is_admin)
+        row = ctx.db.read(users.get_visible, path_id(pk, "User"), caller.id, rules.sees_every_account(caller))
         if row is None:
             raise not_found("User")
         return row
@@ -188,7 +189,7 @@ class UsersController(Controller):
     async def user_groups(self, ctx: Ctx, pk: FromPath[str]) -> list[GroupProfile]:
         def load(conn: Connection) -> list[GroupProfile]:
             target = self._visible(ctx, pk)
-            rows = groups.of_user(conn, target["id"], ctx.caller.id, ctx.caller.is_admin)
+            rows = groups.of_user(conn, target["id"], ctx.caller.id, rules.sees_every_account(ctx.caller))
             return group_profiles(conn, rows, ctx.base)
 
         return await ctx.db.execute(load)

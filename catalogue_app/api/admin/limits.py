@@ -15,9 +15,10 @@ from litestar.params import FromPath
 
 from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx, reading
-from catalogue_app.api.errors import ApiError, denied, invalid
+from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import read_body, records, unwrap
+from catalogue_app.services import limits as limit_rules
 from catalogue_app.store import Row, limits
 
 SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,255}$")
@@ -83,8 +84,8 @@ def _clean(family: LimitFamily, item: dict[str, Any], *, creating: bool) -> tupl
 
 
 def _admin(ctx: Context) -> None:
-    if not ctx.caller.is_admin:
-        raise denied(ctx.caller)
+    """Refused before the body is read (the service asks the same rule again)."""
+    limit_rules.require_admin(ctx.caller)
 
 
 class SizeLimitList(pagination.ListPage, rename={"upload_size_limits": "upload-size-limits"}):
@@ -113,7 +114,7 @@ async def _create(ctx: Context, family: LimitFamily) -> Response[Any]:
     _admin(ctx)
     items, many = records(await read_body(ctx.request), family.singular, family.plural)
     cleaned = [_clean(family, item, creating=True) for item in items]
-    rows = await ctx.db.write(limits.create_many, family.kind, cleaned)
+    rows = await ctx.db.write(limit_rules.create, ctx.caller, family.kind, cleaned)
     shaped = [shape(family, r, ctx.base) for r in rows]
     return Response({family.plural: shaped} if many else {family.singular: shaped[0]}, status_code=201)
 
@@ -179,8 +180,7 @@ async def _update(ctx: Context, family: LimitFamily, slug: str) -> Response[Any]
     if not isinstance(body, dict):
         raise invalid("Expected a JSON object.")
     _, description, value = _clean(family, body, creating=False)
-    if not await ctx.db.write(limits.update, family.kind, slug, description, value):
-        raise ApiError(404, "No limit matches the given query.", "not_found")
+    await ctx.db.write(limit_rules.change, ctx.caller, family.kind, slug, description, value)
     return Response({family.singular: shape(family, await _row(ctx, family, slug), ctx.base)})
 
 

@@ -28,6 +28,7 @@ import anyio.to_thread
 from litestar.middleware import ASGIMiddleware
 from litestar.types import ASGIApp, Receive, Scope, Send
 
+from catalogue_app import rules
 from catalogue_app.api.errors import ApiError, authentication_failed
 from catalogue_app.clock import now
 from catalogue_app.passwords import hash_password, verify_password
@@ -47,8 +48,8 @@ class Caller:
 
     @property
     def is_admin(self) -> bool:
-        """Staff and superusers: may manage users and groups and see all of them."""
-        return self.is_superuser or self.is_staff
+        """Staff and superusers (rules.is_admin)."""
+        return rules.is_admin(self)
 
     @classmethod
     def from_row(cls, row) -> "Caller":

@@ -1,4 +1,5 @@
-"""Actions on one resource: favorite, ratings, extra metadata, linked resources, one field."""
+"""Actions on one resource: favorite, ratings, extra metadata, linked resources (one field:
+fields.py)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,9 @@ from litestar import Controller, Response, delete, get, post, put
 from litestar.params import FromPath
 
 from catalogue_app.api.context import Context, Ctx, reading
-from catalogue_app.api.errors import invalid, not_found
+from catalogue_app.api.errors import invalid
 from catalogue_app.api.resources.links import absolute
 from catalogue_app.api.request_bodies import Id, declared_body, path_id
-from catalogue_app.api.resources.representation import FIELD_NAMES, render
 from catalogue_app.services import resource_extras as extras
 from catalogue_app.services.bodies import FieldError, fields_of
 from catalogue_app.services.errors import Invalid
@@ -204,24 +204,6 @@ class ResourceActionsController(Controller):
         if failed:
             return Response(LinkResult(done, failed, "Some error has occurred during the saving"), status_code=400)
         return Response(LinkResult(done, [], "Resources updated successfully"))
-
-    # -- one field -------------------------------------------------------------------------------
-    @get("/{field_name:str}", summary="One field of the resource (relations such as keywords, owner, regions)")
-    async def get_field(self, ctx: Ctx, pk: FromPath[str], field_name: FromPath[str]) -> dict[str, Any]:
-        if field_name not in FIELD_NAMES:
-            raise not_found()
-
-        def load(conn: Connection) -> dict[str, Any]:
-            row = _visible(conn, ctx.viewer, pk)
-            item = msgspec.to_builtins(render(conn, [row], ctx.caller, ctx.viewer, ctx.base,
-                                              with_data=field_name == "data")[0])
-            if field_name == "metadata":
-                return {field_name: resource_extras.extra_metadata(conn, row["id"])}
-            if field_name == "linked_resources":
-                return {field_name: msgspec.to_builtins(linked_payload(conn, row, ctx.viewer, ctx.base, []))}
-            return {field_name: item.get(field_name, [])}
-
-        return await ctx.db.execute(load)
 
 
 @get("/api/v2/documents/{pk:str}/linked_resources", tags=["documents"], summary="Links of a document")

@@ -14,14 +14,14 @@ from typing import Any
 from litestar import Response, delete, post, put
 from litestar.params import FromPath
 
-from catalogue_app import files, json_text, sniff
+from catalogue_app import files, json_text, rules, sniff
 from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import invalid, permission_denied
 from catalogue_app.api.resources.executions import Receipt, queue_job
 from catalogue_app.api.request_bodies import path_id, read_body
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.inspect import RasterLimits, inspect_upload
-from catalogue_app.services import resources as rules
+from catalogue_app.services import resources as resource_service
 from catalogue_app.services.resource_changes import clean
 from catalogue_app.services.resources import CREATABLE
 from catalogue_app.store import Connection, Row
@@ -46,7 +46,7 @@ def _cleaned(ctx: Context, fields: dict[str, Any], row: Row | None, resource_typ
         status_code=200, tags=["resources"],
         summary="Delete a resource in the background: the receipt names the status URL to poll (also in Location)")
 async def delete_resource(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
-    row = await reading(ctx.request, _allowed, ctx, pk, rules.deletable)
+    row = await reading(ctx.request, _allowed, ctx, pk, resource_service.deletable)
     receipt = await queue_job(ctx, "delete", "delete", {"uuid": row["uuid"]}, row["id"])
     return Response(receipt, status_code=200, headers={"Location": receipt.status_url})
 
@@ -54,7 +54,7 @@ async def delete_resource(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
 @put("/api/v2/resources/{pk:str}/copy", tags=["resources"],
      summary="Copy a resource in the background; the copy belongs to the caller")
 async def copy_resource(ctx: Ctx, pk: FromPath[str]) -> Receipt:
-    row = await reading(ctx.request, _allowed, ctx, pk, rules.copyable)
+    row = await reading(ctx.request, _allowed, ctx, pk, resource_service.copyable)
     defaults = _defaults(await read_body(ctx.request))
     params = {"instance": row["id"], "source_uuid": row["uuid"], "owner": ctx.caller.username,
               "defaults": json.dumps(defaults)}
@@ -105,7 +105,7 @@ async def create_resource(ctx: Ctx, resource_type: FromPath[str]) -> Receipt:
 @put("/api/v2/resources/{pk:str}/update", tags=["resources"],
      summary="Change a resource in the background from 'vals' (fields, as a PATCH takes them)")
 async def update_resource(ctx: Ctx, pk: FromPath[str]) -> Receipt:
-    row = await reading(ctx.request, _allowed, ctx, pk, rules.changeable)
+    row = await reading(ctx.request, _allowed, ctx, pk, resource_service.changeable)
     vals = _object_field(await read_body(ctx.request), "vals")
     # a second hop: the body arrives between the two reads (its errors come after a 401, 404 or 403)
     cleaned = await reading(ctx.request, _cleaned, ctx, vals, row, row["resource_type"])
@@ -116,7 +116,7 @@ async def update_resource(ctx: Ctx, pk: FromPath[str]) -> Receipt:
       summary="Register a file from the server's import folder as a resource (administrators)")
 async def ingest_resource(ctx: Ctx, resource_type: FromPath[str]) -> Receipt:
     caller = ctx.require_login()
-    if not caller.is_admin:
+    if not rules.may_ingest(caller):
         raise permission_denied("Only administrators may register files from the server's import folder.")
     if resource_type not in ("document", "dataset"):
         raise invalid("resource_type: documents and datasets can be ingested.")

@@ -13,8 +13,9 @@ from litestar.params import FromPath
 
 from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx, reading
-from catalogue_app.api.errors import ApiError, denied, invalid
+from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.query import list_spec
+from catalogue_app.services import executions as execution_rules
 from catalogue_app.store import Connection, Row, executions
 
 
@@ -124,11 +125,7 @@ async def _own(ctx: Context, exec_id: str) -> Row:
         uuid.UUID(exec_id)
     except ValueError:
         raise invalid(f"'{exec_id}' is not a valid UUID.") from None
-    caller = ctx.require_login()
-    row = await ctx.db.execute(executions.get, exec_id)
-    if row is None or not (caller.is_admin or row["user_id"] == caller.id):
-        raise ApiError(404, f"uuid provided does not exists: {exec_id}", "not_found")
-    return row
+    return await ctx.db.execute(execution_rules.own, ctx.require_login(), exec_id)
 
 
 class ExecutionsController(Controller):
@@ -141,7 +138,7 @@ class ExecutionsController(Controller):
         spec = list_spec(ctx.params, executions.FIELDS, executions.SEARCH_FIELDS)
 
         def fetch(limit: int, offset: int):
-            return ctx.db.read(executions.page, spec, caller.id, caller.is_admin, limit, offset)
+            return ctx.db.read(executions.page, spec, caller.id, execution_rules.sees_all(caller), limit, offset)
 
         page, total, rows = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
         items = [shape(r, ctx.base) for r in rows]
@@ -153,10 +150,8 @@ class ExecutionsController(Controller):
 
     @delete("/{exec_id:str}", status_code=200, summary="Forget a finished or failed execution request")
     async def delete_request(self, ctx: Ctx, exec_id: FromPath[str]) -> Response[None]:
-        row = await _own(ctx, exec_id)
-        if row["status"] in executions.OPEN:
-            raise ApiError(409, "This execution request is still ready or running; it can be removed once it ends.")
-        await ctx.db.write(executions.delete, exec_id)
+        await _own(ctx, exec_id)  # an invalid uuid is refused before the write
+        await ctx.db.write(execution_rules.forget, ctx.caller, exec_id)
         return Response(None, status_code=200)
 
 
@@ -167,12 +162,7 @@ async def execution_status(ctx: Ctx, execution_id: FromPath[str]) -> ExecutionSt
         uuid.UUID(execution_id)
     except ValueError:
         raise invalid(f"'{execution_id}' is not a valid UUID.") from None
-    row = await ctx.db.execute(executions.get, execution_id)
-    if row is None:
-        raise ApiError(404, f"uuid provided does not exists: {execution_id}", "not_found")
-    caller = ctx.caller
-    if not (caller.is_admin or (caller.id is not None and row["user_id"] == caller.id)):
-        raise denied(caller)
+    row = await ctx.db.execute(execution_rules.status, ctx.caller, execution_id)
     return ExecutionStatus(
         user=row["username"], status=row["status"], progress=row["progress"], func_name=row["func_name"],
         created=row["created"], finished=row["finished"], last_updated=row["last_updated"],

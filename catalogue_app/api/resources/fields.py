@@ -1,6 +1,6 @@
-"""GET /api/v2/{datasets|documents|maps|geoapps}/{pk}/{field_name}: one field of one resource, as
-the family's detail shows it, with the detail's permission check (the typed form of
-/api/v2/resources/{pk}/{field_name}: an unknown field is 404 as there)."""
+"""GET /api/v2/{resources|datasets|documents|maps|geoapps}/{pk}/{field_name}: one field of one
+resource, as the family's detail shows it, with the detail's permission check; an unknown
+field is 404. One handler for the five families."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import not_found
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.resources.params import Selection
-from catalogue_app.api.resources.routes import DATASETS, DOCUMENTS, GEOAPPS, MAPS, Family, deferred_fields, present
+from catalogue_app.api.resources.routes import (DATASETS, DOCUMENTS, GEOAPPS, MAPS, RESOURCES, Family,
+                                                deferred_fields, present)
 from catalogue_app.store import Connection, resources
 
 # Fields that the detail leaves out unless asked for with include[].
@@ -39,13 +40,14 @@ def field_answer(ctx: Context, family: Family, pk: str, field_name: str) -> dict
     return ctx.db.read(load)
 
 
-def _handler(family: Family):
-    @get(f"/api/v2/{family.path}/{{pk:str}}/{{field_name:str}}", tags=[family.path],
-         summary=f"One field of a {family.singular} (relations such as keywords, owner, regions)")
+def _handler(family: Family, name: str = "one_field"):
     async def one_field(ctx: Ctx, pk: FromPath[str], field_name: FromPath[str]) -> dict[str, Any]:
         return await reading(ctx.request, field_answer, ctx, family, pk, field_name)
 
-    return one_field
+    # the handler's name makes its OpenAPI operationId: /resources keeps the one it had before
+    one_field.__name__ = one_field.__qualname__ = name
+    return get(f"/api/v2/{family.path}/{{pk:str}}/{{field_name:str}}", tags=[family.path],
+               summary=f"One field of a {family.singular} (relations such as keywords, owner, regions)")(one_field)
 
 
-ROUTES = [_handler(f) for f in (DATASETS, DOCUMENTS, MAPS, GEOAPPS)]
+ROUTES = [_handler(RESOURCES, "get_field"), *(_handler(f) for f in (DATASETS, DOCUMENTS, MAPS, GEOAPPS))]

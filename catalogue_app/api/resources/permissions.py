@@ -22,14 +22,14 @@ from catalogue_app.api.resources.executions import Receipt, start_job
 from catalogue_app.api.resources.perms_spec import Spec, parse
 from catalogue_app.api.request_bodies import declared, path_id, read_body
 from catalogue_app.api.accounts.representation import DEFAULT_AVATAR, absolute
+from catalogue_app import rules
+from catalogue_app.services import access
 from catalogue_app.services.bodies import FieldError, typed
 from catalogue_app.store import Connection, permissions, resources
 from catalogue_app.store.resources import Viewer
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 DEFAULT_GROUP_LOGO = DEFAULT_AVATAR
-MANAGE_PERMISSIONS = "change_resourcebase_permissions"
-EDITOR_PERMS = {"change_resourcebase", "change_resourcebase_metadata"}
 
 
 class UserLevel(msgspec.Struct):
@@ -95,20 +95,18 @@ class Managed(msgspec.Struct):
     registered: bool     # can_manage_registered_member_permissions
 
 
-def managed(conn: Connection, viewer: Viewer, is_staff: bool, pk: str) -> Managed:
+def managed(conn: Connection, viewer: Viewer, pk: str) -> Managed:
     """The resource if the caller may manage its permissions: 404 when they cannot see it, 403
-    when they see it but hold no change_resourcebase_permissions (owners and superusers do)."""
+    when the rule book does not give them change_resourcebase_permissions on it. Which special
+    groups they may set is the rule book's too (the two ``can_manage_*`` permissions)."""
     row = resources.get_visible(conn, viewer, path_id(pk, "ResourceBase"))
     if row is None:
         raise not_found("ResourceBase")
-    if viewer.is_superuser or row["owner_id"] == viewer.id:
-        return Managed(row["id"], row["uuid"], row["resource_type"], row["subtype"], True, True)
-    held = resources.held_perms(conn, viewer, row["id"])
-    if MANAGE_PERMISSIONS not in held:
+    actions = access.resource_actions(conn, viewer, row)
+    if rules.MANAGE not in actions:
         raise permission_denied()
-    # the two virtual permissions of GeoNode 5: staff, and editors (its default settings)
-    special = is_staff or bool(EDITOR_PERMS & held)
-    return Managed(row["id"], row["uuid"], row["resource_type"], row["subtype"], special, special)
+    return Managed(row["id"], row["uuid"], row["resource_type"], row["subtype"],
+                   rules.MANAGE_ANONYMOUS in actions, rules.MANAGE_REGISTERED in actions)
 
 
 def overview(conn: Connection, resource_id: int, base: str) -> Overview:
@@ -136,15 +134,15 @@ class PermissionsController(Controller):
     tags = ["resources"]
 
     async def _target(self, ctx: Context, pk: str) -> Managed:
-        caller = ctx.require_login()
-        return await reading(ctx.request, lambda: ctx.db.read(managed, ctx.viewer, caller.is_staff, pk))
+        ctx.require_login()
+        return await reading(ctx.request, lambda: ctx.db.read(managed, ctx.viewer, pk))
 
     @get("/", summary="Users, organizations and special groups holding a level on the resource")
     async def get_permissions(self, ctx: Ctx, pk: FromPath[str]) -> Overview:
-        caller = ctx.require_login()
+        ctx.require_login()
 
         def load(conn: Connection) -> Overview:
-            target = managed(conn, ctx.viewer, caller.is_staff, pk)
+            target = managed(conn, ctx.viewer, pk)
             return overview(conn, target.id, ctx.base)
 
         return await ctx.db.execute(load)

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 from msgspec import UNSET, UnsetType
 
+from catalogue_app import rules
 from catalogue_app.api.resources import links as links_
 from catalogue_app.api.middleware.auth import Caller
 from catalogue_app.api.resources.links import Link
@@ -25,7 +26,6 @@ from catalogue_app.store.resources import Related, Viewer
 CONTACT_ROLES = ("poc", "metadata_author", "processor", "publisher", "custodian", "distributor",
                  "resource_user", "resource_provider", "originator", "principal_investigator")
 CTYPE_IDS = {"dataset": "50", "map": "55", "document": "58", "service": "70", "geostory": "63", "dashboard": "63"}
-EDITABLE_SUBTYPES = ("vector", "vector_time", "raster", "remote")
 TAGS = re.compile(r"<[^>]*>")
 
 
@@ -185,29 +185,9 @@ def polygon(x0, y0, x1, y1) -> Polygon | None:
     return Polygon("Polygon", [[[x0, y0], [x0, y1], [x1, y1], [x1, y0], [x0, y0]]])
 
 
-def full_perms(row: Row, superuser: bool) -> list[str]:
-    perms = ["view_resourcebase"]
-    if row["resource_type"] in resources.DOWNLOADABLE:
-        perms.append("download_resourcebase")
-    perms += ["change_resourcebase", "change_resourcebase_metadata", "delete_resourcebase",
-              "change_resourcebase_permissions", "publish_resourcebase"]
-    if row["resource_type"] == "dataset" and row["subtype"] in EDITABLE_SUBTYPES:
-        perms += ["change_dataset_data", "change_dataset_style"]
-    if superuser:
-        perms += ["approve_resourcebase", "feature_resourcebase"]
-    return perms + ["can_manage_anonymous_permissions", "can_manage_registered_member_permissions"]
-
-
 def caller_perms(row: Row, held: set[str], viewer: Viewer) -> list[str]:
-    """The caller's permission names on one resource."""
-    if viewer.is_superuser or (viewer.id is not None and row["owner_id"] == viewer.id):
-        return full_perms(row, viewer.is_superuser)
-    order = full_perms(row, True)
-    perms = [p for p in order if p in held]
-    if {"change_resourcebase", "change_resourcebase_metadata"} & held:
-        perms = [p for p in perms if not p.startswith("can_manage")]
-        perms += ["can_manage_anonymous_permissions", "can_manage_registered_member_permissions"]
-    return perms
+    """The caller's permission names on one resource: the rule book's answer, from what they hold."""
+    return list(rules.resource_actions(viewer, rules.ResourceFacts.of(row, held)))
 
 
 def urls(row: Row, base: str) -> tuple[str, str, str | None, list[dict[str, Any]]]:

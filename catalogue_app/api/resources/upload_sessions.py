@@ -21,6 +21,7 @@ from catalogue_app.api.context import Ctx, reading
 from catalogue_app.api.errors import ApiError
 from catalogue_app.api.resources.executions import status_url
 from catalogue_app.api.query import list_spec
+from catalogue_app.services import executions as execution_rules
 from catalogue_app.store import Row, executions
 
 # GeoNode's upload states for the request's status
@@ -78,7 +79,8 @@ class UploadSessionsController(Controller):
         spec = list_spec(ctx.params, executions.FIELDS, executions.SEARCH_FIELDS)
 
         def fetch(limit: int, offset: int):
-            return ctx.db.read(executions.page_of_action, spec, "import", caller.id, caller.is_admin, limit, offset)
+            return ctx.db.read(executions.page_of_action, spec, "import", caller.id, execution_rules.sees_all(caller),
+                               limit, offset)
 
         page, total, rows = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
         return pagination.build(ctx.request, ctx.params, UploadList, page, total, [shape(r, ctx.base) for r in rows])
@@ -91,9 +93,9 @@ class UploadSessionsController(Controller):
     @get("/{upload_id:str}", summary="One dataset upload")
     async def get_upload(self, ctx: Ctx, upload_id: FromPath[str]) -> UploadDetail:
         caller = ctx.require_login()
-        row = (await ctx.db.execute(executions.get_by_id, int(upload_id))
+        row = (await ctx.db.execute(execution_rules.upload, caller, int(upload_id))
                if upload_id.isdecimal() and len(upload_id) < 19 else None)
-        if row is None or row["action"] != "import" or not (caller.is_admin or row["user_id"] == caller.id):
+        if row is None:
             raise ApiError(404, "No Upload matches the given query.", "not_found")
         return UploadDetail(shape(row, ctx.base))
 

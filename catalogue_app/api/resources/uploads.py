@@ -60,7 +60,7 @@ MAX_DOCUMENT = 10 * 1024 * 1024  # an ISO XML or SLD sent onto a dataset
 # a raster up to this many pixels is read whole before the 201 (a second or two at most); a
 # larger one on a sample, and whole by the import job
 PIXEL_BUDGET = 64_000_000
-EDIT_DATA = {"change_dataset_data", "change_resourcebase"}
+EDIT_DATA = access.CHANGE_DATA
 
 
 Binary = Annotated[bytes, msgspec.Meta(extra_json_schema={"type": "string", "format": "binary"})]
@@ -270,7 +270,7 @@ def _side_documents(extras: dict[str, str], folder: Path, layers: int) -> dict[s
     return extras
 
 
-def _target(ctx: Context, opts: Options, wanted: set[str] = EDIT_DATA) -> int:
+def _target(ctx: Context, opts: Options, wanted: str = EDIT_DATA) -> int:
     """The dataset ``resource_pk`` names, if the caller may change it (404 or 403 otherwise)."""
     viewer = ctx.viewer
 

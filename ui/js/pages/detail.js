@@ -8,6 +8,8 @@ import { boundsOf, boxOf, createMap, datasetLayer } from '../map.js';
 import { layersTopFirst, legendUrl, MapView, savedView, storeDraft } from '../mapview.js';
 import { originDetail, originText } from '../origin.js';
 
+const EDITING = ['change_resourcebase_metadata', 'change_dataset_style', 'change_resourcebase_permissions', 'delete_resourcebase'];
+
 const ENDPOINTS = { dataset: ['datasets', 'dataset'], document: ['documents', 'document'], map: ['maps', 'map'] };
 const SERVICES = [['OGC:WMS', 'WMS'], ['OGC:WFS', 'WFS'], ['OGC:WCS', 'WCS']];
 
@@ -86,7 +88,8 @@ function header(resource) {
   if (resource.resource_type === 'map' && can(resource, 'change_resourcebase')) {
     actions.append(h('a', { class: 'button secondary compose', href: `#/map/${resource.pk}/compose` }, 'Open in the composer'));
   }
-  if (can(resource, 'change_resourcebase_metadata') || can(resource, 'change_resourcebase_permissions') || can(resource, 'delete_resourcebase')) {
+  // the edit page holds a section for each of these (edit.js)
+  if (EDITING.some((perm) => can(resource, perm))) {
     actions.append(h('a', { class: 'button', href: `#/${resource.resource_type}/${resource.pk}/edit` }, 'Edit and share'));
   }
   return h('header', { class: 'detail-head' },

@@ -1,6 +1,7 @@
-"""Jobs that put an uploaded document onto an existing dataset (GeoNode's upload actions
-``resource_metadata_upload`` and ``resource_style_upload``): an ISO XML whose fields go into the
-record, or an SLD that becomes the default style. The file waits in the job's workspace."""
+"""The jobs ``apply_metadata`` and ``apply_style``: an uploaded file applied to an existing dataset
+(GeoNode's upload actions ``resource_metadata_upload`` and ``resource_style_upload``): an ISO XML
+whose fields go into the record, or an SLD that becomes the default style. The file waits in the
+job's workspace. (ISO metadata itself is read in geo/iso.py and written in store/metadata.py.)"""
 
 from __future__ import annotations
 
