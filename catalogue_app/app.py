@@ -15,7 +15,7 @@ from catalogue_app import __version__, geo, processes
 from catalogue_app.api import openapi, root, web_ui
 from catalogue_app.api.accounts import groups, oauth, sessions, tokens, users
 from catalogue_app.api.admin import harvesting, limits, management, publishing
-from catalogue_app.api.context import Context
+from catalogue_app.api.context import provide_context
 from catalogue_app.api.errors import EXCEPTION_HANDLERS
 from catalogue_app.api.middleware.admission import ReadAdmission
 from catalogue_app.api.middleware.auth import AuthMiddleware, CredentialCache
@@ -93,7 +93,7 @@ def create_app(settings: Settings) -> Litestar:
         route_handlers=[default_avatar, *(route for family in FAMILIES for route in family.ROUTES)],
         state=state,
         # a handler that names ``ctx: Context`` gets what it needs of its request in one object
-        dependencies={"ctx": Provide(Context, sync_to_thread=False)},
+        dependencies={"ctx": Provide(provide_context)},
         middleware=[AuthMiddleware()],
         exception_handlers=EXCEPTION_HANDLERS,
         on_startup=[open_database, thumbnails.sweep_at_start],

@@ -308,7 +308,7 @@ def publish(args: argparse.Namespace) -> int:
         for rid in args.ids:
             workspace = files.claim_workspace(settings.tmp_dir / f"publish-{os.getpid()}-{rid}")
             try:
-                found = database.read(rules.publish_request, rid, args.remote)
+                found = database.read_sync(rules.publish_request, rid, args.remote)
                 outcome = publish_one(database, found["remote_id"], rid, files_dir=settings.files_dir,
                                       thumbs_dir=thumbs_folder(settings.data_dir), workspace=workspace,
                                       site_url=settings.base_url)

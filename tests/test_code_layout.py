@@ -1,4 +1,4 @@
-"""The layering rules of ARCHITECTURE.md, checked on the source: the API layer holds no SQL and
+"""The layering rules of docs/ARCHITECTURE.md, checked on the source: the API layer holds no SQL and
 imports no sqlite3, jobs ask services or the store, only config.py reads the environment, no
 ``type: ignore``, and no two modules import each other (directly or round a longer circle)."""
 
@@ -108,3 +108,32 @@ def test_no_import_cycles():
         if name not in state:
             visit(name, [name])
     assert cycles == []
+
+
+def test_resources_are_read_whole_below_the_handlers():
+    """A page of resources and what completes it (related rows, held permissions, favorites,
+    links, remote layers, origins) is read in reads/, never in api/: handlers get finished
+    records (catalogue_app/reads/__init__.py)."""
+    completing = ("resources.page(", "resources.related(", "held_on_page(", "favorites_on_page(", "rows_by_ids(",
+                  "links_of(", "of_page(")
+    assert [name_of(p) for p in modules("api") if any(c in p.read_text() for c in completing)] == []
+
+
+def test_one_way_to_read():
+    """From async code a read is ``await db.read(fn, ...)``, and from code on a thread of its own
+    ``db.read_sync(fn, ...)`` (store/db.py): the database owner offers no other way, and no
+    module reads through a helper of its own or a bare reader connection."""
+    from catalogue_app.store.db import Database
+
+    assert [n for n in ("execute", "offload", "reader") if hasattr(Database, n)] == []
+    other = re.compile(r"\breading\(|\.db\.execute\(|\.offload\(|\.reader\(\)")
+    assert [name_of(p) for p in modules() if other.search(p.read_text())] == []
+
+
+def test_no_property_of_a_context_reads():
+    """A Context's attributes do no I/O: the viewer is read before the handler runs."""
+    tree = ast.parse((PACKAGE / "api" / "context.py").read_text())
+    context = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Context")
+    for node in ast.walk(context):
+        if isinstance(node, ast.Attribute) and node.attr in ("read", "read_sync", "write", "write_sync"):
+            raise AssertionError(f"Context reads or writes in {ast.unparse(node)}")

@@ -1,52 +1,42 @@
 """What every handler needs from a request, gathered in one place: a handler names ``ctx: Ctx``
-and Litestar's dependency injection hands it a Context (app.py)."""
+and Litestar's dependency injection hands it a Context (app.py ``provide_context``).
+
+The caller comes from the auth middleware; the viewer (the caller with their groups, as the
+store's visibility rules need it) is read once, by the dependency, before the handler runs, so
+that no attribute of a Context does I/O. Reads go through the database owner: ``await
+ctx.db.read(fn, ...)`` (store/db.py).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, TypeVar
-from urllib.parse import parse_qsl
 
 from litestar import Request
 from litestar.di import NamedDependency
 
-from catalogue_app.api.middleware.auth import Caller, caller_of
 from catalogue_app.api.errors import ApiError, not_authenticated
+from catalogue_app.api.middleware.auth import VIEWER_KEY, Caller, caller_of
 from catalogue_app.api.pagination import base_url
 from catalogue_app.config import Settings
+from catalogue_app.reads import users as user_reads
 from catalogue_app.store import resources
 from catalogue_app.store.db import Database
 from catalogue_app.store.resources import Viewer
 
-T = TypeVar("T")
 PARAMS_KEY = "catalogue.params"  # the parsed query string, kept in the request's ASGI scope
-
-
-async def reading(request: Request, fn: Callable[..., T], *args: Any, slow: bool | None = None) -> T:
-    """``fn(*args)``, the read side of a handler, in one snapshot, on a reader thread unless it
-    is quick (store/db.py Database.offload): the event loop keeps serving other requests while
-    a long read runs. ``slow=True`` for reads that may take long whatever they took before."""
-    return await request.app.state.db.offload(fn, *args, slow=slow)
+ANONYMOUS_VIEWER = resources.viewer_of(None, None)  # reads nothing: the anonymous group alone
 
 
 @dataclass
 class Context:
-    """The caller, the database owner, the settings, the base URL and the query parameters of
-    one request, each worked out once when first asked."""
+    """The caller and viewer, the database owner, the settings, the base URL and the query
+    parameters of one request; those derived from the request are worked out once when first
+    asked."""
 
     request: Request
-
-    @cached_property
-    def caller(self) -> Caller:
-        return caller_of(self.request)
-
-    @cached_property
-    def viewer(self) -> Viewer:
-        """The caller as the resource store needs it (with the groups they belong to)."""
-        caller = self.caller
-        return self.db.read(resources.viewer_of, caller.id, caller.is_superuser, caller.is_staff)
+    caller: Caller
+    viewer: Viewer
 
     @property
     def db(self) -> Database:
@@ -64,6 +54,8 @@ class Context:
     def params(self) -> list[tuple[str, str]]:
         """Query parameters in the order the client sent them (sort keys depend on it); parsed
         once per request, however many Contexts its handler makes."""
+        from urllib.parse import parse_qsl
+
         scope = self.request.scope
         parsed = scope.get(PARAMS_KEY)
         if parsed is None:
@@ -80,6 +72,20 @@ class Context:
         if self.caller.is_anonymous:
             raise not_authenticated()
         return self.caller
+
+
+async def provide_context(request: Request) -> Context:
+    """The Context of a request with its viewer: read by the auth middleware together with the
+    signed-in caller (else here: one indexed read, kept by the database owner until the data
+    change); nothing to read for an anonymous caller."""
+    caller = caller_of(request)
+    if caller.id is None:
+        return Context(request, caller, ANONYMOUS_VIEWER)
+    viewer = request.scope.get(VIEWER_KEY)  # read by the auth middleware with the caller
+    if viewer is None:
+        viewer = await request.app.state.db.read(user_reads.viewer, caller.id, caller.is_superuser,
+                                                    caller.is_staff)
+    return Context(request, caller, viewer)
 
 
 # The type of a handler's ``ctx`` parameter: a Context, given by dependency injection.

@@ -67,15 +67,26 @@ def _page_link(request: Request, params: list[tuple[str, str]], number: int | No
 MAX_PAGE_NUMBER = 10**9  # no list is that long; larger numbers are past the end
 
 
-def paginate(request: Request, params: list[tuple[str, str]],
-             fetch: Callable[[int, int], tuple[int, list[Any]]]) -> tuple[Page, int, list[Any]]:
-    """Run ``fetch(limit, offset)`` for the requested page; 404 when the page is past the end."""
+def wanted(request: Request, params: list[tuple[str, str]]) -> Page:
+    """The requested page; 404 when its number is past any list's end."""
     page = requested_page(request, params)
     if page.number > MAX_PAGE_NUMBER:
         raise ApiError(404, "Invalid page.", "not_found")
-    total, rows = fetch(page.size, page.offset)
+    return page
+
+
+def check(page: Page, total: int) -> None:
+    """404 when the page is past the end of a list of ``total`` items."""
     if page.number > 1 and page.offset >= total:
         raise ApiError(404, "Invalid page.", "not_found")
+
+
+def paginate(request: Request, params: list[tuple[str, str]],
+             fetch: Callable[[int, int], tuple[int, list[Any]]]) -> tuple[Page, int, list[Any]]:
+    """Run ``fetch(limit, offset)`` for the requested page; 404 when the page is past the end."""
+    page = wanted(request, params)
+    total, rows = fetch(page.size, page.offset)
+    check(page, total)
     return page, total, rows
 
 

@@ -100,7 +100,7 @@ class HarvestRunner(Ticker):
 
     def look(self) -> None:
         """Start what is asked for or due, on harvesters no run of this process holds."""
-        for row in self.db.read(harvesters.all_ids):
+        for row in self.db.read_sync(harvesters.all_ids):
             with self._lock:
                 if row["id"] in self.running:
                     continue
@@ -184,7 +184,7 @@ class HarvestRunner(Ticker):
     def _check(self, harvester_id: int) -> bool:
         from catalogue_app.harvesting import http  # httpx: loaded when a run first needs it
 
-        row = self.db.read(harvesters.get, harvester_id)
+        row = self.db.read_sync(harvesters.get, harvester_id)
         with http.client() as client:
             try:
                 available = bool(self._worker(row, client).available())
@@ -199,7 +199,7 @@ class HarvestRunner(Ticker):
         offers are withdrawn (and their resources removed when the harvester says so)."""
         from catalogue_app.harvesting import http, storing
 
-        row = self.db.read(harvesters.get, harvester_id)
+        row = self.db.read_sync(harvesters.get, harvester_id)
         session = self._session(harvester_id, "discover-harvestable-resources")
         self._write(harvesters.session_progress, session, status="on-going")
         status, message = "finished-all-ok", ""
@@ -264,8 +264,8 @@ class HarvestRunner(Ticker):
         changed since it was harvested is left as it is."""
         from catalogue_app.harvesting import http
 
-        row = self.db.read(harvesters.get, harvester_id)
-        resumed = self.db.read(harvesters.open_session, harvester_id, "harvesting")
+        row = self.db.read_sync(harvesters.get, harvester_id)
+        resumed = self.db.read_sync(harvesters.open_session, harvester_id, "harvesting")
         self.db.write_sync(harvesters.record_harvest, harvester_id)  # first: a failed run is not due again at once
         refreshed, message = self._refresh(harvester_id) if resumed is None else ("finished-all-ok", "")
         session = self._session(harvester_id, "harvesting")
@@ -274,9 +274,9 @@ class HarvestRunner(Ticker):
             self.db.write_sync(harvesters.end_session, session,
                                "aborted" if refreshed == "aborted" else "finished-all-failed")
             return
-        started = self.db.read(harvesters.session, session)["started"]
-        todo = self.db.read(harvesters.to_harvest, harvester_id, started)
-        done_before = self.db.read(harvesters.session, session)["records_done"]
+        started = self.db.read_sync(harvesters.session, session)["started"]
+        todo = self.db.read_sync(harvesters.to_harvest, harvester_id, started)
+        done_before = self.db.read_sync(harvesters.session, session)["records_done"]
         self._write(harvesters.session_progress, session, status="on-going", total=done_before + len(todo))
         status = "finished-all-ok"
         try:
@@ -288,7 +288,7 @@ class HarvestRunner(Ticker):
         except Aborted:
             status = "aborted"
         else:
-            counts = self.db.read(harvesters.session, session)
+            counts = self.db.read_sync(harvesters.session, session)
             if counts["records_failed"]:
                 status = "finished-some-failed" if counts["records_done"] else "finished-all-failed"
         self.db.write_sync(harvesters.end_session, session, status)
@@ -299,7 +299,7 @@ class HarvestRunner(Ticker):
         self.db.write_sync(harvesters.set_item_status, item["id"], "harvesting-resource")
         unchanged = (item["resource_id"] is not None and item["last_harvesting_succeeded"]
                      and item["remote_last_updated"] and item["remote_last_updated"] == item["harvested_remote_date"]
-                     and self.db.read(_exists, item["resource_id"]))
+                     and self.db.read_sync(_exists, item["resource_id"]))
         try:
             if unchanged:
                 rid = item["resource_id"]

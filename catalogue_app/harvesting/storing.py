@@ -61,10 +61,10 @@ def changes(conn, h: Harvested) -> dict[str, Any]:
 def store(db: Database, folders: Folders, http, harvester: Any, item: Any, h: Harvested) -> int:
     """The local resource of ``item`` (a harvestable_resources row) made or updated from ``h``."""
     existing = item["resource_id"]
-    if existing is not None and not db.read(resources.exists, existing):
+    if existing is not None and not db.read_sync(resources.exists, existing):
         existing = None
     if existing is None and h.uuid:  # harvested before, by a harvester since deleted: found by its uuid
-        existing = db.read(harvesters.harvested_with_uuid, h.uuid)
+        existing = db.read_sync(harvesters.harvested_with_uuid, h.uuid)
     owner = harvester["default_owner_id"]
     # What the remote shows everyone is public here too (GeoNode's default permissions); what it
     # showed the harvester's token may be private there: only its owner here sees it.
@@ -175,10 +175,10 @@ def _extension(url: str) -> str:
 def _document_file(db: Database, folders: Folders, http, owner: int, existing: int | None, h: Harvested, data: DocumentFile,
                    public: bool) -> int:
     """A document's file copied into files/<uuid>/ (a new document; an existing one keeps its file)."""
-    if existing is not None and db.read(documents.get, existing) is not None:
+    if existing is not None and db.read_sync(documents.get, existing) is not None:
         return existing
     name = os.path.basename(data.name.replace("\\", "/")).strip().lstrip(".") or "document"
-    uuid = db.read(_free_uuid, h.uuid)
+    uuid = db.read_sync(_free_uuid, h.uuid)
     staging = files.claim_workspace(folders.tmp / f"harvest-{uuid}")
     try:
         remote.download(http, data.url, staging / name)
@@ -273,7 +273,7 @@ def _thumbnail(db: Database, folders: Folders, http, rid: int, url: str) -> None
         ext = _image_type(body)
         if ext is None:
             raise HarvestError(f"{url} is not a PNG or JPEG image.")
-        uuid = db.read(resources.uuid_of, rid)
+        uuid = db.read_sync(resources.uuid_of, rid)
         thumbnails.save(db, folders.thumbs, rid, uuid, body, ext)
     except (HarvestError, LookupError, OSError) as exc:
         log.info("thumbnail of resource %s not harvested: %s", rid, exc)
@@ -291,7 +291,7 @@ def remove(db: Database, folders: Folders, resource_id: int) -> None:
     """A harvested resource whose record the remote no longer offers: removed with its files."""
     from catalogue_app.jobs import thumbnails
 
-    uuid = db.read(resources.uuid_of, resource_id)
+    uuid = db.read_sync(resources.uuid_of, resource_id)
     if uuid is None:
         return
     db.write_sync(resource_writes.delete, resource_id)

@@ -25,7 +25,7 @@ class CopyResource:
     """Output: the copy's uuid, pk and catalogue page path."""
 
     def stage(self, params: dict[str, Any], ctx) -> dict[str, Any]:
-        found = ctx.db.read(copies.source, params["instance"])
+        found = ctx.db.read_sync(copies.source, params["instance"])
         if found is None:
             raise ValueError(GONE)
         source = ctx.folders.files / found.folder

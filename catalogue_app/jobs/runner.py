@@ -79,16 +79,16 @@ class JobRunner(Ticker):
         abandoned = self.db.write_sync(executions.fail_abandoned, process_alive)
         if abandoned:
             log.warning("failed %d job(s) left running by a stopped server", len(abandoned))
-        in_use = self.db.read(executions.open_ids)
+        in_use = self.db.read_sync(executions.open_ids)
         swept = files.sweep(self.folders.tmp, self.folders.files, in_use,
-                            lambda name: self.db.read(executions.folder_in_use, name),
-                            lambda name: self.db.read(executions.has_ended, name))
+                            lambda name: self.db.read_sync(executions.folder_in_use, name),
+                            lambda name: self.db.read_sync(executions.has_ended, name))
         if swept:
             log.warning("removed %d file(s) or folder(s) left by stopped jobs", len(swept))
 
     def look(self) -> None:
         """Take up what is ready (a request this process queued already is not queued twice)."""
-        for exec_id in self.db.read(executions.ready_ids):
+        for exec_id in self.db.read_sync(executions.ready_ids):
             self.submit(exec_id)
 
     def submit(self, exec_id: str) -> None:
@@ -113,7 +113,7 @@ class JobRunner(Ticker):
         try:
             # a read first: a request another process has taken costs no write (and no turn of
             # the writer, which the requests of the clients wait for)
-            stored = self.db.read(executions.get, exec_id)
+            stored = self.db.read_sync(executions.get, exec_id)
             if stored is None or stored["status"] != "ready":
                 return
             job = _known_job(stored["func_name"])
@@ -126,7 +126,7 @@ class JobRunner(Ticker):
             if not callable(job):
                 self._stage_and_commit(job, row)
             # what the user's parallelism limit held back may run now
-            for waiting in self.db.read(executions.waiting, row["user_id"]):
+            for waiting in self.db.read_sync(executions.waiting, row["user_id"]):
                 self.submit(waiting)
         except Exception:  # the database itself failed; the request stays as it was stored
             log.exception("job %s could not be run", exec_id)

@@ -155,7 +155,7 @@ def draw_dataset(db: Database, files_dir: Path, thumbs: Path, resource_id: int,
     box, see geo.thumbnail.dataset_view), save the PNG as its thumbnail; returns the address.
     With ``unless_changed``, the image is recorded only while the thumbnail is still
     ``expected`` (an address, or None; ChangedMeanwhile otherwise). NothingToDraw when it is no dataset or has no data."""
-    source = db.read(store.drawing_source, resource_id)
+    source = db.read_sync(store.drawing_source, resource_id)
     if source is None:
         raise NothingToDraw("Thumbnails are drawn for datasets only.")
     data = files.working_copy(files_dir / source["folder"]) if source["folder"] else None
@@ -178,7 +178,7 @@ def draw_map(db: Database, files_dir: Path, map_id: int) -> str:
     from catalogue_app.geo import basemap
     from catalogue_app.geo.render import MapLayer, render_map
 
-    source = db.read(store.map_drawing_source, map_id)
+    source = db.read_sync(store.map_drawing_source, map_id)
     if source is None:
         raise NothingToDraw("This is no map.")
     layers = [MapLayer(str(basemap.PATH), "vector", basemap.CRS, basemap.SLD)]
@@ -243,7 +243,7 @@ def sweep(db: Database, data_dir: Path, min_age_seconds: float = 600) -> list[Pa
     thumbs = folder(data_dir)
     if not thumbs.is_dir():
         return []
-    used = {file_of(u) for u in db.read(store.urls_under, URL_PREFIX)}
+    used = {file_of(u) for u in db.read_sync(store.urls_under, URL_PREFIX)}
     removed, now = [], time.time()
     for path in thumbs.iterdir():
         try:

@@ -89,20 +89,20 @@ def survey(ctx: CommandContext, quick: bool = False, min_age: float = MIN_AGE) -
     notes: list[str] = []
 
     # the database file
-    for message in db.read(integrity.integrity_problems, quick):
+    for message in db.read_sync(integrity.integrity_problems, quick):
         problems.append(Finding("INTEGRITY", message))
     ctx.check()
-    for table, rowid, parent in db.read(integrity.foreign_key_problems):
+    for table, rowid, parent in db.read_sync(integrity.foreign_key_problems):
         problems.append(Finding("FOREIGN_KEY", f"{table} row {rowid} -> {parent}"))
     ctx.check()
 
     # each resource's files
-    stored = db.read(lambda conn: list(integrity.stored_files(conn)))
-    invalid = set(db.read(integrity.invalid_resources))
+    stored = db.read_sync(lambda conn: list(integrity.stored_files(conn)))
+    invalid = set(db.read_sync(integrity.invalid_resources))
     for rid, folder, names in stored:
         gone, missing = _missing_of(ctx.files_dir, folder, names)
         if missing:  # looked at again, as committed now: a job may have just switched folders
-            now = db.read(integrity.files_of, rid)
+            now = db.read_sync(integrity.files_of, rid)
             if now is None:
                 continue
             folder, names = now
@@ -123,9 +123,9 @@ def survey(ctx: CommandContext, quick: bool = False, min_age: float = MIN_AGE) -
                 problems.append(Finding("MISSING_FILE", f"resource {rid} files/{folder}/{name}", ("mark", rid)))
     ctx.check()
     thumbs = thumbnails.folder(ctx.data_dir)
-    for rid, url in db.read(integrity.thumbnails):
+    for rid, url in db.read_sync(integrity.thumbnails):
         name = thumbnails.file_of(url)
-        if name is not None and not (thumbs / name).is_file() and db.read(integrity.thumbnail_of, rid) == url:
+        if name is not None and not (thumbs / name).is_file() and db.read_sync(integrity.thumbnail_of, rid) == url:
             problems.append(Finding("MISSING_THUMBNAIL", f"resource {rid} thumbs/{name}", ("thumbnail", rid, url)))
     ctx.check()
 
@@ -140,11 +140,11 @@ def survey(ctx: CommandContext, quick: bool = False, min_age: float = MIN_AGE) -
         except OSError:
             continue
         if entry.is_dir() and not entry.is_symlink():
-            if entry.name not in noted and not db.read(executions.folder_in_use, entry.name):
+            if entry.name not in noted and not db.read_sync(executions.folder_in_use, entry.name):
                 problems.append(Finding("ORPHAN_FOLDER", f"files/{entry.name}", ("orphan", "files", entry.name)))
         else:
             problems.append(Finding("ORPHAN_FILE", f"files/{entry.name}", ("orphan", "files", entry.name)))
-    used = {thumbnails.file_of(url) for _, url in db.read(integrity.thumbnails)}
+    used = {thumbnails.file_of(url) for _, url in db.read_sync(integrity.thumbnails)}
     thumb_files = 0
     for entry in sorted(thumbs.iterdir()) if thumbs.is_dir() else ():
         thumb_files += 1
@@ -157,8 +157,8 @@ def survey(ctx: CommandContext, quick: bool = False, min_age: float = MIN_AGE) -
     ctx.check()
 
     # the indexes kept by triggers
-    stale: dict[str, str] = dict(db.read(integrity.text_index_counts))
-    tables = db.read(integrity.text_indexes)
+    stale: dict[str, str] = dict(db.read_sync(integrity.text_index_counts))
+    tables = db.read_sync(integrity.text_indexes)
     for table in tables:
         ctx.check()
         if table not in stale and not quick:  # (an INSERT for SQLite: it holds the writers while it reads)
@@ -169,7 +169,7 @@ def survey(ctx: CommandContext, quick: bool = False, min_age: float = MIN_AGE) -
         if table in stale:
             problems.append(Finding("STALE_INDEX", f"{table}: {stale[table]}", ("rebuild_text", table)))
     ctx.check()
-    for message in db.read(integrity.extent_problems):
+    for message in db.read_sync(integrity.extent_problems):
         problems.append(Finding("STALE_EXTENTS", f"resource_extents: {message}", ("rebuild_extents",)))
     looked_at = (f"{'quick_check' if quick else 'integrity_check'}, foreign keys, {len(stored)} resources' files,"
                  f" {folders} entries of files/, {thumb_files} thumbnails, {len(tables)} text indexes, the extents")

@@ -64,13 +64,13 @@ def user_id(ctx: CommandContext, username: str | None, default_to_caller: bool =
     """The id of the user named (CommandError when there is none); without a name, the caller
     over HTTP, or on the command line the first active superuser."""
     if username:
-        row = db(ctx).read(users.by_username, username)
+        row = db(ctx).read_sync(users.by_username, username)
         if row is None:
             raise CommandError(f"--user: there is no user {username!r}.")
         return row["id"]
     if ctx.user_id is not None and default_to_caller:
         return ctx.user_id
-    found = db(ctx).read(users.principal_superuser)
+    found = db(ctx).read_sync(users.principal_superuser)
     if found is None:
         raise CommandError("there is no active superuser to own the data; name an owner with --user.")
     return found
@@ -80,7 +80,7 @@ def owner_filter(ctx: CommandContext, username: str | None) -> int | None:
     """The owner a ``--username`` option names (None when not given)."""
     if not username:
         return None
-    row = db(ctx).read(users.by_username, username)
+    row = db(ctx).read_sync(users.by_username, username)
     if row is None:
         raise CommandError(f"--username: there is no user {username!r}.")
     return row["id"]
@@ -89,9 +89,9 @@ def owner_filter(ctx: CommandContext, username: str | None) -> int | None:
 def category_id(ctx: CommandContext, identifier: str | None) -> int | None:
     if not identifier:
         return None
-    found = db(ctx).read(resource_writes.lookup_id, "categories", "identifier", identifier.strip())
+    found = db(ctx).read_sync(resource_writes.lookup_id, "categories", "identifier", identifier.strip())
     if found is None:
-        known = ", ".join(db(ctx).read(maintenance.category_identifiers)) or "none"
+        known = ", ".join(db(ctx).read_sync(maintenance.category_identifiers)) or "none"
         raise CommandError(f"--category: there is no category {identifier!r} (known: {known}).")
     return found
 
@@ -99,7 +99,7 @@ def category_id(ctx: CommandContext, identifier: str | None) -> int | None:
 def principal_ids(ctx: CommandContext, names: list[str], table: str) -> dict[str, int]:
     """Users (by user name; AnonymousUser is the anonymous group) or groups (by name) -> ids."""
     wanted = {n for n in names if not (table == "users" and n == ANONYMOUS_USER)}
-    found = db(ctx).read(permissions.ids_by_name, table, wanted)
+    found = db(ctx).read_sync(permissions.ids_by_name, table, wanted)
     missing = sorted(wanted - set(found))
     if missing:
         option = "--users" if table == "users" else "--groups"
@@ -171,7 +171,7 @@ def _array_entries(ctx: CommandContext, key: str, table: str, value: list[Any]) 
         if key == "users" and ident == -1:
             out.append((where, "group", ANONYMOUS_GROUP_ID, lvl))
             continue
-        if not db(ctx).read(permissions.known_ids, table, {ident}):
+        if not db(ctx).read_sync(permissions.known_ids, table, {ident}):
             raise CommandError(f"--permissions: {where}: there is no {table[:-1]} with id {ident}.")
         out.append((where, "user" if key == "users" else "group", ident, lvl))
     return out
@@ -180,7 +180,7 @@ def _array_entries(ctx: CommandContext, key: str, table: str, value: list[Any]) 
 def _mapping_entries(ctx: CommandContext, key: str, table: str, value: dict[str, Any]
                      ) -> list[tuple[str, str, int, str]]:
     names = {n for n in value if not (key == "users" and n == ANONYMOUS_USER)}
-    found = db(ctx).read(permissions.ids_by_name, table, names)
+    found = db(ctx).read_sync(permissions.ids_by_name, table, names)
     out = []
     for name, perms in value.items():
         where = f"{key}[{name!r}]"

@@ -126,7 +126,7 @@ class _LayersCommand(Command):
             body["regions"] = common.comma_list(options.regions)
         viewer = Viewer(owner, True)
         try:
-            cleaned = asdict(common.db(ctx).read(clean, {"title": "untitled", **body}, viewer, True, None, "dataset"))
+            cleaned = asdict(common.db(ctx).read_sync(clean, {"title": "untitled", **body}, viewer, True, None, "dataset"))
         except Invalid as exc:
             raise CommandError(exc.message) from None
         if "title" not in body:
@@ -158,7 +158,7 @@ class _LayersCommand(Command):
         if options.title is not None and len(sets) > 1:
             raise CommandError(f"--title names one dataset, and {len(sets)} file sets were found; "
                                "import them one at a time to give each its title.")
-        owner = common.db(ctx).read(_username, base["owner_id"])
+        owner = common.db(ctx).read_sync(_username, base["owner_id"])
         ctx.say(f"{len(sets)} file set{'s' if len(sets) != 1 else ''} found; owner {owner}; "
                 f"{'overwriting' if base['overwrite_existing_layer'] else 'skipping'} datasets that exist.")
         for label, reason in refused:
@@ -295,7 +295,7 @@ def import_one(ctx: CommandContext, item: FileSet, base: dict[str, Any], report:
     except GeoError as exc:
         report.line("failed", item.label, str(exc))
         return
-    existing = {n: db.read(datasets.of_owner_named, owner, n) for n in names}
+    existing = {n: db.read_sync(datasets.of_owner_named, owner, n) for n in names}
     if names and not overwrite and all(existing.values()):
         ids = ", ".join(f"{n} (dataset {existing[n]})" for n in names)
         report.line("skipped", item.label, f"already there: {ids}")
@@ -328,7 +328,7 @@ def import_one(ctx: CommandContext, item: FileSet, base: dict[str, Any], report:
         files.remove(workspace)
     known = {v for v in existing.values() if v}
     for rid in getattr(job, "imported", []):
-        row = db.read(lambda conn: maintenance.chosen(conn, "dataset", ids=[rid]))
+        row = db.read_sync(lambda conn: maintenance.chosen(conn, "dataset", ids=[rid]))
         title = row[0]["title"] if row else "?"
         status = "overwritten" if rid in known else "imported"
         report.line(status, item.label, f"dataset {rid} {title!r}")

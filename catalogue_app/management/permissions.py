@@ -74,14 +74,14 @@ class SetLayersPermissions(Command):
         found: dict[int, object] = {}
         for name in wanted:
             if name.isdecimal():
-                rows = db.read(lambda conn, n=int(name): maintenance.chosen(conn, "dataset", ids=[n]))
+                rows = db.read_sync(lambda conn, n=int(name): maintenance.chosen(conn, "dataset", ids=[n]))
             else:
-                rows = db.read(maintenance.titled, "dataset", name)
+                rows = db.read_sync(maintenance.titled, "dataset", name)
             if not rows:
                 raise CommandError(f"--resources: there is no dataset with id, title or name {name!r}.")
             found.update((r["id"], r) for r in rows)
         if options.filter:
-            rows = db.read(lambda conn: maintenance.chosen(conn, "dataset", title_contains=options.filter))
+            rows = db.read_sync(lambda conn: maintenance.chosen(conn, "dataset", title_contains=options.filter))
             if not rows:
                 raise CommandError(f"--filter: no dataset's title contains {options.filter!r}.")
             if wanted:  # both: the datasets named that also match the filter

@@ -68,13 +68,13 @@ class ManagementRunner(Ticker):
             log.warning("finished %d management job(s) left running by a stopped server", len(gone))
 
     def look(self) -> None:
-        for job_id in self.db.read(management_jobs.queued_ids):
+        for job_id in self.db.read_sync(management_jobs.queued_ids):
             if self.db.write_sync(_claim, job_id, self.pid):
                 self.pool.submit(self.run, job_id)
 
     def run(self, job_id: int) -> None:
         """Run a claimed job to its end."""
-        row = self.db.read(management_jobs.get, job_id)
+        row = self.db.read_sync(management_jobs.get, job_id)
         out = JobOutput(self.db, job_id)
         failed = False
         try:
@@ -85,7 +85,7 @@ class ManagementRunner(Ticker):
             folders = self.folders
             ctx = CommandContext(db=self.db, data_dir=folders.data, files_dir=folders.files, tmp_dir=folders.tmp,
                                  import_dir=folders.imports, out=out, user_id=row["user_id"], server_running=True,
-                                 stop_requested=lambda: self.stopping or self.db.read(
+                                 stop_requested=lambda: self.stopping or self.db.read_sync(
                                      management_jobs.stop_requested, job_id))
             command.run(ctx, options)
         except Stopped:

@@ -47,7 +47,7 @@ def selection(ctx: CommandContext, options, kind: str) -> list[Any]:
     that names none."""
     ids = common.id_list(options.ids)
     owner = common.owner_filter(ctx, options.username)
-    rows = common.db(ctx).read(lambda conn: maintenance.chosen(conn, kind, ids=ids, title_contains=options.filter,
+    rows = common.db(ctx).read_sync(lambda conn: maintenance.chosen(conn, kind, ids=ids, title_contains=options.filter,
                                                                 owner_id=owner))
     if ids is not None:
         missing = sorted(set(ids) - {r["id"] for r in rows})
@@ -116,7 +116,7 @@ class SyncDatasets(Command):
         db = common.db(ctx)
 
         def one(row) -> str:
-            facts = db.read(maintenance.dataset_facts, row["id"])
+            facts = db.read_sync(maintenance.dataset_facts, row["id"])
             if facts is None:
                 return "no data files of its own (a remote or made-up dataset): nothing to recompute"
             said = []
@@ -146,7 +146,7 @@ class SyncDatasets(Command):
         attributes = None
         if "attributes" in steps:
             new = [msgspec.to_builtins(a) for a in layer.attributes]
-            old = db.read(datasets.attributes, rid)
+            old = db.read_sync(datasets.attributes, rid)
             if [(a["attribute"], a["attribute_type"]) for a in old] == [(a["attribute"], a["attribute_type"])
                                                                         for a in new]:
                 said.append(f"{len(new)} attribute{'s' if len(new) != 1 else ''} unchanged")
@@ -189,9 +189,9 @@ class SyncMaps(Command):
         db = common.db(ctx)
 
         def one(row) -> str:
-            before = db.read(maintenance.map_extent, row["id"])
+            before = db.read_sync(maintenance.map_extent, row["id"])
             db.write_sync(map_layers.fit_extent, row["id"])
-            after = db.read(maintenance.map_extent, row["id"])
+            after = db.read_sync(maintenance.map_extent, row["id"])
             said = [f"extent unchanged {_box(after)}" if _same(before, after) or before == after
                     else f"extent {_box(before)} -> {_box(after)}"]
             if after is None or None in after:
@@ -231,10 +231,10 @@ class SetAllDatasetsMetadata(Command):
             said = db.write_sync(_fill_defaults, row["id"])
             if said is None:
                 return "no data files of its own (a remote or made-up dataset): nothing to fill in"
-            facts = db.read(maintenance.dataset_facts, row["id"])
+            facts = db.read_sync(maintenance.dataset_facts, row["id"])
             if facts is not None and not facts["thumbnail_url"]:
                 said.append(_thumbnail(ctx, row["id"]))
-            xml = db.read(metadata.iso_xml, row["id"])
+            xml = db.read_sync(metadata.iso_xml, row["id"])
             if xml is not None:
                 try:
                     parse_iso(xml)

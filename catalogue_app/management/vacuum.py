@@ -45,7 +45,7 @@ class Vacuum(Command):
         db = ctx.db
         if db is None:
             raise CommandError("vacuum needs the catalogue's database.")
-        before = db.read(integrity.space)
+        before = db.read_sync(integrity.space)
         disk_before = _on_disk(db.path)
         ctx.say(f"Before: {_mb(disk_before)} on disk (database and log), {before['pages']} pages of"
                 f" {before['page_size']} bytes, {before['free_pages']} free; auto_vacuum {before['auto_vacuum']}")
@@ -63,7 +63,7 @@ class Vacuum(Command):
             how = "VACUUM"
         took = time.monotonic() - started
         busy, _, _ = db.maintenance_sync(integrity.checkpoint)
-        after = db.read(integrity.space)
+        after = db.read_sync(integrity.space)
         disk_after = _on_disk(db.path)
         ctx.say(f"{how} took {took:.2f} s (writes waited meanwhile; reads went on).")
         ctx.say(f"After: {_mb(disk_after)} on disk, {after['pages']} pages, {after['free_pages']} free:"

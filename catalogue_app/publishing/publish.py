@@ -137,10 +137,10 @@ def publish(db: Db, remote_id: int, resource_id: int, *, files_dir: Path, thumbs
     """Publish the resource to the remote (or update what was published there); PublishError
     when it cannot, with the publication left where it got to. ``site_url``, this catalogue's
     address, lets the copy say where its original is."""
-    remote = db.read(remotes.credentials, remote_id)
+    remote = db.read_sync(remotes.credentials, remote_id)
     if remote is None:
         raise PublishError(f"There is no remote with id {remote_id} (it was removed).")
-    source = db.read(publications.source, resource_id)
+    source = db.read_sync(publications.source, resource_id)
     if source is None:
         raise PublishError(f"There is no resource {resource_id} here (it was deleted).")
     refusal = unpublishable(source)
@@ -406,7 +406,7 @@ def _metadata(run: Run, pk: int, notes: list[str]) -> None:
 
 
 def _permissions(run: Run, pk: int) -> tuple[list[str], list[str]]:
-    local = run.db.read(permissions.overview, run.resource_id)
+    local = run.db.read_sync(permissions.overview, run.resource_id)
     current = run.client.permissions(pk)
     remote_owner = {u.get("username") for u in current.get("users", []) if u.get("permissions") == "owner"}
     users, skipped_users, mapped = [], [], set()

@@ -112,14 +112,14 @@ def save_remote(db: Db, values: dict[str, Any], remote_id: int | None = None) ->
     the remote first when they are new (the name is checked before, so that a name taken costs
     no request)."""
     if remote_id is None:
-        if db.read(remotes.name_taken, values["name"]):
+        if db.read_sync(remotes.name_taken, values["name"]):
             raise Invalid(f"name: a remote named {values['name']!r} exists already.")
         check_new_remote(values)
         return db.write_sync(create_remote, values)
-    current = db.read(remotes.credentials, remote_id)
+    current = db.read_sync(remotes.credentials, remote_id)
     if current is None:
         raise NotFound("Remote")
-    if "name" in values and db.read(remotes.name_taken, values["name"], remote_id):
+    if "name" in values and db.read_sync(remotes.name_taken, values["name"], remote_id):
         raise Invalid(f"name: a remote named {values['name']!r} exists already.")
     if "token" in values and not values["token"]:
         raise Invalid("token: a remote's token cannot be emptied; give the new token (publishing needs one).")

@@ -26,7 +26,7 @@ OPERATORS = ("eq", "ne", "lt", "le", "gt", "ge", "like")
 SIGNS = {"eq": "=", "ne": "<>", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 SORTABLE = {"title": "r.title COLLATE NOCASE", "modified": "r.last_updated"}
 DEFAULT_ORDER = "r.created DESC, r.id DESC"
-# The media types of the data links of a dataset with data (api/resources/links.py writes the same)
+# The media types of the data links of a dataset with data (reads/links.py writes the same)
 VECTOR_FORMATS = ("application/zip", "application/json", "application/gml+xml; version=3.2")
 RASTER_FORMATS = ("image/tiff",)
 TYPE_ALIASES = {"geoapp": GEOAPP_TYPES}

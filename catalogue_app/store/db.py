@@ -11,9 +11,13 @@ Between writes, when its queue is empty, the writer does the database's upkeep i
 file (a checkpoint, with its fsync) every CHECKPOINT_EVERY seconds while writes go on, so that
 no write has to do either at once.
 Reads run on a connection owned by the calling thread, inside a read transaction so that a count
-and the page it belongs to come from the same snapshot. Async handlers await their reads on a
-small pool of reader threads (``execute`` and ``offload``), so that a slow search never holds the
-event loop while other requests wait.
+and the page it belongs to come from the same snapshot. There is one way to read: ``await
+db.read(fn, *args)`` from async code, which runs ``fn(conn, *args)`` on the event loop's thread when
+reads like it have lately cost little, else on a small pool of reader threads (so that a slow
+search never holds the loop while other requests wait); and ``db.read_sync(fn, *args)``, the same
+on the calling thread, for code that is already on a thread of its own (jobs, renderers, the
+command line). What reads derive from the database (counts, rendered records) the owner keeps
+until the data change (``kept``).
 """
 
 from __future__ import annotations
@@ -45,8 +49,11 @@ T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 30_000
 READ_THREADS = 4  # reader threads per process: SQLite reads in parallel, the GIL is released in its C code
-QUICK_READ = 0.002  # seconds: reads that lately took less run on the event loop's thread
-SLOW_SPELL = 1.0  # seconds: after one read took longer, reads of the same code go to a thread that long
+QUICK_READ = 0.002  # seconds of CPU: reads alike that lately took less run on the event loop's thread
+SLOW_SPELL = 1.0  # seconds: after one read took much longer, reads like it go to a thread that long
+LONG_READ = 4 * QUICK_READ  # seconds of CPU: a read that took longer starts such a spell (a recount after a
+# write does; a garbage collection or a cold cache during a cheap read does not)
+MAX_KINDS_TIMED = 4096  # kinds of reads whose cost is remembered
 CHECKPOINT_EVERY = 0.5  # seconds between checkpoints of the write-ahead log while writes go on
 UPKEEP_PAUSE = 0.01  # seconds without a write before, and between, steps of upkeep
 UPKEEP_EVERY = 8  # writes after which one step of upkeep is done even if more are waiting
@@ -76,10 +83,10 @@ def _regexp(expression: str, value: object) -> bool:
 
 
 class Connection(sqlite3.Connection):
-    """A connection that a database owner's reader may keep derived values on (``kept``)."""
+    """A connection that knows the database owner whose reader it is (``owner``), so that reads
+    on it may use what the owner keeps (``kept``)."""
 
-    keeps = False  # set on the reader connections of a Database
-    held: dict[str, tuple[tuple[int, ...], dict[Any, Any]]] | None = None  # by kind
+    owner: "Database | None" = None  # set on the reader connections of a Database
     versions: tuple[int, int, int] | None = None  # the change counts seen in this read transaction
     current: dict[str, dict[Any, Any]]  # the kept dicts of this read transaction, by kind
 
@@ -93,29 +100,25 @@ VERSIONS = ("SELECT (SELECT n FROM data_changes),"
 
 
 def kept(conn: sqlite3.Connection, kind: str = "data") -> dict[Any, Any]:
-    """A dict in which reads on a reader connection of the database owner may keep what they
-    derived from the database (counts, rendered resources), emptied as soon as another
+    """The dict in which reads keep what they derived from the database (counts, rendered
+    records, whole answers). It belongs to the database owner, and is shared by all its reader
+    connections whose read transaction sees the same data; it is emptied as soon as a
     connection has committed a change of data (triggers count them in ``data_changes``; merges
     of the text index, sessions and tokens are not counted), so that nothing kept outlives the
     rows it came from. Values derived from favorites or execution requests go in the dict of
     their ``kind`` ("favorites", "jobs"), which changes of those tables empty too, while the
     others ("data") stay (migrations.KINDS). Call it inside the read transaction whose
-    snapshot the kept values come from. Any other connection (the writer's own commits leave
-    its data_version alone) keeps nothing: it gets a new, empty dict."""
-    if not isinstance(conn, Connection) or not conn.keeps or not conn.in_transaction:
+    snapshot the kept values come from. Any other connection (the writer's own, which reads
+    its own uncommitted writes) keeps nothing: it gets a new, empty dict."""
+    owner = conn.owner if isinstance(conn, Connection) else None
+    if owner is None or not conn.in_transaction:
         return {}
     if conn.versions is None:  # one look at the counts per transaction: its snapshot holds
         conn.versions = conn.execute(VERSIONS).fetchone()
         conn.current = {}
-        if conn.held is None:
-            conn.held = {}
     found = conn.current.get(kind)
     if found is None:
-        version = tuple(conn.versions[i] for i in DEPENDS[kind])
-        held = conn.held.get(kind)
-        if held is None or held[0] != version:
-            held = conn.held[kind] = (version, {})
-        found = conn.current[kind] = held[1]
+        found = conn.current[kind] = owner._kept_at(kind, tuple(conn.versions[i] for i in DEPENDS[kind]))
     return found
 
 
@@ -243,8 +246,10 @@ class Database:
     def __init__(self, path: Path | str, read_threads: int = READ_THREADS):
         self.path = Path(path)
         self._read_pool = concurrent.futures.ThreadPoolExecutor(read_threads, thread_name_prefix="sqlite-reader")
-        self._costs: dict[Any, float] = {}  # recent duration of reads, by the code that asks them
-        self._slow_until: dict[Any, float] = {}  # until when reads of that code go to a thread
+        self._costs: dict[Any, float] = {}  # recent CPU time of reads, by what they are like
+        self._slow_until: dict[Any, float] = {}  # until when reads like that go to a thread
+        self._kept: dict[str, tuple[tuple[int, ...], dict[Any, Any]]] = {}  # by kind: (version, values)
+        self._kept_lock = threading.Lock()
         self._local = threading.local()
         self._readers: list[sqlite3.Connection] = []
         self._readers_lock = threading.Lock()
@@ -259,24 +264,38 @@ class Database:
         self._checkpointer.start()
 
     # -- reads -------------------------------------------------------------------------------
-    def reader(self) -> Connection:
+    def _reader(self) -> Connection:
+        """This thread's reader connection."""
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = connect(self.path, readonly=True)
-            conn.keeps = True
+            conn.owner = self
             self._local.conn = conn
             with self._readers_lock:
                 self._readers.append(conn)
         return conn
 
+    def _kept_at(self, kind: str, version: tuple[int, ...]) -> dict[Any, Any]:
+        """The dict of ``kind`` kept for the data at ``version``; another version starts a new
+        one (each dict only ever holds values read at its own version)."""
+        held = self._kept.get(kind)
+        if held is not None and held[0] == version:
+            return held[1]
+        with self._kept_lock:
+            held = self._kept.get(kind)
+            if held is None or held[0] != version:
+                held = self._kept[kind] = (version, {})
+            return held[1]
+
     def kept(self, conn: sqlite3.Connection, kind: str = "data") -> dict[Any, Any]:
-        """``kept(conn, kind)``: what reads on this owner's reader connection keep (see there)."""
+        """``kept(conn, kind)``: what this owner keeps for reads on its reader connections."""
         return kept(conn, kind)
 
-    def read(self, fn: Callable[..., T], *args: Any) -> T:
-        """Run ``fn(conn, *args)`` in one read transaction on this thread's connection."""
-        conn = self.reader()
-        if conn.in_transaction:  # a nested read joins the outer snapshot
+    def read_sync(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(conn, *args)`` in one read transaction on this thread's connection, for code that
+        runs on a thread of its own. A read inside another joins its snapshot."""
+        conn = self._reader()
+        if conn.in_transaction:
             return fn(conn, *args)
         conn.execute("BEGIN")
         conn.versions = None
@@ -285,50 +304,44 @@ class Database:
         finally:
             conn.execute("COMMIT")
 
-    async def execute(self, fn: Callable[..., T], *args: Any, slow: bool | None = None) -> T:
-        """``read(fn, *args)``, awaited: on a reader thread, so that the event loop serves other
-        requests meanwhile, unless it is known to be quick (see ``_quick``)."""
-        return await self._run(fn, lambda: self.read(fn, *args), slow)
+    async def read(self, fn: Callable[..., T], *args: Any, like: Any = None) -> T:
+        """``read_sync(fn, *args)``, awaited: on the event loop's thread when reads like it
+        (``like``, by default those of the same function) have lately cost little, else on a
+        reader thread, so that the loop serves other requests meanwhile (see ``_quick``)."""
+        key = like if like is not None else getattr(fn, "__code__", fn)
+        if self._quick(key):
+            return self._timed(key, fn, args)
+        return await asyncio.wrap_future(self._read_pool.submit(self._timed, key, fn, args))
 
-    async def offload(self, fn: Callable[..., T], *args: Any, slow: bool | None = None) -> T:
-        """``fn(*args)`` inside one read transaction: every ``read`` it makes, however deep, joins
-        that snapshot. For a handler's whole read side in one step; where it runs as execute()."""
-        return await self._run(fn, lambda: self.read(lambda _conn: fn(*args)), slow)
-
-    async def _run(self, fn: Callable[..., Any], call: Callable[[], T], slow: bool | None) -> T:
-        key = getattr(fn, "__code__", fn)
-        if self._quick(key, slow):
-            return self._timed(key, call)
-        return await asyncio.wrap_future(self._read_pool.submit(self._timed, key, call))
-
-    def _quick(self, key: Any, slow: bool | None) -> bool:
-        """Whether a read may run on the event loop's own thread: when the caller says it is
-        quick (slow=False), or when reads from the same code took less than QUICK_READ seconds
-        lately and none took longer in the last SLOW_SPELL. Handing a read to a thread costs a
-        switch of the GIL each way, which under load halves what a worker serves; a read that may
-        take long (a text search, an unindexed filter: slow=True) always goes to a thread, and so
-        does, for a while, one that just took long (a page whose count a write made stale: while
-        writes keep coming, its recounts would hold the loop)."""
-        if slow is not None:
-            return not slow
+    def _quick(self, key: Any) -> bool:
+        """Whether a read may run on the event loop's own thread: when reads alike took less
+        than QUICK_READ seconds of CPU lately and none took longer than LONG_READ in the last
+        SLOW_SPELL.
+        Handing a read to a thread costs a switch of the GIL each way, which under load halves
+        what a worker serves, and for a small query costs more than the query; a read of
+        unknown cost goes to a thread, and so does, for a while, one that just took long (a text
+        search in a large catalogue; a page whose count a write made stale: while writes keep
+        coming, its recounts would hold the loop)."""
         cost = self._costs.get(key)
         return cost is not None and cost < QUICK_READ and time.monotonic() >= self._slow_until.get(key, 0.0)
 
-    def _timed(self, key: Any, call: Callable[[], T]) -> T:
+    def _timed(self, key: Any, fn: Callable[..., T], args: tuple) -> T:
         """Run the read and remember what it cost: the CPU time of this thread, which the waits
         for the GIL under load do not inflate (opening this thread's connection is not counted)."""
-        self.reader()
+        self._reader()
         started = time.thread_time()
         try:
-            return call()
+            return self.read_sync(fn, *args)
         finally:
             # one long sample (a garbage collection, a first count) weighs at most 3x the limit:
             # reads that cost more only once in a while stay on the loop's thread
             took = time.thread_time() - started
-            if took > QUICK_READ:  # it may be long again soon (a count after a write): a thread's, for a while
+            if took > LONG_READ:  # it may be long again soon (a count after a write): a thread's, for a while
                 self._slow_until[key] = time.monotonic() + SLOW_SPELL
             took = min(took, 3 * QUICK_READ)
             known = self._costs.get(key)
+            if len(self._costs) > MAX_KINDS_TIMED:  # keys made of queries' shapes: bounded
+                self._costs.clear()
             self._costs[key] = took if known is None else known * 0.8 + took * 0.2
 
     # -- writes ------------------------------------------------------------------------------

@@ -188,16 +188,19 @@ class Source:
 def fetch_page(conn, listing: Listing, spec: ListSpec, visible: tuple[str, list[Any]],
                limit: int, offset: int, *, count_from: Source | None = None,
                page_from: Callable[[int], Source] | None = None,
-               count: tuple[str, list[Any]] | None = None) -> tuple[int, list]:
+               count: tuple[str, list[Any]] | int | None = None) -> tuple[int, list]:
     """The exact total and one page of rows that the viewer may see and the query selects.
 
     ``count_from`` may name a cheaper FROM clause for the count, or ``count`` a whole query that
-    counts the same rows; ``page_from`` chooses the FROM clause of the page once the total is
+    counts the same rows (or the count itself); ``page_from`` chooses the FROM clause of the page once the total is
     known (how many rows match decides the cheaper plan).
     """
     cond, params = visible
     where, where_params = where_clause(spec, listing.fields, listing.search)
-    total = cached_count(conn, *(count or count_query(listing, spec, visible, count_from)))
+    if isinstance(count, int):
+        total = count
+    else:
+        total = cached_count(conn, *(count or count_query(listing, spec, visible, count_from)))
     if total <= offset or limit == 0:
         return total, []
     source = page_from(total) if page_from else Source(listing.source)
@@ -251,6 +254,18 @@ def cached_rows(conn, sql: str, params: list[Any]) -> list:
         rows = counts[key] = [tuple(r) for r in conn.execute(sql, params)]
         counts["rows"] += len(rows)
     return rows
+
+
+def kept_value(conn, key: tuple, make: Callable[[], Any]) -> Any:
+    """A value derived from the data (not from favorites or execution requests) by ``make``,
+    kept with the counts under ``key`` (a tuple that starts with a name of its own)."""
+    found = _counts(conn, "").get(key)
+    if found is None:
+        found = make()
+        counts = _counts(conn, "")  # (making it may have emptied the counts)
+        counts[key] = found
+        counts["rows"] += 1
+    return found
 
 
 def known_count(conn, sql: str, params: list[Any]) -> int | None:

@@ -1151,8 +1151,77 @@ def count_changes(conn) -> None:
             conn.execute(sql)
 
 
+
+# Migration 28: the extents of the resources that anonymous callers list, in an R*Tree of their
+# own kept by triggers, so that they count the resources in a box and find its newest without
+# reading a row or an index entry per resource (store/resources.py ``_listed_in_extents``).
+# Entries are those of resource_extents (the box, or the world; a box across the antimeridian in
+# two parts), with ids that sort as the resources' creation: the hour ``created`` names, as
+# ((year * 12 + month - 1) * 31 + day - 1) * 24 + hour (below 2**27; 0 when ``created`` does not
+# start as the store writes it), shifted left by LISTED_EXTENT_SHIFT bits, then the resource id
+# (below 2**35) and the part (0: the box or its western part, 1: the eastern part).
+LISTED_EXTENT_SHIFT = 36
+LISTED_ROW = "{0}.public_view = 1 AND {0}.dirty = 0 AND {0}.advertised = 1"  # as resources.ANONYMOUS_LISTING
+CREATED_HOUR = (
+    "CASE WHEN {0}.created GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]*'"
+    " AND substr({0}.created, 6, 2) BETWEEN '01' AND '12' AND substr({0}.created, 9, 2) BETWEEN '01' AND '31'"
+    " AND substr({0}.created, 12, 2) BETWEEN '00' AND '23'"
+    " THEN ((CAST(substr({0}.created, 1, 4) AS INTEGER) * 12 + CAST(substr({0}.created, 6, 2) AS INTEGER) - 1) * 31"
+    " + CAST(substr({0}.created, 9, 2) AS INTEGER) - 1) * 24 + CAST(substr({0}.created, 12, 2) AS INTEGER) ELSE 0 END")
+LISTED_ENTRY = f"((({CREATED_HOUR}) << {LISTED_EXTENT_SHIFT}) | ({{0}}.id << 1))"
+# the entries of row {0}: its box (or its western part) and the eastern part of one across the antimeridian
+LISTED_ENTRIES = (
+    "SELECT {entry} AS id, coalesce({0}.ll_x0, -180) AS minx,"
+    " CASE WHEN {0}.ll_x0 > {0}.ll_x1 THEN 180 ELSE coalesce({0}.ll_x1, 180) END AS maxx,"
+    " coalesce({0}.ll_y0, -90) AS miny, coalesce({0}.ll_y1, 90) AS maxy {source} WHERE {listed}"
+    " UNION ALL SELECT {entry} + 1, -180, {0}.ll_x1, {0}.ll_y0, {0}.ll_y1 {source} WHERE {listed} AND {0}.ll_x0 > {0}.ll_x1")
+LISTED_CHANGED = " OR ".join(f"OLD.{c} IS NOT NEW.{c}" for c in ("ll_x0", "ll_y0", "ll_x1", "ll_y1", "created")) + \
+    f" OR ({LISTED_ROW.format('OLD')}) IS NOT ({LISTED_ROW.format('NEW')})"
+
+
+def _listed_entries(row: str, source: str = "", where: str = "") -> str:
+    return LISTED_ENTRIES.format(row, entry=LISTED_ENTRY.format(row), source=source,
+                                 listed=LISTED_ROW.format(row) + where)
+
+
+LISTED_EXTENTS = f"""
+DROP TRIGGER IF EXISTS listed_extents_insert;
+DROP TRIGGER IF EXISTS listed_extents_update;
+DROP TRIGGER IF EXISTS listed_extents_delete;
+DROP TABLE IF EXISTS listed_extents;
+CREATE VIRTUAL TABLE listed_extents USING rtree(id, minx, maxx, miny, maxy);
+CREATE TRIGGER listed_extents_insert AFTER INSERT ON resources WHEN {LISTED_ROW.format("NEW")} BEGIN
+    INSERT INTO listed_extents (id, minx, maxx, miny, maxy) {_listed_entries("NEW")};
+END;
+CREATE TRIGGER listed_extents_update AFTER UPDATE OF ll_x0, ll_y0, ll_x1, ll_y1, created, public_view, dirty, advertised
+ON resources WHEN {LISTED_CHANGED}
+BEGIN
+    DELETE FROM listed_extents WHERE id IN ({LISTED_ENTRY.format("OLD")}, {LISTED_ENTRY.format("OLD")} + 1);
+    INSERT INTO listed_extents (id, minx, maxx, miny, maxy) {_listed_entries("NEW")};
+END;
+CREATE TRIGGER listed_extents_delete AFTER DELETE ON resources WHEN {LISTED_ROW.format("OLD")} BEGIN
+    DELETE FROM listed_extents WHERE id IN ({LISTED_ENTRY.format("OLD")}, {LISTED_ENTRY.format("OLD")} + 1);
+END;
+"""
+
+
+def listed_extents(conn) -> None:
+    """Migration 28: make the R*Tree of listed extents and fill it."""
+    for statement in statements(LISTED_EXTENTS):
+        conn.execute(statement)
+    fill_listed_extents(conn, 1)
+
+
+def fill_listed_extents(conn, first: int) -> None:
+    """Add the entries of the listed resources from id ``first`` on (inserted while the insert
+    trigger was off), nearby boxes one after another (an R*Tree takes them faster so)."""
+    conn.execute(f"INSERT INTO listed_extents (id, minx, maxx, miny, maxy) SELECT * FROM"
+                 f" ({_listed_entries('r', 'FROM resources r', ' AND r.id >= :first')})"
+                 " ORDER BY CAST((miny + 90) / 4 AS INTEGER), CAST((minx + 180) / 4 AS INTEGER)", {"first": first})
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
-                    RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT, token_details, resource_origins]
+                    RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT, token_details, resource_origins,
+                    listed_extents]

@@ -23,16 +23,19 @@ from catalogue_app.store.filters import (
     Listing,
     ListSpec,
     Source,
+    cached_count,
     cached_rows,
     condition_sql,
     count_query,
     fetch_page,
+    kept_value,
     known_count,
     remember_count,
     where_clause,
 )
 from catalogue_app import rules
 from catalogue_app.rules import Viewer
+from catalogue_app.store.migrations import LISTED_EXTENT_SHIFT
 from catalogue_app.store.origins import ORIGIN_KINDS, SOURCE_SQL
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
@@ -347,6 +350,14 @@ def _came(cond: Condition | Combined) -> Candidates | None:
                       1.0, 500.0)
 
 
+def _once(table: str, where: str) -> str:
+    """SQL condition on the entries ``e`` of an extent index that meet ``where``: each resource
+    once (entry 2*id+1, or id + 1 in listed_extents, the eastern part of a box across the
+    antimeridian, counts only when the western part does not meet ``where`` too)."""
+    return (f"({where}) AND (e.id % 2 = 0 OR NOT EXISTS"
+            f" (SELECT 1 FROM {table} w WHERE w.id = e.id - 1 AND ({where})))")
+
+
 def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[Candidates], ListSpec]:
     """The id sets that the extent, the text search and positive filters on keywords, regions,
     thesaurus keywords and the copy or harvested source allow, answered by their indexes (the one
@@ -364,10 +375,12 @@ def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[Ca
         # entry 2*id+1 (the eastern part of a box across the antimeridian) counts only when
         # the western part 2*id does not meet the query too, so that every id comes once
         found.append(Candidates(
-            f"SELECT e.id / 2 AS id FROM resource_extents e WHERE ({where}) AND (e.id % 2 = 0 OR NOT EXISTS"
-            f" (SELECT 1 FROM resource_extents w WHERE w.id = e.id - 1 AND ({where}))) ORDER BY e.id", params + params,
+            f"SELECT e.id / 2 AS id FROM resource_extents e WHERE {_once('resource_extents', where)} ORDER BY e.id",
+            params + params,
             f"EXISTS (SELECT 1 FROM resource_extents WHERE id IN (2 * r.id, 2 * r.id + 1) AND ({where}))", params,
-            3.0, 2000.0, listed=True))  # in order of id, the rows they lead to are read in order too
+            3.0, 2000.0, listed=True,  # in order of id, the rows they lead to are read in order too
+            anonymous_count=(f"SELECT count(*) FROM listed_extents e WHERE {_once('listed_extents', where)}",
+                             params + params)))
     indexed = [f for f in spec.search_fields if f in TEXT_INDEXED]
     long_terms = [t for t in spec.search_terms if len(t) >= 3]
     words, served = None, spec.search_terms
@@ -468,6 +481,7 @@ def _narrow_index(viewer: Viewer, query: ResourceQuery) -> str:
 
 
 ROW_COST = 1.0  # microseconds to read one row or index entry and test it, roughly
+LIST_PER_MATCH = 20.0  # microseconds to list one match of an index (the page plans' estimate), at most
 
 
 def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: int,
@@ -482,7 +496,12 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
     cond, params, spec, driver = _conditions(conn, viewer, query)
     listing = replace(LISTING, columns=columns, fields=fields_for(query.resource_types))
     if not driver and not spec.conditions and not spec.search_terms:
-        return fetch_page(conn, listing, spec, (cond, params), limit, offset, count=_tallied(viewer, query, cond))
+        return fetch_page(conn, listing, spec, (cond, params), limit, offset,
+                          count=_unfiltered_total(conn, viewer, query, cond))
+    if query.extents and cond == ANONYMOUS_LISTING and not spec.conditions and not spec.search_terms \
+            and not spec.ordering:
+        # nothing is tested but the extent and what anonymous callers list: their own extent index
+        return _listed_in_extents(conn, query, limit, offset, columns)
     ids_only = _tests_ids_only(spec, query.resource_types)
     narrow = f" INDEXED BY {_narrow_index(viewer, query)}" if ids_only else ""
     if driver:
@@ -511,10 +530,13 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
         if spec.ordering:
             return Source(f"({d.sql}) c CROSS JOIN resources r ON r.id = c.id", d.params)
         probing = walked * (ROW_COST + d.probe_cost)
-        listing_first = d.eval_cost + walked * ROW_COST  # the ids listed once, then the walk
+        # listing the ids costs no more than some microseconds a match: few matches (a word in a
+        # small catalogue) are listed at once, where probing each row walked would cost more
+        listed = min(d.eval_cost, total * LIST_PER_MATCH)
+        listing_first = listed + walked * ROW_COST  # the ids listed once, then the walk
         # through the candidates: their rows when more than the ids are tested (rows of candidates
         # that other conditions drop too, so only where the matches are sparse)
-        sorting = d.eval_cost + total * ROW_COST * 2 if ids_only else (float("inf") if walked < total else 0.0)
+        sorting = listed + total * ROW_COST * 2 if ids_only else (float("inf") if walked < total else 0.0)
         if probing <= min(listing_first, sorting):
             return Source("resources r INDEXED BY resources_created", cond=f" AND {d.probe}",
                           cond_params=d.probe_params)
@@ -532,6 +554,40 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
 
     return fetch_page(conn, listing, spec, (cond, params), limit, offset, count_from=count_from, page_from=page_from,
                       count=count)
+
+
+ENTRY_IDS = (1 << (LISTED_EXTENT_SHIFT - 1)) - 1  # the resource id in an entry of listed_extents, shifted by one
+
+
+def _listed_in_extents(conn: sqlite3.Connection, query: ResourceQuery, limit: int,
+                       offset: int, columns: str) -> tuple[int, list[sqlite3.Row]]:
+    """The total and one page of what anonymous callers list in the query's extent, from the
+    R*Tree of the extents of the resources they list alone (migration 28): its entries are
+    counted, then the page is found among the few newest of them.
+
+    An entry's id starts with the hour its resource was created (0 when unknown), so the
+    ``offset + limit`` entries of the highest ids were created in hour ``h`` or later; every
+    resource created before hour ``h`` comes after them in the default order (created, then id,
+    newest first). The page is therefore among the entries of hour ``h`` or later, and those of
+    hour 0, whose rows are read and sorted."""
+    boxes, params = [], []
+    for x0, y0, x1, y1 in query.extents:
+        boxes.append("(minx <= ? AND maxx >= ? AND miny <= ? AND maxy >= ?)")
+        params += [x1, x0, y1, y0]
+    meets, params = _once("listed_extents", " OR ".join(boxes)), params + params
+    total = cached_count(conn, f"SELECT count(*) FROM listed_extents e WHERE {meets}", params)
+    if total <= offset or limit == 0:
+        return total, []
+    hour = 0
+    if total > offset + limit:
+        hour = conn.execute(f"SELECT e.id >> {LISTED_EXTENT_SHIFT} FROM listed_extents e WHERE {meets}"
+                            " ORDER BY e.id DESC LIMIT 1 OFFSET ?", [*params, offset + limit - 1]).fetchone()[0]
+    rows = conn.execute(
+        f"SELECT {columns} FROM (SELECT (e.id >> 1) & {ENTRY_IDS} AS id FROM listed_extents e WHERE {meets}"
+        f" AND (e.id >= ? OR e.id < ?)) c CROSS JOIN resources r ON r.id = c.id WHERE {ANONYMOUS_LISTING}"
+        f" ORDER BY {LISTING.default_order} LIMIT ? OFFSET ?",
+        [*params, hour << LISTED_EXTENT_SHIFT, 1 << LISTED_EXTENT_SHIFT, limit, offset]).fetchall()
+    return total, rows
 
 
 FEW = 12_000  # candidates counted and sorted in this process, in the same pass that finds them
@@ -742,18 +798,82 @@ def _tally_where(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any]] 
     return where, params
 
 
-def _tallied(viewer: Viewer, query: ResourceQuery, cond: str) -> tuple[str, list[Any]] | None:
-    """The count of an unfiltered list read from the tally that triggers keep (migration 22),
-    when nothing but visibility, the advertised rule and the types is tested (``cond`` is no
-    more than those); None otherwise."""
+ANONYMOUS = Viewer(None, False, (ANONYMOUS_GROUP_ID,))
+SUPERUSER = Viewer(None, True)
+
+
+def _listed(viewer: Viewer, query: ResourceQuery) -> tuple[str, list[Any]]:
+    """SQL condition: the viewer may see the resource and the query's advertised rule and types
+    list it (what ``_conditions`` tests of an unfiltered list)."""
+    cond, params = visibility(viewer)
+    extra, extra_params = _advertised(viewer, query)
+    cond, params = cond + extra, params + extra_params
+    if query.resource_types:
+        cond += f" AND r.resource_type IN ({','.join('?' * len(query.resource_types))})"
+        params = params + list(query.resource_types)
+    return cond, params
+
+
+def _shown_beyond_public(viewer: Viewer) -> str:
+    """SQL listing, each once, the ids of the resources that visibility() shows the signed-in
+    viewer in another way than ``public_view``: those they own (by the index of resources by
+    owner) and those on which they or one of their groups hold a view permission (VIEW_PERMS, by
+    the indexes of resource_perms by user and by group). The anonymous group is left out: its
+    permission rows are those that ``public_view`` marks (store/permissions.py keeps it in step)."""
+    perms = _names(VIEW_PERMS)
+    groups = ",".join(str(int(g)) for g in viewer.group_ids if g != ANONYMOUS_GROUP_ID) or "0"
+    return (f"SELECT id FROM resources WHERE owner_id = {int(viewer.id)}"
+            f" UNION SELECT resource_id FROM resource_perms WHERE user_id = {int(viewer.id)} AND perm IN ({perms})"
+            f" UNION SELECT resource_id FROM resource_perms WHERE group_id IN ({groups}) AND perm IN ({perms})")
+
+
+def _member_counts(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery) -> dict[str, int]:
+    """How many resources of each type a signed-in user (no superuser) lists unfiltered, without
+    testing every row against visibility(): what anonymous callers list (the tally), plus the
+    rows shown to the user in another way (``_shown_beyond_public``) that anonymous callers do
+    not list. Such a row is seen unless what visibility() asks of every row hides it (a
+    superuser's condition: not dirty). Kept until the data changes."""
+    key = ("member counts", viewer.id, viewer.group_ids, query.advertised, query.advertised_all, query.resource_types)
+    return kept_value(conn, key, lambda: _count_member(conn, viewer, query, by_type=True))
+
+
+def _member_total(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery) -> int:
+    """The sum of ``_member_counts`` (counted without sorting the rows by type)."""
+    key = ("member total", viewer.id, viewer.group_ids, query.advertised, query.advertised_all, query.resource_types)
+    return kept_value(conn, key, lambda: _count_member(conn, viewer, query, by_type=False)[None])
+
+
+def _count_member(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery,
+                  by_type: bool) -> dict[str | None, int]:
+    """``_member_counts`` by type, or their sum under None."""
+    kind, by = ("resource_type", " GROUP BY resource_type") if by_type else ("NULL", "")
+    everyone, everyone_params = _tally_where(ANONYMOUS, query)
+    shown, shown_params = _listed(SUPERUSER, query)
+    advertised, advertised_params = _advertised(viewer, query)
+    public, public_params = _listed(ANONYMOUS, query)
+    counts: dict[str | None, int] = {None: 0}
+    for found, n in [
+            *cached_rows(conn, f"SELECT {kind}, coalesce(sum(n), 0) FROM resource_tally WHERE {everyone}{by}",
+                         everyone_params),
+            *cached_rows(conn, f"SELECT {kind}, count(*) FROM ({_shown_beyond_public(viewer)}) c CROSS JOIN"
+                               f" resources r INDEXED BY resources_visible ON r.id = c.id"
+                               f" WHERE {shown}{advertised} AND NOT ({public}){by}",
+                         shown_params + advertised_params + public_params)]:
+        counts[found] = counts.get(found, 0) + n
+    return {found: n for found, n in counts.items() if n or not by_type}
+
+
+def _unfiltered_total(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery,
+                      cond: str) -> tuple[str, list[Any]] | int | None:
+    """The count of an unfiltered list, when nothing but visibility, the advertised rule and the
+    types is tested (``cond`` is no more than those), without a test of every row: for anonymous
+    callers and superusers, the query on the tally that triggers keep (migration 22); for other
+    users, the count itself (``_member_counts``); None otherwise."""
+    if cond != _listed(viewer, query)[0] or query.favorites_of is not None or query.tkeyword_groups:
+        return None
     found = _tally_where(viewer, query)
     if found is None:
-        return None
-    expected = visibility(viewer)[0] + _advertised(viewer, query)[0]
-    if query.resource_types:
-        expected += f" AND r.resource_type IN ({','.join('?' * len(query.resource_types))})"
-    if cond != expected or query.favorites_of is not None or query.tkeyword_groups:
-        return None
+        return _member_total(conn, viewer, query)
     return f"SELECT coalesce(sum(n), 0) FROM resource_tally WHERE {found[0]}", found[1]
 
 
@@ -764,11 +884,7 @@ def type_counts(conn: sqlite3.Connection, viewer: Viewer) -> dict[str, int]:
         rows = cached_rows(conn, f"SELECT resource_type, sum(n) FROM resource_tally WHERE {tally[0]}"
                                  " GROUP BY resource_type HAVING sum(n) > 0", tally[1])
         return dict(rows)
-    cond, params = visibility(viewer)
-    adv, adv_params = _advertised(viewer, ResourceQuery())
-    return dict(cached_rows(
-        conn, f"SELECT r.resource_type, count(*) FROM resources r WHERE {cond}{adv} GROUP BY r.resource_type",
-        params + adv_params))
+    return _member_counts(conn, viewer, ResourceQuery())
 
 
 def tkeyword_groups(conn: sqlite3.Connection, ids: list[int], force_and: bool) -> list[list[int]]:

@@ -1,4 +1,4 @@
-"""Pages of /api/v2/resources/ are joined from kept rendering (api/resources/pages.py). They must
+"""Pages of /api/v2/resources/ are joined from kept rendering (reads/resources.py). They must
 show each caller what a fresh rendering of the same resource shows them (its detail), never
 another caller's fields, and a write at once in every worker process."""
 

@@ -46,7 +46,7 @@ def queue(database, owner, func_name, params, resource_id=None) -> str:
 def ended(database, exec_id, timeout=20):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        row = database.read(executions.get, exec_id)
+        row = database.read_sync(executions.get, exec_id)
         if row["status"] in ("finished", "failed"):
             return row
         time.sleep(0.02)
@@ -56,7 +56,7 @@ def ended(database, exec_id, timeout=20):
 def test_a_delete_job_removes_the_record_then_its_files(setup):
     database, folders, owner, runner = setup
     rid = database.write_sync(resource_writes.create, "document", owner, {"title": "Gone soon"})
-    uuid = database.read(lambda conn: conn.execute("SELECT uuid FROM resources WHERE id = ?", (rid,)).fetchone()[0])
+    uuid = database.read_sync(lambda conn: conn.execute("SELECT uuid FROM resources WHERE id = ?", (rid,)).fetchone()[0])
     (folders.files / uuid).mkdir()
     (folders.files / uuid / "notes.txt").write_text("kept until the record is gone")
     started = runner()
@@ -64,7 +64,7 @@ def test_a_delete_job_removes_the_record_then_its_files(setup):
     started.submit(exec_id)
     row = ended(database, exec_id)
     assert row["status"] == "finished" and json.loads(row["output_params"]) == {"output": 1}
-    assert database.read(resources.id_by_uuid, uuid) is None
+    assert database.read_sync(resources.id_by_uuid, uuid) is None
     deadline = time.monotonic() + 5  # the files go once the request is finished, then the job's workspace
     while (folders.files / uuid).exists() or any(folders.tmp.iterdir()):
         assert time.monotonic() < deadline, [*folders.files.iterdir(), *folders.tmp.iterdir()]
@@ -84,13 +84,13 @@ def test_a_failing_job_is_stored_failed_with_its_message(setup):
 def test_start_fails_what_a_stopped_server_left_running_and_takes_up_what_is_ready(setup):
     database, _, owner, runner = setup
     rid = database.write_sync(resource_writes.create, "document", owner, {"title": "Waiting"})
-    uuid = database.read(lambda conn: conn.execute("SELECT uuid FROM resources WHERE id = ?", (rid,)).fetchone()[0])
+    uuid = database.read_sync(lambda conn: conn.execute("SELECT uuid FROM resources WHERE id = ?", (rid,)).fetchone()[0])
     left = queue(database, owner, "delete", {"uuid": uuid}, rid)
     database.write_sync(executions.claim, left, 2**22 + 7)  # a process id no process has
     ready = queue(database, owner, "delete", {"uuid": "not-a-resource"})
     runner()  # start-up: nothing submitted by hand
     assert ended(database, left)["status"] == "failed"
-    assert database.read(resources.id_by_uuid, uuid) == rid  # the abandoned work left nothing
+    assert database.read_sync(resources.id_by_uuid, uuid) == rid  # the abandoned work left nothing
     row = ended(database, ready)
     assert row["status"] == "finished" and json.loads(row["output_params"]) == {"output": 0}
 
@@ -98,7 +98,7 @@ def test_start_fails_what_a_stopped_server_left_running_and_takes_up_what_is_rea
 def test_a_job_function_is_claimed_run_and_finished_in_one_transaction(setup):
     database, _, owner, runner = setup
     rid = database.write_sync(resource_writes.create, "document", owner, {"title": "Shared"})
-    uuid = database.read(lambda conn: conn.execute("SELECT uuid FROM resources WHERE id = ?", (rid,)).fetchone()[0])
+    uuid = database.read_sync(lambda conn: conn.execute("SELECT uuid FROM resources WHERE id = ?", (rid,)).fetchone()[0])
     reader = database.write_sync(lambda conn: users.create(conn, {"username": "reader", "password": ""}))
     started = runner()
     done = queue(database, owner, "set_permissions",
@@ -106,7 +106,7 @@ def test_a_job_function_is_claimed_run_and_finished_in_one_transaction(setup):
     started.submit(done)
     row = ended(database, done)
     assert row["status"] == "finished" and json.loads(row["output_params"]) == {"output": True}
-    assert database.read(lambda conn: conn.execute(
+    assert database.read_sync(lambda conn: conn.execute(
         "SELECT count(*) FROM resource_perms WHERE resource_id = ? AND user_id = ?", (rid, reader)).fetchone()[0]) > 0
     failed = queue(database, owner, "set_permissions", {"uuid": "not-a-resource", "permissions": {}})
     started.submit(failed)
@@ -124,12 +124,12 @@ def test_what_a_failing_job_function_wrote_is_rolled_back_and_the_failure_kept(s
 
     row = database.write_sync(_claim_and_run, exec_id, 4242, half_done)
     assert row is not None
-    stored = database.read(executions.get, exec_id)
+    stored = database.read_sync(executions.get, exec_id)
     assert stored["status"] == "failed"
-    assert database.read(lambda conn: conn.execute(
+    assert database.read_sync(lambda conn: conn.execute(
         "SELECT runner_pid FROM execution_requests WHERE exec_id = ?", (exec_id,)).fetchone()[0]) == 4242
     assert json.loads(stored["output_params"])["exception"] == "stopped half way"
-    assert database.read(lambda conn: conn.execute(
+    assert database.read_sync(lambda conn: conn.execute(
         "SELECT count(*) FROM resources WHERE title = 'Half done'").fetchone()[0]) == 0
     # a request that is no longer ready is not claimed, and nothing runs
     assert database.write_sync(_claim_and_run, exec_id, 4242, half_done) is None

@@ -132,7 +132,7 @@ def test_over_http_a_relative_path_inside_is_imported_for_the_caller(job):
     shutil.copyfile(DATA / "float_raster_with_nodata.tif", folder / "floaty.tif")
     said = start(job, "importlayers", "mine/floaty.tif")
     assert "imported    floaty.tif: dataset" in said
-    rid = job.db.read(datasets.of_owner_named, 1, "floaty")
+    rid = job.db.read_sync(datasets.of_owner_named, 1, "floaty")
     assert rid is not None and f"dataset {rid} 'floaty'" in said
 
 
@@ -147,5 +147,5 @@ def test_a_stop_asked_between_file_sets(job):
         start(job, "updatelayers", "--folder", "stopping")
     said = job.out.getvalue()
     assert "imported    stopping/a.tif" in said and "stopped after 1 of 2 file sets." in said
-    assert job.db.read(datasets.of_owner_named, 1, "b") is None
+    assert job.db.read_sync(datasets.of_owner_named, 1, "b") is None
     assert [p.name for p in job.tmp_dir.iterdir() if p.name.startswith("command-")] == []

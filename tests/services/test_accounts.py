@@ -60,7 +60,7 @@ def test_who_edits_whom(world):
     with pytest.raises(Forbidden):  # staff edit everyone but superusers
         database.write_sync(user_rules.change, callers["staff"], [(ids["root"], {"first_name": "X"})])
     database.write_sync(user_rules.change, callers["staff"], [(ids["alice"], {"first_name": "Alice"})])
-    names = database.read(lambda conn: [users.get(conn, ids[n])["first_name"] for n in ("alice", "bob", "root")])
+    names = database.read_sync(lambda conn: [users.get(conn, ids[n])["first_name"] for n in ("alice", "bob", "root")])
     assert names == ["Alice", "Bob", ""]
 
 
@@ -80,7 +80,7 @@ def test_the_last_superuser_stays(world):
         database.write_sync(user_rules.change, callers["root"], [(ids["root"], {"is_superuser": False})])
     with pytest.raises(Invalid, match="last active superuser"):
         database.write_sync(user_rules.delete, callers["root"], [ids["root"]], ())
-    assert database.read(users.get, ids["root"])["is_superuser"]
+    assert database.read_sync(users.get, ids["root"])["is_superuser"]
 
 
 def test_deletion_rules_and_transfers(world):
@@ -95,31 +95,31 @@ def test_deletion_rules_and_transfers(world):
     with pytest.raises(NotFound):
         database.write_sync(user_rules.transfer, callers["bob"], ids["bob"], ids["bob"], 999_999, None)
     assert database.write_sync(user_rules.transfer, callers["bob"], ids["bob"], ids["bob"], ids["alice"], None) == 1
-    owner = database.read(lambda conn: conn.execute("SELECT owner_id FROM resources WHERE id = ?", (rid,)).fetchone()[0])
+    owner = database.read_sync(lambda conn: conn.execute("SELECT owner_id FROM resources WHERE id = ?", (rid,)).fetchone()[0])
     assert owner == ids["alice"]
     database.write_sync(user_rules.delete, callers["root"], [ids["bob"]], ("user_has_resources",))
-    assert database.read(users.get, ids["bob"]) is None
+    assert database.read_sync(users.get, ids["bob"]) is None
 
 
 def test_demoting_managers(world):
     database, ids, profiles, callers = world
     assert user_rules.may_demote(callers["alice"], ids["alice"]) and user_rules.may_demote(callers["staff"], ids["alice"])
     assert not user_rules.may_demote(callers["bob"], ids["alice"])
-    public_group = database.read(groups.get, profiles["public"])["group_id"]
+    public_group = database.read_sync(groups.get, profiles["public"])["group_id"]
     titles, refused = database.write_sync(user_rules.demote, ids["alice"], [public_group, 999])
     assert titles == ["Open"] and refused == [999]
-    assert database.read(groups.role, public_group, ids["alice"]) == "member"
+    assert database.read_sync(groups.role, public_group, ids["alice"]) == "member"
 
 
 def test_who_may_join_and_change_a_group(world):
     database, ids, profiles, callers = world
-    public = database.read(group_rules.visible, callers["bob"], profiles["public"])
+    public = database.read_sync(group_rules.visible, callers["bob"], profiles["public"])
     database.write_sync(group_rules.change_members, callers["bob"], public, [ids["bob"]], "member", True)
-    assert database.read(groups.role, public["group_id"], ids["bob"]) == "member"
+    assert database.read_sync(groups.role, public["group_id"], ids["bob"]) == "member"
     with pytest.raises(Forbidden):  # a member makes nobody a manager, not even themselves
         database.write_sync(group_rules.change_members, callers["bob"], public, [ids["bob"]], "manager", True)
     with pytest.raises(NotFound):  # a private group is hidden from those outside it
-        database.read(group_rules.visible, callers["bob"], profiles["private"])
+        database.read_sync(group_rules.visible, callers["bob"], profiles["private"])
     with pytest.raises(Forbidden):
         database.write_sync(group_rules.change, callers["bob"], profiles["public"], {"title": "Mine"}, None)
     database.write_sync(group_rules.change, callers["alice"], profiles["public"], {"title": "Ours"}, None)
@@ -131,4 +131,4 @@ def test_who_may_join_and_change_a_group(world):
         database.write_sync(group_rules.create, callers["root"], [({"slug": "open", "title": "Again"}, None)])
     with pytest.raises(Forbidden):
         database.write_sync(group_rules.delete_each, callers["alice"], [profiles["public"]])
-    assert database.read(groups.get, profiles["public"])["title"] == "Ours"
+    assert database.read_sync(groups.get, profiles["public"])["title"] == "Ours"

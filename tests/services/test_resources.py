@@ -38,22 +38,22 @@ def world(tmp_path):
     ids, rid = database.write_sync(build)
 
     def viewer(name):
-        return database.read(resources.viewer_of, ids[name], name == "admin")
+        return database.read_sync(resources.viewer_of, ids[name], name == "admin")
 
     yield database, ids, rid, viewer
     database.close()
 
 
 def title_of(database, rid):
-    return database.read(lambda conn: conn.execute("SELECT title FROM resources WHERE id = ?", (rid,)).fetchone()[0])
+    return database.read_sync(lambda conn: conn.execute("SELECT title FROM resources WHERE id = ?", (rid,)).fetchone()[0])
 
 
 def test_hidden_and_missing_look_alike(world):
     database, _, rid, viewer = world
     for pk in (rid, 999_999):
         with pytest.raises(NotFound, match="No ResourceBase matches"):
-            database.read(rules.visible, viewer("stranger"), pk)
-    assert database.read(rules.visible, viewer("member"), rid)["title"] == "Notes"
+            database.read_sync(rules.visible, viewer("stranger"), pk)
+    assert database.read_sync(rules.visible, viewer("member"), rid)["title"] == "Notes"
 
 
 @pytest.mark.parametrize(("who", "may_change"), [
@@ -91,7 +91,7 @@ def test_only_those_who_may_delete_do_and_never_while_a_job_runs(world):
     uuid = database.write_sync(rules.delete, viewer("owner"), rid)
     assert isinstance(uuid, str) and len(uuid) == 36
     with pytest.raises(NotFound):
-        database.read(rules.visible, viewer("admin"), rid)
+        database.read_sync(rules.visible, viewer("admin"), rid)
 
 
 def test_several_deletions_are_all_or_none(world):
@@ -99,7 +99,7 @@ def test_several_deletions_are_all_or_none(world):
     other = database.write_sync(resource_writes.create, "document", ids["stranger"], {"title": "Theirs"})
     with pytest.raises(Forbidden):
         database.write_sync(rules.delete_each, viewer("owner"), [rid, other])
-    assert database.read(rules.visible, viewer("admin"), rid)["title"] == "Notes"
+    assert database.read_sync(rules.visible, viewer("admin"), rid)["title"] == "Notes"
 
 
 def test_what_may_be_created(world):
@@ -114,7 +114,7 @@ def test_what_may_be_created(world):
     item = {"resource_type": "geostory", "name": "Tour"}
     assert rules.creatable_type(item, GEOAPPS) == "geostory" and item["title"] == "Tour"
     [rid] = database.write_sync(rules.create, viewer("stranger"), ids["stranger"], False, [item], GEOAPPS)
-    row = database.read(rules.visible, viewer("stranger"), rid)
+    row = database.read_sync(rules.visible, viewer("stranger"), rid)
     assert (row["owner_id"], row["title"], row["resource_type"]) == (ids["stranger"], "Tour", "geostory")
     with pytest.raises(Busy, match="same 'name'"):  # one geoapp per name, and the second is not written
         database.write_sync(rules.create, viewer("owner"), ids["owner"], False,
@@ -123,8 +123,8 @@ def test_what_may_be_created(world):
 
 def test_copying_needs_download_rights_on_documents(world):
     database, _, rid, viewer = world
-    assert database.read(rules.copyable, viewer("member"), rid)["id"] == rid  # the group may download
-    editor_may = database.read(lambda conn: rules.copyable(conn, viewer("editor"), rid)["id"])
+    assert database.read_sync(rules.copyable, viewer("member"), rid)["id"] == rid  # the group may download
+    editor_may = database.read_sync(lambda conn: rules.copyable(conn, viewer("editor"), rid)["id"])
     assert editor_may == rid  # edit includes download
     with pytest.raises(NotFound):
-        database.read(rules.copyable, viewer("stranger"), rid)
+        database.read_sync(rules.copyable, viewer("stranger"), rid)

@@ -33,26 +33,36 @@ def heavy(conn) -> int:
     return conn.execute(HEAVY).fetchone()[0]
 
 
-def test_a_read_said_to_be_slow_runs_on_a_reader_thread_and_a_quick_one_on_the_loop(db):
-    async def main():
-        return await db.execute(where, slow=True), await db.execute(where, slow=False)
-
-    slow, quick = run_loop(main())
-    assert slow.startswith("sqlite-reader") and quick == LOOP_THREAD
-
-
 def test_cheap_reads_move_to_the_loop_and_costly_ones_stay_off_it(db):
     async def main():
-        first = await db.execute(where)            # unknown cost: a reader thread
-        later = await db.execute(where)            # it took microseconds: the loop's thread
-        await db.execute(heavy)                    # tens of milliseconds of CPU
-        again = await db.execute(heavy, slow=None)
-        return first, later, again
+        first = await db.read(where)               # unknown cost: a reader thread
+        later = await db.read(where)               # it took microseconds: the loop's thread
+        await db.read(heavy)                       # tens of milliseconds of CPU
+        return first, later
 
-    first, later, _ = run_loop(main())
+    first, later = run_loop(main())
     assert first.startswith("sqlite-reader") and later == LOOP_THREAD
     assert db._costs[heavy.__code__] > 0.002
-    assert not db._quick(heavy.__code__, None)  # the next heavy read goes to a thread
+    assert not db._quick(heavy.__code__)  # the next heavy read goes to a thread
+
+
+def test_reads_alike_are_timed_together_whatever_function_runs_them(db):
+    """A list read names what its cost depends on (``like``): a query shape that proved cheap
+    runs on the loop, another shape of the same function that proved costly stays on a thread."""
+    def read(conn, costly: bool) -> str:
+        if costly:
+            conn.execute(HEAVY).fetchone()
+        return threading.current_thread().name
+
+    async def main():
+        await db.read(read, False, like="small")
+        small = await db.read(read, False, like="small")
+        await db.read(read, True, like="large")
+        large = await db.read(read, False, like="large")
+        return small, large
+
+    small, large = run_loop(main())
+    assert small == LOOP_THREAD and large.startswith("sqlite-reader")
 
 
 def test_the_loop_keeps_running_while_a_slow_read_runs(db):
@@ -68,7 +78,7 @@ def test_the_loop_keeps_running_while_a_slow_read_runs(db):
         ticker = asyncio.create_task(tick())
         await asyncio.sleep(0.01)
         before = ticks
-        assert await db.execute(heavy, slow=True) == 3_000_000
+        assert await db.read(heavy) == 3_000_000  # its cost unknown: a reader thread
         after = ticks
         ticker.cancel()
         return after - before
@@ -76,26 +86,29 @@ def test_the_loop_keeps_running_while_a_slow_read_runs(db):
     assert run_loop(main()) >= 5
 
 
-def test_reads_of_one_handler_share_one_snapshot(db):
+def test_reads_inside_a_read_share_its_snapshot(db):
     db.write_sync(lambda conn: conn.execute("INSERT INTO keywords (name, slug) VALUES ('a', 'a')"))
 
-    def handler() -> tuple[int, int, bool]:
-        first = db.read(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0])
+    def count(conn) -> int:
+        return conn.execute("SELECT count(*) FROM keywords").fetchone()[0]
+
+    def handler(conn) -> tuple[int, int, bool]:
+        first = db.read_sync(count)
         db.write_sync(lambda conn: conn.execute("INSERT INTO keywords (name, slug) VALUES ('b', 'b')"))
-        second = db.read(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0])
-        return first, second, db.reader().in_transaction
+        second = count(conn)
+        return first, second, conn.in_transaction
 
     async def main():
-        return await db.offload(handler, slow=True)
+        return await db.read(handler)
 
     first, second, inside = run_loop(main())
     assert first == second == 1 and inside  # the write made meanwhile is not half-seen
-    assert db.read(lambda conn: conn.execute("SELECT count(*) FROM keywords").fetchone()[0]) == 2
+    assert db.read_sync(count) == 2
 
 
 def test_a_cheap_read_that_once_took_long_runs_on_a_thread_for_a_while(db):
     """A page whose count a write made stale takes long once; while writes keep coming that
-    repeats, so reads of the same code leave the loop for SLOW_SPELL, then come back."""
+    repeats, so reads like it leave the loop for SLOW_SPELL, then come back."""
     sometimes_heavy = {"heavy": False}
 
     def page(conn) -> str:
@@ -104,18 +117,34 @@ def test_a_cheap_read_that_once_took_long_runs_on_a_thread_for_a_while(db):
         return threading.current_thread().name
 
     async def main():
-        await db.execute(page)
-        quick = await db.execute(page)
+        await db.read(page)
+        quick = await db.read(page)
         sometimes_heavy["heavy"] = True
-        await db.execute(page)                      # on the loop still: its cost was low
+        await db.read(page)                         # on the loop still: its cost was low
         sometimes_heavy["heavy"] = False
-        after = await db.execute(page)              # right after a long one: a reader thread
+        after = await db.read(page)                 # right after a long one: a reader thread
         db._slow_until[page.__code__] -= 2 * SLOW_SPELL  # as if the spell were over
-        later = await db.execute(page)
+        later = await db.read(page)
         return quick, after, later
 
     quick, after, later = run_loop(main())
     assert quick == LOOP_THREAD and after.startswith("sqlite-reader") and later == LOOP_THREAD
+
+
+def test_what_one_reader_keeps_the_others_find(db):
+    """The owner keeps derived values for all its readers: one kept on a reader thread is found
+    by a read on the loop's thread, while the data are unchanged."""
+    def keep(conn, value=None):
+        here = db.kept(conn)
+        if value is not None:
+            here["mark"] = value
+        return here.get("mark"), threading.current_thread().name
+
+    async def main():
+        return await db.read(keep, "shared")  # unknown cost: a reader thread
+
+    assert run_loop(main())[1].startswith("sqlite-reader")
+    assert db.read_sync(keep) == ("shared", threading.current_thread().name)
 
 
 def test_what_readers_keep_goes_with_data_changes_only(db):
@@ -135,13 +164,13 @@ def test_what_readers_keep_goes_with_data_changes_only(db):
             kept_here["mark"] = value
         return kept_here.get("mark")
 
-    db.read(keep, "kept")
+    db.read_sync(keep, "kept")
     # it merged something (negative: whatever is there, as few segments as the writer's upkeep left)
     assert db.write_sync(lambda conn: text_index.merge_step(conn, -1000))
     db.write_sync(sessions.begin_attempt, "someone")  # a failed sign-in is counted for its name only
-    assert db.read(keep) == "kept"
+    assert db.read_sync(keep) == "kept"
     db.write_sync(resource_writes.update, rid, {"title": "Flood atlas"})
-    assert db.read(keep) is None
+    assert db.read_sync(keep) is None
 
 
 def test_values_kept_by_kind_go_with_their_tables(db):
@@ -161,10 +190,10 @@ def test_values_kept_by_kind_go_with_their_tables(db):
 
     def keep_all():
         for kind in ("data", "favorites", "jobs", "all"):
-            db.read(keep, kind, kind)
+            db.read_sync(keep, kind, kind)
 
     def still() -> set[str]:
-        return {kind for kind in ("data", "favorites", "jobs", "all") if db.read(keep, kind) == kind}
+        return {kind for kind in ("data", "favorites", "jobs", "all") if db.read_sync(keep, kind) == kind}
 
     keep_all()
     db.write_sync(resource_extras.add_favorite, owner, rid)
@@ -189,9 +218,9 @@ def test_counts_are_kept_with_the_kind_of_the_tables_they_read(db):
             "jobs": "SELECT count(*) FROM execution_requests e",
             "all": "SELECT (SELECT count(*) FROM favorites) + (SELECT count(*) FROM execution_requests)"}
     for kind, sql in sqls.items():
-        db.read(lambda conn: filters.remember_count(conn, sql, [], -1))
-        assert db.read(lambda conn: filters.known_count(conn, sql, [])) == -1
-        assert db.read(lambda conn: db.kept(conn, kind)["counts"][(sql, ())]) == [(-1,)]
+        db.read_sync(lambda conn: filters.remember_count(conn, sql, [], -1))
+        assert db.read_sync(lambda conn: filters.known_count(conn, sql, [])) == -1
+        assert db.read_sync(lambda conn: db.kept(conn, kind)["counts"][(sql, ())]) == [(-1,)]
 
 
 def test_a_savepoint_rolls_back_its_part_only(db):
@@ -207,7 +236,7 @@ def test_a_savepoint_rolls_back_its_part_only(db):
             users.create(conn, {"username": "also kept", "email": "also@example.org", "password": ""})
 
     db.write_sync(write)
-    names = {r[0] for r in db.read(lambda conn: conn.execute("SELECT username FROM users").fetchall())}
+    names = {r[0] for r in db.read_sync(lambda conn: conn.execute("SELECT username FROM users").fetchall())}
     assert {"kept", "also kept"} <= names and "dropped" not in names
 
 
@@ -261,7 +290,7 @@ def test_writes_queued_together_commit_together_and_fail_alone(db, monkeypatch):
     with pytest.raises(WriteConflict, match="UNIQUE"):
         futures[3].result(10)
     assert seen == [0, 0, 0]  # one transaction: none saw another's mark committed
-    assert db.read(lambda conn: [r[0] for r in conn.execute("SELECT x FROM marks ORDER BY x")]) == [1, 2, 4]
+    assert db.read_sync(lambda conn: [r[0] for r in conn.execute("SELECT x FROM marks ORDER BY x")]) == [1, 2, 4]
 
 
 def test_writes_undone_with_a_failing_one_go_again_alone(db, monkeypatch):
@@ -273,4 +302,4 @@ def test_writes_undone_with_a_failing_one_go_again_alone(db, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         futures[2].result(10)
     futures[3].result(10)
-    assert db.read(lambda conn: [r[0] for r in conn.execute("SELECT x FROM marks ORDER BY x")]) == [1, 2, 4]
+    assert db.read_sync(lambda conn: [r[0] for r in conn.execute("SELECT x FROM marks ORDER BY x")]) == [1, 2, 4]

@@ -38,10 +38,10 @@ def test_writes_leave_merging_to_the_writer_s_idle_time(tmp_path):
             db.write_sync(lambda conn, n=n: conn.execute(
                 "UPDATE resources SET title = ? WHERE id = ?", (f"Renamed lighthouse {n}", first + n)))
         deadline = time.monotonic() + 10
-        while db.read(segments) > 12 and time.monotonic() < deadline:
+        while db.read_sync(segments) > 12 and time.monotonic() < deadline:
             time.sleep(0.05)  # the writer merges them once it has nothing else to do
-        assert db.read(segments) <= 12
-        found = db.read(lambda conn: conn.execute(
+        assert db.read_sync(segments) <= 12
+        found = db.read_sync(lambda conn: conn.execute(
             "SELECT count(*) FROM resource_text WHERE resource_text MATCH '\"lighthouse\"'").fetchone()[0])
         assert found == 40
     finally:

@@ -33,7 +33,7 @@ def test_writes_reach_the_database_file_soon_after(tmp_path):
         while in_file_alone(path, tmp_path) < 20 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert in_file_alone(path, tmp_path) == 20
-        assert db.read(lambda conn: conn.execute("SELECT count(*) FROM users WHERE username LIKE 'writer%'")
+        assert db.read_sync(lambda conn: conn.execute("SELECT count(*) FROM users WHERE username LIKE 'writer%'")
                        .fetchone()[0]) == 20
     finally:
         db.close()

@@ -48,7 +48,7 @@ def test_two_processes_writers_both_get_every_write_through(tmp_path):
         for t in threads:
             t.join(timeout=60)
         assert not errors
-        assert first.read(lambda conn: conn.execute(
+        assert first.read_sync(lambda conn: conn.execute(
             "SELECT count(*) FROM users WHERE username GLOB '[ab][0-9]*'").fetchone()[0]) == 80
     finally:
         first.close()

@@ -69,7 +69,7 @@ OAUTH_ERRORS = {ApiError: _refused, Refused: _refused}
 async def token(ctx: Ctx) -> Response[TokenAnswer] | Response[OAuthError]:
     body: TokenRequest = await declared_body(ctx.request)
     username, password = body.username, body.password
-    row = await ctx.db.execute(users.by_username, username)
+    row = await ctx.db.read(users.by_username, username)
     stored = row["password"] if row is not None and row["is_active"] else ""
     ok = await anyio.to_thread.run_sync(verify_password, password, stored)
     if not (ok and stored):

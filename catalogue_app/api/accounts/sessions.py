@@ -108,7 +108,7 @@ async def login(ctx: Ctx) -> Response[SessionAnswer]:
     delay = failure_delay(await ctx.db.write(sign_in.attempt, name))
     if delay:
         await asyncio.sleep(delay)
-    row = await ctx.db.execute(users.by_username, username) if len(username) <= MAX_USERNAME else None
+    row = await ctx.db.read(users.by_username, username) if len(username) <= MAX_USERNAME else None
     stored = row["password"] if row is not None and row["is_active"] else ""
     ok = await anyio.to_thread.run_sync(verify_password, password, stored or DUMMY_HASH)
     if not (ok and stored):

@@ -71,7 +71,7 @@ class TokensController(Controller):
 
     @get("/", summary="The caller's API tokens, newest first (never the tokens themselves)")
     async def list_tokens(self, ctx: Ctx) -> TokenList:
-        rows = await ctx.db.execute(rules.list_tokens, rules.require_user(ctx.caller))
+        rows = await ctx.db.read(rules.list_tokens, rules.require_user(ctx.caller))
         return pagination.page_of(ctx.request, ctx.params, TokenList, rows, lambda r: shape(r, ctx.base))
 
     @post("/", status_code=201, opt={"body": TokenWrite},
@@ -86,7 +86,7 @@ class TokensController(Controller):
     @get("/{token_id:str}", summary="One of the caller's tokens")
     async def get_token(self, ctx: Ctx, token_id: FromPath[str]) -> TokenDetail:
         user_id = rules.require_user(ctx.caller)
-        row = await ctx.db.execute(rules.get_token, user_id, path_id(token_id, "Token"))
+        row = await ctx.db.read(rules.get_token, user_id, path_id(token_id, "Token"))
         return TokenDetail(shape(row, ctx.base))
 
     @delete("/{token_id:str}", status_code=204, summary="Revoke one of the caller's tokens")

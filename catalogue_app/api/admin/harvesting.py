@@ -17,7 +17,7 @@ from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import Id, declared, declared_body, path_id, read_body
@@ -215,11 +215,10 @@ class HarvestersController(Controller):
         spec = list_spec(ctx.params, harvesters.FIELDS, {})
         base = ctx.base
 
-        def fetch(limit: int, offset: int):
-            total, rows = ctx.db.read(harvesters.page, spec, limit, offset)
-            return total, [brief(base, r) for r in rows]
-
-        page, total, items = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
+        page = pagination.wanted(ctx.request, ctx.params)
+        total, rows = await ctx.db.read(harvesters.page, spec, page.size, page.offset)
+        items = [brief(base, r) for r in rows]
+        pagination.check(page, total)
         return pagination.build(ctx.request, ctx.params, HarvesterList, page, total, items)
 
     @post("/", status_code=201, opt={"body": HarvesterWrite}, summary="Create a harvester (superusers)")
@@ -227,11 +226,11 @@ class HarvestersController(Controller):
         rules.require_superuser(ctx.caller)
         values = _values(await declared_body(ctx.request, singular="harvester"))
         harvester_id = await ctx.db.write(rules.create, ctx.caller, values)
-        return HarvesterDetail(detail(ctx.base, await ctx.db.execute(rules.get, ctx.caller, harvester_id)))
+        return HarvesterDetail(detail(ctx.base, await ctx.db.read(rules.get, ctx.caller, harvester_id)))
 
     @get("/{harvester_id:str}", summary="One harvester (superusers)")
     async def get_harvester(self, ctx: Ctx, harvester_id: FromPath[str]) -> HarvesterDetail:
-        row = await ctx.db.execute(rules.get, ctx.caller, path_id(harvester_id, "Harvester"))
+        row = await ctx.db.read(rules.get, ctx.caller, path_id(harvester_id, "Harvester"))
         return HarvesterDetail(detail(ctx.base, row))
 
     @patch("/{harvester_id:str}", opt={"body": HarvesterWrite},
@@ -250,7 +249,7 @@ class HarvestersController(Controller):
         work = await ctx.db.write(rules.change, ctx.caller, pk, values)
         if work:
             _wake(ctx)
-        return HarvesterDetail(detail(ctx.base, await ctx.db.execute(rules.get, ctx.caller, pk)))
+        return HarvesterDetail(detail(ctx.base, await ctx.db.read(rules.get, ctx.caller, pk)))
 
     @delete("/{harvester_id:str}", status_code=204, summary="Delete a harvester (superusers); what it harvested stays")
     async def delete_harvester(self, ctx: Ctx, harvester_id: FromPath[str]) -> None:
@@ -260,14 +259,13 @@ class HarvestersController(Controller):
          summary="What the harvester's remote offers (anyone; superusers when it reads with a token)")
     async def list_harvestable(self, ctx: Ctx, harvester_id: FromPath[str]) -> HarvestableList:
         pk = path_id(harvester_id, "Harvester")
-        await ctx.db.execute(rules.visible_harvester, ctx.caller, pk)
+        await ctx.db.read(rules.visible_harvester, ctx.caller, pk)
         spec = list_spec(ctx.params, harvesters.HARVESTABLE_FIELDS, {})
 
-        def fetch(limit: int, offset: int):
-            total, rows = ctx.db.read(harvesters.harvestable_page, pk, spec, limit, offset)
-            return total, [harvestable(r) for r in rows]
-
-        page, total, items = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
+        page = pagination.wanted(ctx.request, ctx.params)
+        total, rows = await ctx.db.read(harvesters.harvestable_page, pk, spec, page.size, page.offset)
+        items = [harvestable(r) for r in rows]
+        pagination.check(page, total)
         return pagination.build(ctx.request, ctx.params, HarvestableList, page, total, items)
 
     @patch("/{harvester_id:str}/harvestable-resources", opt={"body": list[Choice]},
@@ -289,7 +287,7 @@ class HarvestersController(Controller):
             found = harvesters.harvestable_by_identifiers(conn, pk, identifiers)
             return [harvestable(found[i]) for i in identifiers if i in found]
 
-        return HarvestableBatch(await ctx.db.execute(load))
+        return HarvestableBatch(await ctx.db.read(load))
 
 
 class SessionsController(Controller):
@@ -300,16 +298,15 @@ class SessionsController(Controller):
     async def list_sessions(self, ctx: Ctx) -> SessionList:
         spec = list_spec(ctx.params, harvesters.SESSION_FIELDS, {})
 
-        def fetch(limit: int, offset: int):
-            total, rows = ctx.db.read(harvesters.session_page, spec, limit, offset)
-            return total, [session(r) for r in rows]
-
-        page, total, items = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
+        page = pagination.wanted(ctx.request, ctx.params)
+        total, rows = await ctx.db.read(harvesters.session_page, spec, page.size, page.offset)
+        items = [session(r) for r in rows]
+        pagination.check(page, total)
         return pagination.build(ctx.request, ctx.params, SessionList, page, total, items)
 
     @get("/{session_id:str}", summary="One harvesting session (anyone)")
     async def get_session(self, ctx: Ctx, session_id: FromPath[str]) -> SessionDetail:
-        row = await ctx.db.execute(rules.session, path_id(session_id, "AsynchronousHarvestingSession"))
+        row = await ctx.db.read(rules.session, path_id(session_id, "AsynchronousHarvestingSession"))
         return SessionDetail(session(row))
 
 

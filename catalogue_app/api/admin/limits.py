@@ -14,7 +14,7 @@ from litestar import Controller, Response, get, patch, post, put
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import read_body, records, unwrap
@@ -99,10 +99,9 @@ class ParallelismLimitList(pagination.ListPage, rename={"upload_parallelism_limi
 async def _page(ctx: Context, family: LimitFamily, cls: type[pagination.ListPage]) -> Any:
     spec = list_spec(ctx.params, family.kind.listing.fields, {})
 
-    def fetch(limit: int, offset: int):
-        return ctx.db.read(limits.page, family.kind, spec, limit, offset)
-
-    page, total, rows = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
+    page = pagination.wanted(ctx.request, ctx.params)
+    total, rows = await ctx.db.read(limits.page, family.kind, spec, page.size, page.offset)
+    pagination.check(page, total)
     return pagination.build(ctx.request, ctx.params, cls, page, total, [shape(family, r, ctx.base) for r in rows])
 
 
@@ -168,7 +167,7 @@ class ParallelismLimitsController(Controller):
 
 
 async def _row(ctx: Context, family: LimitFamily, slug: str) -> Row:
-    row = await ctx.db.execute(limits.get, family.kind, slug)
+    row = await ctx.db.read(limits.get, family.kind, slug)
     if row is None:
         raise ApiError(404, "No limit matches the given query.", "not_found")
     return row

@@ -24,7 +24,7 @@ from litestar.params import FromPath
 from litestar.response import Stream
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.request_bodies import path_id, read_body
 from catalogue_app.services import backups
@@ -208,7 +208,7 @@ class ManagementController(Controller):
 
         job_id = await _guarded(make)
         _wake(ctx)
-        return Wrapped(True, None, job(await ctx.db.execute(management_jobs.get, job_id)))
+        return Wrapped(True, None, job(await ctx.db.read(management_jobs.get, job_id)))
 
     @get("/jobs", summary="Jobs, newest first (staff); filters status, command, app_name, user, user__username")
     async def list_jobs(self, ctx: Ctx) -> JobList:
@@ -224,11 +224,10 @@ class ManagementController(Controller):
         if cmd is not None:
             filters["command"] = cmd
 
-        def fetch(limit: int, offset: int):
-            total, rows = ctx.db.read(management_jobs.page, filters, username, limit, offset)
-            return total, [brief(r) for r in rows]
-
-        page, total, items = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
+        page = pagination.wanted(ctx.request, ctx.params)
+        total, rows = await ctx.db.read(management_jobs.page, filters, username, page.size, page.offset)
+        items = [brief(r) for r in rows]
+        pagination.check(page, total)
         return pagination.build(ctx.request, ctx.params, JobList, page, total, items)
 
     @get("/jobs/{job_id:str}", summary="One job, with its output (staff)")
@@ -248,20 +247,20 @@ class ManagementController(Controller):
 
     async def _job(self, ctx: Context, job_id: str) -> tuple[Row, str | None]:
         pk = path_id(job_id, "Job")
-        return await _guarded(ctx.db.execute, rules.job_detail, ctx.caller, pk, ctx.settings.data_dir)
+        return await _guarded(ctx.db.read, rules.job_detail, ctx.caller, pk, ctx.settings.data_dir)
 
     @patch("/jobs/{job_id:str}/start", summary="Start a job that was created without autostart (staff)")
     async def start_job(self, ctx: Ctx, job_id: FromPath[str]) -> Wrapped:
         pk = path_id(job_id, "Job")
         await _guarded(ctx.db.write, rules.start, ctx.caller, pk)
         _wake(ctx)
-        return Wrapped(True, None, job(await ctx.db.execute(management_jobs.get, pk)))
+        return Wrapped(True, None, job(await ctx.db.read(management_jobs.get, pk)))
 
     @patch("/jobs/{job_id:str}/stop", summary="Stop a job: at once if it has not started, else at its next step (staff)")
     async def stop_job(self, ctx: Ctx, job_id: FromPath[str]) -> Wrapped:
         pk = path_id(job_id, "Job")
         await _guarded(ctx.db.write, rules.stop, ctx.caller, pk)
-        return Wrapped(True, None, job(await ctx.db.execute(management_jobs.get, pk)))
+        return Wrapped(True, None, job(await ctx.db.read(management_jobs.get, pk)))
 
     @get("/backups", summary="The backups in the data folder's backups/, newest first (staff)")
     async def list_backups(self, ctx: Ctx) -> BackupList:

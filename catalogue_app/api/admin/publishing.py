@@ -95,7 +95,7 @@ class RemotesController(Controller):
     @get("/", summary="The remotes resources are published to (superusers)")
     async def list_remotes(self, ctx: Ctx) -> RemoteList:
         _superuser(ctx)
-        rows = await ctx.db.execute(remotes.all_)
+        rows = await ctx.db.read(remotes.all_)
         return pagination.page_of(ctx.request, ctx.params, RemoteList, rows, lambda r: shape(r, ctx.base))
 
     @post("/", status_code=201, opt={"body": RemoteWrite},
@@ -108,7 +108,7 @@ class RemotesController(Controller):
     @get("/{remote_id:str}", summary="One remote (superusers)")
     async def get_remote(self, ctx: Ctx, remote_id: FromPath[str]) -> RemoteDetail:
         _superuser(ctx)
-        return RemoteDetail(shape(await ctx.db.execute(rules.get_remote, path_id(remote_id, "Remote")), ctx.base))
+        return RemoteDetail(shape(await ctx.db.read(rules.get_remote, path_id(remote_id, "Remote")), ctx.base))
 
     @patch("/{remote_id:str}", opt={"body": RemoteWrite},
            summary="Change a remote's name, url or token; a new url or token is checked first (superusers)")
@@ -136,7 +136,7 @@ async def publish(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
         if exc.field == "remote" and exc.missing:
             raise invalid('remote: give the remote to publish to, {"remote": <its id or name>}.') from None
         raise
-    found = await ctx.db.execute(rules.publish_request, rid, body.remote)
+    found = await ctx.db.read(rules.publish_request, rid, body.remote)
     params = {"remote_id": found["remote_id"], "resource_id": rid, "remote": found["remote"], "site_url": ctx.base}
     receipt = await queue_job(ctx, "publish", "publish", params, rid, name=f"{found['title']} to {found['remote']}",
                               source="publish")
@@ -147,7 +147,7 @@ async def publish(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
      summary="Where a resource was published, and how far each publication got (superusers)")
 async def publications(ctx: Ctx, pk: FromPath[str]) -> PublicationList:
     _superuser(ctx)
-    rows = await ctx.db.execute(rules.publications_of, path_id(pk, "ResourceBase"))
+    rows = await ctx.db.read(rules.publications_of, path_id(pk, "ResourceBase"))
     return PublicationList([Publication(**row) for row in rows])
 
 

@@ -32,6 +32,7 @@ from catalogue_app import rules
 from catalogue_app.api.errors import ApiError, authentication_failed
 from catalogue_app.clock import now
 from catalogue_app.passwords import hash_password, verify_password
+from catalogue_app.reads.users import signed_in, user_row
 from catalogue_app.store import sessions, tokens, users
 
 
@@ -57,6 +58,7 @@ class Caller:
 
 
 ANONYMOUS = Caller(None, "AnonymousUser")
+VIEWER_KEY = "catalogue.viewer"  # the signed-in caller with their groups (store/resources.py Viewer), read with them
 SESSION_COOKIE = "catalogue_session"
 CSRF_HEADER = b"x-csrftoken"
 CSRF_FAILED = "CSRF Failed: CSRF token missing or incorrect."
@@ -159,23 +161,25 @@ class AuthMiddleware(ASGIMiddleware):
         if not header and scope["type"] == "http" and scope["path"].rstrip("/") not in CSRF_EXEMPT_PATHS:
             value = cookie_value(scope["headers"], SESSION_COOKIE)
             if value and len(value) <= 256:
-                row = sessions.user_for(scope["litestar_app"].state.db.reader(), value)
+                row, viewer = await scope["litestar_app"].state.db.read(signed_in, sessions.user_for, value)
                 if row is not None:  # an unknown or expired cookie leaves the caller anonymous
                     if scope["method"] in UNSAFE_METHODS and not (
                             scope["method"] == "POST" and scope["path"].rstrip("/") in READ_ONLY_POST_PATHS):
                         _check_csrf(scope["headers"], row["csrf_token"])
                     caller = Caller.from_row(row)
                     scope["catalogue_session"] = row
+                    scope[VIEWER_KEY] = viewer
         elif header:
             state = scope["litestar_app"].state
             scheme, _, credentials = header.partition(b" ")
             scheme = scheme.lower()
             if scheme == b"basic":
-                caller = await _basic(state, header, credentials.strip())
+                caller = await _basic(state, header, credentials.strip(), scope)
             elif scheme == b"bearer":
-                row = tokens.user_for(state.db.reader(), credentials.strip().decode("latin-1"))
+                row, viewer = await state.db.read(signed_in, tokens.user_for, credentials.strip().decode("latin-1"))
                 if row is not None:  # an unknown or expired token leaves the caller anonymous
                     caller = Caller.from_row(row)
+                    scope[VIEWER_KEY] = viewer
                     _note_use(state, row["token_id"], row["token_last_used"])
         scope["user"] = caller
         await next_app(scope, receive, send)
@@ -212,14 +216,14 @@ def _check_csrf(headers, expected: str) -> None:
         raise ApiError(403, CSRF_FAILED, "permission_denied")
 
 
-async def _basic(state, header: bytes, credentials: bytes) -> Caller:
+async def _basic(state, header: bytes, credentials: bytes, scope: Scope) -> Caller:
     cache: CredentialCache = state.credentials
-    conn = state.db.reader()
     key = hashlib.sha256(header).digest()
     hit = cache.get(key)
     if hit is not None:
-        row = users.get(conn, hit[0])
+        row, viewer = await state.db.read(signed_in, user_row, hit[0])
         if row is not None and row["is_active"] and row["password"] == hit[1]:
+            scope[VIEWER_KEY] = viewer
             return Caller.from_row(row)
     try:
         decoded = base64.b64decode(credentials, validate=True).decode("utf-8")
@@ -230,7 +234,7 @@ async def _basic(state, header: bytes, credentials: bytes) -> Caller:
         raise authentication_failed("Invalid basic header. No credentials provided.")
 
     async def check() -> Caller:
-        row = users.by_username(conn, username)
+        row = await state.db.read(users.by_username, username)
         stored = row["password"] if row is not None and row["is_active"] else ""
         ok = await anyio.to_thread.run_sync(verify_password, password, stored or DUMMY_HASH)
         if not (ok and stored):

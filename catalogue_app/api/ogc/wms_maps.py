@@ -33,7 +33,7 @@ def map_id(name: str) -> int | None:
 
 def map_parts(req: OgcRequest, name: str, locator: str) -> list[MapPart]:
     """What a map named in LAYERS draws; raises LayerNotDefined for an unknown or hidden map."""
-    layers = req.ctx.db.read(ogc.map_layer_names, req.ctx.viewer, map_id(name))
+    layers = req.ctx.db.read_sync(ogc.map_layer_names, req.ctx.viewer, map_id(name))
     if layers is None:
         raise OgcError("LayerNotDefined", f'Unknown layer "{name}".', locator)
     parts = []

@@ -10,9 +10,9 @@ import msgspec
 from litestar import Controller, Response, delete, get, post, put
 from litestar.params import FromPath
 
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid
-from catalogue_app.api.resources.links import absolute
+from catalogue_app.reads.links import absolute
 from catalogue_app.api.request_bodies import Id, declared_body, path_id
 from catalogue_app.services import resource_extras as extras
 from catalogue_app.services.bodies import FieldError, fields_of
@@ -117,14 +117,14 @@ class ResourceActionsController(Controller):
     @post("/favorite", status_code=201, summary="Mark as a favorite of the caller")
     async def add_favorite(self, ctx: Ctx, pk: FromPath[str]) -> FavoriteAnswer:
         ctx.require_login()
-        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        viewer = ctx.viewer
         await ctx.db.write(extras.add_favorite, viewer, path_id(pk, "ResourceBase"))
         return FavoriteAnswer("Successfuly added resource to favorites")
 
     @delete("/favorite", status_code=200, summary="Unmark as a favorite of the caller")
     async def remove_favorite(self, ctx: Ctx, pk: FromPath[str]) -> FavoriteAnswer:
         ctx.require_login()
-        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        viewer = ctx.viewer
         await ctx.db.write(extras.remove_favorite, viewer, path_id(pk, "ResourceBase"))
         return FavoriteAnswer("Successfuly removed resource from favorites")
 
@@ -135,15 +135,15 @@ class ResourceActionsController(Controller):
             row = _visible(conn, ctx.viewer, pk)
             return RatingAnswer(*resource_extras.rating(conn, row["id"], ctx.caller.id))
 
-        return await ctx.db.execute(load)
+        return await ctx.db.read(load)
 
     @post("/ratings", status_code=200, opt={"body": RatingBody}, summary="Rate the resource from 1 to 5")
     async def post_rating(self, ctx: Ctx, pk: FromPath[str]) -> RatingAnswer:
         caller = ctx.require_login()
-        row = await reading(ctx.request, lambda: ctx.db.read(_visible, ctx.viewer, pk))
+        row = await ctx.db.read(_visible, ctx.viewer, pk)
         value = (await declared_body(ctx.request)).rating
         await ctx.db.write(extras.rate, ctx.viewer, row["id"], value)
-        return RatingAnswer(*await ctx.db.execute(resource_extras.rating, row["id"], caller.id))
+        return RatingAnswer(*await ctx.db.read(resource_extras.rating, row["id"], caller.id))
 
     # -- extra metadata --------------------------------------------------------------------------
     @get("/extra_metadata", summary="Extra metadata items (query parameters filter on item keys)")
@@ -151,7 +151,7 @@ class ResourceActionsController(Controller):
         def load(conn: Connection) -> list[dict[str, Any]]:
             return resource_extras.extra_metadata(conn, _visible(conn, ctx.viewer, pk)["id"])
 
-        items = await ctx.db.execute(load)
+        items = await ctx.db.read(load)
         if ctx.params:
             key, value = ctx.params[0]
             items = [i for i in items if str(i.get(key)) == value]
@@ -161,21 +161,21 @@ class ResourceActionsController(Controller):
     async def add_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx.require_login()
         items = await _extra_items(ctx)
-        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        viewer = ctx.viewer
         return await ctx.db.write(extras.add_extra_metadata, viewer, path_id(pk, "ResourceBase"), items)
 
     @put("/extra_metadata", status_code=200, opt={"body": list[ExtraItemChange]}, summary="Replace extra metadata items")
     async def replace_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx.require_login()
         items = await _extra_items(ctx)
-        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        viewer = ctx.viewer
         return await ctx.db.write(extras.replace_extra_metadata, viewer, path_id(pk, "ResourceBase"), items)
 
     @delete("/extra_metadata", status_code=200, opt={"body": list[int]}, summary="Remove extra metadata items by id")
     async def delete_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx.require_login()
         ids = await declared_body(ctx.request)
-        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        viewer = ctx.viewer
         return await ctx.db.write(extras.delete_extra_metadata, viewer, path_id(pk, "ResourceBase"), ids)
 
     # -- linked resources ------------------------------------------------------------------------
@@ -184,7 +184,7 @@ class ResourceActionsController(Controller):
         def load(conn: Connection) -> dict[str, Any]:
             return linked_payload(conn, _visible(conn, ctx.viewer, pk), ctx.viewer, ctx.base, ctx.params)
 
-        return await ctx.db.execute(load)
+        return await ctx.db.read(load)
 
     @post("/linked_resources", status_code=200, opt={"body": TargetsBody, "answers": {400: LinkResult}},
           summary="Link to other resources")
@@ -199,7 +199,7 @@ class ResourceActionsController(Controller):
     async def _links(self, ctx: Context, pk: str, *, adding: bool) -> Response[LinkResult]:
         ctx.require_login()
         targets = (await declared_body(ctx.request)).target
-        viewer = await reading(ctx.request, lambda: ctx.viewer)
+        viewer = ctx.viewer
         done, failed = await ctx.db.write(extras.change_links, viewer, path_id(pk, "ResourceBase"), targets, adding)
         if failed:
             return Response(LinkResult(done, failed, "Some error has occurred during the saving"), status_code=400)
@@ -211,7 +211,7 @@ async def document_links(ctx: Ctx, pk: FromPath[str]) -> dict[str, Any]:
     def load(conn: Connection) -> dict[str, Any]:
         return linked_payload(conn, _visible(conn, ctx.viewer, pk, ("document",)), ctx.viewer, ctx.base, ctx.params)
 
-    return await ctx.db.execute(load)
+    return await ctx.db.read(load)
 
 
 ROUTES = [ResourceActionsController, document_links]

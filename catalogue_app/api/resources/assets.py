@@ -15,10 +15,10 @@ from litestar.params import FromPath
 from litestar.response import File
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, denied, not_found
 from catalogue_app.api.request_bodies import path_id
-from catalogue_app.services.access import may
+from catalogue_app.services import access
 from catalogue_app.store import Connection, Row, assets, resources
 
 
@@ -62,14 +62,14 @@ def _shape(row: Row, base: str) -> Asset:
 
 @get("/api/v2/assets", tags=["assets"], summary="The stored files of the resources the caller may see, newest first")
 async def list_assets(ctx: Ctx) -> AssetList:
-    return await reading(ctx.request, _list_answer, ctx)
+    return await ctx.db.read(_list_answer, ctx)
 
 
-def _list_answer(ctx: Context) -> AssetList:
-    """A page of assets (on a reader thread, in one snapshot)."""
+def _list_answer(conn: Connection, ctx: Context) -> AssetList:
+    """A page of assets (a read: in one snapshot)."""
 
     def fetch(limit: int, offset: int):
-        return ctx.db.read(assets.page, ctx.viewer, limit, offset)
+        return assets.page(conn, ctx.viewer, limit, offset)
 
     page, total, rows = pagination.paginate(ctx.request, ctx.params, fetch)
     owners = {r["owner_id"]: r["username"] for r in rows}
@@ -80,7 +80,7 @@ def _list_answer(ctx: Context) -> AssetList:
 
 @get("/api/v2/assets/{pk:str}", tags=["assets"], summary="One asset")
 async def get_asset(ctx: Ctx, pk: FromPath[str]) -> AssetDetail:
-    row = await reading(ctx.request, lambda: ctx.db.read(assets.get, ctx.viewer, path_id(pk, "Asset")))
+    row = await ctx.db.read(assets.get, ctx.viewer, path_id(pk, "Asset"))
     if row is None:
         raise not_found("Asset")
     return AssetDetail(_shape(row, ctx.base))
@@ -89,18 +89,18 @@ async def get_asset(ctx: Ctx, pk: FromPath[str]) -> AssetDetail:
 async def _file(ctx: Context, pk: str, disposition: Literal["attachment", "inline"]) -> Response[Any]:
 
     def load(conn: Connection) -> Row:
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         row = assets.get(conn, viewer, path_id(pk, "Asset"))
         if row is None:
             raise not_found("Asset")
         resource = resources.get_visible(conn, viewer, row["resource_id"])
         if resource is None:
             raise not_found("Asset")
-        if not may(conn, viewer, resource, {"download_resourcebase"}):
+        if not access.may(conn, viewer, resource, access.DOWNLOAD):
             raise denied(ctx.caller)
         return row
 
-    row = await ctx.db.execute(load)
+    row = await ctx.db.read(load)
     root = ctx.settings.files_dir.resolve()
     path = (root / row["folder"] / row["name"]).resolve()
     if root not in path.parents or not path.is_file():

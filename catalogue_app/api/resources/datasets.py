@@ -15,8 +15,8 @@ from litestar.params import FromPath
 from litestar.response import File, Redirect, Response
 
 from catalogue_app import files
-from catalogue_app.api.context import Context, Ctx, reading
-from catalogue_app.api.resources.dataset_view import Attribute, attribute
+from catalogue_app.api.context import Context, Ctx
+from catalogue_app.reads.datasets import Attribute, attribute
 from catalogue_app.api.errors import ApiError, denied, not_found
 from catalogue_app.api.request_bodies import declared, path_id, read_body
 from catalogue_app.geo.errors import GeoError
@@ -61,13 +61,13 @@ def _dataset(conn: Connection, viewer: resources.Viewer, pk: str) -> Row:
 @get("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"],
      summary="The fields of a vector dataset (or the bands of a raster), as GeoNode's attribute_set")
 async def attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
-    return await reading(ctx.request, _attributes, ctx, pk)
+    return await ctx.db.read(_attributes, ctx, pk)
 
 
-def _attributes(ctx: Context, pk: str) -> AttributeSet:
-    """The dataset's attributes as the caller sees them (run on a reader thread, by ``reading``)."""
+def _attributes(conn: Connection, ctx: Context, pk: str) -> AttributeSet:
+    """The dataset's attributes as the caller sees them (a read: ``await ctx.db.read``)."""
     viewer = ctx.viewer
-    rows = ctx.db.read(lambda conn: datasets.attributes(conn, _dataset(conn, viewer, pk)["id"]))
+    rows = datasets.attributes(conn, _dataset(conn, viewer, pk)["id"])
     return AttributeSet([attribute(r) for r in rows])
 
 
@@ -77,17 +77,17 @@ async def change_attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
     ctx.require_login()
     changes = fields_of(typed(await read_body(ctx.request, AttributeSetChange) or {}, declared(ctx.request)))
     items = changes if isinstance(changes, list) else changes.get("attributes", changes.get("attribute_set"))
-    viewer = await reading(ctx.request, lambda: ctx.viewer)
+    viewer = ctx.viewer
 
     await ctx.db.write(rules.change_attributes, viewer, path_id(pk, "Dataset"), items)
-    return await reading(ctx.request, _attributes, ctx, pk)
+    return await ctx.db.read(_attributes, ctx, pk)
 
 
 @get("/datasets/{alternate:str}/dataset_download", tags=["datasets"],
      summary="Download a dataset: a zipped Shapefile for vectors, the GeoTIFF for rasters")
 async def dataset_download(ctx: Ctx, alternate: FromPath[str]) -> Response[Any]:
     def load(conn: Connection):
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         rid = datasets.by_alternate(conn, alternate)
         row = resources.get_visible(conn, viewer, rid, ("dataset",)) if rid else None
         if row is None:
@@ -105,7 +105,7 @@ async def dataset_download(ctx: Ctx, alternate: FromPath[str]) -> Response[Any]:
             raise ApiError(404, "This dataset has no data to download.", "not_found")
         return row, found["folder"], datasets.file_names(conn, rid)
 
-    row, folder_name, names = await ctx.db.execute(load)
+    row, folder_name, names = await ctx.db.read(load)
     if folder_name is None:  # a remote dataset's download, on its remote
         return Redirect(row, status_code=302)
     folder = ctx.settings.files_dir / folder_name

@@ -29,7 +29,7 @@ from litestar.response import File, Redirect
 from catalogue_app import files, json_text, sniff
 from catalogue_app.api import multipart
 from catalogue_app.api.middleware.auth import Caller
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, denied, invalid, not_found
 from catalogue_app.api.admin.limits import size_label
 from catalogue_app.api.request_bodies import decode_json, path_id
@@ -43,10 +43,10 @@ from catalogue_app.api.resources.routes import (
     create_answer,
     detail_of,
     list_of,
-    present,
     summary_of,
     update_answer,
 )
+from catalogue_app.reads import resources as reads
 from catalogue_app.services import access, resource_changes
 from catalogue_app.services import documents as document_rules
 from catalogue_app.store import Connection, Row, documents, executions, limits, resources
@@ -84,7 +84,7 @@ async def create_document(ctx: Context) -> Response[Any]:
         if media != "application/x-www-form-urlencoded":
             return await create_answer(ctx, DOCUMENTS, decode_json(media, raw))
         plain = dict(reversed(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True)))
-    limit = await reading(request, _before_upload, ctx, caller)
+    limit = await ctx.db.read(_before_upload, ctx, caller)
     workspace = files.claim_workspace(ctx.settings.tmp_dir / f"document-{uuid.uuid4().hex}")
     try:
         form = Form(plain) if plain is not None else await _receive(request, workspace, limit)
@@ -112,18 +112,17 @@ async def _capped(request: Request, cap: int) -> bytes:
     raise ApiError(413, f"The request body is larger than {size_label(cap)}.", "request_too_large", headers)
 
 
-def _before_upload(ctx: Context, caller: Caller) -> int:
-    """What a document upload reads before its body (on a reader thread, in one snapshot): the
+def _before_upload(conn: Connection, ctx: Context, caller: Caller) -> int:
+    """What a document upload reads before its body (a read, in one snapshot): the
     open uploads are checked, the caller's groups read for the record, and the size limit given."""
-    _check_parallel_uploads(ctx, caller)
-    ctx.viewer  # noqa: B018 -- read here, off the event loop; _store uses it
-    return ctx.db.read(limits.size_limit, "document_upload_size")
+    _check_parallel_uploads(conn, ctx, caller)
+    return limits.size_limit(conn, "document_upload_size")
 
 
-def _check_parallel_uploads(ctx: Context, caller: Caller) -> None:
+def _check_parallel_uploads(conn: Connection, ctx: Context, caller: Caller) -> None:
     """The user's open uploads may not already reach the parallelism limit (as dataset uploads)."""
-    parallel = ctx.db.read(executions.parallel_limit)
-    if ctx.db.read(executions.open_layers, caller.id, "import") >= parallel:
+    parallel = executions.parallel_limit(conn)
+    if executions.open_layers(conn, caller.id, "import") >= parallel:
         raise ApiError(400, f"The number of active parallel uploads exceeds {parallel}. Wait for the pending "
                             "ones to finish.", "upload_parallelism_limit_exceeded")
 
@@ -252,12 +251,8 @@ async def _store(ctx: Context, caller: Caller, form: Form, staged: Path) -> int:
 
 
 async def _answer(ctx: Context, rid: int) -> Response[Any]:
-    viewer = ctx.viewer
-
-    def load(conn: Connection):
-        return present(conn, DOCUMENTS, [resources.get_visible(conn, viewer, rid)], ctx, viewer, detail=True)[0]
-
-    return Response({"document": await ctx.db.execute(load)}, status_code=201)
+    found = await ctx.db.read(reads.several, DOCUMENTS, [rid], ctx.caller, ctx.viewer, ctx.base, True)
+    return Response({"document": found[0]}, status_code=201)
 
 
 class DocumentController(Controller):
@@ -296,7 +291,7 @@ async def _content_answer(ctx: Context, pk: str, disposition: Literal["attachmen
     Needs download permission (owners and administrators hold it): anonymous callers without it
     get 401, others 403, and a document the caller cannot see is a 404. GeoNode answers these
     with HTML pages; this catalogue answers the API's JSON envelope."""
-    folder, doc = await reading(ctx.request, _stored_document, ctx, pk)
+    folder, doc = await ctx.db.read(_stored_document, ctx, pk)
     if doc is not None and doc["doc_url"]:
         return Redirect(doc["doc_url"], status_code=302)
     path = ctx.settings.files_dir / folder / doc["file_name"] if doc is not None and doc["file_name"] else None
@@ -307,8 +302,8 @@ async def _content_answer(ctx: Context, pk: str, disposition: Literal["attachmen
                 content_disposition_type=disposition)
 
 
-def _stored_document(ctx: Context, pk: str) -> tuple[str, Row | None]:
-    """The folder and document row of ``pk``, if the caller may download it (run on a reader thread)."""
+def _stored_document(conn: Connection, ctx: Context, pk: str) -> tuple[str, Row | None]:
+    """The folder and document row of ``pk``, if the caller may download it (a read, in one snapshot)."""
     viewer = ctx.viewer
 
     def load(conn: Connection):
@@ -319,7 +314,7 @@ def _stored_document(ctx: Context, pk: str) -> tuple[str, Row | None]:
             raise denied(ctx.caller)
         return row["uuid"], documents.get(conn, row["id"])
 
-    return ctx.db.read(load)
+    return load(conn)
 
 
 @get("/documents/{pk:str}/download", tags=["documents"],

@@ -22,8 +22,8 @@ from litestar.params import FromPath
 from litestar.static_files import create_static_files_router
 
 from catalogue_app.api.context import Context, Ctx
-from catalogue_app.api.resources.links import DATA_SUBTYPES, absolute
-from catalogue_app.api.resources.representation import raw, urls
+from catalogue_app.reads.links import DATA_SUBTYPES, absolute
+from catalogue_app.reads.resources import raw, urls
 from catalogue_app.services import access
 from catalogue_app.store import Connection, Row, documents, records, resources, users
 from catalogue_app.store.resources import GEOAPP_TYPES
@@ -87,14 +87,14 @@ async def dataset_embed(ctx: Ctx, alternate: FromPath[str]) -> Response[str]:
     base = ctx.base
 
     def load(conn: Connection):
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         row = records.visible_dataset(conn, viewer, alternate) if len(alternate) <= 300 else None
         if row is None:
             return None
         facts = records.link_facts(conn, [row["id"]]).get(row["id"])
         return row, facts is not None and facts.has_data, attribution(conn, row)
 
-    found = await ctx.db.execute(load)
+    found = await ctx.db.read(load)
     if found is None:
         return not_found(base)
     row, has_data, credit = found
@@ -145,14 +145,14 @@ async def document_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
         return not_found(base)
 
     def load(conn: Connection):
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         row = resources.get_visible(conn, viewer, int(pk), ("document",))
         if row is None:
             return None
         may = access.may(conn, viewer, row, access.DOWNLOAD)
         return row, documents.get(conn, row["id"]), may
 
-    found = await ctx.db.execute(load)
+    found = await ctx.db.read(load)
     if found is None:
         return not_found(base)
     row, doc, may_download = found
@@ -163,13 +163,13 @@ async def document_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
 
 # -- maps and apps -------------------------------------------------------------------------------
 def _visible(conn: Connection, ctx: Context, pk: str, types: tuple[str, ...]) -> Row | None:
-    """The resource ``pk`` of one of ``types`` if the caller sees it (run on a reader thread)."""
+    """The resource ``pk`` of one of ``types`` if the caller sees it (a read, in one snapshot)."""
     return resources.get_visible(conn, ctx.viewer, int(pk), types)
 
 
 async def _described(ctx: Context, pk: str, types: tuple[str, ...]) -> Response[str]:
     base = ctx.base
-    row = await ctx.db.execute(_visible, ctx, pk, types) if pk.isdecimal() and len(pk) <= 18 else None
+    row = await ctx.db.read(_visible, ctx, pk, types) if pk.isdecimal() and len(pk) <= 18 else None
     if row is None:
         return not_found(base)
     thumbnail = absolute(base, row["thumbnail_url"])
@@ -184,7 +184,7 @@ async def map_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
     """The map drawn by the catalogue's WMS (its layers over the offline basemap), in the same
     small viewer as a dataset's preview."""
     base = ctx.base
-    row = await ctx.db.execute(_visible, ctx, pk, ("map",)) if pk.isdecimal() and len(pk) <= 18 else None
+    row = await ctx.db.read(_visible, ctx, pk, ("map",)) if pk.isdecimal() and len(pk) <= 18 else None
     if row is None:
         return not_found(base)
     crs, box = _start_view(row) or ("EPSG:3857", "-180.0,-60.0,180.0,75.0")

@@ -12,7 +12,7 @@ from litestar import Controller, Response, delete, get
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.services import executions as execution_rules
@@ -125,7 +125,7 @@ async def _own(ctx: Context, exec_id: str) -> Row:
         uuid.UUID(exec_id)
     except ValueError:
         raise invalid(f"'{exec_id}' is not a valid UUID.") from None
-    return await ctx.db.execute(execution_rules.own, ctx.require_login(), exec_id)
+    return await ctx.db.read(execution_rules.own, ctx.require_login(), exec_id)
 
 
 class ExecutionsController(Controller):
@@ -137,10 +137,10 @@ class ExecutionsController(Controller):
         caller = ctx.require_login()
         spec = list_spec(ctx.params, executions.FIELDS, executions.SEARCH_FIELDS)
 
-        def fetch(limit: int, offset: int):
-            return ctx.db.read(executions.page, spec, caller.id, execution_rules.sees_all(caller), limit, offset)
-
-        page, total, rows = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
+        page = pagination.wanted(ctx.request, ctx.params)
+        total, rows = await ctx.db.read(executions.page, spec, caller.id, execution_rules.sees_all(caller), page.size,
+                                        page.offset)
+        pagination.check(page, total)
         items = [shape(r, ctx.base) for r in rows]
         return pagination.build(ctx.request, ctx.params, RequestList, page, total, items)
 
@@ -162,7 +162,7 @@ async def execution_status(ctx: Ctx, execution_id: FromPath[str]) -> ExecutionSt
         uuid.UUID(execution_id)
     except ValueError:
         raise invalid(f"'{execution_id}' is not a valid UUID.") from None
-    row = await ctx.db.execute(execution_rules.status, ctx.caller, execution_id)
+    row = await ctx.db.read(execution_rules.status, ctx.caller, execution_id)
     return ExecutionStatus(
         user=row["username"], status=row["status"], progress=row["progress"], func_name=row["func_name"],
         created=row["created"], finished=row["finished"], last_updated=row["last_updated"],

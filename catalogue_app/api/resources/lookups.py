@@ -15,13 +15,13 @@ from litestar import Controller, Response, get
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import not_found
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.resources.params import strtobool
-from catalogue_app.api.resources.representation import Thesaurus, TKeyword, tkeyword
-from catalogue_app.api.accounts.representation import DEFAULT_AVATAR, absolute, global_perms
+from catalogue_app.reads.resources import Thesaurus, TKeyword, tkeyword
+from catalogue_app.reads.users import DEFAULT_AVATAR, absolute, global_perms
 from catalogue_app.store import Connection, Row, lookups
 from catalogue_app.store.lookups import CountScope
 from catalogue_app.store.resources import GEOAPP_TYPES
@@ -130,23 +130,22 @@ async def _list(ctx: Context, name: str) -> tuple[pagination.Page, int, list[Any
     spec = list_spec(ctx.params, listing.fields, listing.search)
     with_resources = next((strtobool("with_resources", v) for k, v in ctx.params if k == "with_resources"), None)
 
-    def answer():
+    def answer(conn: Connection):
         scope, viewer = _scope(ctx.params), ctx.viewer
 
         def fetch(limit: int, offset: int):
             def load(conn: Connection):
                 total, rows, counts = lookups.page(conn, name, spec, viewer, scope, with_resources, limit, offset)
                 return total, [_render(name, r, counts.get(r[0], 0), ctx.base) for r in rows]
-            return ctx.db.read(load)
+            return load(conn)
 
         return pagination.paginate(ctx.request, ctx.params, fetch)
 
-    return await reading(ctx.request, answer)
+    return await ctx.db.read(answer)
 
 
 async def _one(ctx: Context, name: str, pk: str, model: str) -> Any:
-    row, count = await reading(
-        ctx.request, lambda: ctx.db.read(lookups.get, name, path_id(pk, model), ctx.viewer, _scope(ctx.params)))
+    row, count = await ctx.db.read(lookups.get, name, path_id(pk, model), ctx.viewer, _scope(ctx.params))
     if row is None:
         raise not_found(model)
     return _render(name, row, count, ctx.base)

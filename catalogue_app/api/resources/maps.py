@@ -17,13 +17,13 @@ from litestar import get
 from msgspec import UNSET, UnsetType
 from litestar.params import FromPath
 
-from catalogue_app.api.resources import dataset_view
+from catalogue_app.reads import datasets as dataset_view
 from catalogue_app.api.middleware.auth import ANONYMOUS
 from catalogue_app.api.context import Ctx
-from catalogue_app.api.resources.dataset_view import Style
-from catalogue_app.api.resources.links import Link
+from catalogue_app.reads.datasets import Style
+from catalogue_app.reads.links import Link
 from catalogue_app.api.request_bodies import path_id
-from catalogue_app.api.resources.representation import Resource, render
+from catalogue_app.reads.resources import Resource, render
 from catalogue_app.services import resources as rules
 from catalogue_app.store import Connection, Row
 from catalogue_app.store import map_layers as store
@@ -166,49 +166,49 @@ def _visible(conn: Connection, viewer: Viewer, pk: str, kind: str, model: str) -
 @get("/api/v2/maps/{pk:str}/maplayers", tags=["maps"], summary="The layers of a map, in order")
 async def map_maplayers(ctx: Ctx, pk: FromPath[str]) -> list[MapLayer]:
     def load(conn: Connection) -> list[MapLayer]:
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         rid = _visible(conn, viewer, pk, "map", "Map")["id"]
         return maplayers_of(conn, [rid], viewer, ctx.base)[rid]
 
-    return await ctx.db.execute(load)
+    return await ctx.db.read(load)
 
 
 @get("/api/v2/maps/{pk:str}/datasets", tags=["maps"],
      summary="The datasets of a map's layers that the caller may view, in layer order")
 async def map_datasets(ctx: Ctx, pk: FromPath[str]) -> list[LayerDataset]:
     def load(conn: Connection) -> list[LayerDataset]:
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         rid = _visible(conn, viewer, pk, "map", "Map")["id"]
         ids = list(dict.fromkeys(r["dataset_id"] for r in store.layers_of(conn, [rid])[rid] if r["dataset_id"]))
         shown = layer_datasets(conn, ids, viewer, ctx.base)
         return [shown[i] for i in ids if i in shown]
 
-    return await ctx.db.execute(load)
+    return await ctx.db.read(load)
 
 
 @get("/api/v2/datasets/{pk:str}/maplayers", tags=["datasets"],
      summary="The layers that show a dataset, in maps the caller may view")
 async def dataset_maplayers(ctx: Ctx, pk: FromPath[str]) -> list[DatasetLayer]:
     def load(conn: Connection) -> list[DatasetLayer]:
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         rid = _visible(conn, viewer, pk, "dataset", "Dataset")["id"]
         return [DatasetLayer(pk=r["id"], name=r["name"], extra_params=_extra(r["extra_params"]),
                              current_style=r["current_style"], order=r["position"],
                              visibility=bool(r["visibility"]), opacity=r["opacity"])
                 for r in store.layers_of_dataset(conn, rid, viewer)]
 
-    return await ctx.db.execute(load)
+    return await ctx.db.read(load)
 
 
 @get("/api/v2/datasets/{pk:str}/maps", tags=["datasets"], summary="The maps the caller may view that show a dataset")
 async def dataset_maps(ctx: Ctx, pk: FromPath[str]) -> list[MapRef]:
     def load(conn: Connection) -> list[MapRef]:
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         rid = _visible(conn, viewer, pk, "dataset", "Dataset")["id"]
         return [MapRef(r["id"], r["title"], f"{ctx.base}/catalogue/#/map/{r['id']}", f"{ctx.base}/api/v2/maps/{r['id']}")
                 for r in store.maps_of_dataset(conn, rid, viewer)]
 
-    return await ctx.db.execute(load)
+    return await ctx.db.read(load)
 
 
 # -- the map template ----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from litestar import Response, get, put
 from litestar.datastructures import UploadFile
 from litestar.params import FromPath
 
-from catalogue_app.api.context import Ctx, reading
+from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.resources.uploads import Binary
@@ -48,7 +48,7 @@ async def upload_metadata(ctx: Ctx, pk: FromPath[str]) -> Response[dict]:
         fields = parse_iso(data)
     except GeoError as exc:
         raise ApiError(400, f"metadata_file: {exc}", "invalid_metadata_exception") from None
-    viewer = await reading(ctx.request, lambda: ctx.viewer)
+    viewer = ctx.viewer
 
     await ctx.db.write(dataset_rules.apply_iso_metadata, viewer, int(pk), msgspec.to_builtins(fields), data)
     return Response({"success": True, "message": ["Metadata successfully updated"]})
@@ -58,11 +58,11 @@ async def upload_metadata(ctx: Ctx, pk: FromPath[str]) -> Response[dict]:
      summary="The ISO XML metadata document uploaded for a resource, as it was sent")
 async def iso_metadata_xml(ctx: Ctx, pk: FromPath[str]) -> Response[bytes]:
     def load(conn: Connection) -> bytes | None:
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         row = resources.get_visible(conn, viewer, path_id(pk, "ResourceBase"))
         return metadata.iso_xml(conn, row["id"]) if row is not None else None
 
-    xml = await ctx.db.execute(load)
+    xml = await ctx.db.read(load)
     if xml is None:
         raise ApiError(404, NOT_AVAILABLE, "not_found", extra={"message": NOT_AVAILABLE})
     return Response(xml, media_type="application/xml")

@@ -15,7 +15,7 @@ import msgspec
 from litestar import Response, get, patch, put
 from litestar.params import FromPath
 
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, status_of
 from catalogue_app.api.request_bodies import read_body
 from catalogue_app.api.resources.routes import RESOURCES, detail_answer
@@ -103,9 +103,9 @@ async def metadata_schema(ctx: Ctx) -> dict[str, Any]:
     return schema(ctx.base)
 
 
-def _read(ctx: Context, pk: str) -> dict[str, Any]:
+async def _read(ctx: Context, pk: str) -> dict[str, Any]:
     try:
-        answer = detail_answer(ctx, RESOURCES, pk)
+        answer = await detail_answer(ctx, RESOURCES, pk)
     except (ApiError, Refused) as exc:
         if status_of(exc) == 404:
             raise _not_found() from None
@@ -116,14 +116,14 @@ def _read(ctx: Context, pk: str) -> dict[str, Any]:
 @get(["/api/v2/metadata/instance/{pk:str}", "/api/v2/metadata/instance/{pk:str}/"], tags=["metadata"],
      summary="One resource's metadata values", media_type="application/schema-instance+json")
 async def get_instance(ctx: Ctx, pk: FromPath[str]) -> Response[dict[str, Any]]:
-    return Response(_instance(await reading(ctx.request, _read, ctx, pk)), media_type="application/schema-instance+json")
+    return Response(_instance(await _read(ctx, pk)), media_type="application/schema-instance+json")
 
 
 async def _change(ctx: Context, pk: str) -> dict[str, Any]:
     caller = ctx.require_login()
-    rid = int((await reading(ctx.request, _read, ctx, pk))["pk"])  # 404 in GeoNode's words when the caller cannot see it
+    rid = int((await _read(ctx, pk))["pk"])  # 404 in GeoNode's words when the caller cannot see it
     changes = _changes(await read_body(ctx.request))
-    viewer = await reading(ctx.request, lambda: ctx.viewer)
+    viewer = ctx.viewer
 
     try:
         await ctx.db.write(rules.change, viewer, caller.is_admin, rid, changes)

@@ -147,15 +147,3 @@ def apply_selection(item: Any, sel: Selection) -> dict[str, Any]:
         elif not rest and name not in top_include:
             data.pop(name, None)
     return data
-
-
-def may_be_slow(params: list[tuple[str, str]]) -> bool | None:
-    """True for a list query that may read many rows whatever it took last time (text search,
-    an area, a substring filter, a deep page): its read goes to a reader thread. None leaves the
-    choice to how long such reads took lately."""
-    for key, value in params:
-        if not value:
-            continue
-        if key in ("search", "extent") or "icontains" in key or (key == "page" and (not value.isdecimal() or int(value) > 50)):
-            return True
-    return None

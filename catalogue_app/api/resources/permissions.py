@@ -16,12 +16,12 @@ import msgspec
 from litestar import Controller, Response, delete, get, patch, put
 from litestar.params import FromPath
 
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import not_found, permission_denied
 from catalogue_app.api.resources.executions import Receipt, start_job
 from catalogue_app.api.resources.perms_spec import Spec, parse
 from catalogue_app.api.request_bodies import declared, path_id, read_body
-from catalogue_app.api.accounts.representation import DEFAULT_AVATAR, absolute
+from catalogue_app.reads.users import DEFAULT_AVATAR, absolute
 from catalogue_app import rules
 from catalogue_app.services import access
 from catalogue_app.services.bodies import FieldError, typed
@@ -135,7 +135,7 @@ class PermissionsController(Controller):
 
     async def _target(self, ctx: Context, pk: str) -> Managed:
         ctx.require_login()
-        return await reading(ctx.request, lambda: ctx.db.read(managed, ctx.viewer, pk))
+        return await ctx.db.read(managed, ctx.viewer, pk)
 
     @get("/", summary="Users, organizations and special groups holding a level on the resource")
     async def get_permissions(self, ctx: Ctx, pk: FromPath[str]) -> Overview:
@@ -145,7 +145,7 @@ class PermissionsController(Controller):
             target = managed(conn, ctx.viewer, pk)
             return overview(conn, target.id, ctx.base)
 
-        return await ctx.db.execute(load)
+        return await ctx.db.read(load)
 
     @put("/", status_code=200, opt={"body": PermsSpecBody, "body_required": True},
          summary="Merge a perms spec into the resource's permissions (asynchronous)")
@@ -171,9 +171,9 @@ class PermissionsController(Controller):
         try:
             typed(body, declared(ctx.request))
         except FieldError:  # refused: with perms_spec's message (it names the entry and the value) where it has one
-            await ctx.db.execute(parse, body, target.resource_type)
+            await ctx.db.read(parse, body, target.resource_type)
             raise
-        spec = _allowed(await ctx.db.execute(parse, body, target.resource_type), target)
+        spec = _allowed(await ctx.db.read(parse, body, target.resource_type), target)
         params = {"uuid": target.uuid, "resource_id": target.id, "permissions": spec.as_json(), "replace": False}
         return await start_job(ctx, "set_permissions", "permissions", params, target.id)
 

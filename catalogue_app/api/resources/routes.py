@@ -1,38 +1,39 @@
 """/api/v2/resources and the typed lists (/datasets, /documents, /maps, /geoapps): one controller
 per family, each declared with its own list and detail types; the handlers they share parse the
-request, call a store read or a rule of services/resources.py, and render."""
+request, make one read of reads/resources.py (or a write of services/resources.py, then that
+read), and encode what it returns."""
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from typing import Any, ClassVar, get_args, get_origin
 
 import anyio.to_thread
 import msgspec
-from litestar import Controller, Response, delete, get, patch, post, put
+from litestar import Controller, MediaType, Response, delete, get, patch, post, put
 from msgspec import UNSET, UnsetType
 from litestar.params import FromPath
 
 from catalogue_app import files
 from catalogue_app.api import pagination
-from catalogue_app.api.resources import dataset_view
-from catalogue_app.api.resources import document_view
-from catalogue_app.api.resources import geoapps
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.resources import maps as map_layers
-from catalogue_app.api.resources import pages as resource_pages
-from catalogue_app.api.context import Context, Ctx, reading
 from catalogue_app.api.errors import ApiError, invalid, not_found
 from catalogue_app.api.request_bodies import (Id, declared, declared_body, path_id, read_body, record_ids, records,
                                              unwrap, update_records)
 from catalogue_app.api.resources.datasets import AttributeItem
 from catalogue_app.api.resources.actions import linked_payload
-from catalogue_app.api.resources.params import apply_selection, may_be_slow, resource_query, selection
-from catalogue_app.api.resources.representation import FIELD_NAMES, Resource, render
+from catalogue_app.api.resources.params import apply_selection, resource_query, selection
 from catalogue_app.jobs import thumbnails as map_thumbnails
 from catalogue_app.services import resources as rules
 from catalogue_app.services.bodies import fields_of, typed
 from catalogue_app.services.errors import Unreadable
 from catalogue_app.services.resource_changes import ResourceFields
 from catalogue_app.services.resources import Scope
-from catalogue_app.store import Connection, Row, permissions, resource_extras, resources
+from catalogue_app.reads import datasets as dataset_view
+from catalogue_app.reads import documents as document_view
+from catalogue_app.reads import geoapps
+from catalogue_app.reads import resources as reads
+from catalogue_app.reads.resources import Family, Listing, Resource
+from catalogue_app.store import Connection, permissions, resource_extras, resources
 from catalogue_app.store.filters import Condition, ListSpec
 from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery, Viewer
 
@@ -118,36 +119,9 @@ class ResourceTypes(msgspec.Struct):
     resource_types: list[TypeCount]
 
 
-class Family(msgspec.Struct, frozen=True):
-    """One endpoint family: its path, its JSON keys, the resource types it lists, its model
-    name, and for typed families their own fields: ``extend(conn, items, base, detail)`` turns
-    rendered resources into the family's representation, of type ``item`` in lists and
-    ``detail`` alone (with the viewer as a fifth argument when ``extend_with_viewer``)."""
-
-    path: str
-    singular: str
-    plural: str
-    types: tuple[str, ...]
-    model: str
-    item: type = Resource
-    detail: type = Resource
-    extend: Callable[..., list[Any]] | None = None
-    extend_with_viewer: bool = False
-
-    @property
-    def field_names(self) -> frozenset[str]:
-        names = _FIELD_NAMES.get(self.detail)
-        if names is None:  # built once per representation: every list request asks
-            names = _FIELD_NAMES[self.detail] = frozenset(FIELD_NAMES | set(self.detail.__struct_fields__))
-        return names
-
-    @property
-    def scope(self) -> Scope:
-        """What the family's writes reach (services/resources.py)."""
-        return Scope(self.types, self.model, layers=self.path == "maps", app_name=self.path == "geoapps")
-
-
-_FIELD_NAMES: dict[type, frozenset[str]] = {}
+def scope(family: Family) -> Scope:
+    """What the family's writes reach (services/resources.py)."""
+    return Scope(family.types, family.model, layers=family.path == "maps", app_name=family.path == "geoapps")
 
 
 RESOURCES = Family("resources", "resource", "resources", (), "ResourceBase")
@@ -161,63 +135,61 @@ GEOAPPS = Family("geoapps", "geoapp", "geoapps", GEOAPP_TYPES, "GeoApp", geoapps
                  geoapps.extend)
 
 
-def present(conn: Connection, family: Family, rows: list[Row], ctx: Context, viewer: Viewer,
-            *, detail: bool, with_data: bool = False) -> list[Any]:
-    """Rows as the family shows them (a dataset on /datasets carries its dataset fields)."""
-    items = render(conn, rows, ctx.caller, viewer, ctx.base, with_data=with_data)
-    if family.path != "resources":  # a row's link is the detail URL of the endpoint that listed it
-        for item in items:
-            item.link = f"{ctx.base}/api/v2/{family.path}/{item.pk}"
-    if family.extend_with_viewer:
-        return family.extend(conn, items, ctx.base, detail, viewer)
-    return family.extend(conn, items, ctx.base, detail) if family.extend else items
-
-
-def list_answer(ctx: Context, family: Family, query: ResourceQuery | None = None,
-                honour_params: bool = True) -> Response[Any]:
-    """A page of resources for the family, as the caller sees them."""
+async def list_answer(ctx: Context, family: Family, query: ResourceQuery | None = None,
+                      honour_params: bool = True, plural: str | None = None) -> Response[Any]:
+    """A page of resources for the family, as the caller sees them, in one read; its items under
+    ``plural`` (the family's own by default)."""
     params = ctx.params if honour_params else [(k, v) for k, v in ctx.params if k in ("page", "page_size")]
-    viewer = ctx.viewer
+    plural = plural or family.plural
+    page = pagination.wanted(ctx.request, params)
     sel = selection(params, family.singular, family.field_names)
-    if query is None:
-        query, tkeyword_ids, force_and = resource_query(params, viewer.id, family.types)
-        if tkeyword_ids:
-            query.tkeyword_groups = ctx.db.read(resources.tkeyword_groups, tkeyword_ids, force_and)
 
-    # /resources with every default field: from kept rendering (one JSON array of the page)
-    kept = family is RESOURCES and not sel.active
+    def envelope(total: int, items: Any) -> bytes:
+        return _encode({"links": pagination.envelope_links(ctx.request, params, page, total, ctx.base), "total": total,
+                        "page": page.number, "page_size": page.size, plural: items})
 
-    def fetch(limit: int, offset: int):
-        def load(conn: Connection):
-            if kept:
-                total, rows = resources.page(conn, viewer, query, limit, offset, resources.PERMS_COLUMNS)
-                return total, resource_pages.page_json(ctx.db, conn, rows, ctx.caller, viewer, ctx.base)
-            total, rows = resources.page(conn, viewer, query, limit, offset)
-            return total, present(conn, family, rows, ctx, viewer, detail=False, with_data=sel.wants_data)
-        return ctx.db.read(load)
-
-    page, total, items = pagination.paginate(ctx.request, params, fetch)
-    if sel.active:
-        extras = ctx.db.read(deferred_fields, [int(i.pk) for i in items], sel, viewer, ctx.base)
-        items = [apply_selection(item, sel) | extra for item, extra in zip(items, extras)]
-    body = {"links": pagination.envelope_links(ctx.request, params, page, total, ctx.base), "total": total,
-            "page": page.number, "page_size": page.size, family.plural: items}
+    listing = Listing(family, query, sel, lambda: resource_query(params, ctx.viewer.id, family.types), deferred_fields,
+                      (ctx.request.scope.get("raw_path") or ctx.request.scope["path"], tuple(params), plural), envelope)
+    answer = await ctx.db.read(reads.page, listing, ctx.caller, ctx.viewer, ctx.base, page.size, page.offset,
+                               like=shape(family, params))
+    pagination.check(page, answer.total)
+    if answer.body is not None:
+        return Response(answer.body, media_type=MediaType.JSON)
+    items = answer.items
+    if answer.extras is not None:
+        items = [apply_selection(item, sel) | extra for item, extra in zip(items, answer.extras)]
+    body = {"links": pagination.envelope_links(ctx.request, params, page, answer.total, ctx.base),
+            "total": answer.total, "page": page.number, "page_size": page.size, plural: items}
     return Response(body)
 
 
-def detail_answer(ctx: Context, family: Family, pk: str) -> Response[Any]:
+_encode = msgspec.json.Encoder().encode
+
+
+def shape(family: Family, params: list[tuple[str, str]]) -> tuple:
+    """What a list read's cost depends on, so that reads alike are timed together (store/db.py
+    ``Database.read``): the family, the parameters named, how many words each search has and
+    whether one is shorter than the text index's three letters, how deep the page is."""
+    named = []
+    for key, value in params:
+        if key == "search":
+            words = value.split()
+            named.append((key, len(words), any(len(w) < 3 for w in words)))
+        elif key == "page":
+            named.append((key, len(value)))
+        else:
+            named.append(key)
+    return family.path, tuple(sorted(set(named), key=str))
+
+
+async def detail_answer(ctx: Context, family: Family, pk: str) -> Response[Any]:
     sel = selection(ctx.params, family.singular, family.field_names)
-    viewer = ctx.viewer
-
-    def load(conn: Connection):
-        row = resources.get_visible(conn, viewer, path_id(pk, family.model), family.types)
-        if row is None:
-            raise not_found(family.model)
-        return present(conn, family, [row], ctx, viewer, detail=True, with_data=sel.wants_data)[0]
-
-    item = ctx.db.read(load)
+    found = await ctx.db.read(reads.one, family, path_id(pk, family.model), ctx.caller, ctx.viewer, ctx.base,
+                              sel, deferred_fields)
+    if found is None:
+        raise not_found(family.model)
+    item, extra = found
     if sel.active:
-        extra = ctx.db.read(deferred_fields, [int(item.pk)], sel, viewer, ctx.base)[0]
         item = apply_selection(item, sel) | extra
     return Response({family.singular: item})
 
@@ -300,15 +272,15 @@ async def update_answer(ctx: Context, family: Family, pk: str) -> Response[Any]:
     """PUT/PATCH of one resource by its owner or a holder of change permissions."""
     caller = ctx.require_login()
     body = fields_of(await declared_body(ctx.request, singular=family.singular))
-    viewer, rid = await reading(ctx.request, lambda: ctx.viewer), path_id(pk, family.model)
+    viewer, rid = ctx.viewer, path_id(pk, family.model)
     # geonodectl sends attribute changes with the dataset (as "attribute" or "attribute_set")
     attributes = next((body.pop(k) for k in ("attribute", "attribute_set") if k in body), None) \
         if family is DATASETS else None
 
-    await ctx.db.write(rules.change, viewer, caller.is_admin, rid, body, family.scope, attributes)
+    await ctx.db.write(rules.change, viewer, caller.is_admin, rid, body, scope(family), attributes)
     if family is MAPS and "maplayers" in body:
         await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, [rid])
-    return await reading(ctx.request, detail_answer, ctx, family, pk)
+    return await detail_answer(ctx, family, pk)
 
 
 UNREAD = object()
@@ -321,19 +293,14 @@ async def create_answer(ctx: Context, family: Family, body: Any = UNREAD) -> Res
     kind = declared(ctx.request)
     records_read = records(await read_body(ctx.request, kind) if body is UNREAD else body, family.singular, family.plural)
     items, many = [fields_of(typed(item, kind)) for item in records_read[0]], records_read[1]
-    viewer = await reading(ctx.request, lambda: ctx.viewer)
+    viewer = ctx.viewer
     for item in items:
-        item["resource_type"] = rules.creatable_type(item, family.scope)
-    ids = await ctx.db.write(rules.create, viewer, caller.id, caller.is_admin, items, family.scope)
+        item["resource_type"] = rules.creatable_type(item, scope(family))
+    ids = await ctx.db.write(rules.create, viewer, caller.id, caller.is_admin, items, scope(family))
     drawn = [rid for rid, item in zip(ids, items) if family is MAPS and "maplayers" in item]
     if drawn:  # a map's thumbnail shows its layers
         await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, drawn)
-
-    def load(conn: Connection):
-        rows = [resources.get_visible(conn, viewer, rid) for rid in ids]
-        return present(conn, family, rows, ctx, viewer, detail=True)
-
-    rendered = await ctx.db.execute(load)
+    rendered = await ctx.db.read(reads.several, family, ids, ctx.caller, viewer, ctx.base, True)
     body = {family.plural: rendered} if many else {family.singular: rendered[0]}
     return Response(body, status_code=201)
 
@@ -348,7 +315,7 @@ async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
     """PATCH of the list URL: a list of records (ENABLE_BULK_UPDATE), or ?patch-all= with the
     list's filters and one partial object (ENABLE_PATCH_ALL). Every record's rights are checked."""
     caller = ctx.require_login()
-    viewer = await reading(ctx.request, lambda: ctx.viewer)
+    viewer = ctx.viewer
     patch_all = next((v for k, v in ctx.params if k == "patch-all"), None)
     body = await read_body(ctx.request)
     record = _record_type(declared(ctx.request))
@@ -363,9 +330,9 @@ async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
         body = {k: v for k, v in fields_of(typed(body, record)).items() if k not in ("id", "pk")}
         query, tkeyword_ids, force_and = resource_query(ctx.params, viewer.id, family.types)
         if tkeyword_ids:
-            query.tkeyword_groups = await ctx.db.execute(resources.tkeyword_groups, tkeyword_ids, force_and)
+            query.tkeyword_groups = await ctx.db.read(resources.tkeyword_groups, tkeyword_ids, force_and)
 
-        updated = await ctx.db.write(rules.change_matching, viewer, caller.is_admin, query, body, family.scope)
+        updated = await ctx.db.write(rules.change_matching, viewer, caller.is_admin, query, body, scope(family))
         return Response(PatchAllAnswer({"updated": updated}))
     ctx.require_bulk_update()
     items = [fields_of(item) for item in typed(update_records(body, family.plural), list[record])]
@@ -376,22 +343,18 @@ async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
             raise invalid('Bulk update expects a list of objects, each with its "id".')
         batch.append((rid, {k: v for k, v in item.items() if k not in ("id", "pk")}))
 
-    await ctx.db.write(rules.change_each, viewer, caller.is_admin, batch, family.scope)
-
-    def load(conn: Connection):
-        return present(conn, family, [resources.get_visible(conn, viewer, rid) for rid, _ in batch], ctx, viewer,
-                       detail=False)
-
-    return Response({family.plural: await ctx.db.execute(load)})
+    await ctx.db.write(rules.change_each, viewer, caller.is_admin, batch, scope(family))
+    items = await ctx.db.read(reads.several, family, [rid for rid, _ in batch], ctx.caller, viewer, ctx.base, False)
+    return Response({family.plural: items})
 
 
 # -- the five families: the same handlers, each declared with its family's types ---------------
 def list_of(ctx: Context, family: Family) -> Awaitable[Response[Any]]:
-    return reading(ctx.request, list_answer, ctx, family, slow=may_be_slow(ctx.params))
+    return list_answer(ctx, family)
 
 
 def detail_of(ctx: Context, family: Family, pk: str) -> Awaitable[Response[Any]]:
-    return reading(ctx.request, detail_answer, ctx, family, pk)
+    return detail_answer(ctx, family, pk)
 
 
 def summary_of(family: Family, action: str) -> str:
@@ -434,8 +397,8 @@ class ResourceController(Controller):
     @delete("/{pk:str}", status_code=204, summary="Delete a resource")
     async def delete_item(self, ctx: Ctx, pk: FromPath[str]) -> None:
         ctx.require_login()
-        viewer = await reading(ctx.request, lambda: ctx.viewer)
-        gone = await ctx.db.write(rules.delete, viewer, path_id(pk, RESOURCES.model), RESOURCES.scope)
+        viewer = ctx.viewer
+        gone = await ctx.db.write(rules.delete, viewer, path_id(pk, RESOURCES.model), scope(RESOURCES))
         files.remove_resource_files(ctx.settings.files_dir, gone)
 
     @delete("/", status_code=204, summary="Delete several resources (ENABLE_BULK_UPDATE)")
@@ -443,8 +406,8 @@ class ResourceController(Controller):
         ctx.require_login()
         ctx.require_bulk_update()  # the list URL takes DELETE only with bulk updates on
         ids = record_ids(await read_body(ctx.request), RESOURCES.plural)
-        viewer = await reading(ctx.request, lambda: ctx.viewer)
-        for gone in await ctx.db.write(rules.delete_each, viewer, ids, RESOURCES.scope):
+        viewer = ctx.viewer
+        for gone in await ctx.db.write(rules.delete_each, viewer, ids, scope(RESOURCES)):
             files.remove_resource_files(ctx.settings.files_dir, gone)
 
 
@@ -538,30 +501,27 @@ class ResourceListsController(Controller):
 
     @get("/resource_types", summary="Resource types with the number the caller can see")
     async def resource_types(self, ctx: Ctx) -> ResourceTypes:
-        counts = await reading(ctx.request, lambda: ctx.db.read(resources.type_counts, ctx.viewer))
+        counts = await ctx.db.read(reads.type_counts, ctx.viewer)
         return ResourceTypes([TypeCount(name, counts.get(name, 0), allowed_perms(name))
                               for name in ("dataset", "document", "map", *GEOAPP_TYPES)])
 
     @get("/approved", summary="Approved resources")
     async def approved(self, ctx: Ctx) -> Response[ResourceList]:
-        return await reading(ctx.request, list_answer, ctx, RESOURCES, _fixed("is_approved"), False)
+        return await list_answer(ctx, RESOURCES, _fixed("is_approved"), False)
 
     @get("/published", summary="Published resources")
     async def published(self, ctx: Ctx) -> Response[ResourceList]:
-        return await reading(ctx.request, list_answer, ctx, RESOURCES, _fixed("is_published"), False)
+        return await list_answer(ctx, RESOURCES, _fixed("is_published"), False)
 
     @get("/featured", summary="Featured resources")
     async def featured(self, ctx: Ctx) -> Response[ResourceList]:
-        return await reading(ctx.request, list_answer, ctx, RESOURCES, _fixed("featured"), False)
+        return await list_answer(ctx, RESOURCES, _fixed("featured"), False)
 
     @get("/favorites", summary="The caller's favorite resources")
     async def favorites(self, ctx: Ctx) -> Response[FavoriteList]:
         caller = ctx.require_login()
         query = ResourceQuery(favorites_of=caller.id, advertised_all=True)
-        answer = await reading(ctx.request, list_answer, ctx, RESOURCES, query, False)
-        body = answer.content
-        body["favorites"] = body.pop("resources")
-        return Response(body)
+        return await list_answer(ctx, RESOURCES, query, False, "favorites")
 
 
 def _fixed(flag: str) -> ResourceQuery:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from litestar import Response, get, put
 from litestar.params import FromPath
 
-from catalogue_app.api.context import Ctx, reading
+from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.styles import check_sld
@@ -33,13 +33,13 @@ async def get_style(ctx: Ctx, workspace: FromPath[str], filename: FromPath[str])
     name = _name(filename)
 
     def load(conn: Connection) -> Row | None:
-        viewer = ctx.viewer  # read on the reader thread, in the same snapshot
+        viewer = ctx.viewer
         style = datasets.style_named(conn, workspace, name)
         if style is None or resources.get_visible(conn, viewer, style["resource_id"]) is None:
             return None
         return style
 
-    style = await ctx.db.execute(load)
+    style = await ctx.db.read(load)
     if style is None:
         raise _missing(workspace, name)
     return Response(bytes(style["sld_body"]) if not isinstance(style["sld_body"], str)
@@ -56,7 +56,7 @@ async def put_style(ctx: Ctx, workspace: FromPath[str], filename: FromPath[str])
         info = check_sld(body)
     except GeoError as exc:
         raise invalid(str(exc)) from None
-    viewer = await reading(ctx.request, lambda: ctx.viewer)
+    viewer = ctx.viewer
 
     await ctx.db.write(dataset_rules.set_style, viewer, workspace, name, body, info.title)
     return Response(b"", status_code=200, media_type=SLD_TYPE)

@@ -19,7 +19,7 @@ from litestar.params import FromPath
 
 from catalogue_app import files
 from catalogue_app.api import multipart
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, invalid, not_authenticated, not_found
 from catalogue_app.api.request_bodies import declared_body
 from catalogue_app.geo import thumbnail
@@ -27,7 +27,7 @@ from catalogue_app.jobs import thumbnails
 from catalogue_app.services import resources as rules
 from catalogue_app.services.bodies import FieldError
 from catalogue_app.services.errors import NotFound, Refused
-from catalogue_app.store import Row
+from catalogue_app.store import Connection, Row
 from catalogue_app.store import thumbnails as thumbnail_store
 
 MAX_IMAGE = 1_000_000  # bytes of a sent image, as GeoNode allows
@@ -81,16 +81,16 @@ def _with_message(error: ApiError | Refused) -> ApiError | Refused:
     return error
 
 
-def _changeable(ctx: Context, pk: str, missing: str | None = None) -> Row:
+def _changeable(conn: Connection, ctx: Context, pk: str, missing: str | None = None) -> Row:
     """The resource, for a caller who may change it: 401 anonymous, 404 unknown or hidden
-    (``missing`` as the message), 403 without change_resourcebase(_metadata). Runs on a reader
-    thread (``reading``)."""
+    (``missing`` as the message), 403 without change_resourcebase(_metadata). A read
+    (``await ctx.db.read``)."""
     ctx.require_login()
     viewer = ctx.viewer
 
     rid = int(pk) if pk.isdecimal() and len(pk) <= 18 else 0  # 0: no resource has it
     try:
-        return ctx.db.read(rules.changeable, viewer, rid)
+        return rules.changeable(conn, viewer, rid)
     except NotFound:
         if missing:
             raise NotFound(message=missing) from None
@@ -101,7 +101,7 @@ def _changeable(ctx: Context, pk: str, missing: str | None = None) -> Row:
 @put(f"{ROUTE}/set_thumbnail", tags=["resources"], opt={"body": ThumbnailBody},
      summary="Set the thumbnail: multipart field or JSON key 'file' with an image, a base64 image or an image URL")
 async def set_thumbnail(ctx: Ctx, pk: FromPath[str]) -> ThumbnailUrl:
-    row = await reading(ctx.request, _changeable, ctx, pk)
+    row = await ctx.db.read(_changeable, ctx, pk)
     sent = await _sent_file(ctx)
     if isinstance(sent, str) and _is_address(sent):
         address = _image_address(sent)
@@ -196,7 +196,7 @@ async def set_thumbnail_from_bbox(ctx: Ctx, pk: FromPath[str]) -> Drawn:
     if ctx.caller.is_anonymous:
         raise _with_message(not_authenticated())
     try:
-        row = await reading(ctx.request, _changeable, ctx, pk, f"Resource selected with id {pk} does not exists")
+        row = await ctx.db.read(_changeable, ctx, pk, f"Resource selected with id {pk} does not exists")
     except (ApiError, Refused) as exc:
         raise _with_message(exc) from None
     if row["resource_type"] != "dataset":
@@ -224,7 +224,7 @@ async def set_thumbnail_from_bbox(ctx: Ctx, pk: FromPath[str]) -> Drawn:
 @post(f"{ROUTE}/delete_thumbnail", status_code=200, tags=["resources"], summary="Remove the thumbnail")
 async def delete_thumbnail(ctx: Ctx, pk: FromPath[str]) -> Outcome:
     try:
-        row = await reading(ctx.request, _changeable, ctx, pk, "Resource not found.")
+        row = await ctx.db.read(_changeable, ctx, pk, "Resource not found.")
     except (ApiError, Refused) as exc:
         raise _with_message(exc) from None
     try:
@@ -244,8 +244,7 @@ async def thumbnail_file(ctx: Ctx, name: FromPath[str]) -> Response[bytes]:
     if found is None:
         raise not_found()
     url = thumbnails.URL_PREFIX + name
-    seen = await reading(ctx.request, lambda: ctx.db.read(thumbnail_store.visible_with_url, ctx.viewer, url,
-                                                      found["uuid"]))
+    seen = await ctx.db.read(thumbnail_store.visible_with_url, ctx.viewer, url, found["uuid"])
     if seen is None:
         raise not_found()
     etag = f'"{name.rsplit(".", 1)[0].rsplit("-", 1)[1]}"'

@@ -17,7 +17,7 @@ from litestar.params import FromPath
 
 from catalogue_app.api import pagination
 from catalogue_app.api.resources import uploads
-from catalogue_app.api.context import Ctx, reading
+from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import ApiError
 from catalogue_app.api.resources.executions import status_url
 from catalogue_app.api.query import list_spec
@@ -78,11 +78,10 @@ class UploadSessionsController(Controller):
         caller = ctx.require_login()
         spec = list_spec(ctx.params, executions.FIELDS, executions.SEARCH_FIELDS)
 
-        def fetch(limit: int, offset: int):
-            return ctx.db.read(executions.page_of_action, spec, "import", caller.id, execution_rules.sees_all(caller),
-                               limit, offset)
-
-        page, total, rows = await reading(ctx.request, pagination.paginate, ctx.request, ctx.params, fetch)
+        page = pagination.wanted(ctx.request, ctx.params)
+        total, rows = await ctx.db.read(executions.page_of_action, spec, "import", caller.id,
+                                        execution_rules.sees_all(caller), page.size, page.offset)
+        pagination.check(page, total)
         return pagination.build(ctx.request, ctx.params, UploadList, page, total, [shape(r, ctx.base) for r in rows])
 
     @post("/", status_code=201, request_max_body_size=uploads.MAX_BODY, opt=uploads.FORM,
@@ -93,7 +92,7 @@ class UploadSessionsController(Controller):
     @get("/{upload_id:str}", summary="One dataset upload")
     async def get_upload(self, ctx: Ctx, upload_id: FromPath[str]) -> UploadDetail:
         caller = ctx.require_login()
-        row = (await ctx.db.execute(execution_rules.upload, caller, int(upload_id))
+        row = (await ctx.db.read(execution_rules.upload, caller, int(upload_id))
                if upload_id.isdecimal() and len(upload_id) < 19 else None)
         if row is None:
             raise ApiError(404, "No Upload matches the given query.", "not_found")

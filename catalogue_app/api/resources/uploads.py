@@ -34,7 +34,7 @@ from litestar import Response, post
 from catalogue_app import files, json_text
 from catalogue_app.api import multipart
 from catalogue_app.api.resources import perms_spec
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
 from catalogue_app.api.request_bodies import Id, form_body
 from catalogue_app.api.resources.executions import queue_job
@@ -155,7 +155,7 @@ async def upload(ctx: Ctx) -> Response[UploadStarted]:
 async def receive(ctx: Context) -> Response[UploadStarted]:
     """An upload, from /api/v2/uploads/upload or /api/v2/uploads."""
     caller = ctx.require_login()
-    limit = await ctx.db.execute(limits.size_limit, "dataset_upload_size")
+    limit = await ctx.db.read(limits.size_limit, "dataset_upload_size")
     exec_id = str(uuid.uuid4())
     workspace = files.claim_workspace(ctx.settings.tmp_dir / exec_id)
     try:
@@ -181,7 +181,7 @@ async def _upload(ctx: Context, caller, form: multipart.Form, workspace: Path, l
     base_key = next((k for k in ("base_file", "zip_file", "kmz_file", "tif_file") if k in form.files), None)
     if base_key is None:
         raise invalid("base_file: No file was submitted.")
-    target, changes, grants = await reading(ctx.request, _form_checks, ctx, caller, opts, fields)
+    target, changes, grants = await ctx.db.read(_form_checks, ctx, caller, opts, fields)
     names, extras = _place(form, base_key, workspace / "upload")
     # slow checks (the data is read, a raster's pixels all of them) run outside the event loop
     layers = await asyncio.to_thread(_check_data, workspace, names, limit, opts, RasterLimits(
@@ -189,7 +189,7 @@ async def _upload(ctx: Context, caller, form: multipart.Form, workspace: Path, l
     if opts.overwrite and target is None and len(layers) == 1:
         # the caller's dataset of that name: tied to this request now, so that a copy, a delete or
         # another replacement of it waits (409) rather than meeting the new data half-way
-        target = await ctx.db.execute(datasets.of_owner_named, caller.id, layers[0].name)
+        target = await ctx.db.read(datasets.of_owner_named, caller.id, layers[0].name)
     params = {"files": [n for n in names if n not in extras.values()], "owner_id": caller.id,
               "changes": changes, "permissions": grants, "total_layers": len(layers),
               "time": opts.time, "time_attributes": _time_attributes(layers, opts), "charset": opts.charset,
@@ -202,25 +202,25 @@ async def _upload(ctx: Context, caller, form: multipart.Form, workspace: Path, l
     return Response(UploadStarted(exec_id), status_code=201)
 
 
-def _form_checks(ctx: Context, caller, opts: Options, fields: dict[str, str]
+def _form_checks(conn: Connection, ctx: Context, caller, opts: Options, fields: dict[str, str]
                  ) -> tuple[int | None, dict[str, Any], dict[str, dict[str, str]] | None]:
     """The form's checks that read the database, in one snapshot on a reader thread: the open
     uploads, the dataset to replace, the resource fields and the permissions."""
-    parallel = ctx.db.read(executions.parallel_limit)
-    if ctx.db.read(executions.open_layers, caller.id, "import") >= parallel:
+    parallel = executions.parallel_limit(conn)
+    if executions.open_layers(conn, caller.id, "import") >= parallel:
         raise ApiError(400, f"The number of active parallel uploads exceeds {parallel}. Wait for the pending "
                             "ones to finish.", "upload_parallelism_limit_exceeded")
-    target = _target(ctx, opts) if opts.overwrite and opts.resource_pk else None
+    target = _target(conn, ctx, opts) if opts.overwrite and opts.resource_pk else None
     viewer = ctx.viewer
     values = {k: fields[k] for k in ("title", "abstract") if fields.get(k)}
     if fields.get("dataset_title"):
         values["title"] = fields["dataset_title"]
     # checked as a new resource's fields; without a title the job names the dataset after its layer
     checked = {"title": "untitled", **values}
-    changes = asdict(ctx.db.read(lambda conn: clean(conn, checked, viewer, caller.is_admin, None, "dataset")))
+    changes = asdict(clean(conn, checked, viewer, caller.is_admin, None, "dataset"))
     if "title" not in values:
         changes["values"].pop("title", None)
-    return target, changes, _permissions(ctx, fields.get("permissions"))
+    return target, changes, _permissions(conn, ctx, fields.get("permissions"))
 
 
 def _check_data(workspace: Path, names: list[str], limit: int, opts: Options,
@@ -270,7 +270,7 @@ def _side_documents(extras: dict[str, str], folder: Path, layers: int) -> dict[s
     return extras
 
 
-def _target(ctx: Context, opts: Options, wanted: str = EDIT_DATA) -> int:
+def _target(conn: Connection, ctx: Context, opts: Options, wanted: str = EDIT_DATA) -> int:
     """The dataset ``resource_pk`` names, if the caller may change it (404 or 403 otherwise)."""
     viewer = ctx.viewer
 
@@ -282,7 +282,7 @@ def _target(ctx: Context, opts: Options, wanted: str = EDIT_DATA) -> int:
             raise permission_denied()
         return row["id"]
 
-    return ctx.db.read(load)
+    return load(conn)
 
 
 async def _onto_dataset(ctx: Context, opts: Options, form: multipart.Form, workspace: Path,
@@ -293,7 +293,7 @@ async def _onto_dataset(ctx: Context, opts: Options, form: multipart.Form, works
     key = key if key in form.files else "base_file"
     if key not in form.files:
         raise invalid(f"base_file: No file was submitted (send the {'ISO XML' if metadata else 'SLD'} file).")
-    rid = await reading(ctx.request, _target, ctx, opts, access.CHANGE if metadata else access.EDIT_STYLE)
+    rid = await ctx.db.read(_target, ctx, opts, access.CHANGE if metadata else access.EDIT_STYLE)
     item = form.files[key]
     if item.size > MAX_DOCUMENT:
         raise invalid(f"{key}: a metadata or style document is at most 10 MB.")
@@ -334,7 +334,7 @@ def _place(form: multipart.Form, base_key: str, folder: Path) -> tuple[list[str]
     return names, extras
 
 
-def _permissions(ctx: Context, text: str | None) -> dict[str, dict[str, str]] | None:
+def _permissions(conn: Connection, ctx: Context, text: str | None) -> dict[str, dict[str, str]] | None:
     """The form's ``permissions`` (either perms-spec shape, as JSON text), checked now."""
     if not text:
         return None
@@ -346,7 +346,7 @@ def _permissions(ctx: Context, text: str | None) -> dict[str, dict[str, str]] | 
     def parse(conn: Connection):
         return perms_spec.parse(conn, body, "dataset")
 
-    return ctx.db.read(parse).as_json()
+    return parse(conn).as_json()
 
 
 ROUTES = [upload]

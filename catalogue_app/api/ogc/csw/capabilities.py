@@ -7,7 +7,7 @@ from lxml import etree
 
 from catalogue_app.api.ogc.csw.errors import OWS
 from catalogue_app.api.ogc.csw.requests import ELEMENT_SETS, FORMATS, RESULT_TYPES, SCHEMAS, TYPE_NAMES
-from catalogue_app.api.resources.links import CSW_NS, ISO_NS
+from catalogue_app.reads.links import CSW_NS, ISO_NS
 
 XLINK = "http://www.w3.org/1999/xlink"
 OGC = "http://www.opengis.net/ogc"

@@ -17,7 +17,7 @@ import msgspec
 from litestar import Request, Response, get, post
 
 from catalogue_app.api.ogc.csw import formats as record_formats
-from catalogue_app.api.context import Context, Ctx, reading
+from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.ogc.csw.capabilities import capabilities, describe_record
 from catalogue_app.api.ogc.csw.errors import OWS, CswError, exception_report
 from catalogue_app.api.ogc.csw.requests import (
@@ -30,7 +30,7 @@ from catalogue_app.api.ogc.csw.requests import (
     parameters,
 )
 from catalogue_app.api.ogc.csw.results import acknowledgement, get_records_document
-from catalogue_app.api.resources.representation import render
+from catalogue_app.reads.resources import render
 from catalogue_app.store import Connection, csw_search, records
 
 __all__ = ["OWS", "CswError", "exception_report", "ROUTES"]
@@ -89,28 +89,28 @@ async def answer(ctx: Context, parsed: Capabilities | DescribeRecord | RecordByI
     if isinstance(parsed, DescribeRecord):
         return Response(describe_record(parsed.type_names), media_type=parsed.media)
     if isinstance(parsed, RecordById):
-        return await reading(ctx.request, record_answer, ctx, parsed)
+        return await ctx.db.read(record_answer, ctx, parsed)
     if parsed.result_type == "validate":
         return Response(acknowledgement(parsed), media_type=parsed.media)
-    return await reading(ctx.request, records_answer, ctx, parsed)
+    return await ctx.db.read(records_answer, ctx, parsed)
 
 
-def record_answer(ctx: Context, asked: RecordById) -> Response[bytes]:
-    """The records asked for by id (run on a reader thread, by ``reading``)."""
+def record_answer(conn: Connection, ctx: Context, asked: RecordById) -> Response[bytes]:
+    """The records asked for by id (a read: ``await ctx.db.read``)."""
     caller, viewer, base = ctx.caller, ctx.viewer, ctx.base
 
     def load(conn: Connection) -> list[dict[str, Any]]:
         rows = records.visible_by_uuids(conn, viewer, asked.ids)
         return [msgspec.to_builtins(item) for item in render(conn, rows, caller, viewer, base)] if rows else []
 
-    found = ctx.db.read(load)
+    found = load(conn)
     if not found:
         raise CswError("InvalidParameterValue", "No record has this id.", "id", 404)
     return Response(record_formats.response_document(found, asked.schema, asked.element_set), media_type=asked.media)
 
 
-def records_answer(ctx: Context, asked: GetRecords) -> Response[bytes]:
-    """The count and the page of records a GetRecords selects (run on a reader thread)."""
+def records_answer(conn: Connection, ctx: Context, asked: GetRecords) -> Response[bytes]:
+    """The count and the page of records a GetRecords selects (a read, in one snapshot)."""
     caller, viewer, base = ctx.caller, ctx.viewer, ctx.base
     limit = asked.max_records if asked.result_type == "results" else 0
     query = csw_search.RecordQuery(asked.where, asked.order, limit, asked.start - 1)
@@ -123,7 +123,7 @@ def records_answer(ctx: Context, asked: GetRecords) -> Response[bytes]:
                            "constraint") from None
         return total, [msgspec.to_builtins(item) for item in render(conn, rows, caller, viewer, base)] if rows else []
 
-    total, found = ctx.db.read(load)
+    total, found = load(conn)
     return Response(get_records_document(asked, total, found), media_type=asked.media)
 
 

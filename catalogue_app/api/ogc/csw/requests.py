@@ -15,7 +15,7 @@ from lxml import etree
 
 from catalogue_app.api.ogc.csw.errors import CswError, bad_constraint
 from catalogue_app.api.ogc.csw.filters import from_cql, from_filter, queryable
-from catalogue_app.api.resources.links import ATOM_NS, CSW_NS, ISO_NS
+from catalogue_app.reads.links import ATOM_NS, CSW_NS, ISO_NS
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.xml import read_xml
 from catalogue_app.store.csw_search import Node

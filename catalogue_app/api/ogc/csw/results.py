@@ -11,7 +11,7 @@ from lxml import etree
 
 from catalogue_app.api.ogc.csw import formats as record_formats
 from catalogue_app.api.ogc.csw.requests import GetRecords
-from catalogue_app.api.resources.links import CSW_NS
+from catalogue_app.reads.links import CSW_NS
 
 
 def _now() -> str:

@@ -11,8 +11,8 @@ import html
 
 import msgspec
 
-from catalogue_app.api.resources.links import joined
-from catalogue_app.api.resources.representation import Resource
+from catalogue_app.reads.links import joined
+from catalogue_app.reads.resources import Resource
 from catalogue_app.store import Connection, Row, datasets, remote_layers
 
 STATISTICS = ("count", "min", "max", "average", "median", "stddev", "sum", "unique_values")

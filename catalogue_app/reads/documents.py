@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-from catalogue_app.api.resources.representation import Resource
+from catalogue_app.reads.resources import Resource
 from catalogue_app.store import Connection, documents
 
 

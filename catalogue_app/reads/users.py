@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from catalogue_app import rules
-from catalogue_app.api.middleware.auth import Caller
-from catalogue_app.store import Connection, Row
+from catalogue_app.store import Connection, Row, resources
+from catalogue_app.store.db import kept
+from catalogue_app.store.resources import Viewer
+
+if TYPE_CHECKING:
+    from catalogue_app.api.middleware.auth import Caller
 
 DEFAULT_AVATAR = "/static/img/avatar.svg"
 
@@ -46,6 +53,35 @@ class GroupProfile(msgspec.Struct, kw_only=True):
     access: str
     categories: list[str]
     link: str
+
+
+def viewer(conn: Connection, user_id: int | None, is_superuser: bool, is_staff: bool = False) -> Viewer:
+    """The caller as the store's visibility rules need them (with their groups), kept until
+    the data change."""
+    here = kept(conn)
+    key = ("viewer", user_id, is_superuser, is_staff)
+    found = here.get(key)
+    if found is None:
+        found = here[key] = resources.viewer_of(conn, user_id, is_superuser, is_staff)
+    return found
+
+
+def signed_in(conn: Connection, find: Callable[..., Row | None], *args: Any) -> tuple[Row | None, Viewer | None]:
+    """The user row that ``find(conn, *args)`` gives (by a session, a token, an id), and the
+    user as the store's visibility rules need them: one read for the auth middleware."""
+    row = find(conn, *args)
+    return row, (viewer(conn, row["id"], bool(row["is_superuser"]), bool(row["is_staff"])) if row is not None else None)
+
+
+def user_row(conn: Connection, user_id: int) -> Row | None:
+    """A user's row by id, kept until the data change (a changed password is a change)."""
+    from catalogue_app.store import users
+
+    here = kept(conn)
+    key = ("user", user_id)
+    if key not in here:
+        here[key] = users.get(conn, user_id)
+    return here[key]
 
 
 def global_perms(row: Row) -> list[str]:

@@ -1,8 +1,19 @@
-"""The resource representation, with GeoNode's keys and JSON types.
+"""Resources as the API shows them, with GeoNode's keys and JSON types, read whole here.
 
 Every key that QGIS or geonodectl reads is present on every row (null when unknown); ``pk``,
 ``polymorphic_ctype_id``, ``popular_count``, ``share_count`` and ``rating`` are strings, as in
 GeoNode.
+
+Two ways lead to the same bytes. ``render`` builds the Structs of any page or resource in a
+fixed number of queries (the typed families add their fields with their ``extend``). A page of
+/resources with every default field (``page_json``) is joined from kept bytes instead: building a
+resource's JSON costs most of a list request, so what does not depend on the caller is kept,
+already encoded, by the database owner (store/db.py ``kept``: emptied as soon as any connection
+commits a change), under the request's base URL, the resource id and which user fields the caller
+is shown (``users.user``: e-mail for signed-in callers, global ``perms`` of a user for admins and
+for that user). The caller's permissions and favorites are kept beside it, under who asks. A page
+then costs the page query and joining bytes; the bytes are those of ``render`` encoded by
+msgspec, so the answer is the one a fresh rendering gives.
 """
 
 from __future__ import annotations
@@ -10,18 +21,23 @@ from __future__ import annotations
 import html
 import json
 import re
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 from msgspec import UNSET, UnsetType
 
 from catalogue_app import rules
-from catalogue_app.api.resources import links as links_
-from catalogue_app.api.middleware.auth import Caller
-from catalogue_app.api.resources.links import Link
-from catalogue_app.api.accounts.representation import GroupRef, User, user
+from catalogue_app.reads import links as links_
+from catalogue_app.reads.links import Link
+from catalogue_app.reads.users import GroupRef, User, user
 from catalogue_app.store import Connection, Row, origins, records, remote_layers, resources, users
-from catalogue_app.store.resources import Related, Viewer
+from catalogue_app.store.db import kept as store_kept
+from catalogue_app.store.resources import Related, ResourceQuery, Viewer
+
+if TYPE_CHECKING:
+    from catalogue_app.api.middleware.auth import Caller
 
 CONTACT_ROLES = ("poc", "metadata_author", "processor", "publisher", "custodian", "distributor",
                  "resource_user", "resource_provider", "originator", "principal_investigator")
@@ -317,3 +333,254 @@ def tkeyword(t: Row) -> TKeyword:
     return TKeyword(name=t["alt_label"], slug=slug, uri=t["about"],
                     thesaurus=Thesaurus(t["title"], t["identifier"], t["uri"]),
                     i18n=json.loads(t["labels"] or "{}"))
+
+
+# Where the caller's own fields sit in a resource encoded with perms=[] and favorite=false; a
+# '"' inside a JSON string is escaped, so these bytes cannot come from a value.
+PERMS = b',"perms":[]'
+FAVORITE = b',"favorite":false'
+MAX_KEPT = 2048  # entries kept: a resource is about 4 KB, so some 9 MB at most
+MAX_PAGES = 256  # whole pages kept: a page of ten is about 40 KB, so some 10 MB at most
+
+_encode = msgspec.json.Encoder().encode  # the bytes msgspec gives a Response for the same Struct
+
+
+class Kept(NamedTuple):
+    """One resource's JSON without the caller's ``perms`` and ``favorite`` values."""
+
+    head: bytes     # up to '"perms":'
+    middle: bytes   # from ',"owner":' up to '"favorite":'
+    tail: bytes     # after the favorite value
+    user_ids: frozenset[int]  # the users shown in it (owner and contacts)
+
+
+def audience(caller: Caller) -> str:
+    """Which fields of the embedded users the caller sees."""
+    if caller.is_anonymous:
+        return "anonymous"
+    return "admin" if rules.sees_every_account(caller) else "member"
+
+
+def split(item: Resource) -> Kept:
+    users = frozenset([item.owner.pk, *(u.pk for role in CONTACT_ROLES for u in getattr(item, role))])
+    item.perms, item.favorite = [], False
+    encoded = _encode(item)
+    p = encoded.index(PERMS + b',"owner":')
+    f = encoded.index(FAVORITE + b',"thumbnail_url":', p)
+    return Kept(encoded[:p + len(PERMS) - 2], encoded[p + len(PERMS):f + len(FAVORITE) - 5],
+                encoded[f + len(FAVORITE):], users)
+
+
+def page_json(conn: Connection, rows: list[Row], caller: Caller, viewer: Viewer, base: str) -> msgspec.Raw:
+    """The JSON array of the rows as ``render`` shows them to the caller on /resources; ``rows``
+    need only ``resources.PERMS_COLUMNS``."""
+    kept = store_kept(conn)
+    group = audience(caller)
+    parts: dict[int, Kept] = {}
+    missing = []
+    for row in rows:
+        entry = kept.get(("resource", base, group, row["id"]))
+        # a user's own entry shows their global perms: not for other members
+        if entry is None or (group == "member" and caller.id in entry.user_ids):
+            missing.append(row["id"])
+        else:
+            parts[row["id"]] = entry
+    if missing:
+        full = resources.rows_by_ids(conn, missing)
+        for row, item in zip(full, render(conn, full, caller, viewer, base)):
+            entry = parts[row["id"]] = split(item)
+            if group != "member" or caller.id not in entry.user_ids:
+                keep(kept, ("resource", base, group, row["id"]), entry)
+    perms = _perms(conn, kept, rows, viewer)
+    favorites = _favorites(conn, store_kept(conn, "favorites"), rows, viewer)  # kept apart: see store/db.py kept
+    out = []
+    for row in rows:
+        rid = row["id"]
+        entry = parts[rid]
+        out.append(b"".join((entry.head, perms[rid], entry.middle, favorites[rid], entry.tail)))
+    return msgspec.Raw(b"[" + b",".join(out) + b"]")
+
+
+def keep(kept: dict, key: tuple, value: object, most: int = MAX_KEPT) -> None:
+    if len(kept) >= most:
+        try:
+            kept.pop(next(iter(kept)), None)  # the oldest
+        except (StopIteration, RuntimeError):  # emptied, or changed by another reader meanwhile
+            pass
+    kept[key] = value
+
+
+def _perms(conn: Connection, kept: dict, rows: list[Row], viewer: Viewer) -> dict[int, bytes]:
+    """The viewer's permission names on each row, encoded; kept under everything they depend on
+    (the key starts with a tuple, so it never meets a resource's or a favorite's)."""
+    who = ("perms", viewer)  # the rule book's answer depends on all of the viewer
+    out = {}
+    missing = []
+    for row in rows:
+        found = kept.get((who, row["id"]))
+        if found is None:
+            missing.append(row)
+        else:
+            out[row["id"]] = found
+    if missing:
+        held = resources.held_on_page(conn, missing, viewer)
+        for row in missing:
+            out[row["id"]] = _encode(caller_perms(row, held[row["id"]], viewer))
+            keep(kept, (who, row["id"]), out[row["id"]])
+    return out
+
+
+def _favorites(conn: Connection, kept: dict, rows: list[Row], viewer: Viewer) -> dict[int, bytes]:
+    """Whether the viewer has marked each row as a favorite, as JSON."""
+    if viewer.id is None:
+        return {row["id"]: b"false" for row in rows}
+    out = {}
+    missing = []
+    for row in rows:
+        found = kept.get(("favorite", viewer.id, row["id"]))
+        if found is None:
+            missing.append(row["id"])
+        else:
+            out[row["id"]] = found
+    if missing:
+        marked = resources.favorites_on_page(conn, missing, viewer)
+        for rid in missing:
+            out[rid] = b"true" if rid in marked else b"false"
+            keep(kept, ("favorite", viewer.id, rid), out[rid])
+    return out
+
+
+# -- what the handlers ask for --------------------------------------------------------------------
+class Family(msgspec.Struct, frozen=True):
+    """One endpoint family: its path, its JSON keys, the resource types it lists, its model
+    name, and for typed families their own fields: ``extend(conn, items, base, detail)`` turns
+    rendered resources into the family's representation, of type ``item`` in lists and
+    ``detail`` alone (with the viewer as a fifth argument when ``extend_with_viewer``)."""
+
+    path: str
+    singular: str
+    plural: str
+    types: tuple[str, ...]
+    model: str
+    item: type = Resource
+    detail: type = Resource
+    extend: Callable[..., list[Any]] | None = None
+    extend_with_viewer: bool = False
+
+    @property
+    def field_names(self) -> frozenset[str]:
+        names = _FIELD_NAMES.get(self.detail)
+        if names is None:  # built once per representation: every list request asks
+            names = _FIELD_NAMES[self.detail] = frozenset(FIELD_NAMES | set(self.detail.__struct_fields__))
+        return names
+
+
+_FIELD_NAMES: dict[type, frozenset[str]] = {}
+# Deferred fields (include[]): ``deferred(conn, ids, selection, viewer, base)``, one dict per id.
+Deferred = Callable[[Connection, list[int], Any, Viewer, str], list[dict[str, Any]]]
+
+
+@dataclass
+class Listing:
+    """What a list of resources asks for: the family, the query (or how to parse it: ``parse``
+    returns the query, the thesaurus keyword ids still to group and whether they all must
+    match), the field selection, and how to read the deferred fields it includes. A page of
+    /resources with every default field is kept whole, under ``key`` (what, besides the family
+    and the caller, the answer depends on: the request's path and parameters), as the bytes
+    that ``envelope(total, items)`` makes of it."""
+
+    family: Family
+    query: ResourceQuery | None
+    selection: Any  # api/resources/params.py Selection: active, wants_data, include
+    parse: Callable[[], tuple[ResourceQuery, list[int], bool]] | None = None
+    deferred: Deferred | None = None
+    key: tuple | None = None
+    envelope: Callable[[int, msgspec.Raw], bytes] | None = None
+
+
+class Answer(NamedTuple):
+    """A page of a list: the exact total, the items (the JSON array already encoded, for
+    /resources with every default field), the deferred fields of each item when the selection
+    asks for some (else None), and the whole answer encoded when it was kept (else None)."""
+
+    total: int
+    items: Any
+    extras: list[dict[str, Any]] | None = None
+    body: bytes | None = None
+
+
+def present(conn: Connection, family: Family, rows: list[Row], caller: Caller, viewer: Viewer, base: str,
+            *, detail: bool, with_data: bool = False) -> list[Any]:
+    """Rows as the family shows them (a dataset on /datasets carries its dataset fields)."""
+    items = render(conn, rows, caller, viewer, base, with_data=with_data)
+    if family.path != "resources":  # a row's link is the detail URL of the endpoint that listed it
+        for item in items:
+            item.link = f"{base}/api/v2/{family.path}/{item.pk}"
+    if family.extend is None:
+        return items
+    if family.extend_with_viewer:
+        return family.extend(conn, items, base, detail, viewer)
+    return family.extend(conn, items, base, detail)
+
+
+def page(conn: Connection, listing: Listing, caller: Caller, viewer: Viewer, base: str, limit: int,
+         offset: int) -> Answer:
+    """One page of a list as the caller sees it."""
+    sel, family = listing.selection, listing.family
+    if family.path == "resources" and not sel.active:
+        # the whole answer is kept: the same page asked again (the first page of Browse above
+        # all) costs a look-up until the data change (or the caller's favorites, when signed in)
+        kept_here = store_kept(conn, "favorites" if viewer.id is not None else "data")
+        here = kept_here.get("pages")
+        if here is None:
+            here = kept_here["pages"] = {}
+        key = ("page", listing.key, base, audience(caller), viewer, limit, offset) if listing.key is not None else None
+        found = here.get(key) if key is not None else None
+        if found is None:
+            total, rows = resources.page(conn, viewer, _query(conn, listing), limit, offset, resources.PERMS_COLUMNS)
+            items = page_json(conn, rows, caller, viewer, base)
+            found = Answer(total, items, None, listing.envelope(total, items) if listing.envelope else None)
+            if key is not None:
+                keep(here, key, found, MAX_PAGES)
+        return found
+    total, rows = resources.page(conn, viewer, _query(conn, listing), limit, offset)
+    items = present(conn, family, rows, caller, viewer, base, detail=False, with_data=sel.wants_data)
+    extras = listing.deferred(conn, [int(i.pk) for i in items], sel, viewer, base) \
+        if sel.active and listing.deferred else None
+    return Answer(total, items, extras)
+
+
+def _query(conn: Connection, listing: Listing) -> ResourceQuery:
+    """The list's query, parsed now if it was not given, its thesaurus keywords grouped."""
+    if listing.query is not None:
+        return listing.query
+    query, tkeyword_ids, force_and = listing.parse()
+    if tkeyword_ids:
+        query.tkeyword_groups = resources.tkeyword_groups(conn, tkeyword_ids, force_and)
+    return query
+
+
+def one(conn: Connection, family: Family, resource_id: int, caller: Caller, viewer: Viewer, base: str,
+        selection: Any = None, deferred: Deferred | None = None) -> tuple[Any, dict[str, Any]] | None:
+    """One resource of the family as the caller sees it, with the deferred fields the selection
+    asks for; None when the caller may not see it (or it is of another family)."""
+    row = resources.get_visible(conn, viewer, resource_id, family.types)
+    if row is None:
+        return None
+    item = present(conn, family, [row], caller, viewer, base, detail=True,
+                   with_data=bool(selection and selection.wants_data))[0]
+    extra = deferred(conn, [resource_id], selection, viewer, base)[0] \
+        if selection is not None and selection.active and deferred else {}
+    return item, extra
+
+
+def several(conn: Connection, family: Family, ids: list[int], caller: Caller, viewer: Viewer, base: str,
+            detail: bool) -> list[Any]:
+    """Resources just written, in the order of ``ids``, as the family shows them."""
+    rows = [resources.get_visible(conn, viewer, rid) for rid in ids]
+    return present(conn, family, rows, caller, viewer, base, detail=detail)
+
+
+def type_counts(conn: Connection, viewer: Viewer) -> dict[str, int]:
+    """How many resources of each type the viewer lists by default."""
+    return resources.type_counts(conn, viewer)
