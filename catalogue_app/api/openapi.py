@@ -3,7 +3,11 @@
 Litestar builds an OpenAPI 3.1 document from the handlers' msgspec types. Request bodies, which
 handlers read themselves to accept the API's several shapes, are declared with
 ``opt={"body": Struct}`` (and ``"body_media"``: the media types it comes in, when not JSON and
-both forms) and added here. The document is then lowered to OpenAPI 3.0.3.
+both forms; ``"body_required"``, see ``_required``) and added here; api/request_bodies.py decodes each body into that same Struct.
+``opt={"answers": {status: Struct}}`` names an error answer that is not the envelope (GeoNode's
+own shape for that action), declared beside the envelope; ``{status: "what it means"}`` declares
+one more status answered in the envelope. The document is then lowered to
+OpenAPI 3.0.3.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import msgspec
+import msgspec.inspect
 import swagger_ui_bundle
 import yaml
 from litestar import Litestar, Request, Response, get
@@ -129,28 +134,45 @@ def _openapi_path(path: str) -> str:
     return "/".join(parts) or "/"
 
 
-def add_request_bodies(app: Litestar, doc: dict[str, Any]) -> None:
-    declared: list[tuple[str, str, Any]] = []
+def _required(method: str, body: Any) -> bool:
+    """Whether the operation needs a body: a change (PUT, PATCH) whose fields are all optional
+    takes none (nothing changes), as request_bodies.declared_body reads no body as {};
+    ``opt["body_required"]`` says otherwise where a handler needs one all the same."""
+    info = msgspec.inspect.type_info(body)
+    optional = isinstance(info, msgspec.inspect.StructType) and not any(f.required for f in info.fields)
+    return not (method in ("put", "patch") and optional)
+
+
+def add_request_bodies(app: Litestar, doc: dict[str, Any]) -> dict[tuple[str, str], dict[int, Any]]:
+    """Declare the bodies of ``opt["body"]``; returns the other answers of ``opt["answers"]``,
+    {(path, method): {status: schema or description}}, for ``declare_answers``."""
+    declared: list[tuple[str, str, Any, Any, bool | None]] = []
+    answers: list[tuple[str, str, int, Any]] = []
     for route in app.routes:
         for handler in getattr(route, "route_handlers", []):
-            body = handler.opt.get("body")
-            if body is None:
-                continue
             for method in handler.http_methods:
-                declared.append((_openapi_path(route.path), method.lower(), body, handler.opt.get("body_media")))
-    if not declared:
-        return
+                path = _openapi_path(route.path)
+                if handler.opt.get("body") is not None:
+                    declared.append((path, method.lower(), handler.opt["body"], handler.opt.get("body_media"),
+                                     handler.opt.get("body_required")))
+                answers += [(path, method.lower(), status, kind) for status, kind in handler.opt.get("answers", {}).items()]
+    typed = [kind for *_, kind in answers if not isinstance(kind, str)]
     refs, components = msgspec.json.schema_components(
-        [b for _, _, b, _ in declared], ref_template="#/components/schemas/{name}"
-    )
+        [body for _, _, body, *_ in declared] + typed, ref_template="#/components/schemas/{name}")
     doc.setdefault("components", {}).setdefault("schemas", {}).update(components)
-    for (path, method, _, only), ref in zip(declared, refs):
+    answer_refs = iter(refs[len(declared):])
+    others: dict[tuple[str, str], dict[int, Any]] = {}
+    for path, method, status, kind in answers:
+        others.setdefault((_openapi_path_30(path), method), {})[status] = kind if isinstance(kind, str) else next(answer_refs)
+    for (path, method, body, only, needed), ref in zip(declared, refs):
         operation = doc.get("paths", {}).get(path, {}).get(method)
         if operation is None:
             continue
         media = {"schema": ref}
         kinds = only or ("application/json", "application/x-www-form-urlencoded", "multipart/form-data")
-        operation["requestBody"] = {"required": method in ("post", "put", "patch"), "content": {k: media for k in kinds}}
+        required = needed if needed is not None else _required(method, body)
+        operation["requestBody"] = {"required": required, "content": {k: media for k in kinds}}
+    return others
 
 
 # -- answers -----------------------------------------------------------------------------------
@@ -176,9 +198,15 @@ BULK = ("/api/v2/resources", "/api/v2/datasets", "/api/v2/documents", "/api/v2/m
         "/api/v2/users", "/api/v2/groups")
 
 
-def declare_answers(doc: dict[str, Any]) -> None:
+def _openapi_path_30(path: str) -> str:
+    return path if path.endswith("/") else path + "/"
+
+
+def declare_answers(doc: dict[str, Any], others: dict[tuple[str, str], dict[int, Any]] | None = None) -> None:
     """What the API really answers: errors in its envelope (Litestar's default error schema is
-    not what is sent), the error statuses each kind of operation can give, and no body for 204."""
+    not what is sent), or in the shape ``others`` names for an operation and status, the error
+    statuses each kind of operation can give, and no body for 204."""
+    others = others or {}
     schemas = doc.setdefault("components", {}).setdefault("schemas", {})
     schemas["Error"], schemas["OAuthError"] = ERROR, OAUTH_ERROR
     envelope = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
@@ -196,6 +224,7 @@ def declare_answers(doc: dict[str, Any]) -> None:
                 statuses.append(422)
             if method in ("patch", "delete") and path.rstrip("/") in BULK:
                 statuses.append(405)
+            statuses += [s for s in others.get((_openapi_path_30(path), method), {}) if s not in statuses]
             error = envelope
             if path.rstrip("/").endswith("/embed"):
                 error = HTML_PAGE  # a page for an iframe: its errors are pages too
@@ -205,6 +234,11 @@ def declare_answers(doc: dict[str, Any]) -> None:
             for status in statuses:
                 text = ERROR_TEXT.get(status, "This method is not enabled on this server")
                 content = oauth if path.startswith("/o/") and status in (400, 401) else error
+                other = others.get((_openapi_path_30(path), method), {}).get(status)
+                if isinstance(other, str):
+                    text = other
+                elif other is not None:
+                    content = {"application/json": {"schema": {"anyOf": [envelope["application/json"]["schema"], other]}}}
                 responses[str(status)] = {"description": text, "content": content}
             if "204" in responses:
                 responses["204"].pop("content", None)
@@ -212,8 +246,7 @@ def declare_answers(doc: dict[str, Any]) -> None:
 
 def build_document(app: Litestar) -> dict[str, Any]:
     doc = app.openapi_schema.to_schema()
-    add_request_bodies(app, doc)
-    declare_answers(doc)
+    declare_answers(doc, add_request_bodies(app, doc))
     return to_openapi_30(doc)
 
 

@@ -1,7 +1,10 @@
 """Checking and applying resource writes: which fields, which values, who may.
 
-``clean`` turns a JSON body into column values and relation lists, or answers 400 naming the
-field; it runs inside the write transaction so lookups and the write see the same data.
+``ResourceFields`` is what a resource write takes: the body the API declares for resources,
+documents, maps and geoapps, and the first check of ``clean``, which decodes every body into it
+(400 naming the field of a wrong type). ``clean`` then turns the fields into column values and
+relation lists, or answers 400 naming the field (an unknown category, a group the caller may not
+use); it runs inside the write transaction so lookups and the write see the same data.
 """
 
 from __future__ import annotations
@@ -10,11 +13,15 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+import msgspec
+from msgspec import UNSET, UnsetType
+
 from catalogue_app import rules
 from catalogue_app import json_text
 from catalogue_app.services import access
+from catalogue_app.services.bodies import typed
 from catalogue_app.services.errors import Invalid
-from catalogue_app.services.values import parse_datetime, truthy
+from catalogue_app.services.values import parse_datetime
 from catalogue_app.store import Connection, Row, groups, origins, resource_writes
 from catalogue_app.store.resources import Viewer
 
@@ -27,6 +34,73 @@ ROLE_FLAGS = ("featured", "is_published", "is_approved", "advertised")
 CONTACT_ROLES = ("poc", "metadata_author", "processor", "publisher", "custodian", "distributor",
                  "resource_user", "resource_provider", "originator", "principal_investigator")
 EXTENT_TYPES = ("document", "geostory", "dashboard")
+
+# a relation: a pk, an object used as an exact lookup ({"identifier": "biota"}), or that object
+# as a JSON string; null or "" clears it
+Relation = int | str | dict[str, Any] | None
+# users in a contact role: pks, usernames or objects with either ({"pk", "username"})
+Contacts = list[int | str | dict[str, Any]] | dict[str, Any] | None
+
+
+class ResourceFields(msgspec.Struct, kw_only=True):
+    """The writable fields of a resource (all optional on update; ``title`` needed on create).
+    Fields not named here are ignored, as GeoNode ignores read-only ones sent back."""
+
+    title: str | None | UnsetType = UNSET
+    abstract: str | None | UnsetType = UNSET
+    resource_type: str | None | UnsetType = UNSET
+    subtype: str | None | UnsetType = UNSET
+    language: str | None | UnsetType = UNSET
+    date_type: str | None | UnsetType = UNSET
+    date: str | None | UnsetType = UNSET
+    temporal_extent_start: str | None | UnsetType = UNSET
+    temporal_extent_end: str | None | UnsetType = UNSET
+    attribution: str | None | UnsetType = UNSET
+    doi: str | None | UnsetType = UNSET
+    edition: str | None | UnsetType = UNSET
+    purpose: str | None | UnsetType = UNSET
+    maintenance_frequency: str | None | UnsetType = UNSET
+    constraints_other: str | None | UnsetType = UNSET
+    supplemental_information: str | None | UnsetType = UNSET
+    data_quality_statement: str | None | UnsetType = UNSET
+    category: Relation | UnsetType = UNSET
+    license: Relation | UnsetType = UNSET
+    group: Relation | UnsetType = UNSET
+    restriction_code_type: str | dict[str, Any] | None | UnsetType = UNSET
+    spatial_representation_type: str | dict[str, Any] | None | UnsetType = UNSET
+    keywords: list[str | dict[str, Any]] | str | None | UnsetType = UNSET  # names, {"name"} or "a,b"
+    tkeywords: list[int | dict[str, Any]] | None | UnsetType = UNSET  # thesaurus keyword ids or {"id"}
+    regions: list[int | str | dict[str, Any]] | None | UnsetType = UNSET  # ids, codes, names or objects
+    poc: Contacts | UnsetType = UNSET
+    metadata_author: Contacts | UnsetType = UNSET
+    processor: Contacts | UnsetType = UNSET
+    publisher: Contacts | UnsetType = UNSET
+    custodian: Contacts | UnsetType = UNSET
+    distributor: Contacts | UnsetType = UNSET
+    resource_user: Contacts | UnsetType = UNSET
+    resource_provider: Contacts | UnsetType = UNSET
+    originator: Contacts | UnsetType = UNSET
+    principal_investigator: Contacts | UnsetType = UNSET
+    featured: bool | None | UnsetType = UNSET
+    is_published: bool | None | UnsetType = UNSET
+    is_approved: bool | None | UnsetType = UNSET
+    advertised: bool | None | UnsetType = UNSET
+    metadata_only: bool | None | UnsetType = UNSET
+    metadata_uploaded_preserve: bool | None | UnsetType = UNSET
+    # {"coords": [minx, miny, maxx, maxy], "srid": "EPSG:n"}: taken for documents and geoapps
+    extent: dict[str, Any] | None | UnsetType = UNSET
+    blob: Any = UNSET  # a map's or geoapp's JSON document (also as ``data``)
+    data: Any = UNSET
+    # beyond GeoNode's, write-only (shown in ``origin``): the http(s) address and title of the
+    # original in another catalogue that this resource is a copy of; null forgets them
+    origin_url: str | None | UnsetType = UNSET
+    origin_title: str | None | UnsetType = UNSET
+
+
+def set_fields(fields: msgspec.Struct) -> dict[str, Any]:
+    """The fields a body set, by name (those left UNSET left out), values as decoded."""
+    return {name: value for name in fields.__struct_fields__
+            if (value := getattr(fields, name)) is not UNSET}
 
 
 @dataclass
@@ -85,14 +159,6 @@ def _identifier(name: str, value: Any) -> str | None:
     if isinstance(value, str):
         return value
     raise Invalid(f"Invalid value for '{name}': expected an identifier.")
-
-
-def _bool(name: str, value: Any) -> int:
-    if isinstance(value, bool):
-        return int(value)
-    if isinstance(value, (int, str)):
-        return int(truthy(str(value)))
-    raise Invalid(f"{name}: Must be a valid boolean.")
 
 
 def _user_ids(conn: Connection, role: str, value: Any) -> list[int]:
@@ -199,24 +265,20 @@ def _extent(value: Any) -> dict[str, float]:
 def clean(conn: Connection, body: dict[str, Any], viewer: Viewer, caller_is_admin: bool,
           row: Row | None, resource_type: str) -> Cleaned:
     """Validated values for a create (row None) or an update of ``row``."""
+    body = set_fields(typed(body, ResourceFields))
     out = Cleaned()
     v = out.values
     for name, value in body.items():
         if name in TEXT or name in ("language", "date_type"):
             if value is None and name not in NOT_NULL_TEXT:
                 v[name] = None
-            elif isinstance(value, str):
-                v[name] = value.lower() if name == "date_type" else value
             elif value is not None:
-                raise Invalid(f"{name}: Not a valid string.")
+                v[name] = value.lower() if name == "date_type" else value
         elif name in DATES:
             if value is None and name != "date":
                 v[name] = None
-            elif isinstance(value, str):
-                v[name] = parse_datetime(value)
             elif value is not None:
-                raise Invalid("Datetime has wrong format. Use one of these formats instead: "
-                              "YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].")
+                v[name] = parse_datetime(value)
         elif name == "category":
             v["category_id"] = _relation(conn, name, value, "categories", "identifier", "TopicCategory")
         elif name == "license":
@@ -235,17 +297,17 @@ def clean(conn: Connection, body: dict[str, Any], viewer: Viewer, caller_is_admi
             out.contacts[name] = _user_ids(conn, name, value)
         elif name in FLAGS:
             if value is not None:
-                v[name] = _bool(name, value)
+                v[name] = int(value)
         elif name in ROLE_FLAGS:
             if value is not None and access.may_set_flag(conn, viewer, row, name):
-                v[name] = _bool(name, value)  # not allowed: ignored, as GeoNode does
+                v[name] = int(value)  # not allowed: ignored, as GeoNode does
         elif name == "extent" and resource_type in EXTENT_TYPES:
             box = _extent(value)
             v.update(box)
             out.regions_from_extent = bool(box)
         elif name in ("blob", "data"):
             v["blob"] = resource_writes.blob(value) if value is not None else None
-        elif name == "subtype" and resource_type not in ("dataset", "document") and (value is None or isinstance(value, str)):
+        elif name == "subtype" and resource_type not in ("dataset", "document"):
             v["subtype"] = value  # a dataset's or document's comes from its data
     out.origin = _origin(conn, body, row)
     if row is None and not (v.get("title") or "").strip():

@@ -16,7 +16,8 @@ from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import denied, invalid
 from catalogue_app.api.query import list_spec
-from catalogue_app.api.request_bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
+from catalogue_app.api.request_bodies import (Id, declared_body, declared_records, declared_updates, path_id, read_body,
+                                             record_ids)
 from catalogue_app.reads.resources import Resource, render
 from catalogue_app.reads.users import GroupProfile, User, group_profiles, user
 from catalogue_app.services import groups as group_rules
@@ -118,8 +119,8 @@ class GroupsController(Controller):
         caller = ctx.caller
         if not rules.may_create_groups(caller):
             raise denied(caller)
-        items, many = records(await read_body(ctx.request), "group_profile", "group_profiles")
-        batch = [_values(convert(item, GroupWrite), creating=True) for item in items]
+        items, many = await declared_records(ctx.request, "group_profile", "group_profiles")
+        batch = [_values(item, creating=True) for item in items]
         rendered = await ctx.db.read(_render, ctx, await ctx.db.write(group_rules.create, caller, batch))
         return GroupBatch(rendered) if many else GroupDetail(rendered[0])
 
@@ -130,8 +131,7 @@ class GroupsController(Controller):
             raise denied(caller)
         ctx.require_bulk_update()
         batch = []
-        for item in update_records(await read_body(ctx.request), "group_profiles"):
-            data = convert(item, GroupUpdate)
+        for data in await declared_updates(ctx.request, "group_profiles"):
             batch.append((data.id, *_values(data, creating=False)))
         await ctx.db.write(group_rules.change_each, caller, batch)
         return GroupBatch(await ctx.db.read(_render, ctx, [b[0] for b in batch]))
@@ -165,8 +165,7 @@ class GroupsController(Controller):
         if ctx.caller.is_anonymous:
             raise denied(ctx.caller)
         profile_id = (await ctx.db.read(self._visible, ctx, pk))["id"]
-        body = unwrap(await read_body(ctx.request), "group_profile")
-        values, slugs = _values(convert(body, GroupWrite), creating=False)
+        values, slugs = _values(await declared_body(ctx.request, singular="group_profile"), creating=False)
         await ctx.db.write(group_rules.change, ctx.caller, profile_id, values, slugs, admins_only)
         return GroupDetail((await ctx.db.read(_render, ctx, [profile_id]))[0])
 
@@ -206,7 +205,7 @@ class GroupsController(Controller):
         if caller.is_anonymous:
             raise denied(caller)
         profile = await ctx.db.read(self._visible, ctx, pk)
-        body = convert(await read_body(ctx.request) or {}, MembersBody)
+        body: MembersBody = await declared_body(ctx.request)
         await ctx.db.write(group_rules.change_members, caller, profile, body.users, body.role, adding)
         return await ctx.db.read(self._people, ctx, profile, False)
 

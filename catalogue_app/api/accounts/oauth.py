@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import base64
 import binascii
+from typing import Literal
 
 import anyio.to_thread
 import msgspec
-from litestar import Response, post
+from litestar import Request, Response, post
 
 from catalogue_app.api.context import Ctx
-from catalogue_app.api.errors import ApiError
-from catalogue_app.api.request_bodies import read_body
+from catalogue_app.api.errors import ApiError, handle_api_error, handle_refused, status_of
+from catalogue_app.api.request_bodies import declared_body
 from catalogue_app.passwords import verify_password
+from catalogue_app.services.bodies import FieldError
 from catalogue_app.services.errors import Refused
 from catalogue_app.store import tokens, users
 
@@ -25,7 +27,7 @@ CLIENT_MAX = 100
 
 
 class TokenRequest(msgspec.Struct, kw_only=True):
-    grant_type: str
+    grant_type: Literal["password"]  # the only grant served
     username: str
     password: str
     scope: str | None = None
@@ -50,20 +52,23 @@ def _oauth_error(status: int, error: str, description: str) -> Response[OAuthErr
                     headers={"Cache-Control": "no-store"})
 
 
-@post("/o/token/", status_code=200, opt={"body": TokenRequest}, tags=["auth"],
+def _refused(request: Request, exc: ApiError | Refused) -> Response:
+    """A body these addresses refuse, in OAuth2's shape (other refusals keep the envelope)."""
+    if status_of(exc) != 400:
+        return handle_api_error(request, exc) if isinstance(exc, ApiError) else handle_refused(request, exc)
+    if isinstance(exc, FieldError) and exc.field == "grant_type" and not exc.missing:
+        return _oauth_error(400, "unsupported_grant_type", "Only the password grant is supported.")
+    return _oauth_error(400, "invalid_request", exc.message)
+
+
+OAUTH_ERRORS = {ApiError: _refused, Refused: _refused}
+
+
+@post("/o/token/", status_code=200, opt={"body": TokenRequest}, tags=["auth"], exception_handlers=OAUTH_ERRORS,
       summary="Exchange a user name and password for a Bearer token (OAuth2 password grant)")
 async def token(ctx: Ctx) -> Response[TokenAnswer] | Response[OAuthError]:
-    try:
-        body = await read_body(ctx.request)
-    except (ApiError, Refused) as exc:
-        return _oauth_error(400, "invalid_request", exc.message)
-    if not isinstance(body, dict):
-        return _oauth_error(400, "invalid_request", "Send grant_type, username and password as form fields.")
-    if body.get("grant_type") != "password":
-        return _oauth_error(400, "unsupported_grant_type", "Only the password grant is supported.")
-    username, password = body.get("username"), body.get("password")
-    if not isinstance(username, str) or not isinstance(password, str):
-        return _oauth_error(400, "invalid_request", "username and password are required.")
+    body: TokenRequest = await declared_body(ctx.request)
+    username, password = body.username, body.password
     row = await ctx.db.read(users.by_username, username)
     stored = row["password"] if row is not None and row["is_active"] else ""
     ok = await anyio.to_thread.run_sync(verify_password, password, stored)
@@ -75,11 +80,11 @@ async def token(ctx: Ctx) -> Response[TokenAnswer] | Response[OAuthError]:
     return Response(TokenAnswer(issued, "Bearer", lifetime, scope), headers={"Cache-Control": "no-store"})
 
 
-def _client_of(ctx: Ctx, body: dict) -> str:
+def _client_of(ctx: Ctx, body: TokenRequest) -> str:
     """The client_id a login names, in its form or in an HTTP Basic header (as OAuth2 clients
     send it): a user's login tokens are kept per client (store/tokens.py)."""
-    client = body.get("client_id")
-    if not isinstance(client, str) or not client.strip():
+    client = body.client_id
+    if not client or not client.strip():
         scheme, _, credentials = ctx.request.headers.get("authorization", "").partition(" ")
         client = ""
         if scheme.lower() == "basic":
@@ -94,12 +99,12 @@ class RevokeRequest(msgspec.Struct):
     token: str
 
 
-@post("/o/revoke_token/", status_code=200, opt={"body": RevokeRequest}, tags=["auth"],
+@post("/o/revoke_token/", status_code=200, opt={"body": RevokeRequest}, tags=["auth"], exception_handlers=OAUTH_ERRORS,
       summary="Revoke a Bearer token")
 async def revoke(ctx: Ctx) -> None:
-    body = await read_body(ctx.request)
-    if isinstance(body, dict) and isinstance(body.get("token"), str):
-        await ctx.db.write(tokens.revoke, body["token"])
+    """An unknown token is no error (RFC 7009); a body without a token is."""
+    body: RevokeRequest = await declared_body(ctx.request)
+    await ctx.db.write(tokens.revoke, body.token)
 
 
 ROUTES = [token, revoke]

@@ -5,14 +5,17 @@ is sent as ``Authorization: Bearer <token>`` and is revoked by /o/revoke_token/ 
 
 from __future__ import annotations
 
+from typing import Annotated
+
 import msgspec
 from litestar import Controller, Response, delete, get, post
 from litestar.params import FromPath
 
 from catalogue_app.api import pagination
 from catalogue_app.api.context import Ctx
-from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.api.request_bodies import declared_body, path_id
 from catalogue_app.services import tokens as rules
+from catalogue_app.services.bodies import fields_of
 from catalogue_app.store import Row
 
 
@@ -48,12 +51,12 @@ class NewToken(msgspec.Struct):
     token_type: str
 
 
-class TokenWrite(msgspec.Struct, kw_only=True):
+class TokenWrite(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """A new personal token: what it is for, and how many days it lasts (null or left out: until
     it is revoked)."""
 
-    label: str
-    expires_in_days: int | None = None
+    label: Annotated[str, msgspec.Meta(min_length=1, max_length=rules.LABEL_MAX)]
+    expires_in_days: Annotated[int, msgspec.Meta(ge=1, le=rules.DAYS_MAX)] | None = None
 
 
 def shape(row: Row, base: str) -> Token:
@@ -75,7 +78,7 @@ class TokensController(Controller):
           summary="Make a personal API token with a label; the answer holds the token, shown this once")
     async def create_token(self, ctx: Ctx) -> Response[NewToken]:
         user_id = rules.require_user(ctx.caller)
-        values = rules.new_token_values(await read_body(ctx.request))
+        values = rules.new_token_values(fields_of(await declared_body(ctx.request, singular="token")))
         issued, row = await ctx.db.write(rules.create_token, user_id, values)
         return Response(NewToken(shape(row, ctx.base), issued, "Bearer"), status_code=201,
                         headers={"Cache-Control": "no-store"})

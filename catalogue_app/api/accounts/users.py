@@ -15,7 +15,8 @@ from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid, not_found, permission_denied
 from catalogue_app.api.query import list_spec
-from catalogue_app.api.request_bodies import Id, convert, path_id, read_body, record_ids, records, unwrap, update_records
+from catalogue_app.api.request_bodies import (Id, declared_body, declared_records, declared_updates, path_id, read_body,
+                                             record_ids)
 from catalogue_app.reads.resources import Resource, render
 from catalogue_app.reads.users import GroupProfile, User, group_profiles, user
 from catalogue_app.passwords import hash_password
@@ -116,10 +117,10 @@ class UsersController(Controller):
         caller = ctx.require_login()
         if not rules.may_create_users(caller):
             raise permission_denied()
-        items, many = records(await read_body(ctx.request), "user", "users")
+        items, many = await declared_records(ctx.request, "user", "users")
         batch = []
         for item in items:
-            values = _values(convert(item, UserWrite))
+            values = _values(item)
             user_rules.check_values(values, caller, creating=True, settings=ctx.settings)
             batch.append(await _hash(values))
         ids = await ctx.db.write(user_rules.create, batch)
@@ -131,8 +132,7 @@ class UsersController(Controller):
         caller = ctx.require_login()
         ctx.require_bulk_update()
         batch = []
-        for item in update_records(await read_body(ctx.request), "users"):
-            data = convert(item, UserUpdate)
+        for data in await declared_updates(ctx.request, "users"):
             values = _values(data)
             user_rules.check_values(values, caller, creating=False, settings=ctx.settings)
             batch.append((data.id, await _hash(values)))
@@ -172,7 +172,7 @@ class UsersController(Controller):
 
     async def _update(self, ctx: Context, pk: str) -> UserDetail:
         target = await ctx.db.read(self._visible, ctx, pk)
-        values = _values(convert(unwrap(await read_body(ctx.request), "user"), UserWrite))
+        values = _values(await declared_body(ctx.request, singular="user"))
         user_rules.check_values(values, ctx.caller, creating=False, settings=ctx.settings, username=target["username"])
         await ctx.db.write(user_rules.change, ctx.caller, [(target["id"], await _hash(values))])
         _forget(ctx.request, [target["id"]])
@@ -214,7 +214,7 @@ class UsersController(Controller):
     async def transfer(self, ctx: Ctx, pk: FromPath[str]) -> Response[bytes]:
         target = await ctx.db.read(self._visible, ctx, pk)
         caller = ctx.caller
-        body = convert(await read_body(ctx.request) or {}, TransferBody)
+        body: TransferBody = await declared_body(ctx.request)
         if body.owner is not None:
             current, new, subset = target["id"], body.owner, None
         else:
@@ -232,7 +232,7 @@ class UsersController(Controller):
         target = await ctx.db.read(self._visible, ctx, pk)
         if not user_rules.may_demote(ctx.caller, target["id"]):
             raise permission_denied()
-        body = convert(await read_body(ctx.request) or {}, GroupsBody)
+        body: GroupsBody = await declared_body(ctx.request)
         if body.groups is None or body.groups == [] or body.groups == "":
             raise invalid("No groups IDs were provided")
         if isinstance(body.groups, str) and body.groups != "ALL":

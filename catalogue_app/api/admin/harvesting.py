@@ -20,7 +20,8 @@ from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.query import list_spec
-from catalogue_app.api.request_bodies import Id, convert, path_id, read_body, unwrap
+from catalogue_app.api.request_bodies import Id, declared, declared_body, path_id, read_body
+from catalogue_app.services.bodies import typed
 from catalogue_app.services import harvesting as rules
 from catalogue_app.store import Connection, Row, harvesters
 
@@ -66,10 +67,16 @@ class HarvesterDetail(msgspec.Struct):
 
 
 class HarvesterWrite(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
-    """Fields accepted on create and update (the read-only ones are refused by name)."""
+    """Fields accepted on create and update; the read-only ones a client sends back as it read
+    them are ignored, any other field is refused by name."""
 
-    id: int | UnsetType = UNSET   # sent back as read: ignored
-    links: Any = UNSET           # sent back as read: ignored
+    id: Any = UNSET   # sent back as read: ignored
+    links: Any = UNSET
+    remote_available: Any = UNSET
+    last_checked_availability: Any = UNSET
+    last_checked_harvestable_resources: Any = UNSET
+    last_check_harvestable_resources_message: Any = UNSET
+    last_updated: Any = UNSET
     name: str | UnsetType = UNSET
     status: str | UnsetType = UNSET
     remote_url: str | UnsetType = UNSET
@@ -84,7 +91,9 @@ class HarvesterWrite(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     delete_orphan_resources_automatically: bool | UnsetType = UNSET
 
 
-READ_ONLY = ("remote_available", "last_checked_availability", "last_checked_harvestable_resources",
+
+
+READ_ONLY = ("id", "links", "remote_available", "last_checked_availability", "last_checked_harvestable_resources",
              "last_check_harvestable_resources_message", "last_updated")
 
 
@@ -180,7 +189,7 @@ def session(row: Row) -> Session:
 
 def _values(data: HarvesterWrite) -> dict[str, Any]:
     values = {f: getattr(data, f) for f in HarvesterWrite.__struct_fields__
-              if getattr(data, f) is not UNSET and f not in ("id", "links")}
+              if getattr(data, f) is not UNSET and f not in READ_ONLY}
     if "default_owner" in values:
         values["default_owner_id"] = values.pop("default_owner")
     if "harvester_type_specific_configuration" in values:
@@ -189,13 +198,6 @@ def _values(data: HarvesterWrite) -> dict[str, Any]:
         if flag in values:
             values[flag] = int(values[flag])
     return values
-
-
-def _body(raw: Any) -> HarvesterWrite:
-    fields = unwrap(raw, "harvester")
-    if isinstance(fields, dict):
-        fields = {k: v for k, v in fields.items() if k not in READ_ONLY}
-    return convert(fields, HarvesterWrite)
 
 
 def _wake(ctx: Context) -> None:
@@ -222,7 +224,7 @@ class HarvestersController(Controller):
     @post("/", status_code=201, opt={"body": HarvesterWrite}, summary="Create a harvester (superusers)")
     async def create_harvester(self, ctx: Ctx) -> HarvesterDetail:
         rules.require_superuser(ctx.caller)
-        values = _values(_body(await read_body(ctx.request)))
+        values = _values(await declared_body(ctx.request, singular="harvester"))
         harvester_id = await ctx.db.write(rules.create, ctx.caller, values)
         return HarvesterDetail(detail(ctx.base, await ctx.db.read(rules.get, ctx.caller, harvester_id)))
 
@@ -243,7 +245,7 @@ class HarvestersController(Controller):
     async def _change(self, ctx: Context, harvester_id: str) -> HarvesterDetail:
         pk = path_id(harvester_id, "Harvester")
         rules.require_superuser(ctx.caller)
-        values = _values(_body(await read_body(ctx.request)))
+        values = _values(await declared_body(ctx.request, singular="harvester"))
         work = await ctx.db.write(rules.change, ctx.caller, pk, values)
         if work:
             _wake(ctx)
@@ -278,7 +280,7 @@ class HarvestersController(Controller):
             raise invalid('Expected a list of objects: [{"unique_identifier": ..., "should_be_harvested": true}].')
         if len(body) > 10_000:
             raise invalid("Choose at most 10000 harvestable resources at once.")
-        choices = [(c.unique_identifier, c.should_be_harvested) for c in (convert(item, Choice) for item in body)]
+        choices = [(c.unique_identifier, c.should_be_harvested) for c in typed(body, declared(ctx.request))]
         identifiers = await ctx.db.write(rules.choose, ctx.caller, pk, choices)
 
         def load(conn: Connection) -> list[HarvestableResource]:

@@ -9,6 +9,7 @@ from typing import Any
 
 import anyio.to_thread
 import msgspec
+from msgspec import UNSET, UnsetType
 from litestar import Controller, Response, delete, get, patch, post
 from litestar.params import FromPath
 
@@ -16,8 +17,9 @@ from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.resources.executions import Receipt, queue_job
-from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.api.request_bodies import declared_body, path_id
 from catalogue_app.services import publishing as rules
+from catalogue_app.services.bodies import FieldError, fields_of
 from catalogue_app.store import Row, remotes
 
 
@@ -38,18 +40,23 @@ class RemoteDetail(msgspec.Struct):
     remote: Remote
 
 
-class RemoteWrite(msgspec.Struct, kw_only=True):
+class RemoteWrite(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """A remote's fields; ``token`` (a Bearer token of a user of the remote, who will own what is
     published there; needed to add a remote) is written, never shown (``has_token`` says whether
     there is one). A new address or token is checked against the remote before it is saved: a
     400 says what is wrong (nothing answers there, it is no GeoNode API v2, it refused the token)."""
 
-    name: str | None = None
-    url: str | None = None
-    token: str | None = None
+    name: str | UnsetType = UNSET
+    url: str | UnsetType = UNSET
+    token: str | None | UnsetType = UNSET
+    id: Any = UNSET  # sent back as read: ignored
+    has_token: Any = UNSET
+    created: Any = UNSET
 
 
 class PublishBody(msgspec.Struct):
+    """The remote to publish to: its id or its name."""
+
     remote: int | str
 
 
@@ -77,11 +84,8 @@ def _superuser(ctx: Context) -> None:
     rules.require_superuser(ctx.caller)
 
 
-async def _body(ctx: Context) -> Any:
-    body = await read_body(ctx.request)
-    if isinstance(body, dict) and isinstance(body.get("remote"), dict) and len(body) == 1:
-        body = body["remote"]
-    return body
+async def _body(ctx: Context) -> dict[str, Any]:
+    return fields_of(await declared_body(ctx.request, singular="remote"))
 
 
 class RemotesController(Controller):
@@ -126,10 +130,13 @@ class RemotesController(Controller):
 async def publish(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
     _superuser(ctx)
     rid = path_id(pk, "ResourceBase")
-    body = await read_body(ctx.request)
-    if not isinstance(body, dict) or "remote" not in body:
-        raise invalid('remote: give the remote to publish to, {"remote": <its id or name>}.')
-    found = await ctx.db.read(rules.publish_request, rid, body["remote"])
+    try:
+        body: PublishBody = await declared_body(ctx.request)
+    except FieldError as exc:
+        if exc.field == "remote" and exc.missing:
+            raise invalid('remote: give the remote to publish to, {"remote": <its id or name>}.') from None
+        raise
+    found = await ctx.db.read(rules.publish_request, rid, body.remote)
     params = {"remote_id": found["remote_id"], "resource_id": rid, "remote": found["remote"], "site_url": ctx.base}
     receipt = await queue_job(ctx, "publish", "publish", params, rid, name=f"{found['title']} to {found['remote']}",
                               source="publish")

@@ -3,7 +3,8 @@ fields.py)."""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Annotated, Any, ClassVar
 
 import msgspec
 from litestar import Controller, Response, delete, get, post, put
@@ -12,13 +13,15 @@ from litestar.params import FromPath
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid
 from catalogue_app.reads.links import absolute
-from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.api.request_bodies import Id, declared_body, path_id
 from catalogue_app.services import resource_extras as extras
+from catalogue_app.services.bodies import FieldError, fields_of
+from catalogue_app.services.errors import Invalid
 from catalogue_app.services import resources as rules
 from catalogue_app.store import Connection, Row, resource_extras
 from catalogue_app.store.resources import Viewer
 
-EXTRA_KEYS = {"filter_header", "field_name", "field_label", "field_value"}
+ITEM_FIELD = re.compile(r"^\[(?P<index>\d+)\]\.(?P<name>\w+)$")
 
 
 class FavoriteAnswer(msgspec.Struct):
@@ -32,11 +35,30 @@ class RatingAnswer(msgspec.Struct):
 
 
 class RatingBody(msgspec.Struct):
-    rating: int
+    rating: Annotated[int, msgspec.Meta(ge=1, le=5)]
+
+
+class ExtraItem(msgspec.Struct, forbid_unknown_fields=True):
+    """An extra metadata item: GeoNode's default schema, four keys of any JSON value."""
+
+    field_label: Any
+    field_name: Any
+    field_value: Any
+    filter_header: Any
+    id: int | msgspec.UnsetType = msgspec.UNSET
+
+
+class ExtraItemChange(ExtraItem, forbid_unknown_fields=True):
+    """An extra metadata item to replace, named by its id."""
+
+    id: int
+
 
 
 class TargetsBody(msgspec.Struct):
-    target: list[int]
+    target: list[Id]
+    # not a list of targets at all: GeoNode's message
+    refusals: ClassVar = {"": (Invalid, "Payload is not valid"), "target": (Invalid, "Payload is not valid")}
 
 
 class LinkItem(msgspec.Struct):
@@ -58,22 +80,18 @@ def _visible(conn: Connection, viewer: Viewer, pk: str, types: tuple[str, ...] =
     return rules.visible(conn, viewer, path_id(pk, "ResourceBase"), rules.Scope(types))
 
 
-def _check_items(items: Any, need_id: bool) -> list[dict[str, Any]]:
-    """Extra metadata items: the four keys required, an optional integer id, nothing else."""
-    if not isinstance(items, list) or not items:
+async def _extra_items(ctx: Context) -> list[dict[str, Any]]:
+    """Extra metadata items as declared; a missing key is named as GeoNode names it."""
+    try:
+        items = await declared_body(ctx.request)
+    except FieldError as exc:
+        place = ITEM_FIELD.match(exc.field)
+        if exc.missing and place and place["name"] != "id":
+            raise invalid(f"Missing key: '{place['name']}' at index {place['index']}") from None
+        raise
+    if not items:
         raise invalid("Expected a list of metadata items.")
-    for index, item in enumerate(items):
-        if not isinstance(item, dict):
-            raise invalid(f"Item {index} is not an object.")
-        missing = sorted(EXTRA_KEYS - item.keys())
-        if missing:
-            raise invalid(f"Missing key: '{missing[0]}' at index {index}")
-        extra = sorted(item.keys() - EXTRA_KEYS - {"id"})
-        if extra:
-            raise invalid(f"Unexpected key: '{extra[0]}' at index {index}")
-        if ("id" in item or need_id) and (not isinstance(item.get("id"), int) or isinstance(item.get("id"), bool)):
-            raise invalid(f"Item {index} needs an integer id.")
-    return items
+    return [fields_of(item) for item in items]
 
 
 def linked_payload(conn: Connection, row: Row, viewer: Viewer, base: str,
@@ -123,12 +141,7 @@ class ResourceActionsController(Controller):
     async def post_rating(self, ctx: Ctx, pk: FromPath[str]) -> RatingAnswer:
         caller = ctx.require_login()
         row = await ctx.db.read(_visible, ctx.viewer, pk)
-        body = await read_body(ctx.request)
-        value = body.get("rating") if isinstance(body, dict) else None
-        if isinstance(value, str) and value.isdecimal():
-            value = int(value)
-        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 5:
-            raise invalid("rating: a whole number from 1 to 5 is required.")
+        value = (await declared_body(ctx.request)).rating
         await ctx.db.write(extras.rate, ctx.viewer, row["id"], value)
         return RatingAnswer(*await ctx.db.read(resource_extras.rating, row["id"], caller.id))
 
@@ -144,26 +157,24 @@ class ResourceActionsController(Controller):
             items = [i for i in items if str(i.get(key)) == value]
         return items
 
-    @post("/extra_metadata", status_code=201, opt={"body": list[dict[str, Any]]}, summary="Add extra metadata items")
+    @post("/extra_metadata", status_code=201, opt={"body": list[ExtraItem]}, summary="Add extra metadata items")
     async def add_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx.require_login()
-        items = _check_items(await read_body(ctx.request), need_id=False)
+        items = await _extra_items(ctx)
         viewer = ctx.viewer
         return await ctx.db.write(extras.add_extra_metadata, viewer, path_id(pk, "ResourceBase"), items)
 
-    @put("/extra_metadata", status_code=200, opt={"body": list[dict[str, Any]]}, summary="Replace extra metadata items")
+    @put("/extra_metadata", status_code=200, opt={"body": list[ExtraItemChange]}, summary="Replace extra metadata items")
     async def replace_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx.require_login()
-        items = _check_items(await read_body(ctx.request), need_id=True)
+        items = await _extra_items(ctx)
         viewer = ctx.viewer
         return await ctx.db.write(extras.replace_extra_metadata, viewer, path_id(pk, "ResourceBase"), items)
 
     @delete("/extra_metadata", status_code=200, opt={"body": list[int]}, summary="Remove extra metadata items by id")
     async def delete_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
         ctx.require_login()
-        ids = await read_body(ctx.request)
-        if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
-            raise invalid("Expected a list of extra metadata ids.")
+        ids = await declared_body(ctx.request)
         viewer = ctx.viewer
         return await ctx.db.write(extras.delete_extra_metadata, viewer, path_id(pk, "ResourceBase"), ids)
 
@@ -175,21 +186,19 @@ class ResourceActionsController(Controller):
 
         return await ctx.db.read(load)
 
-    @post("/linked_resources", status_code=200, opt={"body": TargetsBody}, summary="Link to other resources")
+    @post("/linked_resources", status_code=200, opt={"body": TargetsBody, "answers": {400: LinkResult}},
+          summary="Link to other resources")
     async def add_links(self, ctx: Ctx, pk: FromPath[str]) -> Response[LinkResult]:
         return await self._links(ctx, pk, adding=True)
 
-    @delete("/linked_resources", status_code=200, opt={"body": TargetsBody}, summary="Remove links")
+    @delete("/linked_resources", status_code=200, opt={"body": TargetsBody, "answers": {400: LinkResult}},
+            summary="Remove links")
     async def remove_links(self, ctx: Ctx, pk: FromPath[str]) -> Response[LinkResult]:
         return await self._links(ctx, pk, adding=False)
 
     async def _links(self, ctx: Context, pk: str, *, adding: bool) -> Response[LinkResult]:
         ctx.require_login()
-        body = await read_body(ctx.request)
-        targets = body.get("target") if isinstance(body, dict) else None
-        if not isinstance(targets, list):
-            raise invalid("Payload is not valid")
-
+        targets = (await declared_body(ctx.request)).target
         viewer = ctx.viewer
         done, failed = await ctx.db.write(extras.change_links, viewer, path_id(pk, "ResourceBase"), targets, adding)
         if failed:

@@ -9,6 +9,7 @@ from typing import Any
 
 import msgspec
 from litestar import get, patch
+from msgspec import UNSET, UnsetType
 from litestar.background_tasks import BackgroundTask
 from litestar.params import FromPath
 from litestar.response import File, Redirect, Response
@@ -17,16 +18,37 @@ from catalogue_app import files
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.reads.datasets import Attribute, attribute
 from catalogue_app.api.errors import ApiError, denied, not_found
-from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.api.request_bodies import declared, path_id, read_body
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.export import shapefile_zip
 from catalogue_app.services import access
 from catalogue_app.services import resources as rules
+from catalogue_app.services.bodies import fields_of, typed
 from catalogue_app.store import Connection, Row, datasets, remote_layers, resources
 
 
 class AttributeSet(msgspec.Struct):
     attributes: list[Attribute]
+
+
+class AttributeItem(msgspec.Struct, kw_only=True):
+    """One attribute to change, named by its pk or its name (``attribute``); the fields left out
+    stay as they are. ``label`` is geonodectl's name for ``attribute_label``."""
+
+    pk: int | None | UnsetType = UNSET
+    attribute: str | None | UnsetType = UNSET
+    attribute_label: str | None | UnsetType = UNSET
+    label: str | None | UnsetType = UNSET
+    description: str | None | UnsetType = UNSET
+    visible: bool | None | UnsetType = UNSET
+    display_order: int | None | UnsetType = UNSET
+
+
+class AttributeSetChange(msgspec.Struct, kw_only=True):
+    """The attributes to change, under ``attributes`` (or ``attribute_set``)."""
+
+    attributes: list[AttributeItem] | UnsetType = UNSET
+    attribute_set: list[AttributeItem] | UnsetType = UNSET
 
 
 def _dataset(conn: Connection, viewer: resources.Viewer, pk: str) -> Row:
@@ -49,12 +71,12 @@ def _attributes(conn: Connection, ctx: Context, pk: str) -> AttributeSet:
     return AttributeSet([attribute(r) for r in rows])
 
 
-@patch("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"], opt={"body": AttributeSet},
+@patch("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"], opt={"body": list[AttributeItem] | AttributeSetChange},
        summary="Change labels, descriptions, visibility or order of a dataset's attributes")
 async def change_attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
     ctx.require_login()
-    body = await read_body(ctx.request)
-    items = body.get("attributes", body.get("attribute_set")) if isinstance(body, dict) else body
+    changes = fields_of(typed(await read_body(ctx.request, AttributeSetChange) or {}, declared(ctx.request)))
+    items = changes if isinstance(changes, list) else changes.get("attributes", changes.get("attribute_set"))
     viewer = ctx.viewer
 
     await ctx.db.write(rules.change_attributes, viewer, path_id(pk, "Dataset"), items)

@@ -274,7 +274,7 @@ class DocumentController(Controller):
     async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DocumentDetail]:
         return await update_answer(ctx, DOCUMENTS, pk)
 
-    @patch("/", opt={"body": list[UpdateRecord]}, summary=summary_of(DOCUMENTS, "change_list"))
+    @patch("/", opt={"body": list[UpdateRecord] | ResourceWrite}, summary=summary_of(DOCUMENTS, "change_list"))
     async def patch_list(self, ctx: Ctx) -> Response[DocumentList]:
         return await bulk_update_answer(ctx, DOCUMENTS)
 

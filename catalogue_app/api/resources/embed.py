@@ -16,7 +16,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from litestar import Response, get
+from litestar import MediaType, Response, get
 from litestar.datastructures import CacheControlHeader
 from litestar.params import FromPath
 from litestar.static_files import create_static_files_router
@@ -82,7 +82,7 @@ def _start_view(row: Row) -> tuple[str, str] | None:
 
 
 # -- datasets ------------------------------------------------------------------------------------
-@get("/datasets/{alternate:str}/embed", tags=["datasets"], summary="An embeddable map preview of a dataset (HTML)")
+@get("/datasets/{alternate:str}/embed", tags=["datasets"], media_type=MediaType.HTML, summary="An embeddable map preview of a dataset (HTML)")
 async def dataset_embed(ctx: Ctx, alternate: FromPath[str]) -> Response[str]:
     base = ctx.base
 
@@ -138,7 +138,7 @@ def document_body(row: Row, doc: Row | None, may_download: bool, base: str) -> s
     return f'<p class="embed-link"><a href="{esc(download)}">Download {esc(doc["file_name"])}</a></p>'
 
 
-@get("/documents/{pk:str}/embed", tags=["documents"], summary="An embeddable view of a document (HTML)")
+@get("/documents/{pk:str}/embed", tags=["documents"], media_type=MediaType.HTML, summary="An embeddable view of a document (HTML)")
 async def document_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
     base = ctx.base
     if not pk.isdecimal() or len(pk) > 18:
@@ -179,7 +179,7 @@ async def _described(ctx: Context, pk: str, types: tuple[str, ...]) -> Response[
     return page(base, row["title"] or "Map", body)
 
 
-@get("/maps/{pk:str}/embed", tags=["maps"], summary="An embeddable view of a map (HTML)")
+@get("/maps/{pk:str}/embed", tags=["maps"], media_type=MediaType.HTML, summary="An embeddable view of a map (HTML)")
 async def map_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
     """The map drawn by the catalogue's WMS (its layers over the offline basemap), in the same
     small viewer as a dataset's preview."""
@@ -195,7 +195,7 @@ async def map_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
     return page(base, row["title"] or "Map", f"{stage}{heading(row, base)}{about}", script=True)
 
 
-@get("/apps/{pk:str}/embed", tags=["geoapps"], summary="An embeddable view of a geoapp (HTML)")
+@get("/apps/{pk:str}/embed", tags=["geoapps"], media_type=MediaType.HTML, summary="An embeddable view of a geoapp (HTML)")
 async def app_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
     return await _described(ctx, pk, GEOAPP_TYPES)
 

@@ -10,10 +10,11 @@ layers from elsewhere, its ``dataset`` is null.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 from litestar import get
+from msgspec import UNSET, UnsetType
 from litestar.params import FromPath
 
 from catalogue_app.reads import datasets as dataset_view
@@ -82,15 +83,15 @@ class LayerWrite(msgspec.Struct, kw_only=True):
     it changes that layer, without one it is a new layer. The dataset is named by ``dataset``
     (its pk, or an object with it) or by ``name`` being its alternate."""
 
-    pk: int | None = None
-    id: int | None = None
-    name: str | None = None
-    dataset: int | dict[str, Any] | None = None
-    order: int | None = None
-    visibility: bool | None = None
-    opacity: float | None = None
-    current_style: str | None = None
-    extra_params: dict[str, Any] | None = None
+    pk: int | str | None | UnsetType = UNSET  # text that is no number: a layer id of MapStore's own
+    id: int | str | None | UnsetType = UNSET
+    name: str | None | UnsetType = UNSET
+    dataset: int | str | dict[str, Any] | None | UnsetType = UNSET
+    order: Annotated[int, msgspec.Meta(ge=0, lt=2**31)] | None | UnsetType = UNSET
+    visibility: bool | None | UnsetType = UNSET
+    opacity: Annotated[float, msgspec.Meta(ge=0, le=1)] | None | UnsetType = UNSET
+    current_style: str | None | UnsetType = UNSET
+    extra_params: dict[str, Any] | str | None | UnsetType = UNSET  # an object, or it as JSON text
 
 
 class MapItem(Resource, kw_only=True):

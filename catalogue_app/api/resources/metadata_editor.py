@@ -114,7 +114,7 @@ async def _read(ctx: Context, pk: str) -> dict[str, Any]:
 
 
 @get(["/api/v2/metadata/instance/{pk:str}", "/api/v2/metadata/instance/{pk:str}/"], tags=["metadata"],
-     summary="One resource's metadata values")
+     summary="One resource's metadata values", media_type="application/schema-instance+json")
 async def get_instance(ctx: Ctx, pk: FromPath[str]) -> Response[dict[str, Any]]:
     return Response(_instance(await _read(ctx, pk)), media_type="application/schema-instance+json")
 

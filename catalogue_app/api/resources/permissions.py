@@ -10,7 +10,7 @@ GeoNode answers 403 and 400 with empty bodies here; this catalogue sends its err
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 from litestar import Controller, Response, delete, get, patch, put
@@ -20,10 +20,11 @@ from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import not_found, permission_denied
 from catalogue_app.api.resources.executions import Receipt, start_job
 from catalogue_app.api.resources.perms_spec import Spec, parse
-from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.api.request_bodies import declared, path_id, read_body
 from catalogue_app.reads.users import DEFAULT_AVATAR, absolute
 from catalogue_app import rules
 from catalogue_app.services import access
+from catalogue_app.services.bodies import FieldError, typed
 from catalogue_app.store import Connection, permissions, resources
 from catalogue_app.store.resources import Viewer
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
@@ -64,17 +65,23 @@ class Overview(msgspec.Struct):
 
 
 class Entry(msgspec.Struct):
-    id: int
+    """One user or group and its level; other keys of an entry are ignored."""
+
+    id: Annotated[int, msgspec.Meta(ge=-1, le=2**63 - 1)]
     permissions: Literal["none", "view", "download", "edit", "manage", "owner"]
 
 
-class PermsSpecBody(msgspec.Struct):
-    """The array form (ids and levels; user id -1 is AnonymousUser), or for users and groups
-    the mapping form (user or group names to lists of permission names)."""
+# the array form (ids and levels; user id -1 is AnonymousUser), or the mapping form (user or
+# group names to lists of permission names); null: no change
+Levels = list[Entry] | dict[str, list[str]] | None
 
-    users: list[Entry] | dict[str, list[str]] = []
-    groups: list[Entry] | dict[str, list[str]] = []
-    organizations: list[Entry] = []
+
+class PermsSpecBody(msgspec.Struct):
+    """The levels to give: under each key the array form or the mapping form."""
+
+    users: Levels = None
+    groups: Levels = None
+    organizations: Levels = None
 
 
 class Managed(msgspec.Struct):
@@ -140,12 +147,12 @@ class PermissionsController(Controller):
 
         return await ctx.db.read(load)
 
-    @put("/", status_code=200, opt={"body": PermsSpecBody},
+    @put("/", status_code=200, opt={"body": PermsSpecBody, "body_required": True},
          summary="Merge a perms spec into the resource's permissions (asynchronous)")
     async def put_permissions(self, ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
         return await self._set(ctx, pk)
 
-    @patch("/", status_code=200, opt={"body": PermsSpecBody},
+    @patch("/", status_code=200, opt={"body": PermsSpecBody, "body_required": True},
            summary="Merge a perms spec into the resource's permissions (asynchronous)")
     async def patch_permissions(self, ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
         return await self._set(ctx, pk)
@@ -160,7 +167,12 @@ class PermissionsController(Controller):
 
     async def _set(self, ctx: Context, pk: str) -> Response[Receipt]:
         target = await self._target(ctx, pk)
-        body = await read_body(ctx.request)
+        body = await read_body(ctx.request, declared(ctx.request))
+        try:
+            typed(body, declared(ctx.request))
+        except FieldError:  # refused: with perms_spec's message (it names the entry and the value) where it has one
+            await ctx.db.read(parse, body, target.resource_type)
+            raise
         spec = _allowed(await ctx.db.read(parse, body, target.resource_type), target)
         params = {"uuid": target.uuid, "resource_id": target.id, "permissions": spec.as_json(), "replace": False}
         return await start_job(ctx, "set_permissions", "permissions", params, target.id)

@@ -4,11 +4,12 @@ request, make one read of reads/resources.py (or a write of services/resources.p
 read), and encode what it returns."""
 
 from collections.abc import Awaitable
-from typing import Any
+from typing import Any, ClassVar, get_args, get_origin
 
 import anyio.to_thread
 import msgspec
 from litestar import Controller, MediaType, Response, delete, get, patch, post, put
+from msgspec import UNSET, UnsetType
 from litestar.params import FromPath
 
 from catalogue_app import files
@@ -16,11 +17,16 @@ from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.resources import maps as map_layers
 from catalogue_app.api.errors import ApiError, invalid, not_found
-from catalogue_app.api.request_bodies import path_id, read_body, record_ids, records, unwrap, update_records
+from catalogue_app.api.request_bodies import (Id, declared, declared_body, path_id, read_body, record_ids, records,
+                                             unwrap, update_records)
+from catalogue_app.api.resources.datasets import AttributeItem
 from catalogue_app.api.resources.actions import linked_payload
 from catalogue_app.api.resources.params import apply_selection, resource_query, selection
 from catalogue_app.jobs import thumbnails as map_thumbnails
 from catalogue_app.services import resources as rules
+from catalogue_app.services.bodies import fields_of, typed
+from catalogue_app.services.errors import Unreadable
+from catalogue_app.services.resource_changes import ResourceFields
 from catalogue_app.services.resources import Scope
 from catalogue_app.reads import datasets as dataset_view
 from catalogue_app.reads import documents as document_view
@@ -210,46 +216,52 @@ def deferred_fields(conn: Connection, ids: list[int], sel, viewer: Viewer, base:
     return out
 
 
-class ResourceWrite(msgspec.Struct, kw_only=True):
+class ResourceWrite(ResourceFields, kw_only=True):
     """Writable fields (all optional on update). Relations take a pk, an object such as
     {"identifier": "biota"}, or that object as a JSON string."""
 
-    title: str | None = None
-    abstract: str | None = None
-    resource_type: str | None = None
-    category: Any = None
-    license: Any = None
-    keywords: list[Any] | None = None
-    tkeywords: list[Any] | None = None
-    regions: list[Any] | None = None
-    group: Any = None
-    date: str | None = None
-    date_type: str | None = None
-    temporal_extent_start: str | None = None
-    temporal_extent_end: str | None = None
-    featured: bool | None = None
-    is_published: bool | None = None
-    is_approved: bool | None = None
-    advertised: bool | None = None
-    metadata_only: bool | None = None
-    extent: dict[str, Any] | None = None
-    blob: Any = None
-    # beyond GeoNode's, write-only (shown in ``origin``): the http(s) address and title of the
-    # original in another catalogue that this resource is a copy of; null forgets them
-    origin_url: str | None = None
-    origin_title: str | None = None
+
+class DatasetWrite(ResourceWrite, kw_only=True):
+    """A dataset's writable fields, and its attributes to change (as geonodectl sends them)."""
+
+    attribute: list[AttributeItem] | UnsetType = UNSET
+    attribute_set: list[AttributeItem] | UnsetType = UNSET
 
 
 class MapWrite(ResourceWrite, kw_only=True):
     """A map's writable fields: those of every resource, its layers, and its configuration
     (``data``, or ``blob``)."""
 
-    maplayers: list[map_layers.LayerWrite] | None = None
-    data: Any = None
+    maplayers: list[map_layers.LayerWrite] | UnsetType = UNSET
+    refusals: ClassVar = {"maplayers": (Unreadable, "'maplayers' value must be a list")}  # GeoNode's
+
+
+class GeoappWrite(ResourceWrite, kw_only=True):
+    """A geoapp's writable fields: those of every resource and its ``name`` (needed on create)."""
+
+    name: str | UnsetType = UNSET
 
 
 class UpdateRecord(ResourceWrite, kw_only=True):
-    id: int
+    """One record of a bulk update: its fields and its ``id`` (or ``pk``)."""
+
+    id: Id | UnsetType = UNSET
+    pk: Id | UnsetType = UNSET
+
+
+class DatasetUpdate(DatasetWrite, kw_only=True):
+    id: Id | UnsetType = UNSET
+    pk: Id | UnsetType = UNSET
+
+
+class MapUpdate(MapWrite, kw_only=True):
+    id: Id | UnsetType = UNSET
+    pk: Id | UnsetType = UNSET
+
+
+class GeoappUpdate(GeoappWrite, kw_only=True):
+    id: Id | UnsetType = UNSET
+    pk: Id | UnsetType = UNSET
 
 
 class PatchAllAnswer(msgspec.Struct):
@@ -259,9 +271,7 @@ class PatchAllAnswer(msgspec.Struct):
 async def update_answer(ctx: Context, family: Family, pk: str) -> Response[Any]:
     """PUT/PATCH of one resource by its owner or a holder of change permissions."""
     caller = ctx.require_login()
-    body = unwrap(await read_body(ctx.request), family.singular)
-    if not isinstance(body, dict):
-        raise invalid("Expected a JSON object.")
+    body = fields_of(await declared_body(ctx.request, singular=family.singular))
     viewer, rid = ctx.viewer, path_id(pk, family.model)
     # geonodectl sends attribute changes with the dataset (as "attribute" or "attribute_set")
     attributes = next((body.pop(k) for k in ("attribute", "attribute_set") if k in body), None) \
@@ -280,7 +290,9 @@ async def create_answer(ctx: Context, family: Family, body: Any = UNREAD) -> Res
     """POST of one resource or several (one object, {singular: obj}, {plural: [...]} or a list);
     ``body`` when the caller has read it already."""
     caller = ctx.require_login()
-    items, many = records(await read_body(ctx.request) if body is UNREAD else body, family.singular, family.plural)
+    kind = declared(ctx.request)
+    records_read = records(await read_body(ctx.request, kind) if body is UNREAD else body, family.singular, family.plural)
+    items, many = [fields_of(typed(item, kind)) for item in records_read[0]], records_read[1]
     viewer = ctx.viewer
     for item in items:
         item["resource_type"] = rules.creatable_type(item, scope(family))
@@ -293,6 +305,12 @@ async def create_answer(ctx: Context, family: Family, body: Any = UNREAD) -> Res
     return Response(body, status_code=201)
 
 
+def _record_type(kind: Any) -> Any:
+    """The record of a bulk PATCH body, declared as ``list[record] | write`` (a list of records,
+    or with ?patch-all= one object)."""
+    return next(get_args(arg)[0] for arg in get_args(kind) if get_origin(arg) is list)
+
+
 async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
     """PATCH of the list URL: a list of records (ENABLE_BULK_UPDATE), or ?patch-all= with the
     list's filters and one partial object (ENABLE_PATCH_ALL). Every record's rights are checked."""
@@ -300,6 +318,7 @@ async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
     viewer = ctx.viewer
     patch_all = next((v for k, v in ctx.params if k == "patch-all"), None)
     body = await read_body(ctx.request)
+    record = _record_type(declared(ctx.request))
     if patch_all is not None:
         if not ctx.settings.enable_patch_all:
             raise ApiError(405, 'Method "PATCH" not allowed.', "method_not_allowed")
@@ -308,6 +327,7 @@ async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
         body = unwrap(body, family.singular)
         if not isinstance(body, dict) or not body:
             raise invalid("patch-all expects one object with the fields to change.")
+        body = {k: v for k, v in fields_of(typed(body, record)).items() if k not in ("id", "pk")}
         query, tkeyword_ids, force_and = resource_query(ctx.params, viewer.id, family.types)
         if tkeyword_ids:
             query.tkeyword_groups = await ctx.db.read(resources.tkeyword_groups, tkeyword_ids, force_and)
@@ -315,13 +335,11 @@ async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
         updated = await ctx.db.write(rules.change_matching, viewer, caller.is_admin, query, body, scope(family))
         return Response(PatchAllAnswer({"updated": updated}))
     ctx.require_bulk_update()
-    items = update_records(body, family.plural)
+    items = [fields_of(item) for item in typed(update_records(body, family.plural), list[record])]
     batch = []
     for item in items:
-        rid = item.get("id", item.get("pk")) if isinstance(item, dict) else None
-        if isinstance(rid, str) and rid.isdecimal():
-            rid = int(rid)
-        if not isinstance(rid, int) or isinstance(rid, bool) or not 0 < rid < 2**63:
+        rid = item.get("id", item.get("pk"))
+        if rid is None:
             raise invalid('Bulk update expects a list of objects, each with its "id".')
         batch.append((rid, {k: v for k, v in item.items() if k not in ("id", "pk")}))
 
@@ -368,7 +386,7 @@ class ResourceController(Controller):
     async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[ResourceDetail]:
         return await update_answer(ctx, RESOURCES, pk)
 
-    @patch("/", opt={"body": list[UpdateRecord]}, summary=summary_of(RESOURCES, "change_list"))
+    @patch("/", opt={"body": list[UpdateRecord] | ResourceWrite}, summary=summary_of(RESOURCES, "change_list"))
     async def patch_list(self, ctx: Ctx) -> Response[ResourceList]:
         return await bulk_update_answer(ctx, RESOURCES)
 
@@ -406,15 +424,15 @@ class DatasetController(Controller):
     async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DatasetDetail]:
         return await detail_of(ctx, DATASETS, pk)
 
-    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(DATASETS, "change"))
+    @patch("/{pk:str}", opt={"body": DatasetWrite}, summary=summary_of(DATASETS, "change"))
     async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DatasetDetail]:
         return await update_answer(ctx, DATASETS, pk)
 
-    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(DATASETS, "change"))
+    @put("/{pk:str}", opt={"body": DatasetWrite}, summary=summary_of(DATASETS, "change"))
     async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[DatasetDetail]:
         return await update_answer(ctx, DATASETS, pk)
 
-    @patch("/", opt={"body": list[UpdateRecord]}, summary=summary_of(DATASETS, "change_list"))
+    @patch("/", opt={"body": list[DatasetUpdate] | DatasetWrite}, summary=summary_of(DATASETS, "change_list"))
     async def patch_list(self, ctx: Ctx) -> Response[DatasetList]:
         return await bulk_update_answer(ctx, DATASETS)
 
@@ -438,7 +456,7 @@ class MapController(Controller):
     async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[MapDetail]:
         return await update_answer(ctx, MAPS, pk)
 
-    @patch("/", opt={"body": list[UpdateRecord]}, summary=summary_of(MAPS, "change_list"))
+    @patch("/", opt={"body": list[MapUpdate] | MapWrite}, summary=summary_of(MAPS, "change_list"))
     async def patch_list(self, ctx: Ctx) -> Response[MapList]:
         return await bulk_update_answer(ctx, MAPS)
 
@@ -458,19 +476,19 @@ class GeoappController(Controller):
     async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[GeoappDetail]:
         return await detail_of(ctx, GEOAPPS, pk)
 
-    @patch("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(GEOAPPS, "change"))
+    @patch("/{pk:str}", opt={"body": GeoappWrite}, summary=summary_of(GEOAPPS, "change"))
     async def patch_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[GeoappDetail]:
         return await update_answer(ctx, GEOAPPS, pk)
 
-    @put("/{pk:str}", opt={"body": ResourceWrite}, summary=summary_of(GEOAPPS, "change"))
+    @put("/{pk:str}", opt={"body": GeoappWrite}, summary=summary_of(GEOAPPS, "change"))
     async def put_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[GeoappDetail]:
         return await update_answer(ctx, GEOAPPS, pk)
 
-    @patch("/", opt={"body": list[UpdateRecord]}, summary=summary_of(GEOAPPS, "change_list"))
+    @patch("/", opt={"body": list[GeoappUpdate] | GeoappWrite}, summary=summary_of(GEOAPPS, "change_list"))
     async def patch_list(self, ctx: Ctx) -> Response[GeoappList]:
         return await bulk_update_answer(ctx, GEOAPPS)
 
-    @post("/", status_code=201, opt={"body": ResourceWrite}, summary=summary_of(GEOAPPS, "create"))
+    @post("/", status_code=201, opt={"body": GeoappWrite}, summary=summary_of(GEOAPPS, "create"))
     async def create_items(self, ctx: Ctx) -> Response[GeoappDetail]:
         return await create_answer(ctx, GEOAPPS)
 

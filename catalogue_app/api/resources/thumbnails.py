@@ -21,10 +21,11 @@ from catalogue_app import files
 from catalogue_app.api import multipart
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, invalid, not_authenticated, not_found
-from catalogue_app.api.request_bodies import read_body
+from catalogue_app.api.request_bodies import declared_body
 from catalogue_app.geo import thumbnail
 from catalogue_app.jobs import thumbnails
 from catalogue_app.services import resources as rules
+from catalogue_app.services.bodies import FieldError
 from catalogue_app.services.errors import NotFound, Refused
 from catalogue_app.store import Connection, Row
 from catalogue_app.store import thumbnails as thumbnail_store
@@ -51,7 +52,7 @@ class ThumbnailBody(msgspec.Struct):
 class BboxBody(msgspec.Struct):
     bbox: Annotated[list[float], msgspec.Meta(min_length=4, max_length=4,
                                               description="[xmin, xmax, ymin, ymax] (note the order)")]
-    srid: str = "EPSG:3857"
+    srid: str | int = "EPSG:3857"
     zoom: int | None = None
 
 
@@ -143,8 +144,10 @@ async def _sent_file(ctx: Context) -> bytes | str:
         finally:
             files.remove(workspace)
     else:
-        body = await read_body(request)
-        value = body.get("file") if isinstance(body, dict) else None
+        try:
+            value = (await declared_body(request)).file
+        except FieldError as exc:  # GeoNode's messages
+            raise invalid("Field file is required" if exc.field == "" or exc.missing else ONE_OF) from None
     if value is None or value == "":
         raise invalid("Field file is required")
     if not isinstance(value, str):
@@ -187,7 +190,7 @@ def _decoded(text: str) -> bytes:
 
 # -- set_thumbnail_from_bbox --------------------------------------------------------------------
 @post(f"{ROUTE}/set_thumbnail_from_bbox", status_code=200, tags=["resources"],
-      opt={"body": BboxBody, "body_media": ["application/json"]},
+      opt={"body": BboxBody, "body_media": ["application/json"], "answers": {405: "Not a dataset: nothing to draw"}},
       summary='Draw a dataset over {"bbox": [xmin, xmax, ymin, ymax], "srid": "EPSG:n"} as its thumbnail')
 async def set_thumbnail_from_bbox(ctx: Ctx, pk: FromPath[str]) -> Drawn:
     if ctx.caller.is_anonymous:
@@ -200,13 +203,11 @@ async def set_thumbnail_from_bbox(ctx: Ctx, pk: FromPath[str]) -> Drawn:
         message = NO_MAP_DRAWING if row["resource_type"] == "map" else NOT_DRAWABLE
         raise _with_message(ApiError(405, message, "method_not_allowed"))
     try:
-        body = await read_body(ctx.request)
+        body: BboxBody = await declared_body(ctx.request)
     except (ApiError, Refused) as exc:
         raise _with_message(exc) from None
-    if not isinstance(body, dict):
-        raise _with_message(invalid('Expected a JSON object {"bbox": [xmin, xmax, ymin, ymax], "srid": "EPSG:n"}.'))
     try:
-        view = thumbnail.requested_view(body.get("bbox"), body.get("srid", "EPSG:3857"))
+        view = thumbnail.requested_view(body.bbox, body.srid)
     except ValueError as exc:
         raise _with_message(invalid(str(exc))) from None
     try:

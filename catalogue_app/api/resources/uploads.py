@@ -26,7 +26,7 @@ import os
 import uuid
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 from litestar import Response, post
@@ -36,6 +36,7 @@ from catalogue_app.api import multipart
 from catalogue_app.api.resources import perms_spec
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
+from catalogue_app.api.request_bodies import Id, form_body
 from catalogue_app.api.resources.executions import queue_job
 from catalogue_app.api.admin.limits import size_label
 from catalogue_app.geo.archive import ZipLimits
@@ -46,6 +47,8 @@ from catalogue_app.geo.iso import parse_iso
 from catalogue_app.geo.styles import check_sld
 from catalogue_app.geo.time_range import TEMPORAL_TYPES
 from catalogue_app.services import access
+from catalogue_app.services.bodies import typed
+from catalogue_app.services.errors import Invalid
 from catalogue_app.services.resource_changes import clean
 from catalogue_app.store import Connection, datasets, executions, limits, resources
 
@@ -57,9 +60,6 @@ MAX_DOCUMENT = 10 * 1024 * 1024  # an ISO XML or SLD sent onto a dataset
 # a raster up to this many pixels is read whole before the 201 (a second or two at most); a
 # larger one on a sample, and whole by the import job
 PIXEL_BUDGET = 64_000_000
-ACTIONS = ("upload", "replace", "resource_metadata_upload", "resource_style_upload")
-TRUE = {"true", "t", "1", "yes", "y", "on"}
-FALSE = {"false", "f", "0", "no", "n", "off", ""}
 EDIT_DATA = access.CHANGE_DATA
 
 
@@ -67,29 +67,36 @@ Binary = Annotated[bytes, msgspec.Meta(extra_json_schema={"type": "string", "for
 
 
 class UploadForm(msgspec.Struct, kw_only=True):
-    """The upload form (multipart/form-data), as the schema describes it."""
+    """The upload form (multipart/form-data): the data in ``base_file`` (with its side files),
+    ``zip_file``, ``kmz_file`` or ``tif_file``, and the options. Other fields are ignored."""
 
-    base_file: Binary
+    base_file: Binary | None = None
     dbf_file: Binary | None = None
     shx_file: Binary | None = None
     prj_file: Binary | None = None
     cpg_file: Binary | None = None
+    cst_file: Binary | None = None
     zip_file: Binary | None = None
+    kmz_file: Binary | None = None
     tif_file: Binary | None = None
     xml_file: Binary | None = None
     sld_file: Binary | None = None
     dataset_title: str | None = None
+    title: str | None = None
     abstract: str | None = None
-    permissions: str | None = None
-    action: str = "upload"
-    resource_pk: int | None = None
+    permissions: str | None = None  # a perms spec as JSON text
+    action: Literal["upload", "replace", "resource_metadata_upload", "resource_style_upload"] = "upload"
+    resource_pk: Id | None = None
     overwrite_existing_layer: bool = False
     skip_existing_layers: bool = False
     time: bool = False
     time_attribute: str | None = None
+    mosaic: bool = False  # image mosaics are not supported: true is refused
     charset: str | None = None
     metadata_uploaded_preserve: bool = False
     csrfmiddlewaretoken: str | None = None
+    refusals: ClassVar = {name: (Invalid, f"{name}: Must be a valid boolean.") for name in (
+        "overwrite_existing_layer", "skip_existing_layers", "time", "mosaic", "metadata_uploaded_preserve")}
 
 
 FORM = {"body": UploadForm, "body_media": ["multipart/form-data"]}
@@ -115,35 +122,25 @@ class UploadStarted(msgspec.Struct):
     execution_id: str
 
 
-def _flag(fields: dict[str, str], name: str) -> bool:
-    value = fields.get(name, "").strip().lower()
-    if value in TRUE:
-        return True
-    if value in FALSE:
-        return False
-    raise invalid(f"{name}: Must be a valid boolean.")
-
-
-def options(fields: dict[str, str]) -> Options:
-    action = (fields.get("action") or "upload").strip()
-    if action not in ACTIONS:
-        raise invalid(f"action: {action!r} is not one of {', '.join(ACTIONS)}.")
-    if _flag(fields, "mosaic"):
+def options(form: multipart.Form) -> Options:
+    """The options of an upload form, decoded as its declared UploadForm (the files stand in as
+    empty values: their contents are read elsewhere)."""
+    sent: UploadForm = typed(form_body([*form.fields.items(), *((name, b"") for name in form.files)], UploadForm),
+                             UploadForm)
+    action = sent.action
+    if sent.mosaic:
         raise invalid("mosaic: image mosaics are not supported; upload each GeoTIFF as its own dataset.")
-    pk = fields.get("resource_pk", "").strip()
-    if pk and not (pk.isdecimal() and 0 < int(pk) < 2**63):
-        raise invalid("resource_pk: A valid integer is required.")
-    opts = Options(action=action, overwrite=_flag(fields, "overwrite_existing_layer") or action == "replace",
-                   skip_existing=_flag(fields, "skip_existing_layers"), resource_pk=int(pk) if pk else None,
-                   time=_flag(fields, "time"), time_attribute=fields.get("time_attribute", "").strip() or None,
-                   metadata_uploaded_preserve=_flag(fields, "metadata_uploaded_preserve"))
+    opts = Options(action=action, overwrite=sent.overwrite_existing_layer or action == "replace",
+                   skip_existing=sent.skip_existing_layers, resource_pk=sent.resource_pk, time=sent.time,
+                   time_attribute=(sent.time_attribute or "").strip() or None,
+                   metadata_uploaded_preserve=sent.metadata_uploaded_preserve)
     if action != "upload" and opts.resource_pk is None:
         raise invalid(f"resource_pk: the dataset to change is required with action {action}.")
     if opts.overwrite and opts.skip_existing:
         raise invalid("overwrite_existing_layer and skip_existing_layers cannot both be true.")
-    if fields.get("charset", "").strip():
+    if (sent.charset or "").strip():
         try:
-            opts.charset = codec_name(fields["charset"])
+            opts.charset = codec_name(sent.charset)
         except GeoError as exc:
             raise invalid(str(exc)) from None
     return opts
@@ -178,7 +175,7 @@ async def receive(ctx: Context) -> Response[UploadStarted]:
 
 async def _upload(ctx: Context, caller, form: multipart.Form, workspace: Path, limit: int, exec_id: str) -> Response[UploadStarted]:
     fields = form.fields
-    opts = options(fields)
+    opts = options(form)
     if opts.action in ("resource_metadata_upload", "resource_style_upload"):
         return await _onto_dataset(ctx, opts, form, workspace, exec_id)
     base_key = next((k for k in ("base_file", "zip_file", "kmz_file", "tif_file") if k in form.files), None)
