@@ -259,7 +259,7 @@ def seed(args: argparse.Namespace) -> int:
 
 def remote(args: argparse.Namespace) -> int:
     """``remote add NAME URL [--token T]``, ``remote list``, ``remote remove NAME``."""
-    from catalogue_app.services import publishing as rules
+    from catalogue_app.services import publishing as publishing_service
     from catalogue_app.services.errors import Refused
     from catalogue_app.store import db, remotes
 
@@ -268,16 +268,16 @@ def remote(args: argparse.Namespace) -> int:
     try:
         values = None
         if args.action == "add":  # checked against the remote first, outside the transaction
-            values = rules.remote_values({"name": args.name, "url": args.url, "token": args.token}, creating=True)
-            rules.check_new_remote(values)
+            values = publishing_service.remote_values({"name": args.name, "url": args.url, "token": args.token}, creating=True)
+            publishing_service.check_new_remote(values)
         with db.transaction(settings.database_path) as conn:
             if values is not None:
-                row = rules.create_remote(conn, values)
+                row = publishing_service.create_remote(conn, values)
                 print(f"Remote {row['name']} added ({row['url']}, id {row['id']}"
                       f"{', with a token' if row['has_token'] else ', no token'}).")
             elif args.action == "remove":
-                row = rules.find_remote(conn, args.name)
-                rules.delete_remote(conn, row["id"])
+                row = publishing_service.find_remote(conn, args.name)
+                publishing_service.delete_remote(conn, row["id"])
                 print(f"Remote {row['name']} removed.")
             else:
                 rows = remotes.all_(conn)
@@ -296,7 +296,7 @@ def publish(args: argparse.Namespace) -> int:
     from catalogue_app.jobs.thumbnails import folder as thumbs_folder
     from catalogue_app.publishing.publish import PublishError
     from catalogue_app.publishing.publish import publish as publish_one
-    from catalogue_app.services import publishing as rules
+    from catalogue_app.services import publishing as publishing_service
     from catalogue_app.services.errors import Refused
     from catalogue_app.store.db import Database
 
@@ -308,7 +308,7 @@ def publish(args: argparse.Namespace) -> int:
         for rid in args.ids:
             workspace = files.claim_workspace(settings.tmp_dir / f"publish-{os.getpid()}-{rid}")
             try:
-                found = database.read_sync(rules.publish_request, rid, args.remote)
+                found = database.read_sync(publishing_service.publish_request, rid, args.remote)
                 outcome = publish_one(database, found["remote_id"], rid, files_dir=settings.files_dir,
                                       thumbs_dir=thumbs_folder(settings.data_dir), workspace=workspace,
                                       site_url=settings.base_url)

@@ -25,7 +25,7 @@ from catalogue_app import processes
 from catalogue_app.harvesting import registry
 from catalogue_app.harvesting.types import HarvestError, RemoteItem
 from catalogue_app.jobs.folders import Folders
-from catalogue_app.services import harvesting as rules
+from catalogue_app.services import harvesting as harvesting_service
 from catalogue_app.store import harvesters
 from catalogue_app.store.db import Database
 from catalogue_app.ticker import Ticker
@@ -50,11 +50,11 @@ def due(row: Any) -> str | None:
     if not row["scheduling_enabled"]:
         return None
     if _minutes_since(row["last_checked_availability"]) >= row["check_availability_frequency"]:
-        return rules.CHECKING
+        return harvesting_service.CHECKING
     if _minutes_since(row["last_checked_harvestable_resources"]) >= row["refresh_harvestable_resources_update_frequency"]:
-        return rules.REFRESHING
+        return harvesting_service.REFRESHING
     if _minutes_since(row["last_harvested"]) >= row["harvesting_session_update_frequency"]:
-        return rules.HARVESTING
+        return harvesting_service.HARVESTING
     return None
 
 
@@ -65,29 +65,29 @@ def _claim(conn, harvester_id: int, pid: int) -> str | None:
     row = harvesters.get(conn, harvester_id)
     if row is None:
         return None
-    scheduled = due(row) if row["status"] == rules.READY else None
-    if row["status"] == rules.READY and scheduled is None:
+    scheduled = due(row) if row["status"] == harvesting_service.READY else None
+    if row["status"] == harvesting_service.READY and scheduled is None:
         return None
     if not harvesters.take_lease(conn, harvester_id, pid, processes.alive):
         return None
     status = row["status"]
-    if status in (rules.ABORT_HARVEST, rules.ABORT_REFRESH):
+    if status in (harvesting_service.ABORT_HARVEST, harvesting_service.ABORT_REFRESH):
         _finish_abort(conn, harvester_id, status)
         harvesters.release_lease(conn, harvester_id, pid)
         return None
-    if status == rules.READY:
+    if status == harvesting_service.READY:
         harvesters.set_status(conn, harvester_id, scheduled)
         return scheduled
     return status
 
 
 def _finish_abort(conn, harvester_id: int, status: str) -> None:
-    kind = "harvesting" if status == rules.ABORT_HARVEST else "discover-harvestable-resources"
+    kind = "harvesting" if status == harvesting_service.ABORT_HARVEST else "discover-harvestable-resources"
     open_ = harvesters.open_session(conn, harvester_id, kind)
     if open_ is not None:
         harvesters.end_session(conn, open_["id"], "aborted")
     harvesters.reset_items(conn, harvester_id)
-    harvesters.set_status(conn, harvester_id, rules.READY)
+    harvesters.set_status(conn, harvester_id, harvesting_service.READY)
 
 
 class HarvestRunner(Ticker):
@@ -104,8 +104,8 @@ class HarvestRunner(Ticker):
             with self._lock:
                 if row["id"] in self.running:
                     continue
-            scheduled = due(row) if row["status"] == rules.READY else None
-            if row["status"] == rules.READY and scheduled is None:
+            scheduled = due(row) if row["status"] == harvesting_service.READY else None
+            if row["status"] == harvesting_service.READY and scheduled is None:
                 continue
             if row["lease_pid"] not in (None, self.pid) and processes.alive(row["lease_pid"]) and \
                     (row["lease_until"] or 0) > time.time():
@@ -125,11 +125,11 @@ class HarvestRunner(Ticker):
                                  name=f"harvest-lease-{harvester_id}")
         heart.start()
         try:
-            if work == rules.CHECKING:
+            if work == harvesting_service.CHECKING:
                 self._check(harvester_id)
-            elif work == rules.REFRESHING:
+            elif work == harvesting_service.REFRESHING:
                 self._refresh(harvester_id)
-            elif work == rules.HARVESTING:
+            elif work == harvesting_service.HARVESTING:
                 self._harvest(harvester_id)
         except Exception:
             log.exception("harvester %s: %s stopped", harvester_id, work)
@@ -157,10 +157,10 @@ class HarvestRunner(Ticker):
     def _done(self, conn, harvester_id: int, work: str) -> None:
         row = harvesters.get(conn, harvester_id)
         if row is not None and row["lease_pid"] == self.pid:
-            if row["status"] in (rules.ABORT_HARVEST, rules.ABORT_REFRESH):
+            if row["status"] in (harvesting_service.ABORT_HARVEST, harvesting_service.ABORT_REFRESH):
                 _finish_abort(conn, harvester_id, row["status"])
             elif row["status"] == work:
-                harvesters.set_status(conn, harvester_id, rules.READY)
+                harvesters.set_status(conn, harvester_id, harvesting_service.READY)
             harvesters.release_lease(conn, harvester_id, self.pid)
 
     def _write(self, fn, *args: Any, **kwargs: Any) -> Any:
@@ -178,7 +178,7 @@ class HarvestRunner(Ticker):
             return row["status"] if row else "gone"
 
         status = self.db.write_sync(check)
-        if status in (rules.ABORT_HARVEST, rules.ABORT_REFRESH, "lost", "gone") or self.stopping:
+        if status in (harvesting_service.ABORT_HARVEST, harvesting_service.ABORT_REFRESH, "lost", "gone") or self.stopping:
             raise Aborted(status)
 
     def _check(self, harvester_id: int) -> bool:

@@ -5,32 +5,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from catalogue_app.services import resources as rules
+from catalogue_app.services import resources as resources_service
 from catalogue_app.services.errors import Invalid, NotFound
 from catalogue_app.store import Connection, resource_extras, resources
 from catalogue_app.store.resources import Viewer
 
 
 def add_favorite(conn: Connection, viewer: Viewer, rid: int) -> None:
-    rules.visible(conn, viewer, rid)
+    resources_service.visible(conn, viewer, rid)
     if not resource_extras.add_favorite(conn, viewer.id, rid):
         raise Invalid("Resource is already in favorites", extra={"message": "Resource is already in favorites"})
 
 
 def remove_favorite(conn: Connection, viewer: Viewer, rid: int) -> None:
-    rules.visible(conn, viewer, rid)
+    resources_service.visible(conn, viewer, rid)
     if not resource_extras.remove_favorite(conn, viewer.id, rid):
         raise NotFound(message="Resource not in favorites", extra={"message": "Resource not in favorites"})
 
 
 def rate(conn: Connection, viewer: Viewer, rid: int, value: int) -> None:
-    rules.visible(conn, viewer, rid)
+    resources_service.visible(conn, viewer, rid)
     resource_extras.rate(conn, viewer.id, rid, value)
 
 
 def add_extra_metadata(conn: Connection, viewer: Viewer, rid: int, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Add checked items (their ids are given by the store); returns all the resource's items."""
-    rules.changeable(conn, viewer, rid)
+    resources_service.changeable(conn, viewer, rid)
     resource_extras.add_extra_metadata(conn, rid, [{k: v for k, v in i.items() if k != "id"} for i in items])
     return resource_extras.extra_metadata(conn, rid)
 
@@ -38,7 +38,7 @@ def add_extra_metadata(conn: Connection, viewer: Viewer, rid: int, items: list[d
 def replace_extra_metadata(conn: Connection, viewer: Viewer, rid: int,
                            items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Replace items by their ids; an id the resource does not have refuses them all."""
-    rules.changeable(conn, viewer, rid)
+    resources_service.changeable(conn, viewer, rid)
     for item in items:
         fields = {k: v for k, v in item.items() if k != "id"}
         if not resource_extras.replace_extra_metadata(conn, rid, item["id"], fields):
@@ -47,7 +47,7 @@ def replace_extra_metadata(conn: Connection, viewer: Viewer, rid: int,
 
 
 def delete_extra_metadata(conn: Connection, viewer: Viewer, rid: int, ids: list[int]) -> list[dict[str, Any]]:
-    rules.changeable(conn, viewer, rid)
+    resources_service.changeable(conn, viewer, rid)
     resource_extras.delete_extra_metadata(conn, rid, ids)
     return resource_extras.extra_metadata(conn, rid)
 
@@ -55,7 +55,7 @@ def delete_extra_metadata(conn: Connection, viewer: Viewer, rid: int, ids: list[
 def change_links(conn: Connection, viewer: Viewer, rid: int, targets: list[Any], adding: bool) -> tuple[list[int], list[int]]:
     """Link the resource to ``targets`` (or unlink it): each target the viewer sees, other than
     the resource itself, is done; the others fail. Returns (done, failed)."""
-    rules.changeable(conn, viewer, rid)
+    resources_service.changeable(conn, viewer, rid)
     done, failed = [], []
     for target in targets:
         ok = (isinstance(target, int) and not isinstance(target, bool) and target != rid

@@ -14,7 +14,7 @@ from litestar.params import FromPath
 from catalogue_app.api import pagination
 from catalogue_app.api.context import Ctx
 from catalogue_app.api.request_bodies import declared_body, path_id
-from catalogue_app.services import tokens as rules
+from catalogue_app.services import tokens as tokens_service
 from catalogue_app.services.bodies import fields_of
 from catalogue_app.store import Row
 
@@ -55,8 +55,8 @@ class TokenWrite(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     """A new personal token: what it is for, and how many days it lasts (null or left out: until
     it is revoked)."""
 
-    label: Annotated[str, msgspec.Meta(min_length=1, max_length=rules.LABEL_MAX)]
-    expires_in_days: Annotated[int, msgspec.Meta(ge=1, le=rules.DAYS_MAX)] | None = None
+    label: Annotated[str, msgspec.Meta(min_length=1, max_length=tokens_service.LABEL_MAX)]
+    expires_in_days: Annotated[int, msgspec.Meta(ge=1, le=tokens_service.DAYS_MAX)] | None = None
 
 
 def shape(row: Row, base: str) -> Token:
@@ -71,28 +71,28 @@ class TokensController(Controller):
 
     @get("/", summary="The caller's API tokens, newest first (never the tokens themselves)")
     async def list_tokens(self, ctx: Ctx) -> TokenList:
-        rows = await ctx.db.read(rules.list_tokens, rules.require_user(ctx.caller))
+        rows = await ctx.db.read(tokens_service.list_tokens, tokens_service.require_user(ctx.caller))
         return pagination.page_of(ctx.request, ctx.params, TokenList, rows, lambda r: shape(r, ctx.base))
 
     @post("/", status_code=201, opt={"body": TokenWrite},
           summary="Make a personal API token with a label; the answer holds the token, shown this once")
     async def create_token(self, ctx: Ctx) -> Response[NewToken]:
-        user_id = rules.require_user(ctx.caller)
-        values = rules.new_token_values(fields_of(await declared_body(ctx.request, singular="token")))
-        issued, row = await ctx.db.write(rules.create_token, user_id, values)
+        user_id = tokens_service.require_user(ctx.caller)
+        values = tokens_service.new_token_values(fields_of(await declared_body(ctx.request, singular="token")))
+        issued, row = await ctx.db.write(tokens_service.create_token, user_id, values)
         return Response(NewToken(shape(row, ctx.base), issued, "Bearer"), status_code=201,
                         headers={"Cache-Control": "no-store"})
 
     @get("/{token_id:str}", summary="One of the caller's tokens")
     async def get_token(self, ctx: Ctx, token_id: FromPath[str]) -> TokenDetail:
-        user_id = rules.require_user(ctx.caller)
-        row = await ctx.db.read(rules.get_token, user_id, path_id(token_id, "Token"))
+        user_id = tokens_service.require_user(ctx.caller)
+        row = await ctx.db.read(tokens_service.get_token, user_id, path_id(token_id, "Token"))
         return TokenDetail(shape(row, ctx.base))
 
     @delete("/{token_id:str}", status_code=204, summary="Revoke one of the caller's tokens")
     async def revoke_token(self, ctx: Ctx, token_id: FromPath[str]) -> None:
-        user_id = rules.require_user(ctx.caller)
-        await ctx.db.write(rules.revoke_token, user_id, path_id(token_id, "Token"))
+        user_id = tokens_service.require_user(ctx.caller)
+        await ctx.db.write(tokens_service.revoke_token, user_id, path_id(token_id, "Token"))
 
 
 ROUTES = [TokensController]

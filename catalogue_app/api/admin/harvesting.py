@@ -22,10 +22,10 @@ from catalogue_app.api.errors import invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import Id, declared, declared_body, path_id, read_body
 from catalogue_app.services.bodies import typed
-from catalogue_app.services import harvesting as rules
+from catalogue_app.services import harvesting as harvesting_service
 from catalogue_app.store import Connection, Row, harvesters
 
-Minutes = msgspec.Meta(ge=1, le=rules.MAX_MINUTES)
+Minutes = msgspec.Meta(ge=1, le=harvesting_service.MAX_MINUTES)
 
 
 class HarvesterLinks(msgspec.Struct):
@@ -164,7 +164,7 @@ def detail(base: str, row: Row) -> Harvester:
     b = brief(base, row)
     return Harvester(**{f: getattr(b, f) for f in HarvesterBrief.__struct_fields__},
                      harvester_type=row["harvester_type"],
-                     harvester_type_specific_configuration=rules.shown_config(json.loads(row["config"] or "{}")),
+                     harvester_type_specific_configuration=harvesting_service.shown_config(json.loads(row["config"] or "{}")),
                      last_checked_availability=row["last_checked_availability"],
                      last_checked_harvestable_resources=row["last_checked_harvestable_resources"],
                      last_check_harvestable_resources_message=row["last_check_harvestable_resources_message"],
@@ -223,14 +223,14 @@ class HarvestersController(Controller):
 
     @post("/", status_code=201, opt={"body": HarvesterWrite}, summary="Create a harvester (superusers)")
     async def create_harvester(self, ctx: Ctx) -> HarvesterDetail:
-        rules.require_superuser(ctx.caller)
+        harvesting_service.require_superuser(ctx.caller)
         values = _values(await declared_body(ctx.request, singular="harvester"))
-        harvester_id = await ctx.db.write(rules.create, ctx.caller, values)
-        return HarvesterDetail(detail(ctx.base, await ctx.db.read(rules.get, ctx.caller, harvester_id)))
+        harvester_id = await ctx.db.write(harvesting_service.create, ctx.caller, values)
+        return HarvesterDetail(detail(ctx.base, await ctx.db.read(harvesting_service.get, ctx.caller, harvester_id)))
 
     @get("/{harvester_id:str}", summary="One harvester (superusers)")
     async def get_harvester(self, ctx: Ctx, harvester_id: FromPath[str]) -> HarvesterDetail:
-        row = await ctx.db.read(rules.get, ctx.caller, path_id(harvester_id, "Harvester"))
+        row = await ctx.db.read(harvesting_service.get, ctx.caller, path_id(harvester_id, "Harvester"))
         return HarvesterDetail(detail(ctx.base, row))
 
     @patch("/{harvester_id:str}", opt={"body": HarvesterWrite},
@@ -244,22 +244,22 @@ class HarvestersController(Controller):
 
     async def _change(self, ctx: Context, harvester_id: str) -> HarvesterDetail:
         pk = path_id(harvester_id, "Harvester")
-        rules.require_superuser(ctx.caller)
+        harvesting_service.require_superuser(ctx.caller)
         values = _values(await declared_body(ctx.request, singular="harvester"))
-        work = await ctx.db.write(rules.change, ctx.caller, pk, values)
+        work = await ctx.db.write(harvesting_service.change, ctx.caller, pk, values)
         if work:
             _wake(ctx)
-        return HarvesterDetail(detail(ctx.base, await ctx.db.read(rules.get, ctx.caller, pk)))
+        return HarvesterDetail(detail(ctx.base, await ctx.db.read(harvesting_service.get, ctx.caller, pk)))
 
     @delete("/{harvester_id:str}", status_code=204, summary="Delete a harvester (superusers); what it harvested stays")
     async def delete_harvester(self, ctx: Ctx, harvester_id: FromPath[str]) -> None:
-        await ctx.db.write(rules.delete, ctx.caller, path_id(harvester_id, "Harvester"))
+        await ctx.db.write(harvesting_service.delete, ctx.caller, path_id(harvester_id, "Harvester"))
 
     @get("/{harvester_id:str}/harvestable-resources",
          summary="What the harvester's remote offers (anyone; superusers when it reads with a token)")
     async def list_harvestable(self, ctx: Ctx, harvester_id: FromPath[str]) -> HarvestableList:
         pk = path_id(harvester_id, "Harvester")
-        await ctx.db.read(rules.visible_harvester, ctx.caller, pk)
+        await ctx.db.read(harvesting_service.visible_harvester, ctx.caller, pk)
         spec = list_spec(ctx.params, harvesters.HARVESTABLE_FIELDS, {})
 
         page = pagination.wanted(ctx.request, ctx.params)
@@ -272,7 +272,7 @@ class HarvestersController(Controller):
            summary="Choose what the harvester harvests: [{unique_identifier, should_be_harvested}] (superusers)")
     async def choose_harvestable(self, ctx: Ctx, harvester_id: FromPath[str]) -> HarvestableBatch:
         pk = path_id(harvester_id, "Harvester")
-        rules.require_superuser(ctx.caller)
+        harvesting_service.require_superuser(ctx.caller)
         body = await read_body(ctx.request)
         if isinstance(body, dict) and isinstance(body.get("harvestable_resources"), list):
             body = body["harvestable_resources"]
@@ -281,7 +281,7 @@ class HarvestersController(Controller):
         if len(body) > 10_000:
             raise invalid("Choose at most 10000 harvestable resources at once.")
         choices = [(c.unique_identifier, c.should_be_harvested) for c in typed(body, declared(ctx.request))]
-        identifiers = await ctx.db.write(rules.choose, ctx.caller, pk, choices)
+        identifiers = await ctx.db.write(harvesting_service.choose, ctx.caller, pk, choices)
 
         def load(conn: Connection) -> list[HarvestableResource]:
             found = harvesters.harvestable_by_identifiers(conn, pk, identifiers)
@@ -306,7 +306,7 @@ class SessionsController(Controller):
 
     @get("/{session_id:str}", summary="One harvesting session (anyone)")
     async def get_session(self, ctx: Ctx, session_id: FromPath[str]) -> SessionDetail:
-        row = await ctx.db.read(rules.session, path_id(session_id, "AsynchronousHarvestingSession"))
+        row = await ctx.db.read(harvesting_service.session, path_id(session_id, "AsynchronousHarvestingSession"))
         return SessionDetail(session(row))
 
 

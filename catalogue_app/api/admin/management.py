@@ -28,7 +28,7 @@ from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.request_bodies import path_id, read_body
 from catalogue_app.services import backups
-from catalogue_app.services import management as rules
+from catalogue_app.services import management as management_service
 from catalogue_app.services.errors import NotFound, Refused
 from catalogue_app.store import Row, management_jobs
 
@@ -119,7 +119,7 @@ async def _guarded(call, *args: Any) -> Any:
     """Run a rule; a refusal also carries GeoNode's ``error`` (and ``data`` for a job not started)."""
     try:
         return await call(*args)
-    except rules.JobRefused as exc:
+    except management_service.JobRefused as exc:
         exc.extra.setdefault("error", exc.message)
         exc.extra.setdefault("data", EMPTY_JOB)
         raise
@@ -161,7 +161,7 @@ class ManagementController(Controller):
         return ManagementRoot(f"{ctx.base}/api/v2/management/jobs/", f"{ctx.base}/api/v2/management/commands/")
 
     async def _staff(self, ctx: Context) -> None:
-        rules.require_staff(ctx.caller)
+        management_service.require_staff(ctx.caller)
 
     @get("/commands", summary="The commands offered over HTTP (staff)")
     async def commands(self, ctx: Ctx) -> Wrapped:
@@ -173,7 +173,7 @@ class ManagementController(Controller):
     @get("/commands/{cmd:str}", summary="A command's help text (staff)")
     async def command_help(self, ctx: Ctx, cmd: FromPath[str]) -> Wrapped:
         def help_of() -> str:  # the command's module is imported here: off the event loop
-            return rules.command_named(ctx.caller, cmd, from_body=False).help_text()
+            return management_service.command_named(ctx.caller, cmd, from_body=False).help_text()
 
         return Wrapped(True, None, await _guarded(anyio.to_thread.run_sync, help_of))
 
@@ -195,16 +195,16 @@ class ManagementController(Controller):
 
     async def _create(self, ctx: Context, cmd: str | None) -> Wrapped:
         async def make() -> int:
-            rules.require_staff(ctx.caller)
+            management_service.require_staff(ctx.caller)
             body = await read_body(ctx.request)
             if cmd is None:
                 name = body.get("command") if isinstance(body, dict) else None
                 rest = {k: v for k, v in body.items() if k != "command"} if isinstance(body, dict) else body
                 # the command's module is imported here, off the event loop and outside the writer
-                await anyio.to_thread.run_sync(lambda: rules.command_named(ctx.caller, name, from_body=True))
-                return await ctx.db.write(rules.create_job, ctx.caller, name, rest, True)
-            await anyio.to_thread.run_sync(lambda: rules.command_named(ctx.caller, cmd, from_body=False))
-            return await ctx.db.write(rules.create_job, ctx.caller, cmd, body)
+                await anyio.to_thread.run_sync(lambda: management_service.command_named(ctx.caller, name, from_body=True))
+                return await ctx.db.write(management_service.create_job, ctx.caller, name, rest, True)
+            await anyio.to_thread.run_sync(lambda: management_service.command_named(ctx.caller, cmd, from_body=False))
+            return await ctx.db.write(management_service.create_job, ctx.caller, cmd, body)
 
         job_id = await _guarded(make)
         _wake(ctx)
@@ -247,19 +247,19 @@ class ManagementController(Controller):
 
     async def _job(self, ctx: Context, job_id: str) -> tuple[Row, str | None]:
         pk = path_id(job_id, "Job")
-        return await _guarded(ctx.db.read, rules.job_detail, ctx.caller, pk, ctx.settings.data_dir)
+        return await _guarded(ctx.db.read, management_service.job_detail, ctx.caller, pk, ctx.settings.data_dir)
 
     @patch("/jobs/{job_id:str}/start", summary="Start a job that was created without autostart (staff)")
     async def start_job(self, ctx: Ctx, job_id: FromPath[str]) -> Wrapped:
         pk = path_id(job_id, "Job")
-        await _guarded(ctx.db.write, rules.start, ctx.caller, pk)
+        await _guarded(ctx.db.write, management_service.start, ctx.caller, pk)
         _wake(ctx)
         return Wrapped(True, None, job(await ctx.db.read(management_jobs.get, pk)))
 
     @patch("/jobs/{job_id:str}/stop", summary="Stop a job: at once if it has not started, else at its next step (staff)")
     async def stop_job(self, ctx: Ctx, job_id: FromPath[str]) -> Wrapped:
         pk = path_id(job_id, "Job")
-        await _guarded(ctx.db.write, rules.stop, ctx.caller, pk)
+        await _guarded(ctx.db.write, management_service.stop, ctx.caller, pk)
         return Wrapped(True, None, job(await ctx.db.read(management_jobs.get, pk)))
 
     @get("/backups", summary="The backups in the data folder's backups/, newest first (staff)")

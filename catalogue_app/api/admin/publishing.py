@@ -18,7 +18,7 @@ from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.resources.executions import Receipt, queue_job
 from catalogue_app.api.request_bodies import declared_body, path_id
-from catalogue_app.services import publishing as rules
+from catalogue_app.services import publishing as publishing_service
 from catalogue_app.services.bodies import FieldError, fields_of
 from catalogue_app.store import Row, remotes
 
@@ -81,7 +81,7 @@ def shape(row: Row, base: str) -> Remote:
 
 
 def _superuser(ctx: Context) -> None:
-    rules.require_superuser(ctx.caller)
+    publishing_service.require_superuser(ctx.caller)
 
 
 async def _body(ctx: Context) -> dict[str, Any]:
@@ -102,27 +102,27 @@ class RemotesController(Controller):
           summary="Add a remote: name, url and token, checked against the remote first (superusers)")
     async def create_remote(self, ctx: Ctx) -> RemoteDetail:
         _superuser(ctx)
-        values = rules.remote_values(await _body(ctx), creating=True)
-        return RemoteDetail(shape(await anyio.to_thread.run_sync(rules.save_remote, ctx.db, values), ctx.base))
+        values = publishing_service.remote_values(await _body(ctx), creating=True)
+        return RemoteDetail(shape(await anyio.to_thread.run_sync(publishing_service.save_remote, ctx.db, values), ctx.base))
 
     @get("/{remote_id:str}", summary="One remote (superusers)")
     async def get_remote(self, ctx: Ctx, remote_id: FromPath[str]) -> RemoteDetail:
         _superuser(ctx)
-        return RemoteDetail(shape(await ctx.db.read(rules.get_remote, path_id(remote_id, "Remote")), ctx.base))
+        return RemoteDetail(shape(await ctx.db.read(publishing_service.get_remote, path_id(remote_id, "Remote")), ctx.base))
 
     @patch("/{remote_id:str}", opt={"body": RemoteWrite},
            summary="Change a remote's name, url or token; a new url or token is checked first (superusers)")
     async def change_remote(self, ctx: Ctx, remote_id: FromPath[str]) -> RemoteDetail:
         _superuser(ctx)
         number = path_id(remote_id, "Remote")
-        values = rules.remote_values(await _body(ctx), creating=False)
-        return RemoteDetail(shape(await anyio.to_thread.run_sync(rules.save_remote, ctx.db, values, number), ctx.base))
+        values = publishing_service.remote_values(await _body(ctx), creating=False)
+        return RemoteDetail(shape(await anyio.to_thread.run_sync(publishing_service.save_remote, ctx.db, values, number), ctx.base))
 
     @delete("/{remote_id:str}", status_code=204,
             summary="Remove a remote and the records of what was published there (nothing on the remote)")
     async def delete_remote(self, ctx: Ctx, remote_id: FromPath[str]) -> None:
         _superuser(ctx)
-        await ctx.db.write(rules.delete_remote, path_id(remote_id, "Remote"))
+        await ctx.db.write(publishing_service.delete_remote, path_id(remote_id, "Remote"))
 
 
 @post("/api/v2/resources/{pk:str}/publish", status_code=200, tags=["resources"], opt={"body": PublishBody},
@@ -136,7 +136,7 @@ async def publish(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
         if exc.field == "remote" and exc.missing:
             raise invalid('remote: give the remote to publish to, {"remote": <its id or name>}.') from None
         raise
-    found = await ctx.db.read(rules.publish_request, rid, body.remote)
+    found = await ctx.db.read(publishing_service.publish_request, rid, body.remote)
     params = {"remote_id": found["remote_id"], "resource_id": rid, "remote": found["remote"], "site_url": ctx.base}
     receipt = await queue_job(ctx, "publish", "publish", params, rid, name=f"{found['title']} to {found['remote']}",
                               source="publish")
@@ -147,7 +147,7 @@ async def publish(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
      summary="Where a resource was published, and how far each publication got (superusers)")
 async def publications(ctx: Ctx, pk: FromPath[str]) -> PublicationList:
     _superuser(ctx)
-    rows = await ctx.db.read(rules.publications_of, path_id(pk, "ResourceBase"))
+    rows = await ctx.db.read(publishing_service.publications_of, path_id(pk, "ResourceBase"))
     return PublicationList([Publication(**row) for row in rows])
 
 

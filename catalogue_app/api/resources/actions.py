@@ -17,7 +17,7 @@ from catalogue_app.api.request_bodies import Id, declared_body, path_id
 from catalogue_app.services import resource_extras as extras
 from catalogue_app.services.bodies import FieldError, fields_of
 from catalogue_app.services.errors import Invalid
-from catalogue_app.services import resources as rules
+from catalogue_app.services import resources as resources_service
 from catalogue_app.store import Connection, Row, resource_extras
 from catalogue_app.store.resources import Viewer
 
@@ -77,7 +77,7 @@ class LinkResult(msgspec.Struct):
 
 
 def _visible(conn: Connection, viewer: Viewer, pk: str, types: tuple[str, ...] = ()) -> Row:
-    return rules.visible(conn, viewer, path_id(pk, "ResourceBase"), rules.Scope(types))
+    return resources_service.visible(conn, viewer, path_id(pk, "ResourceBase"), resources_service.Scope(types))
 
 
 async def _extra_items(ctx: Context) -> list[dict[str, Any]]:

@@ -22,7 +22,7 @@ from catalogue_app.api.request_bodies import declared, path_id, read_body
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.export import shapefile_zip
 from catalogue_app.services import access
-from catalogue_app.services import resources as rules
+from catalogue_app.services import resources as resources_service
 from catalogue_app.services.bodies import fields_of, typed
 from catalogue_app.store import Connection, Row, datasets, remote_layers, resources
 
@@ -79,7 +79,7 @@ async def change_attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
     items = changes if isinstance(changes, list) else changes.get("attributes", changes.get("attribute_set"))
     viewer = ctx.viewer
 
-    await ctx.db.write(rules.change_attributes, viewer, path_id(pk, "Dataset"), items)
+    await ctx.db.write(resources_service.change_attributes, viewer, path_id(pk, "Dataset"), items)
     return await ctx.db.read(_attributes, ctx, pk)
 
 

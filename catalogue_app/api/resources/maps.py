@@ -24,7 +24,7 @@ from catalogue_app.reads.datasets import Style
 from catalogue_app.reads.links import Link
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.reads.resources import Resource, render
-from catalogue_app.services import resources as rules
+from catalogue_app.services import resources as resources_service
 from catalogue_app.store import Connection, Row
 from catalogue_app.store import map_layers as store
 from catalogue_app.store.datasets import WORKSPACE
@@ -160,7 +160,7 @@ def maplayers_payload(conn: Connection, ids: list[int], viewer: Viewer, base: st
 
 # -- routes --------------------------------------------------------------------------------------
 def _visible(conn: Connection, viewer: Viewer, pk: str, kind: str, model: str) -> Row:
-    return rules.visible(conn, viewer, path_id(pk, model), rules.Scope((kind,), model))
+    return resources_service.visible(conn, viewer, path_id(pk, model), resources_service.Scope((kind,), model))
 
 
 @get("/api/v2/maps/{pk:str}/maplayers", tags=["maps"], summary="The layers of a map, in order")

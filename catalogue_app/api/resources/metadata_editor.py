@@ -19,7 +19,7 @@ from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, status_of
 from catalogue_app.api.request_bodies import read_body
 from catalogue_app.api.resources.routes import RESOURCES, detail_answer
-from catalogue_app.services import resources as rules
+from catalogue_app.services import resources as resources_service
 from catalogue_app.services.errors import Refused
 
 TEXT_OR_NULL = ("attribution", "data_quality_statement", "constraints_other", "edition", "doi", "purpose",
@@ -126,7 +126,7 @@ async def _change(ctx: Context, pk: str) -> dict[str, Any]:
     viewer = ctx.viewer
 
     try:
-        await ctx.db.write(rules.change, viewer, caller.is_admin, rid, changes)
+        await ctx.db.write(resources_service.change, viewer, caller.is_admin, rid, changes)
     except (ApiError, Refused) as exc:
         if status_of(exc) == 400:
             field = exc.message.split(":", 1)[0] if ":" in exc.message[:40] else "__all__"

@@ -23,7 +23,7 @@ from catalogue_app.api.resources.datasets import AttributeItem
 from catalogue_app.api.resources.actions import linked_payload
 from catalogue_app.api.resources.params import apply_selection, resource_query, selection
 from catalogue_app.jobs import thumbnails as map_thumbnails
-from catalogue_app.services import resources as rules
+from catalogue_app.services import resources as resources_service
 from catalogue_app.services.bodies import fields_of, typed
 from catalogue_app.services.errors import Unreadable
 from catalogue_app.services.resource_changes import ResourceFields
@@ -277,7 +277,7 @@ async def update_answer(ctx: Context, family: Family, pk: str) -> Response[Any]:
     attributes = next((body.pop(k) for k in ("attribute", "attribute_set") if k in body), None) \
         if family is DATASETS else None
 
-    await ctx.db.write(rules.change, viewer, caller.is_admin, rid, body, scope(family), attributes)
+    await ctx.db.write(resources_service.change, viewer, caller.is_admin, rid, body, scope(family), attributes)
     if family is MAPS and "maplayers" in body:
         await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, [rid])
     return await detail_answer(ctx, family, pk)
@@ -295,8 +295,8 @@ async def create_answer(ctx: Context, family: Family, body: Any = UNREAD) -> Res
     items, many = [fields_of(typed(item, kind)) for item in records_read[0]], records_read[1]
     viewer = ctx.viewer
     for item in items:
-        item["resource_type"] = rules.creatable_type(item, scope(family))
-    ids = await ctx.db.write(rules.create, viewer, caller.id, caller.is_admin, items, scope(family))
+        item["resource_type"] = resources_service.creatable_type(item, scope(family))
+    ids = await ctx.db.write(resources_service.create, viewer, caller.id, caller.is_admin, items, scope(family))
     drawn = [rid for rid, item in zip(ids, items) if family is MAPS and "maplayers" in item]
     if drawn:  # a map's thumbnail shows its layers
         await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, drawn)
@@ -332,7 +332,7 @@ async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
         if tkeyword_ids:
             query.tkeyword_groups = await ctx.db.read(resources.tkeyword_groups, tkeyword_ids, force_and)
 
-        updated = await ctx.db.write(rules.change_matching, viewer, caller.is_admin, query, body, scope(family))
+        updated = await ctx.db.write(resources_service.change_matching, viewer, caller.is_admin, query, body, scope(family))
         return Response(PatchAllAnswer({"updated": updated}))
     ctx.require_bulk_update()
     items = [fields_of(item) for item in typed(update_records(body, family.plural), list[record])]
@@ -343,7 +343,7 @@ async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
             raise invalid('Bulk update expects a list of objects, each with its "id".')
         batch.append((rid, {k: v for k, v in item.items() if k not in ("id", "pk")}))
 
-    await ctx.db.write(rules.change_each, viewer, caller.is_admin, batch, scope(family))
+    await ctx.db.write(resources_service.change_each, viewer, caller.is_admin, batch, scope(family))
     items = await ctx.db.read(reads.several, family, [rid for rid, _ in batch], ctx.caller, viewer, ctx.base, False)
     return Response({family.plural: items})
 
@@ -398,7 +398,7 @@ class ResourceController(Controller):
     async def delete_item(self, ctx: Ctx, pk: FromPath[str]) -> None:
         ctx.require_login()
         viewer = ctx.viewer
-        gone = await ctx.db.write(rules.delete, viewer, path_id(pk, RESOURCES.model), scope(RESOURCES))
+        gone = await ctx.db.write(resources_service.delete, viewer, path_id(pk, RESOURCES.model), scope(RESOURCES))
         files.remove_resource_files(ctx.settings.files_dir, gone)
 
     @delete("/", status_code=204, summary="Delete several resources (ENABLE_BULK_UPDATE)")
@@ -407,7 +407,7 @@ class ResourceController(Controller):
         ctx.require_bulk_update()  # the list URL takes DELETE only with bulk updates on
         ids = record_ids(await read_body(ctx.request), RESOURCES.plural)
         viewer = ctx.viewer
-        for gone in await ctx.db.write(rules.delete_each, viewer, ids, scope(RESOURCES)):
+        for gone in await ctx.db.write(resources_service.delete_each, viewer, ids, scope(RESOURCES)):
             files.remove_resource_files(ctx.settings.files_dir, gone)
 
 

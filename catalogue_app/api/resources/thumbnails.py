@@ -24,7 +24,7 @@ from catalogue_app.api.errors import ApiError, invalid, not_authenticated, not_f
 from catalogue_app.api.request_bodies import declared_body
 from catalogue_app.geo import thumbnail
 from catalogue_app.jobs import thumbnails
-from catalogue_app.services import resources as rules
+from catalogue_app.services import resources as resources_service
 from catalogue_app.services.bodies import FieldError
 from catalogue_app.services.errors import NotFound, Refused
 from catalogue_app.store import Connection, Row
@@ -90,7 +90,7 @@ def _changeable(conn: Connection, ctx: Context, pk: str, missing: str | None = N
 
     rid = int(pk) if pk.isdecimal() and len(pk) <= 18 else 0  # 0: no resource has it
     try:
-        return rules.changeable(conn, viewer, rid)
+        return resources_service.changeable(conn, viewer, rid)
     except NotFound:
         if missing:
             raise NotFound(message=missing) from None
