@@ -197,3 +197,6 @@ def test_oauth_refusals_are_oauth_errors(setting):
             assert r.status_code == 400 and r.json()["error"] == "invalid_request", (path, body, r.text)
         r = anon.post("/o/token/", data={"grant_type": "client_credentials"})
         assert r.status_code == 400 and r.json()["error"] == "unsupported_grant_type"
+        for path in ("/o/token/", "/o/revoke_token/"):  # a multipart body cut short
+            r = anon.post(path, content=b"--b\r\n-84--b--\r\n", headers={"content-type": "multipart/form-data; boundary=b"})
+            assert r.status_code == 400 and r.json()["error"] == "invalid_request", (path, r.text)

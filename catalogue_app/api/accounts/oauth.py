@@ -13,9 +13,10 @@ from typing import Literal
 import anyio.to_thread
 import msgspec
 from litestar import Request, Response, post
+from litestar.exceptions import HTTPException
 
 from catalogue_app.api.context import Ctx
-from catalogue_app.api.errors import ApiError, handle_api_error, handle_refused, status_of
+from catalogue_app.api.errors import ApiError, handle_api_error, handle_http_exception, handle_refused, status_of
 from catalogue_app.api.request_bodies import declared_body
 from catalogue_app.passwords import verify_password
 from catalogue_app.services.bodies import FieldError
@@ -52,8 +53,12 @@ def _oauth_error(status: int, error: str, description: str) -> Response[OAuthErr
                     headers={"Cache-Control": "no-store"})
 
 
-def _refused(request: Request, exc: ApiError | Refused) -> Response:
+def _refused(request: Request, exc: ApiError | Refused | HTTPException) -> Response:
     """A body these addresses refuse, in OAuth2's shape (other refusals keep the envelope)."""
+    if isinstance(exc, HTTPException):  # Litestar's own, such as a broken multipart body
+        if exc.status_code != 400:
+            return handle_http_exception(request, exc)
+        return _oauth_error(400, "invalid_request", str(exc.detail))
     if status_of(exc) != 400:
         return handle_api_error(request, exc) if isinstance(exc, ApiError) else handle_refused(request, exc)
     if isinstance(exc, FieldError) and exc.field == "grant_type" and not exc.missing:
@@ -61,7 +66,7 @@ def _refused(request: Request, exc: ApiError | Refused) -> Response:
     return _oauth_error(400, "invalid_request", exc.message)
 
 
-OAUTH_ERRORS = {ApiError: _refused, Refused: _refused}
+OAUTH_ERRORS = {ApiError: _refused, Refused: _refused, HTTPException: _refused}
 
 
 @post("/o/token/", status_code=200, opt={"body": TokenRequest}, tags=["auth"], exception_handlers=OAUTH_ERRORS,
