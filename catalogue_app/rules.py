@@ -190,11 +190,6 @@ def may_add_resources(who: Person) -> bool:
     return who.id is not None
 
 
-def may_add_remote_resources(who: Person) -> bool:
-    """Remote services are registered by superusers (GeoNode's ``add_remote_resource``)."""
-    return who.is_superuser
-
-
 # -- executions and uploads --------------------------------------------------------------------
 def execution_actions(who: Person, requester_id: int | None) -> frozenset[str]:
     """An execution request (a job) and the upload it may carry: whoever asked for it, and
@@ -202,9 +197,6 @@ def execution_actions(who: Person, requester_id: int | None) -> frozenset[str]:
     if who.id is not None and (is_admin(who) or requester_id == who.id):
         return frozenset({"view", "delete"})
     return frozenset()
-
-
-upload_actions = execution_actions
 
 
 def sees_every_execution(who: Person) -> bool:
@@ -321,7 +313,3 @@ def may_change_limits(who: Person) -> bool:
     """Upload size and parallelism limits: administrators change them; everyone reads them."""
     return is_admin(who)
 
-
-def token_actions(who: Person, token_owner_id: int) -> frozenset[str]:
-    """A personal API token: its owner sees and revokes it."""
-    return frozenset({"view", "revoke"}) if who.id is not None and who.id == token_owner_id else frozenset()

@@ -9,7 +9,7 @@ book), never a check made afterwards, so that lists, totals and pages agree.
 from __future__ import annotations
 
 from catalogue_app import rules
-from catalogue_app.services.errors import Forbidden, NotFound, refusal_for
+from catalogue_app.services.errors import Forbidden
 from catalogue_app.store import Connection, Row, resources, users
 from catalogue_app.store.resources import Viewer
 
@@ -54,22 +54,8 @@ def require(conn: Connection, viewer: Viewer, row: Row | dict, action: str) -> N
         raise Forbidden()
 
 
-def visible(conn: Connection, viewer: Viewer, resource_id: int) -> Row:
-    """The resource if the viewer may see it, else NotFound (a resource one may not see does not
-    exist for them)."""
-    row = resources.get_visible(conn, viewer, resource_id)
-    if row is None:
-        raise NotFound("ResourceBase")
-    return row
-
-
 def may_set_flag(conn: Connection, viewer: Viewer, row: Row | None, flag: str) -> bool:
     """Whether the viewer may set ``featured``, ``is_published``, ``advertised`` or
     ``is_approved`` on the resource ``row`` (None: a resource being created by the viewer)."""
     return rules.may_set_flag(viewer, None if row is None else facts(conn, viewer, row), flag)
 
-
-def require_person(who, allowed: bool) -> None:
-    """Refuse (401 for anonymous callers, 403 for others) unless ``allowed``."""
-    if not allowed:
-        raise refusal_for(who)
