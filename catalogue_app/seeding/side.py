@@ -52,7 +52,7 @@ import msgspec
 import numpy as np
 
 from catalogue_app.seeding import extents as seed_extents
-from catalogue_app.store.migrations import HIDDEN
+from catalogue_app.store.migrations import TEXT_COLUMNS, WORD_COLUMNS, WORD_VALUES
 
 TEXT, WORDS = "resource_text", "resource_words"
 LINKS = ("resource_perms", "resource_keywords", "resource_regions", "listed_keywords")
@@ -71,7 +71,6 @@ END = pickle.dumps(None)
 # an int): about a million resources fit, in some 1.5 GB of the worker's memory.
 HASH_BYTES = 1_500_000_000
 ADD_TEXT = f"INSERT INTO {TEXT} (rowid, title, abstract) VALUES (?, ?, ?)"
-ADD_WORDS = f"INSERT INTO {WORDS} (rowid, title, abstract, hidden) VALUES (?, ?, ?, ?)"
 # Link rows go in as one JSON array of integers per table and batch, a pair of ids packed into
 # each (high << 32 | low); SQLite unpacks them with json_each, with no Python call per row.
 # A permission packs the resource, the group and which permission (0: view, 1: download).
@@ -83,7 +82,7 @@ INSERT_REGIONS = "INSERT INTO resource_regions (resource_id, region_id) SELECT v
 INSERT_LISTED = "INSERT INTO listed_keywords (keyword_id, resource_id) SELECT value >> 32, value & 4294967295 FROM json_each(?)"
 # the words of the vocabulary, as migrations.fill_word_index finds them
 VOCAB = ("CREATE TABLE vocab AS SELECT DISTINCT term AS word FROM temp.words_by_column"
-         " WHERE col IN ('title', 'abstract') AND term GLOB '*[^0-9]*' ORDER BY term")
+         f" WHERE col IN ({TEXT_COLUMNS}) AND term GLOB '*[^0-9]*' ORDER BY term")
 
 
 def packed(rows: np.ndarray) -> str:
@@ -181,7 +180,7 @@ class Builder:
     def add(self, start: int, titles: list[str], abstracts: list[str], hidden: list[str | None],
             links: tuple[str, str, str], listed: np.ndarray, extent_ids: np.ndarray, extent_boxes: np.ndarray) -> None:
         """Build in the rows of new resources with ids from ``start`` on: their titles,
-        abstracts and word index column ``hidden`` (HIDDEN); their permissions, keywords and
+        abstracts and whether anonymous callers do not list them ('h', as migrations.HIDDEN); their permissions, keywords and
         regions (as INSERT_PERMS, INSERT_KEYWORDS, INSERT_REGIONS take them); the keywords of the
         listed ones (keyword_id << 32 | resource_id); their extent entries (ids and boxes,
         as seed_extents.NEW_ENTRIES makes them)."""
@@ -311,11 +310,14 @@ class _Words(_Text):
     """The word index and, in a table vocab, the words of its vocabulary."""
 
     table = WORDS
-    columns = "title, abstract, hidden"
-    values = f"id, title, abstract, {HIDDEN.format('r')}"
+    columns = WORD_COLUMNS
+    values = f"id, {WORD_VALUES.format('r')}"
 
     def add(self, start, titles, abstracts, hidden, *rest) -> None:  # noqa: ANN001 - as _Part.add
-        self.conn.executemany(self.insert, zip(range(start, start + len(titles)), titles, abstracts, hidden))
+        # the words of a resource that anonymous callers do not list go in the columns *_unlisted
+        self.conn.executemany(self.insert, (
+            (rid, None, None, "h", title, abstract) if h else (rid, title, abstract, None, None, None)
+            for rid, title, abstract, h in zip(range(start, start + len(titles)), titles, abstracts, hidden)))
 
     def end(self) -> None:
         super().end()

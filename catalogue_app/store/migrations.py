@@ -721,12 +721,20 @@ CREATE TABLE IF NOT EXISTS data_changes (
 INSERT OR IGNORE INTO data_changes (id, n) VALUES (1, 0);
 """
 
-# Migration 21: a second text index, of whole words (store/text_index.py says how a search uses
-# it), with the words it holds and a trigram index of those words; and, per resource, whether
-# anonymous callers do not list it, so that they count their matches in the index alone.
-# Contentless: a row is removed by giving back what was indexed, which the triggers recompute.
-# It runs again cleanly on a folder set back to an older schema (all is made anew).
-HIDDEN = "CASE WHEN {0}.public_view = 1 AND {0}.dirty = 0 AND {0}.advertised = 1 THEN NULL ELSE 'h' END"
+# Migration 21 (made anew by migration 29): a second text index, of whole words
+# (store/text_index.py says how a search uses it), with the words it holds and a trigram index of
+# those words. The words of a resource that anonymous callers list go in columns title and
+# abstract, those of any other in title_unlisted and abstract_unlisted (and 'h' in hidden), so
+# that anonymous callers count their matches from the first two columns alone, and everyone
+# else from all four. Contentless: a row is removed by giving back what was indexed, which the
+# triggers recompute. It runs again cleanly on a folder set back to an older schema (all is made
+# anew).
+LISTED = "{0}.public_view = 1 AND {0}.dirty = 0 AND {0}.advertised = 1"
+HIDDEN = f"CASE WHEN {LISTED} THEN NULL ELSE 'h' END"
+WORD_COLUMNS = "title, abstract, hidden, title_unlisted, abstract_unlisted"
+# the values of WORD_COLUMNS for the row {0} of resources
+WORD_VALUES = (f"CASE WHEN {LISTED} THEN {{0}}.title END, CASE WHEN {LISTED} THEN {{0}}.abstract END, {HIDDEN},"
+               f" CASE WHEN {LISTED} THEN NULL ELSE {{0}}.title END, CASE WHEN {LISTED} THEN NULL ELSE {{0}}.abstract END")
 WORD_INDEX = f"""
 DROP TRIGGER IF EXISTS resources_words_insert;
 DROP TRIGGER IF EXISTS resources_words_update;
@@ -739,7 +747,7 @@ DROP TABLE IF EXISTS resource_words;
 DROP TABLE IF EXISTS resource_vocab_text;
 DROP TABLE IF EXISTS resource_vocab;
 CREATE VIRTUAL TABLE resource_words USING fts5(
-    title, abstract, hidden, content='', detail=column, columnsize=0, tokenize='unicode61 remove_diacritics 0');
+    {WORD_COLUMNS}, content='', detail=column, columnsize=0, tokenize='unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE resource_words_by_column USING fts5vocab(resource_words, 'col');
 -- every word of a title or an abstract but those made of digits alone (kept, never removed)
 CREATE TABLE resource_vocab (
@@ -756,8 +764,7 @@ CREATE VIRTUAL TABLE resource_words_new USING fts5(
     words, content='', detail=none, columnsize=0, tokenize='unicode61 remove_diacritics 0');
 CREATE VIRTUAL TABLE resource_words_new_terms USING fts5vocab(resource_words_new, 'row');
 CREATE TRIGGER resources_words_insert AFTER INSERT ON resources BEGIN
-    INSERT INTO resource_words (rowid, title, abstract, hidden)
-        VALUES (NEW.id, NEW.title, NEW.abstract, {HIDDEN.format("NEW")});
+    INSERT INTO resource_words (rowid, {WORD_COLUMNS}) VALUES (NEW.id, {WORD_VALUES.format("NEW")});
     INSERT INTO resource_words_new (rowid, words) VALUES (1, coalesce(NEW.title, '') || ' ' || coalesce(NEW.abstract, ''));
     INSERT OR IGNORE INTO resource_vocab (word) SELECT term FROM resource_words_new_terms WHERE term GLOB '*[^0-9]*';
     INSERT INTO resource_words_new (resource_words_new) VALUES ('delete-all');
@@ -766,10 +773,9 @@ CREATE TRIGGER resources_words_update AFTER UPDATE OF title, abstract, public_vi
 WHEN OLD.title IS NOT NEW.title OR OLD.abstract IS NOT NEW.abstract
     OR {HIDDEN.format("OLD")} IS NOT {HIDDEN.format("NEW")}
 BEGIN
-    INSERT INTO resource_words (resource_words, rowid, title, abstract, hidden)
-        VALUES ('delete', OLD.id, OLD.title, OLD.abstract, {HIDDEN.format("OLD")});
-    INSERT INTO resource_words (rowid, title, abstract, hidden)
-        VALUES (NEW.id, NEW.title, NEW.abstract, {HIDDEN.format("NEW")});
+    INSERT INTO resource_words (resource_words, rowid, {WORD_COLUMNS})
+        VALUES ('delete', OLD.id, {WORD_VALUES.format("OLD")});
+    INSERT INTO resource_words (rowid, {WORD_COLUMNS}) VALUES (NEW.id, {WORD_VALUES.format("NEW")});
 END;
 CREATE TRIGGER resources_vocab_update AFTER UPDATE OF title, abstract ON resources
 WHEN OLD.title IS NOT NEW.title OR OLD.abstract IS NOT NEW.abstract
@@ -779,8 +785,8 @@ BEGIN
     INSERT INTO resource_words_new (resource_words_new) VALUES ('delete-all');
 END;
 CREATE TRIGGER resources_words_delete AFTER DELETE ON resources BEGIN
-    INSERT INTO resource_words (resource_words, rowid, title, abstract, hidden)
-        VALUES ('delete', OLD.id, OLD.title, OLD.abstract, {HIDDEN.format("OLD")});
+    INSERT INTO resource_words (resource_words, rowid, {WORD_COLUMNS})
+        VALUES ('delete', OLD.id, {WORD_VALUES.format("OLD")});
 END;
 """
 
@@ -795,6 +801,15 @@ def word_index(conn) -> None:
     text_index.configure(conn, "resource_vocab_text", **text_index.SETTINGS)
 
 
+def unlisted_words(conn) -> None:
+    """Migration 29: the word index made anew, the words of resources that anonymous callers do
+    not list in columns of their own (see migration 21)."""
+    word_index(conn)
+
+
+TEXT_COLUMNS = "'title', 'abstract', 'title_unlisted', 'abstract_unlisted'"  # the word index's columns of words
+
+
 def fill_word_index(conn, first: int) -> None:
     """Index the resources from id ``first`` on (inserted while the insert trigger was off) and
     add their words to the vocabulary (read from the whole index: a second or so at a million)."""
@@ -805,11 +820,11 @@ def fill_word_index(conn, first: int) -> None:
     # stay at level 0, where the first merge after a few edits would rewrite the whole index
     # inside a client's write.
     text_index.configure(conn, "resource_words", **text_index.SETTINGS)
-    conn.execute(f"INSERT INTO resource_words (rowid, title, abstract, hidden) SELECT r.id, r.title, r.abstract,"
-                 f" {HIDDEN.format('r')} FROM resources r WHERE r.id >= ?", (first,))
+    conn.execute(f"INSERT INTO resource_words (rowid, {WORD_COLUMNS}) SELECT r.id, {WORD_VALUES.format('r')}"
+                 " FROM resources r WHERE r.id >= ?", (first,))
     text_index.optimize(conn, "resource_words")
     conn.execute("INSERT OR IGNORE INTO resource_vocab (word) SELECT DISTINCT term FROM resource_words_by_column"
-                 " WHERE col IN ('title', 'abstract') AND term GLOB '*[^0-9]*' ORDER BY term")
+                 f" WHERE col IN ({TEXT_COLUMNS}) AND term GLOB '*[^0-9]*' ORDER BY term")
 
 
 # Migration 22: how many resources there are of each type and state (public, listed, dirty),
@@ -1224,4 +1239,4 @@ MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, 
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
                     RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT, token_details, resource_origins,
-                    listed_extents]
+                    listed_extents, unlisted_words]

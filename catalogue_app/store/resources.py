@@ -269,10 +269,10 @@ def _word_like(term: str) -> bool:
     return not term.isdigit()
 
 
-def _word_match(conn: sqlite3.Connection, terms: list[str], columns: list[str]) -> str | None:
-    """The word index's MATCH expression for rows that contain every term in one of
-    ``columns``: for each term, any vocabulary word that contains it. None when a term is not
-    one word, or stands for more than WORDS_MAX words."""
+def _word_match(conn: sqlite3.Connection, terms: list[str]) -> str | None:
+    """The word index's MATCH expression (without its columns) for rows that contain every
+    term: for each term, any vocabulary word that contains it. None when a term is not one word,
+    or stands for more than WORDS_MAX words."""
     parts = []
     for term in terms:
         if not _word_like(term):
@@ -289,7 +289,15 @@ def _word_match(conn: sqlite3.Connection, terms: list[str], columns: list[str]) 
             return None
         # no word contains it: no row does (the term itself, a word of no row, says so)
         parts.append("(" + " OR ".join(_fts_phrase(w) for w in found or [term]) + ")")
-    return "{" + " ".join(columns) + "} : (" + " AND ".join(parts) + ")"
+    return "(" + " AND ".join(parts) + ")"
+
+
+def _in_columns(expression: str, columns: list[str], unlisted: bool = True) -> str:
+    """``expression`` in these columns of the word index, and in their ``*_unlisted`` twins
+    (the words of resources anonymous callers do not list, migration 21) unless ``unlisted`` is
+    false."""
+    names = columns + [f"{c}_unlisted" for c in columns] if unlisted else columns
+    return "{" + " ".join(names) + "} : " + expression
 
 
 @dataclass
@@ -387,15 +395,16 @@ def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[Ca
     if spec.search_terms and len(indexed) == len(spec.search_fields):
         # every term lies inside words of the vocabulary: the word index serves them all; else
         # it may serve those the trigram index would (the others are tested row by row)
-        words = _word_match(conn, served, indexed)
+        words = _word_match(conn, served)
         if words is None and long_terms and len(long_terms) < len(spec.search_terms):
-            words, served = _word_match(conn, long_terms, indexed), long_terms
+            words, served = _word_match(conn, long_terms), long_terms
     if words:
-        text = Candidates("SELECT rowid AS id FROM resource_words WHERE resource_words MATCH ?", [words],
-                          "EXISTS (SELECT 1 FROM resource_words WHERE resource_words MATCH ? AND rowid = r.id)", [words],
+        every = _in_columns(words, indexed)
+        text = Candidates("SELECT rowid AS id FROM resource_words WHERE resource_words MATCH ?", [every],
+                          "EXISTS (SELECT 1 FROM resource_words WHERE resource_words MATCH ? AND rowid = r.id)", [every],
                           8.0 * len(served), FEW_WORTH * len(served), listed=True,
                           anonymous_count=("SELECT count(*) FROM resource_words WHERE resource_words MATCH ?",
-                                           [f"{words} NOT hidden : h"]))
+                                           [_in_columns(words, indexed, unlisted=False)]))
         found.insert(len(found) if found and area < WORLD_AREA / 8 else 0, text)
         spec = ListSpec(spec.conditions, [t for t in spec.search_terms if t not in served], spec.search_fields,
                         spec.ordering)

@@ -6,7 +6,9 @@ substring of three characters or more. ``resource_words`` (whole words, unicode6
 kept, folded as the trigram index folds case) is smaller and faster: a search term made of
 letters and digits only lies inside one word, so the rows that contain it are those holding a
 word of the vocabulary that contains it (``resource_vocab``, searched through its own trigram
-index). It also marks the rows that anonymous callers do not list (column ``hidden``).
+index). The words of the rows that anonymous callers do not list go in columns of their own
+(``title_unlisted``, ``abstract_unlisted``, and 'h' in ``hidden``), so that anonymous callers
+count their matches in two columns alone.
 
 FTS5 adds a small segment to an index with every write transaction and, left to itself
 (automerge), merges segments inside the write that crosses a threshold. Once the index is large,

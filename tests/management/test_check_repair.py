@@ -9,6 +9,7 @@ import sqlite3
 
 import pytest
 
+from catalogue_app.store.migrations import WORD_COLUMNS, WORD_VALUES
 from tests.api.test_uploads import CITIES
 from tests.conftest import ADMIN_PASSWORD, Server
 from tests.management.backup_helpers import cli, upload_document, upload_shapefile, wait_thumbnail
@@ -119,8 +120,8 @@ def test_the_word_index_and_a_missing_thumbnail(cat):
     data, admin = cat["srv"].data_dir, cat["admin"]
     pk, doc = int(cat["dataset"]["pk"]), int(cat["doc"]["pk"])
     # the contentless word index loses a row: its row count tells
-    sql(data, "INSERT INTO resource_words (resource_words, rowid, title, abstract, hidden)"
-              " SELECT 'delete', id, title, abstract, NULL FROM resources WHERE id = ?", (doc,))
+    sql(data, f"INSERT INTO resource_words (resource_words, rowid, {WORD_COLUMNS})"
+              f" SELECT 'delete', id, {WORD_VALUES.format('resources')} FROM resources WHERE id = ?", (doc,))
     assert doc not in found_by_search(admin, "zebra")  # a search of a word reads this index
     url = sql(data, "SELECT thumbnail_url FROM resources WHERE id = ?", (pk,))[0][0]
     thumb = data / "thumbs" / url.rsplit("/", 1)[1]

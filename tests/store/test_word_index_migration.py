@@ -59,3 +59,31 @@ def test_the_word_index_is_filled_from_the_rows_there_and_made_again(tmp_path):
         assert conn.execute("SELECT sum(n) FROM resource_tally").fetchone()[0] == 3
         conn.execute(f"PRAGMA user_version = {BEFORE}")  # set back: the step runs again
         conn.close()
+
+
+OLD_WORDS = ("CREATE VIRTUAL TABLE resource_words USING fts5(title, abstract, hidden, content='', detail=column,"
+             " columnsize=0, tokenize='unicode61 remove_diacritics 0')")
+
+
+def test_the_word_index_of_an_older_version_is_split_by_who_lists_the_rows(tmp_path):
+    """Before migration 29 every row's words were in title and abstract, the rows anonymous
+    callers do not list marked 'h' in hidden: the migration makes the index anew in the new layout."""
+    path = tmp_path / "catalogue.sqlite3"
+    glacier, chile, private = _before_word_index(path)
+    step = migrations.MIGRATIONS.index(migrations.unlisted_words)
+    db.migrate(path, upto=step)
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("DROP TABLE resource_words")  # as an older version left it (its triggers are made anew too)
+    conn.execute(OLD_WORDS)
+    conn.execute("INSERT INTO resource_words (rowid, title, abstract, hidden) SELECT id, title, abstract,"
+                 f" {migrations.HIDDEN.format('resources')} FROM resources")
+    conn.close()
+    assert db.migrate(path) == len(migrations.MIGRATIONS)
+    conn = sqlite3.connect(path)
+    columns = {row[1] for row in conn.execute("SELECT * FROM pragma_table_info('resource_words')")}
+    assert columns == {"title", "abstract", "hidden", "title_unlisted", "abstract_unlisted"}
+    conn.close()
+    assert _search(path, "river") == (1, [chile])
+    assert _search(path, "rivers", 1) == (2, [chile, private])
+    assert _search(path, "hidden", 1) == (1, [private])
+    assert _search(path, "hidden") == (0, [])
