@@ -8,6 +8,7 @@ from typing import NamedTuple
 from catalogue_app.rules import Viewer
 from catalogue_app.services import access
 from catalogue_app.store import Connection, Row, documents, records, resources, users
+from catalogue_app.store.resources import GEOAPP_TYPES
 
 MAX_ALTERNATE = 300  # longer names are no dataset's
 
@@ -51,6 +52,11 @@ def document(conn: Connection, viewer: Viewer, resource_id: int) -> EmbeddedDocu
     return EmbeddedDocument(row, documents.get(conn, row["id"]), access.may(conn, viewer, row, access.DOWNLOAD))
 
 
-def described(conn: Connection, viewer: Viewer, resource_id: int, types: tuple[str, ...]) -> Row | None:
-    """The resource of one of ``types`` (a map, a geoapp), for its title and abstract."""
-    return resources.get_visible(conn, viewer, resource_id, types)
+def map_(conn: Connection, viewer: Viewer, resource_id: int) -> Row | None:
+    """The map, for its box, title and abstract."""
+    return resources.get_visible(conn, viewer, resource_id, ("map",))
+
+
+def app(conn: Connection, viewer: Viewer, resource_id: int) -> Row | None:
+    """The geoapp, for its thumbnail, title and abstract."""
+    return resources.get_visible(conn, viewer, resource_id, GEOAPP_TYPES)

@@ -21,7 +21,9 @@ from catalogue_app.rules import Viewer
 from catalogue_app.services import resources as resources_service
 from catalogue_app.store import Connection
 from catalogue_app.store import map_layers as store
+from catalogue_app.store.datasets import WORKSPACE
 
+BASEMAP = f"{WORKSPACE}:basemap"  # the layer of the built-in basemap in the catalogue's WMS
 NOBODY = Viewer()  # the caller an embedded dataset is rendered for: it has no user objects to shape
 
 

@@ -26,7 +26,6 @@ from catalogue_app.reads import embed as reads
 from catalogue_app.reads.links import DATA_SUBTYPES, absolute
 from catalogue_app.reads.resources import raw, urls
 from catalogue_app.store import Row
-from catalogue_app.store.resources import GEOAPP_TYPES
 
 UI = Path(__file__).resolve().parents[2] / "ui" / "embed"
 STATIC = "/static/embed"
@@ -134,9 +133,9 @@ async def document_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
 
 
 # -- maps and apps -------------------------------------------------------------------------------
-async def _described(ctx: Context, pk: str, types: tuple[str, ...]) -> Response[str]:
+async def _described(ctx: Context, pk: str) -> Response[str]:
     base = ctx.base
-    row = await ctx.db.read(reads.described, ctx.viewer, int(pk), types) if pk.isdecimal() and len(pk) <= 18 else None
+    row = await ctx.db.read(reads.app, ctx.viewer, int(pk)) if pk.isdecimal() and len(pk) <= 18 else None
     if row is None:
         return not_found(base)
     thumbnail = absolute(base, row["thumbnail_url"])
@@ -151,7 +150,7 @@ async def map_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
     """The map drawn by the catalogue's WMS (its layers over the offline basemap), in the same
     small viewer as a dataset's preview."""
     base = ctx.base
-    row = await ctx.db.read(reads.described, ctx.viewer, int(pk), ("map",)) if pk.isdecimal() and len(pk) <= 18 else None
+    row = await ctx.db.read(reads.map_, ctx.viewer, int(pk)) if pk.isdecimal() and len(pk) <= 18 else None
     if row is None:
         return not_found(base)
     crs, box = _start_view(row) or ("EPSG:3857", "-180.0,-60.0,180.0,75.0")
@@ -164,7 +163,7 @@ async def map_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
 
 @get("/apps/{pk:str}/embed", tags=["geoapps"], media_type=MediaType.HTML, summary="An embeddable view of a geoapp (HTML)")
 async def app_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
-    return await _described(ctx, pk, GEOAPP_TYPES)
+    return await _described(ctx, pk)
 
 
 ROUTES = [static_files, dataset_embed, document_embed, map_embed, app_embed]

@@ -20,7 +20,6 @@ from catalogue_app.reads.maps import DatasetLayer, LayerDataset, MapLayer, MapRe
 # the map representation, which routes.py reads from here
 from catalogue_app.reads.maps import Map as Map, MapItem as MapItem, extend as extend
 from catalogue_app.reads.maps import maplayers_payload as maplayers_payload
-from catalogue_app.store.datasets import WORKSPACE
 
 
 class LayerWrite(msgspec.Struct, kw_only=True):
@@ -100,7 +99,7 @@ WEB_MERCATOR_EXTENT = [-20037508.34, -20037508.34, 20037508.34, 20037508.34]
      summary="The template of a new map's configuration (MapStore's), with the built-in basemap")
 async def map_template(ctx: Ctx) -> MapTemplate:
     base = ctx.base
-    basemap = TemplateLayer(type="wms", url=f"{base}/geoserver/ows", name=f"{WORKSPACE}:basemap",
+    basemap = TemplateLayer(type="wms", url=f"{base}/geoserver/ows", name=reads.BASEMAP,
                             title="Basemap (Natural Earth countries)", group="background", visibility=True,
                             format="image/png")
     return MapTemplate(version=2, map=TemplateMap(
