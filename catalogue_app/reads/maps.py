@@ -138,7 +138,7 @@ def maplayers_payload(conn: Connection, ids: list[int], viewer: Viewer, base: st
 
 # -- one map, one dataset ------------------------------------------------------------------------
 MAPS = resources_service.Scope(("map",), "Map")
-DATASETS = resources_service.Scope(("dataset",), "Dataset")
+DATASETS = resources_service.DATASETS
 
 
 def map_layers(conn: Connection, viewer: Viewer, map_id: int, base: str) -> list[MapLayer]:
