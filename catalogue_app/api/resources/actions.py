@@ -12,26 +12,19 @@ from litestar.params import FromPath
 
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid
-from catalogue_app.reads.links import absolute
 from catalogue_app.api.request_bodies import Id, declared_body, path_id
+from catalogue_app.reads import extras as reads
+from catalogue_app.reads.extras import RatingAnswer
+from catalogue_app.reads.extras import linked_payload as linked_payload  # routes.py reads it from here
 from catalogue_app.services import resource_extras as extras
 from catalogue_app.services.bodies import FieldError, fields_of
 from catalogue_app.services.errors import Invalid
-from catalogue_app.services import resources as resources_service
-from catalogue_app.store import Connection, Row, resource_extras
-from catalogue_app.store.resources import Viewer
 
 ITEM_FIELD = re.compile(r"^\[(?P<index>\d+)\]\.(?P<name>\w+)$")
 
 
 class FavoriteAnswer(msgspec.Struct):
     message: str
-
-
-class RatingAnswer(msgspec.Struct):
-    rating: float
-    count: int
-    user_rating: int | None
 
 
 class RatingBody(msgspec.Struct):
@@ -61,23 +54,10 @@ class TargetsBody(msgspec.Struct):
     refusals: ClassVar = {"": (Invalid, "Payload is not valid"), "target": (Invalid, "Payload is not valid")}
 
 
-class LinkItem(msgspec.Struct):
-    internal: bool
-    pk: int
-    title: str
-    resource_type: str
-    detail_url: str
-    thumbnail_url: str | None
-
-
 class LinkResult(msgspec.Struct):
     success: list[int]
     error: list[int]
     message: str
-
-
-def _visible(conn: Connection, viewer: Viewer, pk: str, types: tuple[str, ...] = ()) -> Row:
-    return resources_service.visible(conn, viewer, path_id(pk, "ResourceBase"), resources_service.Scope(types))
 
 
 async def _extra_items(ctx: Context) -> list[dict[str, Any]]:
@@ -92,21 +72,6 @@ async def _extra_items(ctx: Context) -> list[dict[str, Any]]:
     if not items:
         raise invalid("Expected a list of metadata items.")
     return [fields_of(item) for item in items]
-
-
-def linked_payload(conn: Connection, row: Row, viewer: Viewer, base: str,
-                   params: list[tuple[str, str]]) -> dict[str, Any]:
-    types = [t for k, v in params if k == "resource_type" for t in v.split(",") if t]
-    found = resource_extras.linked(conn, row["id"], viewer, types)
-    wanted = next((v for k, v in params if k == "link_type"), None)
-    body: dict[str, Any] = {
-        key: [LinkItem(bool(r["internal"]), r["id"], r["title"], r["resource_type"],
-                       f"{base}/catalogue/#/{r['resource_type']}/{r['id']}", absolute(base, r["thumbnail_url"]))
-                  for r in rows]
-        for key, rows in found.items() if wanted in (None, key)}
-    if any(k in ("page", "page_size") for k, _ in params):
-        body["WARNINGS"] = {"PAGINATION": "Pagination is not supported on this call"}
-    return body
 
 
 class ResourceActionsController(Controller):
@@ -131,31 +96,21 @@ class ResourceActionsController(Controller):
     # -- ratings ---------------------------------------------------------------------------------
     @get("/ratings", summary="The average rating, how many rated, and the caller's own rating")
     async def get_rating(self, ctx: Ctx, pk: FromPath[str]) -> RatingAnswer:
-        def load(conn: Connection) -> RatingAnswer:
-            row = _visible(conn, ctx.viewer, pk)
-            return RatingAnswer(*resource_extras.rating(conn, row["id"], ctx.caller.id))
-
-        return await ctx.db.read(load)
+        return await ctx.db.read(reads.rating, ctx.viewer, path_id(pk, "ResourceBase"), ctx.caller.id)
 
     @post("/ratings", status_code=200, opt={"body": RatingBody}, summary="Rate the resource from 1 to 5")
     async def post_rating(self, ctx: Ctx, pk: FromPath[str]) -> RatingAnswer:
         caller = ctx.require_login()
-        row = await ctx.db.read(_visible, ctx.viewer, pk)
+        rid = await ctx.db.read(reads.seen, ctx.viewer, path_id(pk, "ResourceBase"))
         value = (await declared_body(ctx.request)).rating
-        await ctx.db.write(extras.rate, ctx.viewer, row["id"], value)
-        return RatingAnswer(*await ctx.db.read(resource_extras.rating, row["id"], caller.id))
+        await ctx.db.write(extras.rate, ctx.viewer, rid, value)
+        return await ctx.db.read(reads.rating, ctx.viewer, rid, caller.id)
 
     # -- extra metadata --------------------------------------------------------------------------
     @get("/extra_metadata", summary="Extra metadata items (query parameters filter on item keys)")
     async def get_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
-        def load(conn: Connection) -> list[dict[str, Any]]:
-            return resource_extras.extra_metadata(conn, _visible(conn, ctx.viewer, pk)["id"])
-
-        items = await ctx.db.read(load)
-        if ctx.params:
-            key, value = ctx.params[0]
-            items = [i for i in items if str(i.get(key)) == value]
-        return items
+        match = ctx.params[0] if ctx.params else None
+        return await ctx.db.read(reads.extra_metadata, ctx.viewer, path_id(pk, "ResourceBase"), match)
 
     @post("/extra_metadata", status_code=201, opt={"body": list[ExtraItem]}, summary="Add extra metadata items")
     async def add_extra(self, ctx: Ctx, pk: FromPath[str]) -> list[dict[str, Any]]:
@@ -181,10 +136,7 @@ class ResourceActionsController(Controller):
     # -- linked resources ------------------------------------------------------------------------
     @get("/linked_resources", summary="Resources this one links to and those linking to it")
     async def get_linked(self, ctx: Ctx, pk: FromPath[str]) -> dict[str, Any]:
-        def load(conn: Connection) -> dict[str, Any]:
-            return linked_payload(conn, _visible(conn, ctx.viewer, pk), ctx.viewer, ctx.base, ctx.params)
-
-        return await ctx.db.read(load)
+        return await ctx.db.read(reads.linked, ctx.viewer, path_id(pk, "ResourceBase"), ctx.base, ctx.params)
 
     @post("/linked_resources", status_code=200, opt={"body": TargetsBody, "answers": {400: LinkResult}},
           summary="Link to other resources")
@@ -208,10 +160,8 @@ class ResourceActionsController(Controller):
 
 @get("/api/v2/documents/{pk:str}/linked_resources", tags=["documents"], summary="Links of a document")
 async def document_links(ctx: Ctx, pk: FromPath[str]) -> dict[str, Any]:
-    def load(conn: Connection) -> dict[str, Any]:
-        return linked_payload(conn, _visible(conn, ctx.viewer, pk, ("document",)), ctx.viewer, ctx.base, ctx.params)
-
-    return await ctx.db.read(load)
+    return await ctx.db.read(reads.linked, ctx.viewer, path_id(pk, "ResourceBase"), ctx.base, ctx.params,
+                             ("document",))
 
 
 ROUTES = [ResourceActionsController, document_links]

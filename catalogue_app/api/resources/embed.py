@@ -22,11 +22,10 @@ from litestar.params import FromPath
 from litestar.static_files import create_static_files_router
 
 from catalogue_app.api.context import Context, Ctx
+from catalogue_app.reads import embed as reads
 from catalogue_app.reads.links import DATA_SUBTYPES, absolute
 from catalogue_app.reads.resources import raw, urls
-from catalogue_app.services import access
-from catalogue_app.store import Connection, Row, documents, records, resources, users
-from catalogue_app.store.resources import GEOAPP_TYPES
+from catalogue_app.store import Row
 
 UI = Path(__file__).resolve().parents[2] / "ui" / "embed"
 STATIC = "/static/embed"
@@ -62,16 +61,6 @@ def heading(row: Row, base: str) -> str:
             f'{esc(row["title"] or row["uuid"])}</a></header>')
 
 
-def attribution(conn: Connection, row: Row) -> str:
-    """The resource's attribution, else its owner's name."""
-    if row["attribution"]:
-        return row["attribution"]
-    owner = next(iter(users.by_ids(conn, {row["owner_id"]})), None)
-    if owner is None:
-        return ""
-    return f"{owner['first_name'] or ''} {owner['last_name'] or ''}".strip() or owner["username"]
-
-
 def _start_view(row: Row) -> tuple[str, str] | None:
     """The CRS the viewer works in and the box it starts at (lon/lat, "x0,y0,x1,y1")."""
     box = (row["ll_x0"], row["ll_y0"], row["ll_x1"], row["ll_y1"])
@@ -85,16 +74,7 @@ def _start_view(row: Row) -> tuple[str, str] | None:
 @get("/datasets/{alternate:str}/embed", tags=["datasets"], media_type=MediaType.HTML, summary="An embeddable map preview of a dataset (HTML)")
 async def dataset_embed(ctx: Ctx, alternate: FromPath[str]) -> Response[str]:
     base = ctx.base
-
-    def load(conn: Connection):
-        viewer = ctx.viewer
-        row = records.visible_dataset(conn, viewer, alternate) if len(alternate) <= 300 else None
-        if row is None:
-            return None
-        facts = records.link_facts(conn, [row["id"]]).get(row["id"])
-        return row, facts is not None and facts.has_data, attribution(conn, row)
-
-    found = await ctx.db.read(load)
+    found = await ctx.db.read(reads.dataset, ctx.viewer, alternate)
     if found is None:
         return not_found(base)
     row, has_data, credit = found
@@ -143,16 +123,7 @@ async def document_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
     base = ctx.base
     if not pk.isdecimal() or len(pk) > 18:
         return not_found(base)
-
-    def load(conn: Connection):
-        viewer = ctx.viewer
-        row = resources.get_visible(conn, viewer, int(pk), ("document",))
-        if row is None:
-            return None
-        may = access.may(conn, viewer, row, access.DOWNLOAD)
-        return row, documents.get(conn, row["id"]), may
-
-    found = await ctx.db.read(load)
+    found = await ctx.db.read(reads.document, ctx.viewer, int(pk))
     if found is None:
         return not_found(base)
     row, doc, may_download = found
@@ -162,14 +133,9 @@ async def document_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
 
 
 # -- maps and apps -------------------------------------------------------------------------------
-def _visible(conn: Connection, ctx: Context, pk: str, types: tuple[str, ...]) -> Row | None:
-    """The resource ``pk`` of one of ``types`` if the caller sees it (a read, in one snapshot)."""
-    return resources.get_visible(conn, ctx.viewer, int(pk), types)
-
-
-async def _described(ctx: Context, pk: str, types: tuple[str, ...]) -> Response[str]:
+async def _described(ctx: Context, pk: str) -> Response[str]:
     base = ctx.base
-    row = await ctx.db.read(_visible, ctx, pk, types) if pk.isdecimal() and len(pk) <= 18 else None
+    row = await ctx.db.read(reads.app, ctx.viewer, int(pk)) if pk.isdecimal() and len(pk) <= 18 else None
     if row is None:
         return not_found(base)
     thumbnail = absolute(base, row["thumbnail_url"])
@@ -184,7 +150,7 @@ async def map_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
     """The map drawn by the catalogue's WMS (its layers over the offline basemap), in the same
     small viewer as a dataset's preview."""
     base = ctx.base
-    row = await ctx.db.read(_visible, ctx, pk, ("map",)) if pk.isdecimal() and len(pk) <= 18 else None
+    row = await ctx.db.read(reads.map_, ctx.viewer, int(pk)) if pk.isdecimal() and len(pk) <= 18 else None
     if row is None:
         return not_found(base)
     crs, box = _start_view(row) or ("EPSG:3857", "-180.0,-60.0,180.0,75.0")
@@ -197,7 +163,7 @@ async def map_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
 
 @get("/apps/{pk:str}/embed", tags=["geoapps"], media_type=MediaType.HTML, summary="An embeddable view of a geoapp (HTML)")
 async def app_embed(ctx: Ctx, pk: FromPath[str]) -> Response[str]:
-    return await _described(ctx, pk, GEOAPP_TYPES)
+    return await _described(ctx, pk)
 
 
 ROUTES = [static_files, dataset_embed, document_embed, map_embed, app_embed]

@@ -15,8 +15,8 @@ from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.resources.uploads import Binary
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.iso import parse_iso
+from catalogue_app.reads import xml_documents as reads
 from catalogue_app.services import datasets as dataset_rules
-from catalogue_app.store import Connection, metadata, resources
 
 MAX_XML = 10 * 1024 * 1024
 NOT_AVAILABLE = "Metadata XML not available for this resource."
@@ -57,12 +57,7 @@ async def upload_metadata(ctx: Ctx, pk: FromPath[str]) -> Response[dict]:
 @get("/api/v2/resources/{pk:str}/iso_metadata_xml", tags=["resources"],
      summary="The ISO XML metadata document uploaded for a resource, as it was sent")
 async def iso_metadata_xml(ctx: Ctx, pk: FromPath[str]) -> Response[bytes]:
-    def load(conn: Connection) -> bytes | None:
-        viewer = ctx.viewer
-        row = resources.get_visible(conn, viewer, path_id(pk, "ResourceBase"))
-        return metadata.iso_xml(conn, row["id"]) if row is not None else None
-
-    xml = await ctx.db.read(load)
+    xml = await ctx.db.read(reads.iso_xml, ctx.viewer, path_id(pk, "ResourceBase"))
     if xml is None:
         raise ApiError(404, NOT_AVAILABLE, "not_found", extra={"message": NOT_AVAILABLE})
     return Response(xml, media_type="application/xml")

@@ -12,8 +12,8 @@ from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.styles import check_sld
+from catalogue_app.reads import xml_documents as reads
 from catalogue_app.services import datasets as dataset_rules
-from catalogue_app.store import Connection, Row, datasets, resources
 
 SLD_TYPE = "application/vnd.ogc.sld+xml"
 MAX_SLD = 10 * 1024 * 1024
@@ -31,19 +31,10 @@ def _missing(workspace: str, name: str) -> ApiError:
 @get(PATHS, tags=["styles"], summary="A style of a dataset as an SLD document")
 async def get_style(ctx: Ctx, workspace: FromPath[str], filename: FromPath[str]) -> Response[bytes]:
     name = _name(filename)
-
-    def load(conn: Connection) -> Row | None:
-        viewer = ctx.viewer
-        style = datasets.style_named(conn, workspace, name)
-        if style is None or resources.get_visible(conn, viewer, style["resource_id"]) is None:
-            return None
-        return style
-
-    style = await ctx.db.read(load)
-    if style is None:
+    sld = await ctx.db.read(reads.sld, ctx.viewer, workspace, name)
+    if sld is None:
         raise _missing(workspace, name)
-    return Response(bytes(style["sld_body"]) if not isinstance(style["sld_body"], str)
-                    else style["sld_body"].encode("utf-8"), media_type=SLD_TYPE)
+    return Response(sld, media_type=SLD_TYPE)
 
 
 @put(PATHS, tags=["styles"], request_max_body_size=MAX_SLD, status_code=200,

@@ -24,11 +24,9 @@ from catalogue_app.api.errors import ApiError, invalid, not_authenticated, not_f
 from catalogue_app.api.request_bodies import declared_body
 from catalogue_app.geo import thumbnail
 from catalogue_app.jobs import thumbnails
-from catalogue_app.services import resources as resources_service
+from catalogue_app.reads import thumbnails as reads
 from catalogue_app.services.bodies import FieldError
-from catalogue_app.services.errors import NotFound, Refused
-from catalogue_app.store import Connection, Row
-from catalogue_app.store import thumbnails as thumbnail_store
+from catalogue_app.services.errors import Refused
 
 MAX_IMAGE = 1_000_000  # bytes of a sent image, as GeoNode allows
 IMAGE_EXTENSIONS = ("png", "jpg", "jpeg")
@@ -81,27 +79,16 @@ def _with_message(error: ApiError | Refused) -> ApiError | Refused:
     return error
 
 
-def _changeable(conn: Connection, ctx: Context, pk: str, missing: str | None = None) -> Row:
-    """The resource, for a caller who may change it: 401 anonymous, 404 unknown or hidden
-    (``missing`` as the message), 403 without change_resourcebase(_metadata). A read
-    (``await ctx.db.read``)."""
-    ctx.require_login()
-    viewer = ctx.viewer
-
-    rid = int(pk) if pk.isdecimal() and len(pk) <= 18 else 0  # 0: no resource has it
-    try:
-        return resources_service.changeable(conn, viewer, rid)
-    except NotFound:
-        if missing:
-            raise NotFound(message=missing) from None
-        raise
+def _resource_id(pk: str) -> int:
+    return int(pk) if pk.isdecimal() and len(pk) <= 18 else 0  # 0: no resource has it
 
 
 # -- set_thumbnail ------------------------------------------------------------------------------
 @put(f"{ROUTE}/set_thumbnail", tags=["resources"], opt={"body": ThumbnailBody},
      summary="Set the thumbnail: multipart field or JSON key 'file' with an image, a base64 image or an image URL")
 async def set_thumbnail(ctx: Ctx, pk: FromPath[str]) -> ThumbnailUrl:
-    row = await ctx.db.read(_changeable, ctx, pk)
+    ctx.require_login()
+    row = await ctx.db.read(reads.changeable, ctx.viewer, _resource_id(pk))
     sent = await _sent_file(ctx)
     if isinstance(sent, str) and _is_address(sent):
         address = _image_address(sent)
@@ -196,7 +183,9 @@ async def set_thumbnail_from_bbox(ctx: Ctx, pk: FromPath[str]) -> Drawn:
     if ctx.caller.is_anonymous:
         raise _with_message(not_authenticated())
     try:
-        row = await ctx.db.read(_changeable, ctx, pk, f"Resource selected with id {pk} does not exists")
+        ctx.require_login()
+        row = await ctx.db.read(reads.changeable, ctx.viewer, _resource_id(pk),
+                                f"Resource selected with id {pk} does not exists")
     except (ApiError, Refused) as exc:
         raise _with_message(exc) from None
     if row["resource_type"] != "dataset":
@@ -224,7 +213,8 @@ async def set_thumbnail_from_bbox(ctx: Ctx, pk: FromPath[str]) -> Drawn:
 @post(f"{ROUTE}/delete_thumbnail", status_code=200, tags=["resources"], summary="Remove the thumbnail")
 async def delete_thumbnail(ctx: Ctx, pk: FromPath[str]) -> Outcome:
     try:
-        row = await ctx.db.read(_changeable, ctx, pk, "Resource not found.")
+        ctx.require_login()
+        row = await ctx.db.read(reads.changeable, ctx.viewer, _resource_id(pk), "Resource not found.")
     except (ApiError, Refused) as exc:
         raise _with_message(exc) from None
     try:
@@ -244,7 +234,7 @@ async def thumbnail_file(ctx: Ctx, name: FromPath[str]) -> Response[bytes]:
     if found is None:
         raise not_found()
     url = thumbnails.URL_PREFIX + name
-    seen = await ctx.db.read(thumbnail_store.visible_with_url, ctx.viewer, url, found["uuid"])
+    seen = await ctx.db.read(reads.shown_file, ctx.viewer, url, found["uuid"])
     if seen is None:
         raise not_found()
     etag = f'"{name.rsplit(".", 1)[0].rsplit("-", 1)[1]}"'
