@@ -42,6 +42,11 @@ class StoredDocument(msgspec.Struct):
     mime_type: str | None = None
 
 
+def allowed_extension(extension: str) -> bool:
+    """Whether a document may have this extension (the supported list)."""
+    return documents.allowed(extension)
+
+
 def extend(conn: Connection, items: list[Resource], base: str, detail: bool) -> list[Document]:
     """The document fields added to rendered resources (all of them documents)."""
     rows = documents.rows(conn, [int(i.pk) for i in items])

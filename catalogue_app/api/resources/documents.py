@@ -51,7 +51,6 @@ from catalogue_app.reads import resources as reads
 from catalogue_app.reads import uploads as upload_reads
 from catalogue_app.services import resource_changes
 from catalogue_app.services import documents as document_rules
-from catalogue_app.store.documents import allowed as extension_allowed
 
 MAX_BODY = 4 * 1024**3  # what one upload may carry at all; the stored size limit is checked as it arrives
 JSON_MAX = 10 * 1024 * 1024  # a body without a file (JSON or a plain form): the application's usual limit
@@ -175,7 +174,7 @@ def content_of(form: Form) -> Content:
     else:
         extension = given or os.path.splitext(form.file_name)[1][1:]
         content = Content(extension.lower(), form.file_name, file_name=form.file_name)
-    if not extension_allowed(content.extension):
+    if not document_reads.allowed_extension(content.extension):
         raise document_error("The file provided is not in the supported extensions list")
     return content
 

@@ -36,9 +36,10 @@ from catalogue_app.reads import queries
 from catalogue_app.reads.permissions import ResourceTypes
 from catalogue_app.reads import resources as reads
 from catalogue_app.reads.resources import Family, Listing, Resource
+from catalogue_app.rules import Viewer
 from catalogue_app.store import Connection, resource_extras, resources
 from catalogue_app.store.filters import Condition, ListSpec
-from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery, Viewer
+from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery
 
 
 class ResourceList(pagination.ListPage):
