@@ -8,12 +8,19 @@ by `catalogue seed` have no data: their names come from the alternate, and they 
 from __future__ import annotations
 
 import html
+from typing import TYPE_CHECKING
 
 import msgspec
 
 from catalogue_app.reads.links import joined
 from catalogue_app.reads.resources import Resource
-from catalogue_app.store import Connection, Row, datasets, remote_layers
+from catalogue_app.rules import Viewer
+from catalogue_app.services import access
+from catalogue_app.services.errors import NotFound, refusal_for
+from catalogue_app.store import Connection, Row, datasets, remote_layers, resources
+
+if TYPE_CHECKING:
+    from catalogue_app.api.middleware.auth import Caller
 
 STATISTICS = ("count", "min", "max", "average", "median", "stddev", "sum", "unique_values")
 PTYPE = "gxp_wmscsource"
@@ -73,6 +80,19 @@ class Dataset(DatasetItem, kw_only=True):
     capabilities_url: str
     dataset_ows_url: str
     attribute_set: list[Attribute]
+
+
+class AttributeSet(msgspec.Struct):
+    attributes: list[Attribute]
+
+
+class Download(msgspec.Struct):
+    """What a dataset download sends: the address of a remote dataset's download (``url``),
+    or the folder of a local one's files and their names."""
+
+    url: str | None = None
+    folder: str = ""
+    names: list[str] = []
 
 
 ITEM_FIELDS = set(DatasetItem.__struct_fields__)
@@ -148,3 +168,32 @@ def extend(conn: Connection, items: list[Resource], base: str, detail: bool) -> 
         else:
             out.append(DatasetItem(**fields, **common))
     return out
+
+
+def attribute_set(conn: Connection, viewer: Viewer, rid: int) -> AttributeSet:
+    """The attributes of a dataset the viewer sees (NotFound otherwise)."""
+    row = resources.get_visible(conn, viewer, rid, ("dataset",))
+    if row is None:
+        raise NotFound("Dataset")
+    return AttributeSet([attribute(r) for r in datasets.attributes(conn, row["id"])])
+
+
+def download(conn: Connection, viewer: Viewer, caller: Caller, alternate: str) -> Download:
+    """What the download of the dataset named ``alternate`` sends: NotFound when the viewer
+    cannot see it or it has no data here, 401/403 when they may not download it."""
+    rid = datasets.by_alternate(conn, alternate)
+    row = resources.get_visible(conn, viewer, rid, ("dataset",)) if rid else None
+    if row is None:
+        raise NotFound("Dataset")
+    if not access.may(conn, viewer, row, access.DOWNLOAD):
+        raise refusal_for(caller)
+    remote = remote_layers.get(conn, row["id"])
+    if remote is not None:  # its data stay on its remote service
+        if remote["download_url"]:
+            return Download(url=remote["download_url"])
+        raise NotFound(message="The data of this dataset stay on its remote service, which gives no download: "
+                       f"read it there ({remote['service_url']}, layer {remote['layer_name']}).")
+    found = datasets.detail(conn, row["id"])
+    if found is None:
+        raise NotFound(message="This dataset has no data to download.")
+    return Download(folder=found["folder"], names=datasets.file_names(conn, row["id"]))

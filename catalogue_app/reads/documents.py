@@ -8,10 +8,18 @@ address: their extension and mime_type are null.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import msgspec
 
 from catalogue_app.reads.resources import Resource
-from catalogue_app.store import Connection, documents
+from catalogue_app.rules import Viewer
+from catalogue_app.services import access
+from catalogue_app.services.errors import NotFound, refusal_for
+from catalogue_app.store import Connection, documents, resources
+
+if TYPE_CHECKING:
+    from catalogue_app.api.middleware.auth import Caller
 
 
 class Document(Resource, kw_only=True):
@@ -22,6 +30,21 @@ class Document(Resource, kw_only=True):
     extension: str | None
     mime_type: str | None
     doc_url: str | None
+
+
+class StoredDocument(msgspec.Struct):
+    """Where a document's content is: its remote address (``doc_url``), or its file (the name
+    in its folder, and its media type); all None for a document without either."""
+
+    folder: str
+    doc_url: str | None = None
+    file_name: str | None = None
+    mime_type: str | None = None
+
+
+def allowed_extension(extension: str) -> bool:
+    """Whether a document may have this extension (the supported list)."""
+    return documents.allowed(extension)
 
 
 def extend(conn: Connection, items: list[Resource], base: str, detail: bool) -> list[Document]:
@@ -37,3 +60,17 @@ def extend(conn: Connection, items: list[Resource], base: str, detail: bool) -> 
             href=doc_url or f"{base}/documents/{item.pk}/link", extension=row["extension"] if row else None,
             mime_type=row["mime_type"] if row else None, doc_url=doc_url))
     return out
+
+
+def content(conn: Connection, viewer: Viewer, caller: Caller, rid: int) -> StoredDocument:
+    """Where the content of document ``rid`` is, if the viewer may download it: NotFound when
+    they cannot see it, 401/403 when they may not download it."""
+    row = resources.get_visible(conn, viewer, rid, ("document",))
+    if row is None:
+        raise NotFound("Document")
+    if not access.may(conn, viewer, row, access.DOWNLOAD):
+        raise refusal_for(caller)
+    doc = documents.get(conn, row["id"])
+    if doc is None:
+        return StoredDocument(row["uuid"])
+    return StoredDocument(row["uuid"], doc["doc_url"], doc["file_name"], doc["mime_type"])

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -24,29 +23,22 @@ from catalogue_app.geo.inspect import RasterLimits, inspect_upload
 from catalogue_app.services import resources as resource_service
 from catalogue_app.services.resource_changes import clean
 from catalogue_app.services.resources import CREATABLE
-from catalogue_app.store import Connection, Row
-from catalogue_app.store.resources import Viewer
+from catalogue_app.rules import Viewer
 
 
-def _allowed(conn: Connection, ctx: Context, pk: str, rule: Callable[[Connection, Viewer, int], Row]) -> Row:
-    """The resource for a signed-in caller, as ``rule`` (services/resources.py) allows it: 404
-    when they cannot see it, 403 when they may not do this with it. A read (``await ctx.db.read``)."""
+def _target(ctx: Context, pk: str) -> tuple[Viewer, int]:
+    """Who asks (signed in, else 401) and the resource they name: a service's check
+    (services/resources.py) then reads it, 404 when they cannot see it, 403 when they may not
+    do this with it."""
     ctx.require_login()
-    viewer, rid = ctx.viewer, path_id(pk, "ResourceBase")
-    return rule(conn, viewer, rid)
-
-
-def _cleaned(conn: Connection, ctx: Context, fields: dict[str, Any], row: Row | None, resource_type: str):
-    """``fields`` checked as the resource's new fields (clean()), in a read (``await ctx.db.read``)."""
-    viewer, caller = ctx.viewer, ctx.caller
-    return clean(conn, fields, viewer, caller.is_admin, row, resource_type)
+    return ctx.viewer, path_id(pk, "ResourceBase")
 
 
 @delete([f"/api/v2/{family}/{{pk:str}}/delete" for family in ("resources", "datasets", "documents", "maps", "geoapps")],
         status_code=200, tags=["resources"],
         summary="Delete a resource in the background: the receipt names the status URL to poll (also in Location)")
 async def delete_resource(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
-    row = await ctx.db.read(_allowed, ctx, pk, resource_service.deletable)
+    row = await ctx.db.read(resource_service.deletable, *_target(ctx, pk))
     receipt = await queue_job(ctx, "delete", "delete", {"uuid": row["uuid"]}, row["id"])
     return Response(receipt, status_code=200, headers={"Location": receipt.status_url})
 
@@ -54,7 +46,7 @@ async def delete_resource(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
 @put("/api/v2/resources/{pk:str}/copy", tags=["resources"],
      summary="Copy a resource in the background; the copy belongs to the caller")
 async def copy_resource(ctx: Ctx, pk: FromPath[str]) -> Receipt:
-    row = await ctx.db.read(_allowed, ctx, pk, resource_service.copyable)
+    row = await ctx.db.read(resource_service.copyable, *_target(ctx, pk))
     defaults = _defaults(await read_body(ctx.request))
     params = {"instance": row["id"], "source_uuid": row["uuid"], "owner": ctx.caller.username,
               "defaults": json.dumps(defaults)}
@@ -96,7 +88,7 @@ async def create_resource(ctx: Ctx, resource_type: FromPath[str]) -> Receipt:
         raise invalid(f"resource_type: expected one of {', '.join(CREATABLE)} (datasets come from uploads).")
     fields = {k: v for k, v in _object_field(await read_body(ctx.request), "defaults").items() if k != "owner"}
     fields.setdefault("title", f"New {resource_type}")
-    cleaned = await ctx.db.read(_cleaned, ctx, fields, None, resource_type)
+    cleaned = await ctx.db.read(clean, fields, ctx.viewer, caller.is_admin, None, resource_type)
     params = {"resource_type": resource_type, "owner_id": caller.id, "uuid": str(uuid.uuid4()),
               "changes": asdict(cleaned)}
     return await queue_job(ctx, "create", "create", params, None)
@@ -105,10 +97,10 @@ async def create_resource(ctx: Ctx, resource_type: FromPath[str]) -> Receipt:
 @put("/api/v2/resources/{pk:str}/update", tags=["resources"],
      summary="Change a resource in the background from 'vals' (fields, as a PATCH takes them)")
 async def update_resource(ctx: Ctx, pk: FromPath[str]) -> Receipt:
-    row = await ctx.db.read(_allowed, ctx, pk, resource_service.changeable)
+    row = await ctx.db.read(resource_service.changeable, *_target(ctx, pk))
     vals = _object_field(await read_body(ctx.request), "vals")
     # a second hop: the body arrives between the two reads (its errors come after a 401, 404 or 403)
-    cleaned = await ctx.db.read(_cleaned, ctx, vals, row, row["resource_type"])
+    cleaned = await ctx.db.read(clean, vals, ctx.viewer, ctx.caller.is_admin, row, row["resource_type"])
     return await queue_job(ctx, "update", "update", {"uuid": row["uuid"], "changes": asdict(cleaned)}, row["id"])
 
 
@@ -130,7 +122,7 @@ async def ingest_resource(ctx: Ctx, resource_type: FromPath[str]) -> Receipt:
         raise invalid(f"path: {exc}.") from None
     fields = {k: v for k, v in _object_field(body, "defaults").items() if k != "owner"}
     fields.setdefault("title", source.stem or source.name)
-    cleaned = await ctx.db.read(_cleaned, ctx, fields, None, resource_type)
+    cleaned = await ctx.db.read(clean, fields, ctx.viewer, caller.is_admin, None, resource_type)
     if resource_type == "dataset":
         return await _ingest_dataset(ctx, source, asdict(cleaned))
     refused = sniff.refusal(source, source.name, source.suffix[1:]) if source.is_file() else None

@@ -15,20 +15,15 @@ from litestar.params import FromPath
 from litestar.response import File, Redirect, Response
 
 from catalogue_app import files
-from catalogue_app.api.context import Context, Ctx
-from catalogue_app.reads.datasets import Attribute, attribute
-from catalogue_app.api.errors import ApiError, denied, not_found
+from catalogue_app.api.context import Ctx
+from catalogue_app.reads import datasets as reads
+from catalogue_app.reads.datasets import AttributeSet
+from catalogue_app.api.errors import ApiError
 from catalogue_app.api.request_bodies import declared, path_id, read_body
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.export import shapefile_zip
-from catalogue_app.services import access
 from catalogue_app.services import resources as resources_service
 from catalogue_app.services.bodies import fields_of, typed
-from catalogue_app.store import Connection, Row, datasets, remote_layers, resources
-
-
-class AttributeSet(msgspec.Struct):
-    attributes: list[Attribute]
 
 
 class AttributeItem(msgspec.Struct, kw_only=True):
@@ -51,24 +46,10 @@ class AttributeSetChange(msgspec.Struct, kw_only=True):
     attribute_set: list[AttributeItem] | UnsetType = UNSET
 
 
-def _dataset(conn: Connection, viewer: resources.Viewer, pk: str) -> Row:
-    row = resources.get_visible(conn, viewer, path_id(pk, "Dataset"), ("dataset",))
-    if row is None:
-        raise not_found("Dataset")
-    return row
-
-
 @get("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"],
      summary="The fields of a vector dataset (or the bands of a raster), as GeoNode's attribute_set")
 async def attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
-    return await ctx.db.read(_attributes, ctx, pk)
-
-
-def _attributes(conn: Connection, ctx: Context, pk: str) -> AttributeSet:
-    """The dataset's attributes as the caller sees them (a read: ``await ctx.db.read``)."""
-    viewer = ctx.viewer
-    rows = datasets.attributes(conn, _dataset(conn, viewer, pk)["id"])
-    return AttributeSet([attribute(r) for r in rows])
+    return await ctx.db.read(reads.attribute_set, ctx.viewer, path_id(pk, "Dataset"))
 
 
 @patch("/api/v2/datasets/{pk:str}/attribute_set", tags=["datasets"], opt={"body": list[AttributeItem] | AttributeSetChange},
@@ -77,38 +58,18 @@ async def change_attribute_set(ctx: Ctx, pk: FromPath[str]) -> AttributeSet:
     ctx.require_login()
     changes = fields_of(typed(await read_body(ctx.request, AttributeSetChange) or {}, declared(ctx.request)))
     items = changes if isinstance(changes, list) else changes.get("attributes", changes.get("attribute_set"))
-    viewer = ctx.viewer
-
-    await ctx.db.write(resources_service.change_attributes, viewer, path_id(pk, "Dataset"), items)
-    return await ctx.db.read(_attributes, ctx, pk)
+    viewer, rid = ctx.viewer, path_id(pk, "Dataset")
+    await ctx.db.write(resources_service.change_attributes, viewer, rid, items)
+    return await ctx.db.read(reads.attribute_set, viewer, rid)
 
 
 @get("/datasets/{alternate:str}/dataset_download", tags=["datasets"],
      summary="Download a dataset: a zipped Shapefile for vectors, the GeoTIFF for rasters")
 async def dataset_download(ctx: Ctx, alternate: FromPath[str]) -> Response[Any]:
-    def load(conn: Connection):
-        viewer = ctx.viewer
-        rid = datasets.by_alternate(conn, alternate)
-        row = resources.get_visible(conn, viewer, rid, ("dataset",)) if rid else None
-        if row is None:
-            raise not_found("Dataset")
-        if not access.may(conn, viewer, row, access.DOWNLOAD):
-            raise denied(ctx.caller)
-        remote = remote_layers.get(conn, rid)
-        if remote is not None:  # its data stay on its remote service
-            if remote["download_url"]:
-                return remote["download_url"], None, []
-            raise ApiError(404, "The data of this dataset stay on its remote service, which gives no download: "
-                           f"read it there ({remote['service_url']}, layer {remote['layer_name']}).", "not_found")
-        found = datasets.detail(conn, rid)
-        if found is None:
-            raise ApiError(404, "This dataset has no data to download.", "not_found")
-        return row, found["folder"], datasets.file_names(conn, rid)
-
-    row, folder_name, names = await ctx.db.read(load)
-    if folder_name is None:  # a remote dataset's download, on its remote
-        return Redirect(row, status_code=302)
-    folder = ctx.settings.files_dir / folder_name
+    found = await ctx.db.read(reads.download, ctx.viewer, ctx.caller, alternate)
+    if found.url is not None:  # a remote dataset's download, on its remote
+        return Redirect(found.url, status_code=302)
+    folder, names = ctx.settings.files_dir / found.folder, found.names
     name = alternate.split(":")[-1]
     working = files.working_copy(folder)
     old_layout = working is not None and working.parent == folder  # working.tif beside the originals

@@ -30,7 +30,7 @@ from catalogue_app import files, json_text, sniff
 from catalogue_app.api import multipart
 from catalogue_app.api.middleware.auth import Caller
 from catalogue_app.api.context import Context, Ctx
-from catalogue_app.api.errors import ApiError, denied, invalid, not_found
+from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.admin.limits import size_label
 from catalogue_app.api.request_bodies import decode_json, path_id
 from catalogue_app.api.resources.routes import (
@@ -46,10 +46,11 @@ from catalogue_app.api.resources.routes import (
     summary_of,
     update_answer,
 )
+from catalogue_app.reads import documents as document_reads
 from catalogue_app.reads import resources as reads
-from catalogue_app.services import access, resource_changes
+from catalogue_app.reads import uploads as upload_reads
+from catalogue_app.services import resource_changes
 from catalogue_app.services import documents as document_rules
-from catalogue_app.store import Connection, Row, documents, executions, limits, resources
 
 MAX_BODY = 4 * 1024**3  # what one upload may carry at all; the stored size limit is checked as it arrives
 JSON_MAX = 10 * 1024 * 1024  # a body without a file (JSON or a plain form): the application's usual limit
@@ -84,7 +85,7 @@ async def create_document(ctx: Context) -> Response[Any]:
         if media != "application/x-www-form-urlencoded":
             return await create_answer(ctx, DOCUMENTS, decode_json(media, raw))
         plain = dict(reversed(parse_qsl(raw.decode("utf-8", "replace"), keep_blank_values=True)))
-    limit = await ctx.db.read(_before_upload, ctx, caller)
+    limit = await ctx.db.read(upload_reads.document_size_limit, caller)
     workspace = files.claim_workspace(ctx.settings.tmp_dir / f"document-{uuid.uuid4().hex}")
     try:
         form = Form(plain) if plain is not None else await _receive(request, workspace, limit)
@@ -110,21 +111,6 @@ async def _capped(request: Request, cap: int) -> bytes:
     # one far past the cap is cut off and the connection closed after the answer.
     headers = {"Connection": "close"} if seen > cap + DRAIN else None
     raise ApiError(413, f"The request body is larger than {size_label(cap)}.", "request_too_large", headers)
-
-
-def _before_upload(conn: Connection, ctx: Context, caller: Caller) -> int:
-    """What a document upload reads before its body (a read, in one snapshot): the
-    open uploads are checked, the caller's groups read for the record, and the size limit given."""
-    _check_parallel_uploads(conn, ctx, caller)
-    return limits.size_limit(conn, "document_upload_size")
-
-
-def _check_parallel_uploads(conn: Connection, ctx: Context, caller: Caller) -> None:
-    """The user's open uploads may not already reach the parallelism limit (as dataset uploads)."""
-    parallel = executions.parallel_limit(conn)
-    if executions.open_layers(conn, caller.id, "import") >= parallel:
-        raise ApiError(400, f"The number of active parallel uploads exceeds {parallel}. Wait for the pending "
-                            "ones to finish.", "upload_parallelism_limit_exceeded")
 
 
 async def _receive(request: Request, workspace: Path, limit: int) -> Form:
@@ -188,7 +174,7 @@ def content_of(form: Form) -> Content:
     else:
         extension = given or os.path.splitext(form.file_name)[1][1:]
         content = Content(extension.lower(), form.file_name, file_name=form.file_name)
-    if not documents.allowed(content.extension):
+    if not document_reads.allowed_extension(content.extension):
         raise document_error("The file provided is not in the supported extensions list")
     return content
 
@@ -291,30 +277,15 @@ async def _content_answer(ctx: Context, pk: str, disposition: Literal["attachmen
     Needs download permission (owners and administrators hold it): anonymous callers without it
     get 401, others 403, and a document the caller cannot see is a 404. GeoNode answers these
     with HTML pages; this catalogue answers the API's JSON envelope."""
-    folder, doc = await ctx.db.read(_stored_document, ctx, pk)
-    if doc is not None and doc["doc_url"]:
-        return Redirect(doc["doc_url"], status_code=302)
-    path = ctx.settings.files_dir / folder / doc["file_name"] if doc is not None and doc["file_name"] else None
+    found = await ctx.db.read(document_reads.content, ctx.viewer, ctx.caller, path_id(pk, "Document"))
+    if found.doc_url:
+        return Redirect(found.doc_url, status_code=302)
+    path = ctx.settings.files_dir / found.folder / found.file_name if found.file_name else None
     if path is None or not path.is_file():
         raise ApiError(404, "This document has no file: it was created without one, or its file is gone.",
                        "not_found")
-    return File(path, filename=doc["file_name"], media_type=doc["mime_type"] or "application/octet-stream",
+    return File(path, filename=found.file_name, media_type=found.mime_type or "application/octet-stream",
                 content_disposition_type=disposition)
-
-
-def _stored_document(conn: Connection, ctx: Context, pk: str) -> tuple[str, Row | None]:
-    """The folder and document row of ``pk``, if the caller may download it (a read, in one snapshot)."""
-    viewer = ctx.viewer
-
-    def load(conn: Connection):
-        row = resources.get_visible(conn, viewer, path_id(pk, "Document"), ("document",))
-        if row is None:
-            raise not_found("Document")
-        if not access.may(conn, viewer, row, access.DOWNLOAD):
-            raise denied(ctx.caller)
-        return row["uuid"], documents.get(conn, row["id"])
-
-    return load(conn)
 
 
 @get("/documents/{pk:str}/download", tags=["documents"],

@@ -3,7 +3,6 @@ start_job(), with which asynchronous endpoints store a request and hand it to th
 
 from __future__ import annotations
 
-import json
 import uuid
 from typing import Any
 
@@ -15,46 +14,10 @@ from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.query import list_spec
+from catalogue_app.reads import executions as reads
+from catalogue_app.reads.executions import ExecutionRequest, ExecutionStatus, status_url
 from catalogue_app.services import executions as execution_rules
-from catalogue_app.store import Connection, Row, executions
-
-
-class ExecutionRequest(msgspec.Struct):
-    exec_id: str
-    user: int | None
-    status: str
-    progress: int
-    func_name: str
-    created: str
-    finished: str | None
-    last_updated: str
-    input_params: dict[str, Any]
-    output_params: dict[str, Any]
-    geonode_resource: int | None
-    step: str | None
-    log: str | None
-    name: str
-    action: str
-    source: str | None
-    tasks: dict[str, Any]
-    link: str
-    status_url: str
-
-
-class ExecutionStatus(msgspec.Struct):
-    user: str | None
-    status: str
-    progress: int
-    func_name: str
-    created: str
-    finished: str | None
-    last_updated: str
-    input_params: dict[str, Any]
-    output_params: dict[str, Any]
-    step: str | None
-    log: str | None
-    exec_id: str
-    status_url: str
+from catalogue_app.store import Connection, executions
 
 
 class Receipt(msgspec.Struct):
@@ -69,20 +32,6 @@ class RequestDetail(msgspec.Struct):
 
 class RequestList(pagination.ListPage):
     requests: list[ExecutionRequest]
-
-
-def status_url(base: str, exec_id: str) -> str:
-    return f"{base}/api/v2/resource-service/execution-status/{exec_id}"
-
-
-def shape(row: Row, base: str) -> ExecutionRequest:
-    return ExecutionRequest(
-        exec_id=row["exec_id"], user=row["user_id"], status=row["status"], progress=row["progress"],
-        func_name=row["func_name"], created=row["created"], finished=row["finished"],
-        last_updated=row["last_updated"], input_params=json.loads(row["input_params"]),
-        output_params=json.loads(row["output_params"]), geonode_resource=row["resource_id"], step=row["step"],
-        log=row["log"], name=row["name"], action=row["action"], source=row["source"], tasks={},
-        link=f"{base}/api/v2/executionrequest/{row['exec_id']}", status_url=status_url(base, row["exec_id"]))
 
 
 async def start_job(ctx: Context, func_name: str, action: str, input_params: dict[str, Any],
@@ -119,13 +68,13 @@ async def queue_job(ctx: Context, func_name: str, action: str, input_params: dic
     return Receipt("ready", exec_id, status_url(ctx.base, exec_id))
 
 
-async def _own(ctx: Context, exec_id: str) -> Row:
-    """The caller's request (any request for admins); 404 for others, as if it did not exist."""
+def _checked(exec_id: str) -> str:
+    """The request's id, if it is a UUID (400 otherwise)."""
     try:
         uuid.UUID(exec_id)
     except ValueError:
         raise invalid(f"'{exec_id}' is not a valid UUID.") from None
-    return await ctx.db.read(execution_rules.own, ctx.require_login(), exec_id)
+    return exec_id
 
 
 class ExecutionsController(Controller):
@@ -135,39 +84,28 @@ class ExecutionsController(Controller):
     @get("/", summary="The caller's execution requests (everyone's for admins), oldest first")
     async def list_requests(self, ctx: Ctx) -> RequestList:
         caller = ctx.require_login()
-        spec = list_spec(ctx.params, executions.FIELDS, executions.SEARCH_FIELDS)
-
+        spec = list_spec(ctx.params, reads.FIELDS, reads.SEARCH_FIELDS)
         page = pagination.wanted(ctx.request, ctx.params)
-        total, rows = await ctx.db.read(executions.page, spec, caller.id, execution_rules.sees_all(caller), page.size,
-                                        page.offset)
+        total, items = await ctx.db.read(reads.requests, caller, spec, page.size, page.offset, ctx.base)
         pagination.check(page, total)
-        items = [shape(r, ctx.base) for r in rows]
         return pagination.build(ctx.request, ctx.params, RequestList, page, total, items)
 
     @get("/{exec_id:str}", summary="One execution request")
     async def get_request(self, ctx: Ctx, exec_id: FromPath[str]) -> RequestDetail:
-        return RequestDetail(shape(await _own(ctx, exec_id), ctx.base))
+        exec_id = _checked(exec_id)
+        return RequestDetail(await ctx.db.read(reads.request, ctx.require_login(), exec_id, ctx.base))
 
     @delete("/{exec_id:str}", status_code=200, summary="Forget a finished or failed execution request")
     async def delete_request(self, ctx: Ctx, exec_id: FromPath[str]) -> Response[None]:
-        await _own(ctx, exec_id)  # an invalid uuid is refused before the write
-        await ctx.db.write(execution_rules.forget, ctx.caller, exec_id)
+        exec_id = _checked(exec_id)  # an invalid uuid is refused before the write
+        await ctx.db.write(execution_rules.forget, ctx.require_login(), exec_id)
         return Response(None, status_code=200)
 
 
 @get("/api/v2/resource-service/execution-status/{execution_id:str}", tags=["resource-service"],
      summary="The state of an asynchronous operation (poll until status is finished or failed)")
 async def execution_status(ctx: Ctx, execution_id: FromPath[str]) -> ExecutionStatus:
-    try:
-        uuid.UUID(execution_id)
-    except ValueError:
-        raise invalid(f"'{execution_id}' is not a valid UUID.") from None
-    row = await ctx.db.read(execution_rules.status, ctx.caller, execution_id)
-    return ExecutionStatus(
-        user=row["username"], status=row["status"], progress=row["progress"], func_name=row["func_name"],
-        created=row["created"], finished=row["finished"], last_updated=row["last_updated"],
-        input_params=json.loads(row["input_params"]), output_params=json.loads(row["output_params"]),
-        step=row["step"], log=row["log"], exec_id=row["exec_id"], status_url=status_url(ctx.base, row["exec_id"]))
+    return await ctx.db.read(reads.status, ctx.caller, _checked(execution_id), ctx.base)
 
 
 ROUTES = [ExecutionsController, execution_status]

@@ -31,11 +31,15 @@ from catalogue_app.services.resources import Scope
 from catalogue_app.reads import datasets as dataset_view
 from catalogue_app.reads import documents as document_view
 from catalogue_app.reads import geoapps
+from catalogue_app.reads import permissions as permission_reads
+from catalogue_app.reads import queries
+from catalogue_app.reads.permissions import ResourceTypes
 from catalogue_app.reads import resources as reads
 from catalogue_app.reads.resources import Family, Listing, Resource
-from catalogue_app.store import Connection, permissions, resource_extras, resources
+from catalogue_app.rules import Viewer
+from catalogue_app.store import Connection, resource_extras, resources
 from catalogue_app.store.filters import Condition, ListSpec
-from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery, Viewer
+from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery
 
 
 class ResourceList(pagination.ListPage):
@@ -80,43 +84,6 @@ class GeoappList(pagination.ListPage):
 
 class GeoappDetail(msgspec.Struct):
     geoapp: geoapps.GeoApp
-
-
-class CompactLevel(msgspec.Struct):
-    name: str
-    label: str
-
-
-class AllowedPerms(msgspec.Struct):
-    """Who may be given what on a type: permission names and levels, for the anonymous group,
-    the registered-members group and everyone else ("default")."""
-
-    perms: dict[str, list[str]]
-    compact: dict[str, list[CompactLevel]]
-
-
-class TypeCount(msgspec.Struct):
-    name: str
-    count: int
-    allowed_perms: AllowedPerms
-
-
-def allowed_perms(resource_type: str) -> AllowedPerms:
-    subtype = "vector" if resource_type == "dataset" else None
-    everyone = permissions.level_perms(resource_type, subtype, "download")
-    levels = ["view", "download"] if resource_type in resources.DOWNLOADABLE else ["view"]
-    level = [CompactLevel(name, name.capitalize()) for name in levels]
-    read_only = [CompactLevel("none", "None"), *level]
-    return AllowedPerms(
-        perms={"anonymous": everyone, "default": permissions.level_perms(resource_type, subtype, "manage"),
-               "registered-members": everyone},
-        compact={"anonymous": read_only,
-                 "default": [*level, *(CompactLevel(n, n.capitalize()) for n in ("edit", "manage", "owner"))],
-                 "registered-members": read_only})
-
-
-class ResourceTypes(msgspec.Struct):
-    resource_types: list[TypeCount]
 
 
 def scope(family: Family) -> Scope:
@@ -330,7 +297,7 @@ async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
         body = {k: v for k, v in fields_of(typed(body, record)).items() if k not in ("id", "pk")}
         query, tkeyword_ids, force_and = resource_query(ctx.params, viewer.id, family.types)
         if tkeyword_ids:
-            query.tkeyword_groups = await ctx.db.read(resources.tkeyword_groups, tkeyword_ids, force_and)
+            query = await ctx.db.read(queries.with_tkeywords, query, tkeyword_ids, force_and)
 
         updated = await ctx.db.write(resources_service.change_matching, viewer, caller.is_admin, query, body, scope(family))
         return Response(PatchAllAnswer({"updated": updated}))
@@ -501,9 +468,7 @@ class ResourceListsController(Controller):
 
     @get("/resource_types", summary="Resource types with the number the caller can see")
     async def resource_types(self, ctx: Ctx) -> ResourceTypes:
-        counts = await ctx.db.read(reads.type_counts, ctx.viewer)
-        return ResourceTypes([TypeCount(name, counts.get(name, 0), allowed_perms(name))
-                              for name in ("dataset", "document", "map", *GEOAPP_TYPES)])
+        return await ctx.db.read(permission_reads.resource_types, ctx.viewer)
 
     @get("/approved", summary="Approved resources")
     async def approved(self, ctx: Ctx) -> Response[ResourceList]:

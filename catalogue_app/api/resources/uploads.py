@@ -21,21 +21,19 @@ QGIS form flags) are accepted and ignored.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 import msgspec
 from litestar import Response, post
 
-from catalogue_app import files, json_text
+from catalogue_app import files
 from catalogue_app.api import multipart
-from catalogue_app.api.resources import perms_spec
 from catalogue_app.api.context import Context, Ctx
-from catalogue_app.api.errors import ApiError, invalid, not_found, permission_denied
+from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.request_bodies import Id, form_body
 from catalogue_app.api.resources.executions import queue_job
 from catalogue_app.api.admin.limits import size_label
@@ -46,11 +44,10 @@ from catalogue_app.geo.inspect import Description, RasterLimits, inspect_upload
 from catalogue_app.geo.iso import parse_iso
 from catalogue_app.geo.styles import check_sld
 from catalogue_app.geo.time_range import TEMPORAL_TYPES
+from catalogue_app.reads import uploads as reads
 from catalogue_app.services import access
 from catalogue_app.services.bodies import typed
 from catalogue_app.services.errors import Invalid
-from catalogue_app.services.resource_changes import clean
-from catalogue_app.store import Connection, datasets, executions, limits, resources
 
 FILE_FIELDS = ("base_file", "zip_file", "kmz_file", "tif_file", "dbf_file", "shx_file", "prj_file", "cpg_file",
                "cst_file", "xml_file", "sld_file")
@@ -60,7 +57,6 @@ MAX_DOCUMENT = 10 * 1024 * 1024  # an ISO XML or SLD sent onto a dataset
 # a raster up to this many pixels is read whole before the 201 (a second or two at most); a
 # larger one on a sample, and whole by the import job
 PIXEL_BUDGET = 64_000_000
-EDIT_DATA = access.CHANGE_DATA
 
 
 Binary = Annotated[bytes, msgspec.Meta(extra_json_schema={"type": "string", "format": "binary"})]
@@ -155,7 +151,7 @@ async def upload(ctx: Ctx) -> Response[UploadStarted]:
 async def receive(ctx: Context) -> Response[UploadStarted]:
     """An upload, from /api/v2/uploads/upload or /api/v2/uploads."""
     caller = ctx.require_login()
-    limit = await ctx.db.read(limits.size_limit, "dataset_upload_size")
+    limit = await ctx.db.read(reads.dataset_size_limit)
     exec_id = str(uuid.uuid4())
     workspace = files.claim_workspace(ctx.settings.tmp_dir / exec_id)
     try:
@@ -181,7 +177,8 @@ async def _upload(ctx: Context, caller, form: multipart.Form, workspace: Path, l
     base_key = next((k for k in ("base_file", "zip_file", "kmz_file", "tif_file") if k in form.files), None)
     if base_key is None:
         raise invalid("base_file: No file was submitted.")
-    target, changes, grants = await ctx.db.read(_form_checks, ctx, caller, opts, fields)
+    replace = opts.resource_pk if opts.overwrite and opts.resource_pk else None
+    target, changes, grants = await ctx.db.read(reads.form_checks, ctx.viewer, caller, replace, fields)
     names, extras = _place(form, base_key, workspace / "upload")
     # slow checks (the data is read, a raster's pixels all of them) run outside the event loop
     layers = await asyncio.to_thread(_check_data, workspace, names, limit, opts, RasterLimits(
@@ -189,7 +186,7 @@ async def _upload(ctx: Context, caller, form: multipart.Form, workspace: Path, l
     if opts.overwrite and target is None and len(layers) == 1:
         # the caller's dataset of that name: tied to this request now, so that a copy, a delete or
         # another replacement of it waits (409) rather than meeting the new data half-way
-        target = await ctx.db.read(datasets.of_owner_named, caller.id, layers[0].name)
+        target = await ctx.db.read(reads.replaced, caller, layers[0].name)
     params = {"files": [n for n in names if n not in extras.values()], "owner_id": caller.id,
               "changes": changes, "permissions": grants, "total_layers": len(layers),
               "time": opts.time, "time_attributes": _time_attributes(layers, opts), "charset": opts.charset,
@@ -200,27 +197,6 @@ async def _upload(ctx: Context, caller, form: multipart.Form, workspace: Path, l
     await queue_job(ctx, "import", "import", params, target, name=form.files[base_key].filename or names[0],
                     source="upload", exec_id=exec_id)
     return Response(UploadStarted(exec_id), status_code=201)
-
-
-def _form_checks(conn: Connection, ctx: Context, caller, opts: Options, fields: dict[str, str]
-                 ) -> tuple[int | None, dict[str, Any], dict[str, dict[str, str]] | None]:
-    """The form's checks that read the database, in one snapshot on a reader thread: the open
-    uploads, the dataset to replace, the resource fields and the permissions."""
-    parallel = executions.parallel_limit(conn)
-    if executions.open_layers(conn, caller.id, "import") >= parallel:
-        raise ApiError(400, f"The number of active parallel uploads exceeds {parallel}. Wait for the pending "
-                            "ones to finish.", "upload_parallelism_limit_exceeded")
-    target = _target(conn, ctx, opts) if opts.overwrite and opts.resource_pk else None
-    viewer = ctx.viewer
-    values = {k: fields[k] for k in ("title", "abstract") if fields.get(k)}
-    if fields.get("dataset_title"):
-        values["title"] = fields["dataset_title"]
-    # checked as a new resource's fields; without a title the job names the dataset after its layer
-    checked = {"title": "untitled", **values}
-    changes = asdict(clean(conn, checked, viewer, caller.is_admin, None, "dataset"))
-    if "title" not in values:
-        changes["values"].pop("title", None)
-    return target, changes, _permissions(conn, ctx, fields.get("permissions"))
 
 
 def _check_data(workspace: Path, names: list[str], limit: int, opts: Options,
@@ -270,21 +246,6 @@ def _side_documents(extras: dict[str, str], folder: Path, layers: int) -> dict[s
     return extras
 
 
-def _target(conn: Connection, ctx: Context, opts: Options, wanted: str = EDIT_DATA) -> int:
-    """The dataset ``resource_pk`` names, if the caller may change it (404 or 403 otherwise)."""
-    viewer = ctx.viewer
-
-    def load(conn: Connection) -> int:
-        row = resources.get_visible(conn, viewer, opts.resource_pk, ("dataset",))
-        if row is None or datasets.detail(conn, row["id"]) is None:
-            raise not_found("Dataset")
-        if not access.may(conn, viewer, row, wanted):
-            raise permission_denied()
-        return row["id"]
-
-    return load(conn)
-
-
 async def _onto_dataset(ctx: Context, opts: Options, form: multipart.Form, workspace: Path,
                         exec_id: str) -> Response[UploadStarted]:
     """An ISO XML or an SLD sent for an existing dataset, applied by a job."""
@@ -293,7 +254,7 @@ async def _onto_dataset(ctx: Context, opts: Options, form: multipart.Form, works
     key = key if key in form.files else "base_file"
     if key not in form.files:
         raise invalid(f"base_file: No file was submitted (send the {'ISO XML' if metadata else 'SLD'} file).")
-    rid = await ctx.db.read(_target, ctx, opts, access.CHANGE if metadata else access.EDIT_STYLE)
+    rid = await ctx.db.read(reads.target, ctx.viewer, opts.resource_pk, access.CHANGE if metadata else access.EDIT_STYLE)
     item = form.files[key]
     if item.size > MAX_DOCUMENT:
         raise invalid(f"{key}: a metadata or style document is at most 10 MB.")
@@ -332,21 +293,6 @@ def _place(form: multipart.Form, base_key: str, folder: Path) -> tuple[list[str]
     for item in form.files.values():  # parts of other fields
         item.path.unlink(missing_ok=True)
     return names, extras
-
-
-def _permissions(conn: Connection, ctx: Context, text: str | None) -> dict[str, dict[str, str]] | None:
-    """The form's ``permissions`` (either perms-spec shape, as JSON text), checked now."""
-    if not text:
-        return None
-    try:
-        body = json_text.loads(text)
-    except json.JSONDecodeError as exc:
-        raise invalid(f"permissions: not valid JSON ({exc.msg}).") from None
-
-    def parse(conn: Connection):
-        return perms_spec.parse(conn, body, "dataset")
-
-    return parse(conn).as_json()
 
 
 ROUTES = [upload]

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from catalogue_app.api.errors import invalid
+from catalogue_app.services.errors import Invalid
 from catalogue_app.store import Connection, permissions
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID
 
@@ -38,23 +38,23 @@ def _id(where: str, value: Any) -> int:
     if isinstance(value, str) and NUMBER.fullmatch(value):
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool) or not -1 <= value < 2**63:
-        raise invalid(f"{where}: id must be a whole number (-1 for AnonymousUser), not {value!r}.")
+        raise Invalid(f"{where}: id must be a whole number (-1 for AnonymousUser), not {value!r}.")
     return value
 
 
 def _level(where: str, value: Any) -> str:
     if not isinstance(value, str) or value not in permissions.LEVELS:
-        raise invalid(f"{where}: unknown permissions level {value!r}; expected one of "
+        raise Invalid(f"{where}: unknown permissions level {value!r}; expected one of "
                       f"{', '.join(permissions.LEVELS)}.")
     return value
 
 
 def _names_level(where: str, value: Any, resource_type: str) -> str:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise invalid(f"{where}: expected a list of permission names.")
+        raise Invalid(f"{where}: expected a list of permission names.")
     unknown = sorted(set(value) - permissions.NAMES)
     if unknown:
-        raise invalid(f"{where}: unknown permission {unknown[0]!r}.")
+        raise Invalid(f"{where}: unknown permission {unknown[0]!r}.")
     return permissions.level_of(set(value), resource_type)
 
 
@@ -64,10 +64,10 @@ def _entries(key: str, value: Any) -> list[tuple[str, int, str]]:
     for index, entry in enumerate(value):
         where = f"{key}[{index}]"
         if not isinstance(entry, dict):
-            raise invalid(f"{where}: expected an object with id and permissions.")
+            raise Invalid(f"{where}: expected an object with id and permissions.")
         for required in ("id", "permissions"):
             if required not in entry:
-                raise invalid(f"{where}: {required} is required.")
+                raise Invalid(f"{where}: {required} is required.")
         out.append((where, _id(where, entry["id"]), _level(where, entry["permissions"])))
     return out
 
@@ -76,14 +76,14 @@ def _set_group(spec: Spec, where: str, group_id: int, level: str) -> None:
     """Record a group's level; the groups that stand for everyone may only be given read levels."""
     refusal = permissions.special_group_refusal(group_id, level)
     if refusal:
-        raise invalid(f"{where}: {refusal} Nothing was changed.")
+        raise Invalid(f"{where}: {refusal} Nothing was changed.")
     spec.groups[group_id] = level
 
 
 def parse(conn: Connection, body: Any, resource_type: str) -> Spec:
     """The levels a body asks for, with every user and group checked to exist."""
     if not isinstance(body, dict):
-        raise invalid("Expected a JSON object with users, groups or organizations.")
+        raise Invalid("Expected a JSON object with users, groups or organizations.")
     spec = Spec()
     for key in KEYS:
         value = body.get(key)
@@ -98,7 +98,7 @@ def parse(conn: Connection, body: Any, resource_type: str) -> Spec:
                 if key == "users" and ident == ANONYMOUS_USER_ID:
                     _set_group(spec, where, ANONYMOUS_GROUP_ID, level)
                 elif ident not in known:
-                    raise invalid(f"{where}: no {table[:-1]} with id {ident}.")
+                    raise Invalid(f"{where}: no {table[:-1]} with id {ident}.")
                 elif key == "users":
                     spec.users[ident] = level
                 else:
@@ -113,12 +113,12 @@ def parse(conn: Connection, body: Any, resource_type: str) -> Spec:
                 if key == "users" and name == ANONYMOUS_USER:
                     _set_group(spec, where, ANONYMOUS_GROUP_ID, level)
                 elif name not in found:
-                    raise invalid(f"{key}: no {table[:-1]} named {name!r}.")
+                    raise Invalid(f"{key}: no {table[:-1]} named {name!r}.")
                 elif key == "users":
                     spec.users[found[name]] = level
                 else:
                     _set_group(spec, where, found[name], level)
         else:
-            raise invalid(f"{key}: expected a list of {{id, permissions}} objects or a mapping from "
+            raise Invalid(f"{key}: expected a list of {{id, permissions}} objects or a mapping from "
                           f"names to lists of permission names.")
     return spec
