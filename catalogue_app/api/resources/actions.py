@@ -15,7 +15,6 @@ from catalogue_app.api.errors import invalid
 from catalogue_app.api.request_bodies import Id, declared_body, path_id
 from catalogue_app.reads import extras as reads
 from catalogue_app.reads.extras import RatingAnswer
-from catalogue_app.reads.extras import linked_payload as linked_payload  # routes.py reads it from here
 from catalogue_app.services import resource_extras as extras
 from catalogue_app.services.bodies import FieldError, fields_of
 from catalogue_app.services.errors import Invalid

@@ -1,6 +1,6 @@
 """Dataset-only endpoints: /api/v2/datasets/{pk}/attribute_set (read and change) and the download,
 /datasets/{alternate}/dataset_download (a zipped Shapefile for vectors, the GeoTIFF for rasters).
-(datasets/{pk}/maplayers and /maps are in map_layers.py.)"""
+(datasets/{pk}/maplayers and /maps are in maps.py.)"""
 
 from __future__ import annotations
 

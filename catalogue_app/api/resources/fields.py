@@ -13,7 +13,8 @@ from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import not_found
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.api.resources.params import Selection
-from catalogue_app.api.resources.routes import DATASETS, DOCUMENTS, GEOAPPS, MAPS, RESOURCES, deferred_fields
+from catalogue_app.api.resources.routes import DATASETS, DOCUMENTS, GEOAPPS, MAPS, RESOURCES
+from catalogue_app.reads import deferred
 from catalogue_app.reads import fields as reads
 from catalogue_app.reads.resources import Family
 
@@ -28,7 +29,7 @@ def _handler(family: Family, name: str = "one_field"):
         rid = path_id(pk, family.model)
         asked = Selection([field_name], []) if field_name in ASKED_FOR else None
         found = await ctx.db.read(reads.field, family, rid, field_name, ctx.caller, ctx.viewer, ctx.base, asked,
-                                  deferred_fields)
+                                  deferred.fields)
         if found is None:
             raise not_found(family.model)
         return found

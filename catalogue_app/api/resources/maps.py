@@ -17,9 +17,6 @@ from catalogue_app.api.context import Ctx
 from catalogue_app.api.request_bodies import path_id
 from catalogue_app.reads import maps as reads
 from catalogue_app.reads.maps import DatasetLayer, LayerDataset, MapLayer, MapRef
-# the map representation, which routes.py reads from here
-from catalogue_app.reads.maps import Map as Map, MapItem as MapItem, extend as extend
-from catalogue_app.reads.maps import maplayers_payload as maplayers_payload
 
 
 class LayerWrite(msgspec.Struct, kw_only=True):

@@ -15,12 +15,11 @@ from litestar.params import FromPath
 from catalogue_app import files
 from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx
-from catalogue_app.api.resources import maps as map_layers
 from catalogue_app.api.errors import ApiError, invalid, not_found
+from catalogue_app.api.resources.maps import LayerWrite
 from catalogue_app.api.request_bodies import (Id, declared, declared_body, path_id, read_body, record_ids, records,
                                              unwrap, update_records)
 from catalogue_app.api.resources.datasets import AttributeItem
-from catalogue_app.api.resources.actions import linked_payload
 from catalogue_app.api.resources.params import apply_selection, resource_query, selection
 from catalogue_app.jobs import thumbnails as map_thumbnails
 from catalogue_app.services import resources as resources_service
@@ -30,14 +29,13 @@ from catalogue_app.services.resource_changes import ResourceFields
 from catalogue_app.services.resources import Scope
 from catalogue_app.reads import datasets as dataset_view
 from catalogue_app.reads import documents as document_view
-from catalogue_app.reads import geoapps
+from catalogue_app.reads import deferred, geoapps
+from catalogue_app.reads import maps as map_layers
 from catalogue_app.reads import permissions as permission_reads
 from catalogue_app.reads import queries
 from catalogue_app.reads.permissions import ResourceTypes
 from catalogue_app.reads import resources as reads
 from catalogue_app.reads.resources import Family, Listing, Resource
-from catalogue_app.rules import Viewer
-from catalogue_app.store import Connection, resource_extras, resources
 from catalogue_app.store.filters import Condition, ListSpec
 from catalogue_app.store.resources import GEOAPP_TYPES, ResourceQuery
 
@@ -115,7 +113,7 @@ async def list_answer(ctx: Context, family: Family, query: ResourceQuery | None 
         return _encode({"links": pagination.envelope_links(ctx.request, params, page, total, ctx.base), "total": total,
                         "page": page.number, "page_size": page.size, plural: items})
 
-    listing = Listing(family, query, sel, lambda: resource_query(params, ctx.viewer.id, family.types), deferred_fields,
+    listing = Listing(family, query, sel, lambda: resource_query(params, ctx.viewer.id, family.types), deferred.fields,
                       (ctx.request.scope.get("raw_path") or ctx.request.scope["path"], tuple(params), plural), envelope)
     answer = await ctx.db.read(reads.page, listing, ctx.caller, ctx.viewer, ctx.base, page.size, page.offset,
                                like=shape(family, params))
@@ -152,35 +150,13 @@ def shape(family: Family, params: list[tuple[str, str]]) -> tuple:
 async def detail_answer(ctx: Context, family: Family, pk: str) -> Response[Any]:
     sel = selection(ctx.params, family.singular, family.field_names)
     found = await ctx.db.read(reads.one, family, path_id(pk, family.model), ctx.caller, ctx.viewer, ctx.base,
-                              sel, deferred_fields)
+                              sel, deferred.fields)
     if found is None:
         raise not_found(family.model)
     item, extra = found
     if sel.active:
         item = apply_selection(item, sel) | extra
     return Response({family.singular: item})
-
-
-def deferred_fields(conn: Connection, ids: list[int], sel, viewer: Viewer, base: str) -> list[dict[str, Any]]:
-    """The fields GeoNode sends only when asked with include[]: metadata, linked_resources,
-    executions, and a map's maplayers on lists."""
-    if not {"metadata", "linked_resources", "executions", "maplayers"} & set(sel.include):
-        return [{} for _ in ids]
-    layers = map_layers.maplayers_payload(conn, ids, viewer, base) if "maplayers" in sel.include else {}
-    out: list[dict[str, Any]] = []
-    for rid in ids:
-        extra: dict[str, Any] = {}
-        if "maplayers" in sel.include:
-            extra["maplayers"] = layers[rid]
-        if "metadata" in sel.include:
-            extra["metadata"] = resource_extras.extra_metadata(conn, rid)
-        if "linked_resources" in sel.include:
-            row = resources.get_visible(conn, viewer, rid)
-            extra["linked_resources"] = msgspec.to_builtins(linked_payload(conn, row, viewer, base, []))
-        if "executions" in sel.include:
-            extra["executions"] = []
-        out.append(extra)
-    return out
 
 
 class ResourceWrite(ResourceFields, kw_only=True):
@@ -199,7 +175,7 @@ class MapWrite(ResourceWrite, kw_only=True):
     """A map's writable fields: those of every resource, its layers, and its configuration
     (``data``, or ``blob``)."""
 
-    maplayers: list[map_layers.LayerWrite] | UnsetType = UNSET
+    maplayers: list[LayerWrite] | UnsetType = UNSET
     refusals: ClassVar = {"maplayers": (Unreadable, "'maplayers' value must be a list")}  # GeoNode's
 
 
