@@ -69,7 +69,7 @@ def form_checks(conn: Connection, viewer: Viewer, caller: Caller, replace: int |
         values["title"] = fields["dataset_title"]
     # checked as a new resource's fields; without a title the job names the dataset after its layer
     checked = {"title": "untitled", **values}
-    changes = asdict(clean(conn, checked, viewer, caller.is_admin, None, "dataset"))
+    changes = asdict(clean(conn, checked, viewer, None, "dataset"))
     if "title" not in values:
         changes["values"].pop("title", None)
     return found, changes, _permissions(conn, fields.get("permissions"))

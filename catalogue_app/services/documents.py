@@ -16,12 +16,12 @@ from catalogue_app.store import Connection, documents
 from catalogue_app.store.resources import Viewer
 
 
-def create(conn: Connection, viewer: Viewer, owner_id: int, is_admin: bool, new_uuid: str, values: dict[str, Any],
+def create(conn: Connection, viewer: Viewer, owner_id: int, new_uuid: str, values: dict[str, Any],
            extension: str | None, *, doc_url: str | None = None, staged: Path | None = None,
            file_name: str | None = None, size: int = 0, final: Path | None = None) -> int:
     """A new document owned by ``owner_id``: a link (``doc_url``) or the file ``file_name`` staged
     in the folder ``staged``, which becomes ``final``. Returns its id."""
-    changes = asdict(resource_changes.clean(conn, values, viewer, is_admin, None, "document"))
+    changes = asdict(resource_changes.clean(conn, values, viewer, None, "document"))
     details = {"uuid": new_uuid, "owner_id": owner_id, "changes": changes, "extension": extension}
     if file_name is None or staged is None or final is None:
         return documents.create(conn, **details, doc_url=doc_url)

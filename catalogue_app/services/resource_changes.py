@@ -262,8 +262,7 @@ def _extent(value: Any) -> dict[str, float]:
             "ll_x0": lx0, "ll_y0": ly0, "ll_x1": lx1, "ll_y1": ly1}
 
 
-def clean(conn: Connection, body: dict[str, Any], viewer: Viewer, caller_is_admin: bool,
-          row: Row | None, resource_type: str) -> Cleaned:
+def clean(conn: Connection, body: dict[str, Any], viewer: Viewer, row: Row | None, resource_type: str) -> Cleaned:
     """Validated values for a create (row None) or an update of ``row``."""
     body = set_fields(typed(body, ResourceFields))
     out = Cleaned()
@@ -286,7 +285,7 @@ def clean(conn: Connection, body: dict[str, Any], viewer: Viewer, caller_is_admi
         elif name in ("restriction_code_type", "spatial_representation_type"):
             v[name] = _identifier(name, value)
         elif name == "group":
-            v["group_id"] = _group(conn, value, viewer, caller_is_admin)
+            v["group_id"] = _group(conn, value, viewer)
         elif name == "keywords":
             out.keywords = _keywords(value)
         elif name == "tkeywords":
@@ -349,7 +348,7 @@ def _web_address(value: Any) -> bool:
         return False
 
 
-def _group(conn: Connection, value: Any, viewer: Viewer, caller_is_admin: bool) -> int | None:
+def _group(conn: Connection, value: Any, viewer: Viewer) -> int | None:
     if value is None or value == "":
         return None
     if isinstance(value, dict):
@@ -364,7 +363,7 @@ def _group(conn: Connection, value: Any, viewer: Viewer, caller_is_admin: bool) 
         raise _error("group", value, "Group")
     if not groups.has_profile(conn, group_id):
         raise Invalid("The selected group does not have a valid group profile.")
-    if not (caller_is_admin or rules.may_put_in_group(viewer, groups.role(conn, group_id, viewer.id))):
+    if not rules.may_put_in_group(viewer, groups.role(conn, group_id, viewer.id)):
         raise Invalid("You do not have permission to use this group.")
     return group_id
 

@@ -74,14 +74,14 @@ def copyable(conn: Connection, viewer: Viewer, rid: int) -> Row:
     return row
 
 
-def change(conn: Connection, viewer: Viewer, is_admin: bool, rid: int, body: dict[str, Any],
+def change(conn: Connection, viewer: Viewer, rid: int, body: dict[str, Any],
            scope: Scope = ANY, attributes: Any = None) -> None:
     """Apply a PUT or PATCH body to the resource, if the viewer may change it (and a dataset's
     ``attributes`` changes, which geonodectl sends with the dataset)."""
     row = visible(conn, viewer, rid, scope)
     if not rules.may_change(access.resource_actions(conn, viewer, row), body):
         raise Forbidden()
-    cleaned = resource_changes.clean(conn, body, viewer, is_admin, row, row["resource_type"])
+    cleaned = resource_changes.clean(conn, body, viewer, row, row["resource_type"])
     if scope.layers and "maplayers" in body:  # the layers first, in the same transaction
         maps.write_layers(conn, viewer, rid, body["maplayers"], creating=False)
     resource_changes.apply(conn, rid, cleaned)
@@ -97,19 +97,19 @@ def change_attributes(conn: Connection, viewer: Viewer, rid: int, items: Any) ->
     datasets.change_attributes(conn, rid, items)
 
 
-def change_each(conn: Connection, viewer: Viewer, is_admin: bool, batch: list[tuple[int, dict[str, Any]]],
+def change_each(conn: Connection, viewer: Viewer, batch: list[tuple[int, dict[str, Any]]],
                 scope: Scope = ANY) -> None:
     """Several changes in one transaction: all are applied or none (each checked as ``change``)."""
     for rid, body in batch:
-        change(conn, viewer, is_admin, rid, body, scope)
+        change(conn, viewer, rid, body, scope)
 
 
-def change_matching(conn: Connection, viewer: Viewer, is_admin: bool, query: ResourceQuery,
+def change_matching(conn: Connection, viewer: Viewer, query: ResourceQuery,
                     body: dict[str, Any], scope: Scope = ANY) -> int:
     """The same change on every resource the query finds for the viewer; returns how many."""
     ids = resources.ids_matching(conn, viewer, query)
     for rid in ids:
-        change(conn, viewer, is_admin, rid, dict(body), scope)
+        change(conn, viewer, rid, dict(body), scope)
     return len(ids)
 
 
@@ -141,13 +141,13 @@ def creatable_type(item: dict[str, Any], scope: Scope) -> str:
     return kind
 
 
-def create(conn: Connection, viewer: Viewer, owner_id: int, is_admin: bool, items: list[dict[str, Any]],
+def create(conn: Connection, viewer: Viewer, owner_id: int, items: list[dict[str, Any]],
            scope: Scope = ANY) -> list[int]:
     """New resources owned by ``owner_id``, one per item (its ``resource_type`` checked by
     ``creatable_type``); all or none. Returns their ids."""
     ids = []
     for item in items:
-        cleaned = resource_changes.clean(conn, item, viewer, is_admin, None, item["resource_type"])
+        cleaned = resource_changes.clean(conn, item, viewer, None, item["resource_type"])
         rid = store_writes.create(conn, item["resource_type"], owner_id, {})
         if scope.layers and "maplayers" in item:  # the layers first, in the same transaction
             maps.write_layers(conn, viewer, rid, item["maplayers"], creating=True)

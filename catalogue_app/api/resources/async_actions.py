@@ -88,7 +88,7 @@ async def create_resource(ctx: Ctx, resource_type: FromPath[str]) -> Receipt:
         raise invalid(f"resource_type: expected one of {', '.join(CREATABLE)} (datasets come from uploads).")
     fields = {k: v for k, v in _object_field(await read_body(ctx.request), "defaults").items() if k != "owner"}
     fields.setdefault("title", f"New {resource_type}")
-    cleaned = await ctx.db.read(clean, fields, ctx.viewer, caller.is_admin, None, resource_type)
+    cleaned = await ctx.db.read(clean, fields, ctx.viewer, None, resource_type)
     params = {"resource_type": resource_type, "owner_id": caller.id, "uuid": str(uuid.uuid4()),
               "changes": asdict(cleaned)}
     return await queue_job(ctx, "create", "create", params, None)
@@ -100,7 +100,7 @@ async def update_resource(ctx: Ctx, pk: FromPath[str]) -> Receipt:
     row = await ctx.db.read(resource_service.changeable, *_target(ctx, pk))
     vals = _object_field(await read_body(ctx.request), "vals")
     # a second hop: the body arrives between the two reads (its errors come after a 401, 404 or 403)
-    cleaned = await ctx.db.read(clean, vals, ctx.viewer, ctx.caller.is_admin, row, row["resource_type"])
+    cleaned = await ctx.db.read(clean, vals, ctx.viewer, row, row["resource_type"])
     return await queue_job(ctx, "update", "update", {"uuid": row["uuid"], "changes": asdict(cleaned)}, row["id"])
 
 
@@ -122,7 +122,7 @@ async def ingest_resource(ctx: Ctx, resource_type: FromPath[str]) -> Receipt:
         raise invalid(f"path: {exc}.") from None
     fields = {k: v for k, v in _object_field(body, "defaults").items() if k != "owner"}
     fields.setdefault("title", source.stem or source.name)
-    cleaned = await ctx.db.read(clean, fields, ctx.viewer, caller.is_admin, None, resource_type)
+    cleaned = await ctx.db.read(clean, fields, ctx.viewer, None, resource_type)
     if resource_type == "dataset":
         return await _ingest_dataset(ctx, source, asdict(cleaned))
     refused = sniff.refusal(source, source.name, source.suffix[1:]) if source.is_file() else None

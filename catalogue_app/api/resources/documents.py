@@ -224,7 +224,7 @@ async def _store(ctx: Context, caller: Caller, form: Form, staged: Path) -> int:
 
     future = ctx.db.submit(functools.partial(
         document_rules.create, doc_url=content.doc_url, staged=staged, file_name=content.file_name, size=form.size,
-        final=final), viewer, caller.id, caller.is_admin, new_uuid, values, content.extension)
+        final=final), viewer, caller.id, new_uuid, values, content.extension)
     try:
         rid = await asyncio.wrap_future(future)
     except asyncio.CancelledError:

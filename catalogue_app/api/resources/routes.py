@@ -213,14 +213,14 @@ class PatchAllAnswer(msgspec.Struct):
 
 async def update_answer(ctx: Context, family: Family, pk: str) -> Response[Any]:
     """PUT/PATCH of one resource by its owner or a holder of change permissions."""
-    caller = ctx.require_login()
+    ctx.require_login()
     body = fields_of(await declared_body(ctx.request, singular=family.singular))
     viewer, rid = ctx.viewer, path_id(pk, family.model)
     # geonodectl sends attribute changes with the dataset (as "attribute" or "attribute_set")
     attributes = next((body.pop(k) for k in ("attribute", "attribute_set") if k in body), None) \
         if family is DATASETS else None
 
-    await ctx.db.write(resources_service.change, viewer, caller.is_admin, rid, body, scope(family), attributes)
+    await ctx.db.write(resources_service.change, viewer, rid, body, scope(family), attributes)
     if family is MAPS and "maplayers" in body:
         await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, [rid])
     return await detail_answer(ctx, family, pk)
@@ -239,7 +239,7 @@ async def create_answer(ctx: Context, family: Family, body: Any = UNREAD) -> Res
     viewer = ctx.viewer
     for item in items:
         item["resource_type"] = resources_service.creatable_type(item, scope(family))
-    ids = await ctx.db.write(resources_service.create, viewer, caller.id, caller.is_admin, items, scope(family))
+    ids = await ctx.db.write(resources_service.create, viewer, caller.id, items, scope(family))
     drawn = [rid for rid, item in zip(ids, items) if family is MAPS and "maplayers" in item]
     if drawn:  # a map's thumbnail shows its layers
         await anyio.to_thread.run_sync(map_thumbnails.after_map_change, ctx.db, ctx.settings.files_dir, drawn)
@@ -257,7 +257,7 @@ def _record_type(kind: Any) -> Any:
 async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
     """PATCH of the list URL: a list of records (ENABLE_BULK_UPDATE), or ?patch-all= with the
     list's filters and one partial object (ENABLE_PATCH_ALL). Every record's rights are checked."""
-    caller = ctx.require_login()
+    ctx.require_login()
     viewer = ctx.viewer
     patch_all = next((v for k, v in ctx.params if k == "patch-all"), None)
     body = await read_body(ctx.request)
@@ -275,7 +275,7 @@ async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
         if tkeyword_ids:
             query = await ctx.db.read(queries.with_tkeywords, query, tkeyword_ids, force_and)
 
-        updated = await ctx.db.write(resources_service.change_matching, viewer, caller.is_admin, query, body, scope(family))
+        updated = await ctx.db.write(resources_service.change_matching, viewer, query, body, scope(family))
         return Response(PatchAllAnswer({"updated": updated}))
     ctx.require_bulk_update()
     items = [fields_of(item) for item in typed(update_records(body, family.plural), list[record])]
@@ -286,7 +286,7 @@ async def bulk_update_answer(ctx: Context, family: Family) -> Response[Any]:
             raise invalid('Bulk update expects a list of objects, each with its "id".')
         batch.append((rid, {k: v for k, v in item.items() if k not in ("id", "pk")}))
 
-    await ctx.db.write(resources_service.change_each, viewer, caller.is_admin, batch, scope(family))
+    await ctx.db.write(resources_service.change_each, viewer, batch, scope(family))
     items = await ctx.db.read(reads.several, family, [rid for rid, _ in batch], ctx.caller, viewer, ctx.base, False)
     return Response({family.plural: items})
 
