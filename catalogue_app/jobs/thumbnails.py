@@ -26,6 +26,8 @@ from pathlib import Path
 from catalogue_app import files
 from catalogue_app.geo import thumbnail
 from catalogue_app.jobs.folders import THUMBS
+from catalogue_app.rules import Viewer
+from catalogue_app.services import resources as resources_service
 from catalogue_app.store import thumbnails as store
 from catalogue_app.store.db import Database
 
@@ -77,13 +79,22 @@ def write_file(thumbs: Path, uuid: str, data: bytes, ext: str) -> str:
     return name
 
 
-def save(db: Database, thumbs: Path, resource_id: int, uuid: str, data: bytes, ext: str) -> str:
+def _recording(viewer: Viewer | None) -> tuple:
+    """The write that records an address: for a person, the service that asks the rule book
+    again inside the write (they may have lost the right meanwhile); for the catalogue's own
+    jobs, the store."""
+    return (store.set_url,) if viewer is None else (resources_service.set_thumbnail, viewer)
+
+
+def save(db: Database, thumbs: Path, resource_id: int, uuid: str, data: bytes, ext: str,
+         viewer: Viewer | None = None) -> str:
     """Write the image as the resource's thumbnail and record it; returns its address.
-    LookupError when the resource is gone (the file is removed again)."""
+    LookupError when the resource is gone (the file is removed again); with a ``viewer``,
+    NotFound or Forbidden when they may no longer change it."""
     name = write_file(thumbs, uuid, data, ext)
     url = URL_PREFIX + name
     try:
-        found, old = db.write_sync(store.set_url, resource_id, url)
+        found, old = db.write_sync(*_recording(viewer), resource_id, url)
     except BaseException:
         (thumbs / name).unlink(missing_ok=True)
         raise
@@ -94,10 +105,12 @@ def save(db: Database, thumbs: Path, resource_id: int, uuid: str, data: bytes, e
     return url
 
 
-def record_address(db: Database, thumbs: Path, resource_id: int, url: str | None) -> str | None:
+def record_address(db: Database, thumbs: Path, resource_id: int, url: str | None,
+                   viewer: Viewer | None = None) -> str | None:
     """Record an outside image address as the thumbnail (None: no thumbnail); the file it
-    replaces goes. Returns the address it had; LookupError when the resource is gone."""
-    found, old = db.write_sync(store.set_url, resource_id, url)
+    replaces goes. Returns the address it had; LookupError when the resource is gone (with a
+    ``viewer``, as save())."""
+    found, old = db.write_sync(*_recording(viewer), resource_id, url)
     if not found:
         raise LookupError(f"resource {resource_id} no longer exists")
     if old != url:
@@ -150,11 +163,12 @@ def save_unless_changed(db: Database, thumbs: Path, resource_id: int, uuid: str,
 # -- drawing a dataset --------------------------------------------------------------------------
 def draw_dataset(db: Database, files_dir: Path, thumbs: Path, resource_id: int,
                  view: tuple[thumbnail.Box, str] | None = None, unless_changed: bool = False,
-                 expected: str | None = None) -> str:
+                 expected: str | None = None, viewer: Viewer | None = None) -> str:
     """Draw the dataset with its default style over ``view`` (a box and its CRS; None: its own
     box, see geo.thumbnail.dataset_view), save the PNG as its thumbnail; returns the address.
     With ``unless_changed``, the image is recorded only while the thumbnail is still
-    ``expected`` (an address, or None; ChangedMeanwhile otherwise). NothingToDraw when it is no dataset or has no data."""
+    ``expected`` (an address, or None; ChangedMeanwhile otherwise). NothingToDraw when it is no dataset or has no data;
+    with a ``viewer``, recorded only if they may still change it (as save())."""
     source = db.read_sync(store.drawing_source, resource_id)
     if source is None:
         raise NothingToDraw("Thumbnails are drawn for datasets only.")
@@ -169,7 +183,7 @@ def draw_dataset(db: Database, files_dir: Path, thumbs: Path, resource_id: int,
         raise ValueError("the renderer gave no image")
     if unless_changed:
         return save_unless_changed(db, thumbs, resource_id, source["uuid"], png, "png", expected)
-    return save(db, thumbs, resource_id, source["uuid"], png, "png")
+    return save(db, thumbs, resource_id, source["uuid"], png, "png", viewer)
 
 
 def draw_map(db: Database, files_dir: Path, map_id: int) -> str:

@@ -14,6 +14,7 @@ from catalogue_app.services import access, datasets, geoapps, maps, resource_cha
 from catalogue_app.services.errors import Busy, Forbidden, Invalid, NotFound
 from catalogue_app.store import Connection, Row, executions, resources
 from catalogue_app.store import resource_writes as store_writes
+from catalogue_app.store import thumbnails as thumbnail_store
 from catalogue_app.store.datasets import folder_of
 from catalogue_app.store.resources import DOWNLOADABLE, GEOAPP_TYPES, ResourceQuery, Viewer
 
@@ -54,6 +55,13 @@ def allowed(conn: Connection, viewer: Viewer, rid: int, action: str, scope: Scop
 
 def changeable(conn: Connection, viewer: Viewer, rid: int, scope: Scope = ANY) -> Row:
     return allowed(conn, viewer, rid, access.CHANGE, scope)
+
+
+def set_thumbnail(conn: Connection, viewer: Viewer, rid: int, url: str | None) -> tuple[bool, str | None]:
+    """Record a thumbnail address (None: none) for a viewer who may still change the resource,
+    asked again inside the write; returns True and the address it had (NotFound, Forbidden)."""
+    changeable(conn, viewer, rid)
+    return thumbnail_store.set_url(conn, rid, url)
 
 
 def deletable(conn: Connection, viewer: Viewer, rid: int, scope: Scope = ANY) -> Row:

@@ -234,3 +234,25 @@ def test_a_resource_gone_is_left_to_the_job_to_report(book):
     database, people, rid = book
     database.write_sync(resource_writes.delete, rid)
     assert ask(database, people["stranger"], "update", None, uuid=str(uuid.uuid4())) is None
+
+
+def test_a_thumbnail_is_recorded_only_while_its_sender_may_change_the_resource(book, tmp_path):
+    """The thumbnail routes check the caller before they draw or decode the image, and the
+    write that records it asks again: a right lost meanwhile leaves the thumbnail as it was and
+    no file behind."""
+    from catalogue_app.jobs import thumbnails
+    from catalogue_app.services.errors import Forbidden
+
+    database, people, rid = book
+    thumbs = tmp_path / "thumbs"
+    uuid_ = database.read_sync(resources.uuid_of, rid)
+    as_owner = database.read_sync(resources.viewer_of, people["owner"])
+    url = thumbnails.save(database, thumbs, rid, uuid_, b"\x89PNG owner's", "png", as_owner)
+    stranger = database.read_sync(resources.viewer_of, people["stranger"])
+    with pytest.raises(Forbidden):
+        thumbnails.save(database, thumbs, rid, uuid_, b"\x89PNG stranger's", "png", stranger)
+    with pytest.raises(Forbidden):
+        thumbnails.record_address(database, thumbs, rid, None, stranger)
+    assert database.read_sync(lambda conn: conn.execute("SELECT thumbnail_url FROM resources WHERE id = ?",
+                                                        (rid,)).fetchone()[0]) == url
+    assert [p.name for p in thumbs.iterdir()] == [url.rsplit("/", 1)[1]]

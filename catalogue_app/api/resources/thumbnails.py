@@ -93,7 +93,8 @@ async def set_thumbnail(ctx: Ctx, pk: FromPath[str]) -> ThumbnailUrl:
     if isinstance(sent, str) and _is_address(sent):
         address = _image_address(sent)
         try:
-            await asyncio.to_thread(thumbnails.record_address, ctx.db, _thumbs(ctx), row["id"], address)
+            await asyncio.to_thread(thumbnails.record_address, ctx.db, _thumbs(ctx), row["id"], address,
+                                    ctx.viewer)
         except LookupError:
             raise not_found("ResourceBase") from None
         return ThumbnailUrl(address)
@@ -106,7 +107,8 @@ async def set_thumbnail(ctx: Ctx, pk: FromPath[str]) -> ThumbnailUrl:
         raise invalid(BAD_BASE64 if isinstance(sent, str) and sent.startswith("data:") else "Invalid data provided") \
             from None
     try:
-        url = await asyncio.to_thread(thumbnails.save, ctx.db, _thumbs(ctx), row["id"], row["uuid"], image, ext)
+        url = await asyncio.to_thread(thumbnails.save, ctx.db, _thumbs(ctx), row["id"], row["uuid"], image, ext,
+                                    ctx.viewer)
     except LookupError:
         raise not_found("ResourceBase") from None
     return ThumbnailUrl(ctx.base + url)
@@ -201,7 +203,7 @@ async def set_thumbnail_from_bbox(ctx: Ctx, pk: FromPath[str]) -> Drawn:
         raise _with_message(invalid(str(exc))) from None
     try:
         url = await asyncio.to_thread(thumbnails.draw_dataset, ctx.db, ctx.settings.files_dir, _thumbs(ctx),
-                                      row["id"], view)
+                                      row["id"], view, viewer=ctx.viewer)
     except (thumbnails.NothingToDraw, LookupError) as exc:
         raise _with_message(ApiError(404 if isinstance(exc, LookupError) else 400, str(exc))) from None
     except ValueError as exc:
@@ -218,7 +220,8 @@ async def delete_thumbnail(ctx: Ctx, pk: FromPath[str]) -> Outcome:
     except (ApiError, Refused) as exc:
         raise _with_message(exc) from None
     try:
-        old = await asyncio.to_thread(thumbnails.record_address, ctx.db, _thumbs(ctx), row["id"], None)
+        old = await asyncio.to_thread(thumbnails.record_address, ctx.db, _thumbs(ctx), row["id"], None,
+                                    ctx.viewer)
     except LookupError:
         raise _with_message(not_found("Resource")) from None
     if not old:
