@@ -20,12 +20,11 @@ from catalogue_app.api.middleware.auth import VIEWER_KEY, Caller, caller_of
 from catalogue_app.api.pagination import base_url
 from catalogue_app.config import Settings
 from catalogue_app.reads import users as user_reads
-from catalogue_app.store import resources
+from catalogue_app.rules import Viewer
 from catalogue_app.store.db import Database
-from catalogue_app.store.resources import Viewer
 
 PARAMS_KEY = "catalogue.params"  # the parsed query string, kept in the request's ASGI scope
-ANONYMOUS_VIEWER = resources.viewer_of(None, None)  # reads nothing: the anonymous group alone
+ANONYMOUS_VIEWER = user_reads.ANONYMOUS_VIEWER
 
 
 @dataclass

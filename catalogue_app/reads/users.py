@@ -9,7 +9,7 @@ import msgspec
 from msgspec import UNSET, UnsetType
 
 from catalogue_app import rules
-from catalogue_app.store import Connection, Row, resources
+from catalogue_app.store import Connection, Row, groups, resources, sessions, tokens, users
 from catalogue_app.store.db import kept
 from catalogue_app.store.resources import Viewer
 
@@ -66,6 +66,9 @@ def viewer(conn: Connection, user_id: int | None, is_superuser: bool, is_staff: 
     return found
 
 
+ANONYMOUS_VIEWER = resources.viewer_of(None, None)  # reads nothing: the anonymous group alone
+
+
 def signed_in(conn: Connection, find: Callable[..., Row | None], *args: Any) -> tuple[Row | None, Viewer | None]:
     """The user row that ``find(conn, *args)`` gives (by a session, a token, an id), and the
     user as the store's visibility rules need them: one read for the auth middleware."""
@@ -73,10 +76,28 @@ def signed_in(conn: Connection, find: Callable[..., Row | None], *args: Any) -> 
     return row, (viewer(conn, row["id"], bool(row["is_superuser"]), bool(row["is_staff"])) if row is not None else None)
 
 
+def by_session(conn: Connection, value: str) -> tuple[Row | None, Viewer | None]:
+    """The user a session cookie signs in (with the session's CSRF token), and their viewer."""
+    return signed_in(conn, sessions.user_for, value)
+
+
+def by_token(conn: Connection, token: str) -> tuple[Row | None, Viewer | None]:
+    """The user a Bearer token signs in (with the token's id and last use), and their viewer."""
+    return signed_in(conn, tokens.user_for, token)
+
+
+def by_id(conn: Connection, user_id: int) -> tuple[Row | None, Viewer | None]:
+    """A user already checked once (Basic credentials remembered), and their viewer."""
+    return signed_in(conn, user_row, user_id)
+
+
+def by_username(conn: Connection, username: str) -> Row | None:
+    """The user row a sign-in names, with its password hash, for the credentials check."""
+    return users.by_username(conn, username)
+
+
 def user_row(conn: Connection, user_id: int) -> Row | None:
     """A user's row by id, kept until the data change (a changed password is a change)."""
-    from catalogue_app.store import users
-
     here = kept(conn)
     key = ("user", user_id)
     if key not in here:
@@ -125,7 +146,5 @@ def group_profile(row: Row, categories: list[str], keywords: list[str], base: st
 
 
 def group_profiles(conn: Connection, rows: list[Row], base: str) -> list[GroupProfile]:
-    from catalogue_app.store import groups
-
     categories, keywords = groups.extras(conn, [r["id"] for r in rows])
     return [group_profile(r, categories[r["id"]], keywords[r["id"]], base) for r in rows]

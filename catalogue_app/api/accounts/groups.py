@@ -18,10 +18,10 @@ from catalogue_app.api.errors import denied, invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import (Id, declared_body, declared_records, declared_updates, path_id, read_body,
                                              record_ids)
-from catalogue_app.reads.resources import Resource, render
-from catalogue_app.reads.users import GroupProfile, User, group_profiles, user
+from catalogue_app.reads import groups as group_reads
+from catalogue_app.reads.resources import Resource
+from catalogue_app.reads.users import GroupProfile, User
 from catalogue_app.services import groups as group_rules
-from catalogue_app.store import Connection, Row, groups, resources, users
 
 ACCESS = ("public", "public-invite", "private")
 
@@ -90,12 +90,6 @@ def _values(data: GroupWrite, *, creating: bool) -> tuple[dict[str, Any], list[s
     return values, categories
 
 
-def _render(conn: Connection, ctx: Context, profile_ids: list[int]) -> list[GroupProfile]:
-    """The group profiles, in the order of ``profile_ids`` (a read: ``await ctx.db.read``)."""
-    rows = [groups.get(conn, pid) for pid in profile_ids]
-    return group_profiles(conn, [r for r in rows if r is not None], ctx.base)
-
-
 class GroupsController(Controller):
     path = "/api/v2/groups"
     tags = ["groups"]
@@ -103,14 +97,9 @@ class GroupsController(Controller):
     @get("/", summary="List group profiles visible to the caller")
     async def list_groups(self, ctx: Ctx) -> GroupList:
         caller = ctx.caller
-        spec = list_spec(ctx.params, groups.FIELDS, groups.SEARCH_FIELDS)
-
-        def load(conn: Connection, limit: int, offset: int):
-            total, rows = groups.page(conn, spec, caller.id, group_rules.sees_all(caller), limit, offset)
-            return total, group_profiles(conn, rows, ctx.base)
-
+        spec = list_spec(ctx.params, group_reads.FIELDS, group_reads.SEARCH_FIELDS)
         page = pagination.wanted(ctx.request, ctx.params)
-        total, items = await ctx.db.read(load, page.size, page.offset)
+        total, items = await ctx.db.read(group_reads.page, spec, caller, ctx.base, page.size, page.offset)
         pagination.check(page, total)
         return pagination.build(ctx.request, ctx.params, GroupList, page, total, items)
 
@@ -121,7 +110,7 @@ class GroupsController(Controller):
             raise denied(caller)
         items, many = await declared_records(ctx.request, "group_profile", "group_profiles")
         batch = [_values(item, creating=True) for item in items]
-        rendered = await ctx.db.read(_render, ctx, await ctx.db.write(group_rules.create, caller, batch))
+        rendered = await ctx.db.read(group_reads.several, await ctx.db.write(group_rules.create, caller, batch), ctx.base)
         return GroupBatch(rendered) if many else GroupDetail(rendered[0])
 
     @patch("/", opt={"body": list[GroupUpdate]}, summary="Update several groups (ENABLE_BULK_UPDATE)")
@@ -134,7 +123,7 @@ class GroupsController(Controller):
         for data in await declared_updates(ctx.request, "group_profiles"):
             batch.append((data.id, *_values(data, creating=False)))
         await ctx.db.write(group_rules.change_each, caller, batch)
-        return GroupBatch(await ctx.db.read(_render, ctx, [b[0] for b in batch]))
+        return GroupBatch(await ctx.db.read(group_reads.several, [b[0] for b in batch], ctx.base))
 
     @delete("/", status_code=204, summary="Delete several groups (admins)")
     async def bulk_delete(self, ctx: Ctx) -> None:
@@ -144,14 +133,9 @@ class GroupsController(Controller):
         await ctx.db.write(group_rules.delete_each, ctx.caller, ids)
 
     # -- one group ---------------------------------------------------------------------------
-    @staticmethod
-    def _visible(conn: Connection, ctx: Context, pk: str) -> Row:
-        """The group profile at ``pk`` as the caller sees it (a read, or a part of one)."""
-        return group_rules.visible(conn, ctx.caller, path_id(pk, "GroupProfile"))
-
     @get("/{pk:str}", summary="One group profile")
     async def get_group(self, ctx: Ctx, pk: FromPath[str]) -> GroupDetail:
-        return GroupDetail((await ctx.db.read(lambda conn: _render(conn, ctx, [self._visible(conn, ctx, pk)["id"]])))[0])
+        return GroupDetail(await ctx.db.read(group_reads.one, ctx.caller, path_id(pk, "GroupProfile"), ctx.base))
 
     @patch("/{pk:str}", opt={"body": GroupWrite}, summary="Change a group (its managers or admins)")
     async def patch_group(self, ctx: Ctx, pk: FromPath[str]) -> GroupDetail:
@@ -164,10 +148,10 @@ class GroupsController(Controller):
     async def _update(self, ctx: Context, pk: str, *, admins_only: bool) -> GroupDetail:
         if ctx.caller.is_anonymous:
             raise denied(ctx.caller)
-        profile_id = (await ctx.db.read(self._visible, ctx, pk))["id"]
+        profile_id = (await ctx.db.read(group_reads.visible, ctx.caller, path_id(pk, "GroupProfile")))["id"]
         values, slugs = _values(await declared_body(ctx.request, singular="group_profile"), creating=False)
         await ctx.db.write(group_rules.change, ctx.caller, profile_id, values, slugs, admins_only)
-        return GroupDetail((await ctx.db.read(_render, ctx, [profile_id]))[0])
+        return GroupDetail((await ctx.db.read(group_reads.several, [profile_id], ctx.base))[0])
 
     @delete("/{pk:str}", status_code=204, summary="Delete a group (admins)")
     async def delete_group(self, ctx: Ctx, pk: FromPath[str]) -> None:
@@ -175,19 +159,13 @@ class GroupsController(Controller):
             raise denied(ctx.caller)
         await ctx.db.write(group_rules.delete, ctx.caller, path_id(pk, "GroupProfile"))
 
-    @staticmethod
-    def _people(conn: Connection, ctx: Context, profile: Row, managers_only: bool) -> list[User]:
-        """The group's managers, or all its members (a read, or a part of one)."""
-        ids = groups.member_ids(conn, profile["group_id"], managers_only)
-        return [user(r, ctx.caller, ctx.base) for r in users.by_ids(conn, ids)]
-
     @get("/{pk:str}/managers", summary="Managers of the group")
     async def managers(self, ctx: Ctx, pk: FromPath[str]) -> list[User]:
-        return await ctx.db.read(lambda conn: self._people(conn, ctx, self._visible(conn, ctx, pk), managers_only=True))
+        return await ctx.db.read(group_reads.people_of, ctx.caller, path_id(pk, "GroupProfile"), ctx.base, True)
 
     @get("/{pk:str}/members", summary="Members of the group (managers included)")
     async def members(self, ctx: Ctx, pk: FromPath[str]) -> list[User]:
-        return await ctx.db.read(lambda conn: self._people(conn, ctx, self._visible(conn, ctx, pk), managers_only=False))
+        return await ctx.db.read(group_reads.people_of, ctx.caller, path_id(pk, "GroupProfile"), ctx.base, False)
 
     @post("/{pk:str}/members", status_code=200, opt={"body": MembersBody},
           summary="Add users to the group, as members or managers")
@@ -204,24 +182,19 @@ class GroupsController(Controller):
         caller = ctx.caller
         if caller.is_anonymous:
             raise denied(caller)
-        profile = await ctx.db.read(self._visible, ctx, pk)
+        profile = await ctx.db.read(group_reads.visible, caller, path_id(pk, "GroupProfile"))
         body: MembersBody = await declared_body(ctx.request)
         await ctx.db.write(group_rules.change_members, caller, profile, body.users, body.role, adding)
-        return await ctx.db.read(self._people, ctx, profile, False)
+        return await ctx.db.read(group_reads.people, caller, profile["group_id"], ctx.base, False)
 
     @get("/{pk:str}/resources", summary="Resources on which the group holds a permission")
     async def group_resources(self, ctx: Ctx, pk: FromPath[str]) -> GroupResources:
-        def answer(conn: Connection) -> Any:
-            profile = self._visible(conn, ctx, pk)
-
-            def fetch(limit: int, offset: int):
-                return resources.page_of_group(conn, profile["group_id"], ctx.viewer, limit, offset)
-
-            page, total, rows = pagination.paginate(ctx.request, ctx.params, fetch)
-            items = render(conn, rows, ctx.caller, ctx.viewer, ctx.base)
-            return pagination.build(ctx.request, ctx.params, GroupResources, page, total, items)
-
-        return await ctx.db.read(answer)
+        profile_id = path_id(pk, "GroupProfile")
+        page = pagination.wanted(ctx.request, ctx.params)
+        total, items = await ctx.db.read(group_reads.resources_of, ctx.caller, ctx.viewer, profile_id, ctx.base,
+                                         page.size, page.offset)
+        pagination.check(page, total)
+        return pagination.build(ctx.request, ctx.params, GroupResources, page, total, items)
 
 
 ROUTES = [GroupsController]

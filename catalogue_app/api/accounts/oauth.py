@@ -20,8 +20,9 @@ from catalogue_app.api.errors import ApiError, handle_api_error, handle_http_exc
 from catalogue_app.api.request_bodies import declared_body
 from catalogue_app.passwords import verify_password
 from catalogue_app.services.bodies import FieldError
+from catalogue_app.reads import users as user_reads
 from catalogue_app.services.errors import Refused
-from catalogue_app.store import tokens, users
+from catalogue_app.store import tokens
 
 
 CLIENT_MAX = 100
@@ -74,7 +75,7 @@ OAUTH_ERRORS = {ApiError: _refused, Refused: _refused, HTTPException: _refused}
 async def token(ctx: Ctx) -> Response[TokenAnswer] | Response[OAuthError]:
     body: TokenRequest = await declared_body(ctx.request)
     username, password = body.username, body.password
-    row = await ctx.db.read(users.by_username, username)
+    row = await ctx.db.read(user_reads.by_username, username)
     stored = row["password"] if row is not None and row["is_active"] else ""
     ok = await anyio.to_thread.run_sync(verify_password, password, stored)
     if not (ok and stored):

@@ -26,8 +26,8 @@ from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.request_bodies import read_body
 from catalogue_app.passwords import verify_password
+from catalogue_app.reads import users as user_reads
 from catalogue_app.services import sign_in
-from catalogue_app.store import users
 
 WRONG_CREDENTIALS = "Wrong username or password."
 FIRST_DELAY_SECONDS = 0.5
@@ -108,7 +108,7 @@ async def login(ctx: Ctx) -> Response[SessionAnswer]:
     delay = failure_delay(await ctx.db.write(sign_in.attempt, name))
     if delay:
         await asyncio.sleep(delay)
-    row = await ctx.db.read(users.by_username, username) if len(username) <= MAX_USERNAME else None
+    row = await ctx.db.read(user_reads.by_username, username) if len(username) <= MAX_USERNAME else None
     stored = row["password"] if row is not None and row["is_active"] else ""
     ok = await anyio.to_thread.run_sync(verify_password, password, stored or DUMMY_HASH)
     if not (ok and stored):

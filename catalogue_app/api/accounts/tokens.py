@@ -14,25 +14,10 @@ from litestar.params import FromPath
 from catalogue_app.api import pagination
 from catalogue_app.api.context import Ctx
 from catalogue_app.api.request_bodies import declared_body, path_id
+from catalogue_app.reads import tokens as token_reads
+from catalogue_app.reads.tokens import Token
 from catalogue_app.services import tokens as tokens_service
 from catalogue_app.services.bodies import fields_of
-from catalogue_app.store import Row
-
-
-class Token(msgspec.Struct):
-    """One token: ``kind`` is 'personal' (made by its user), 'login' (from /o/token/) or 'cli'
-    (from ``catalogue token``); ``expires`` null: until it is revoked; ``last_used`` is kept at
-    most a minute behind."""
-
-    id: int
-    label: str
-    kind: str
-    client: str | None
-    scope: str
-    created: str
-    expires: str | None
-    last_used: str | None
-    link: str
 
 
 class TokenList(pagination.ListPage):
@@ -59,20 +44,14 @@ class TokenWrite(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     expires_in_days: Annotated[int, msgspec.Meta(ge=1, le=tokens_service.DAYS_MAX)] | None = None
 
 
-def shape(row: Row, base: str) -> Token:
-    return Token(id=row["id"], label=row["label"], kind=row["kind"], client=row["client"] or None, scope=row["scope"],
-                 created=row["created"], expires=row["expires"], last_used=row["last_used"],
-                 link=f"{base}/api/v2/tokens/{row['id']}")
-
-
 class TokensController(Controller):
     path = "/api/v2/tokens"
     tags = ["tokens"]
 
     @get("/", summary="The caller's API tokens, newest first (never the tokens themselves)")
     async def list_tokens(self, ctx: Ctx) -> TokenList:
-        rows = await ctx.db.read(tokens_service.list_tokens, tokens_service.require_user(ctx.caller))
-        return pagination.page_of(ctx.request, ctx.params, TokenList, rows, lambda r: shape(r, ctx.base))
+        items = await ctx.db.read(token_reads.mine, tokens_service.require_user(ctx.caller), ctx.base)
+        return pagination.page_of(ctx.request, ctx.params, TokenList, items, lambda t: t)
 
     @post("/", status_code=201, opt={"body": TokenWrite},
           summary="Make a personal API token with a label; the answer holds the token, shown this once")
@@ -80,14 +59,13 @@ class TokensController(Controller):
         user_id = tokens_service.require_user(ctx.caller)
         values = tokens_service.new_token_values(fields_of(await declared_body(ctx.request, singular="token")))
         issued, row = await ctx.db.write(tokens_service.create_token, user_id, values)
-        return Response(NewToken(shape(row, ctx.base), issued, "Bearer"), status_code=201,
+        return Response(NewToken(token_reads.shape(row, ctx.base), issued, "Bearer"), status_code=201,
                         headers={"Cache-Control": "no-store"})
 
     @get("/{token_id:str}", summary="One of the caller's tokens")
     async def get_token(self, ctx: Ctx, token_id: FromPath[str]) -> TokenDetail:
         user_id = tokens_service.require_user(ctx.caller)
-        row = await ctx.db.read(tokens_service.get_token, user_id, path_id(token_id, "Token"))
-        return TokenDetail(shape(row, ctx.base))
+        return TokenDetail(await ctx.db.read(token_reads.one, user_id, path_id(token_id, "Token"), ctx.base))
 
     @delete("/{token_id:str}", status_code=204, summary="Revoke one of the caller's tokens")
     async def revoke_token(self, ctx: Ctx, token_id: FromPath[str]) -> None:

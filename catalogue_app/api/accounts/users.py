@@ -13,15 +13,16 @@ from msgspec import UNSET, UnsetType
 from catalogue_app import rules
 from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx
-from catalogue_app.api.errors import invalid, not_found, permission_denied
+from catalogue_app.api.errors import invalid, permission_denied
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import (Id, declared_body, declared_records, declared_updates, path_id, read_body,
                                              record_ids)
-from catalogue_app.reads.resources import Resource, render
-from catalogue_app.reads.users import GroupProfile, User, group_profiles, user
 from catalogue_app.passwords import hash_password
+from catalogue_app.reads import accounts
+from catalogue_app.reads.resources import Resource
+from catalogue_app.reads.users import GroupProfile, User
 from catalogue_app.services import users as user_rules
-from catalogue_app.store import Connection, Row, groups, resources, users
+from catalogue_app.store import Row
 
 
 class UserList(pagination.ListPage):
@@ -103,13 +104,11 @@ class UsersController(Controller):
     @get("/", summary="List users visible to the caller")
     async def list_users(self, ctx: Ctx) -> UserList:
         caller = ctx.require_login()
-        spec = list_spec(ctx.params, users.FIELDS, users.SEARCH_FIELDS)
+        spec = list_spec(ctx.params, accounts.FIELDS, accounts.SEARCH_FIELDS)
 
         page = pagination.wanted(ctx.request, ctx.params)
-        total, rows = await ctx.db.read(users.page, spec, caller.id, rules.sees_every_account(caller), page.size,
-                                        page.offset)
+        total, items = await ctx.db.read(accounts.page, spec, caller, ctx.base, page.size, page.offset)
         pagination.check(page, total)
-        items = [user(r, caller, ctx.base) for r in rows]
         return pagination.build(ctx.request, ctx.params, UserList, page, total, items)
 
     @post("/", status_code=200, opt={"body": UserWrite}, summary="Create one user or several")
@@ -124,7 +123,7 @@ class UsersController(Controller):
             user_rules.check_values(values, caller, creating=True, settings=ctx.settings)
             batch.append(await _hash(values))
         ids = await ctx.db.write(user_rules.create, batch)
-        rendered = [user(r, caller, ctx.base) for r in await ctx.db.read(users.by_ids, ids)]
+        rendered = await ctx.db.read(accounts.several, ids, caller, ctx.base)
         return UserBatch(rendered) if many else UserDetail(rendered[0])
 
     @patch("/", opt={"body": list[UserUpdate]}, summary="Update several users (ENABLE_BULK_UPDATE)")
@@ -138,8 +137,7 @@ class UsersController(Controller):
             batch.append((data.id, await _hash(values)))
         await ctx.db.write(user_rules.change, caller, batch)
         _forget(ctx.request, [i for i, _ in batch])
-        rows = await ctx.db.read(users.by_ids, [i for i, _ in batch])
-        return UserBatch([user(r, caller, ctx.base) for r in rows])
+        return UserBatch(await ctx.db.read(accounts.several, [i for i, _ in batch], caller, ctx.base))
 
     @delete("/", status_code=204, summary="Delete several users")
     async def bulk_delete(self, ctx: Ctx) -> None:
@@ -150,17 +148,18 @@ class UsersController(Controller):
 
     # -- one user ----------------------------------------------------------------------------
     @staticmethod
-    def _visible(conn: Connection, ctx: Context, pk: str) -> Row:
-        """The user at ``pk`` as the caller sees it (a read, or a part of one)."""
-        caller = ctx.require_login()
-        row = users.get_visible(conn, path_id(pk, "User"), caller.id, rules.sees_every_account(caller))
-        if row is None:
-            raise not_found("User")
-        return row
+    def _target(ctx: Context, pk: str) -> int:
+        """The id of the user at ``pk``, once the caller is known to be signed in."""
+        ctx.require_login()
+        return path_id(pk, "User")
+
+    async def _visible(self, ctx: Context, pk: str) -> Row:
+        """The user at ``pk`` if the caller may see them."""
+        return await ctx.db.read(accounts.visible, ctx.caller, self._target(ctx, pk))
 
     @get("/{pk:str}", summary="One user")
     async def get_user(self, ctx: Ctx, pk: FromPath[str]) -> UserDetail:
-        return UserDetail(user(await ctx.db.read(self._visible, ctx, pk), ctx.caller, ctx.base))
+        return UserDetail(await ctx.db.read(accounts.one, ctx.caller, self._target(ctx, pk), ctx.base))
 
     @patch("/{pk:str}", opt={"body": UserWrite}, summary="Change a user (self or admin)")
     async def patch_user(self, ctx: Ctx, pk: FromPath[str]) -> UserDetail:
@@ -171,48 +170,37 @@ class UsersController(Controller):
         return await self._update(ctx, pk)
 
     async def _update(self, ctx: Context, pk: str) -> UserDetail:
-        target = await ctx.db.read(self._visible, ctx, pk)
+        target = await self._visible(ctx, pk)
         values = _values(await declared_body(ctx.request, singular="user"))
         user_rules.check_values(values, ctx.caller, creating=False, settings=ctx.settings, username=target["username"])
         await ctx.db.write(user_rules.change, ctx.caller, [(target["id"], await _hash(values))])
         _forget(ctx.request, [target["id"]])
-        return UserDetail(user(await ctx.db.read(users.get, target["id"]), ctx.caller, ctx.base))
+        return UserDetail((await ctx.db.read(accounts.several, [target["id"]], ctx.caller, ctx.base))[0])
 
     @delete("/{pk:str}", status_code=200, summary="Delete a user after the USER_DELETION_RULES checks")
     async def delete_user(self, ctx: Ctx, pk: FromPath[str]) -> Response[bytes]:
-        target = await ctx.db.read(self._visible, ctx, pk)
+        target = await self._visible(ctx, pk)
         await ctx.db.write(user_rules.delete, ctx.caller, [target["id"]], ctx.settings.user_deletion_rules)
         _forget(ctx.request, [target["id"]])
         return json_string("User deleted sucessfully")
 
     @get("/{pk:str}/groups", summary="Groups the user belongs to")
     async def user_groups(self, ctx: Ctx, pk: FromPath[str]) -> list[GroupProfile]:
-        def load(conn: Connection) -> list[GroupProfile]:
-            target = self._visible(conn, ctx, pk)
-            rows = groups.of_user(conn, target["id"], ctx.caller.id, rules.sees_every_account(ctx.caller))
-            return group_profiles(conn, rows, ctx.base)
-
-        return await ctx.db.read(load)
+        return await ctx.db.read(accounts.groups_of, ctx.caller, self._target(ctx, pk), ctx.base)
 
     @get("/{pk:str}/resources", summary="Resources the user can see (and so can the caller)")
     async def user_resources(self, ctx: Ctx, pk: FromPath[str]) -> UserResources:
-        def answer(conn: Connection) -> Any:
-            target = self._visible(conn, ctx, pk)
-            seer = resources.viewer_of(conn, target["id"], bool(target["is_superuser"]))
-
-            def fetch(limit: int, offset: int):
-                return resources.page_visible_to_user(conn, seer, ctx.viewer, limit, offset)
-
-            page, total, rows = pagination.paginate(ctx.request, ctx.params, fetch)
-            items = render(conn, rows, ctx.caller, ctx.viewer, ctx.base)
-            return pagination.build(ctx.request, ctx.params, UserResources, page, total, items)
-
-        return await ctx.db.read(answer)
+        user_id = self._target(ctx, pk)
+        page = pagination.wanted(ctx.request, ctx.params)
+        total, items = await ctx.db.read(accounts.resources_of, ctx.caller, ctx.viewer, user_id, ctx.base, page.size,
+                                         page.offset)
+        pagination.check(page, total)
+        return pagination.build(ctx.request, ctx.params, UserResources, page, total, items)
 
     @post("/{pk:str}/transfer_resources", status_code=200, opt={"body": TransferBody},
           summary="Give the user's resources to another user")
     async def transfer(self, ctx: Ctx, pk: FromPath[str]) -> Response[bytes]:
-        target = await ctx.db.read(self._visible, ctx, pk)
+        target = await self._visible(ctx, pk)
         caller = ctx.caller
         body: TransferBody = await declared_body(ctx.request)
         if body.owner is not None:
@@ -229,7 +217,7 @@ class UsersController(Controller):
     @post("/{pk:str}/remove_from_group_manager", status_code=200, opt={"body": GroupsBody},
           summary='Demote the user from manager to member in the listed groups or "ALL"')
     async def remove_from_group_manager(self, ctx: Ctx, pk: FromPath[str]) -> Response[GroupManagerAnswer]:
-        target = await ctx.db.read(self._visible, ctx, pk)
+        target = await self._visible(ctx, pk)
         if not user_rules.may_demote(ctx.caller, target["id"]):
             raise permission_denied()
         body: GroupsBody = await declared_body(ctx.request)

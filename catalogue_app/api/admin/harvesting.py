@@ -8,7 +8,6 @@ asks for that work: the harvesting runner of this process is woken to take it up
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import msgspec
@@ -21,41 +20,12 @@ from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import Id, declared, declared_body, path_id, read_body
-from catalogue_app.services.bodies import typed
+from catalogue_app.reads import harvesting as harvest_reads
+from catalogue_app.reads.harvesting import Harvester, HarvesterBrief, HarvestableResource, Session
 from catalogue_app.services import harvesting as harvesting_service
-from catalogue_app.store import Connection, Row, harvesters
+from catalogue_app.services.bodies import typed
 
 Minutes = msgspec.Meta(ge=1, le=harvesting_service.MAX_MINUTES)
-
-
-class HarvesterLinks(msgspec.Struct):
-    self: str
-    harvestable_resources: str
-
-
-class HarvesterBrief(msgspec.Struct):
-    id: int
-    name: str
-    status: str
-    remote_url: str
-    remote_available: bool
-    scheduling_enabled: bool
-    harvesting_session_update_frequency: int
-    refresh_harvestable_resources_update_frequency: int
-    check_availability_frequency: int
-    default_owner: int
-    links: HarvesterLinks
-
-
-class Harvester(HarvesterBrief):
-    harvester_type: str
-    harvester_type_specific_configuration: dict[str, Any]
-    last_checked_availability: str | None
-    last_checked_harvestable_resources: str | None
-    last_check_harvestable_resources_message: str
-    harvest_new_resources_by_default: bool
-    delete_orphan_resources_automatically: bool
-    last_updated: str
 
 
 class HarvesterList(pagination.ListPage):
@@ -97,19 +67,6 @@ READ_ONLY = ("id", "links", "remote_available", "last_checked_availability", "la
              "last_check_harvestable_resources_message", "last_updated")
 
 
-class HarvestableResource(msgspec.Struct):
-    unique_identifier: str
-    title: str
-    should_be_harvested: bool
-    last_updated: str
-    status: str
-    remote_resource_type: str
-    last_harvested: str | None
-    last_harvesting_succeeded: bool | None
-    last_harvesting_message: str
-    resource: int | None
-
-
 class HarvestableList(pagination.ListPage):
     harvestable_resources: list[HarvestableResource]
 
@@ -123,20 +80,6 @@ class Choice(msgspec.Struct, forbid_unknown_fields=False):
     should_be_harvested: bool
 
 
-class Session(msgspec.Struct):
-    id: int
-    started: str
-    updated: str
-    ended: str | None
-    total_records_to_process: int
-    records_done: int
-    records_failed: int
-    status: str
-    session_type: str
-    harvester: int
-    details: str
-
-
 class SessionList(pagination.ListPage):
     asynchronous_harvesting_sessions: list[Session]
 
@@ -146,45 +89,6 @@ class SessionDetail(msgspec.Struct):
 
 
 # -- rendering ----------------------------------------------------------------------------------
-
-
-def _links(base: str, row: Row) -> HarvesterLinks:
-    url = f"{base}/api/v2/harvesters/{row['id']}/"
-    return HarvesterLinks(url, f"{url}harvestable-resources/")
-
-
-def brief(base: str, row: Row) -> HarvesterBrief:
-    return HarvesterBrief(row["id"], row["name"], row["status"], row["remote_url"], bool(row["remote_available"]),
-                          bool(row["scheduling_enabled"]), row["harvesting_session_update_frequency"],
-                          row["refresh_harvestable_resources_update_frequency"], row["check_availability_frequency"],
-                          row["default_owner_id"], _links(base, row))
-
-
-def detail(base: str, row: Row) -> Harvester:
-    b = brief(base, row)
-    return Harvester(**{f: getattr(b, f) for f in HarvesterBrief.__struct_fields__},
-                     harvester_type=row["harvester_type"],
-                     harvester_type_specific_configuration=harvesting_service.shown_config(json.loads(row["config"] or "{}")),
-                     last_checked_availability=row["last_checked_availability"],
-                     last_checked_harvestable_resources=row["last_checked_harvestable_resources"],
-                     last_check_harvestable_resources_message=row["last_check_harvestable_resources_message"],
-                     harvest_new_resources_by_default=bool(row["harvest_new_resources_by_default"]),
-                     delete_orphan_resources_automatically=bool(row["delete_orphan_resources_automatically"]),
-                     last_updated=row["last_updated"])
-
-
-def harvestable(row: Row) -> HarvestableResource:
-    succeeded = row["last_harvesting_succeeded"]
-    return HarvestableResource(row["unique_identifier"], row["title"], bool(row["should_be_harvested"]),
-                               row["last_updated"], row["status"], row["remote_resource_type"], row["last_harvested"],
-                               None if succeeded is None else bool(succeeded), row["last_harvesting_message"],
-                               row["resource_id"])
-
-
-def session(row: Row) -> Session:
-    return Session(row["id"], row["started"], row["updated"], row["ended"], row["total_records_to_process"],
-                   row["records_done"], row["records_failed"], row["status"], row["session_type"],
-                   row["harvester_id"], row["details"])
 
 
 def _values(data: HarvesterWrite) -> dict[str, Any]:
@@ -212,12 +116,10 @@ class HarvestersController(Controller):
 
     @get("/", summary="List harvesters (anyone)")
     async def list_harvesters(self, ctx: Ctx) -> HarvesterList:
-        spec = list_spec(ctx.params, harvesters.FIELDS, {})
-        base = ctx.base
+        spec = list_spec(ctx.params, harvest_reads.FIELDS, {})
 
         page = pagination.wanted(ctx.request, ctx.params)
-        total, rows = await ctx.db.read(harvesters.page, spec, page.size, page.offset)
-        items = [brief(base, r) for r in rows]
+        total, items = await ctx.db.read(harvest_reads.page, spec, ctx.base, page.size, page.offset)
         pagination.check(page, total)
         return pagination.build(ctx.request, ctx.params, HarvesterList, page, total, items)
 
@@ -226,12 +128,12 @@ class HarvestersController(Controller):
         harvesting_service.require_superuser(ctx.caller)
         values = _values(await declared_body(ctx.request, singular="harvester"))
         harvester_id = await ctx.db.write(harvesting_service.create, ctx.caller, values)
-        return HarvesterDetail(detail(ctx.base, await ctx.db.read(harvesting_service.get, ctx.caller, harvester_id)))
+        return HarvesterDetail(await ctx.db.read(harvest_reads.one, ctx.caller, harvester_id, ctx.base))
 
     @get("/{harvester_id:str}", summary="One harvester (superusers)")
     async def get_harvester(self, ctx: Ctx, harvester_id: FromPath[str]) -> HarvesterDetail:
-        row = await ctx.db.read(harvesting_service.get, ctx.caller, path_id(harvester_id, "Harvester"))
-        return HarvesterDetail(detail(ctx.base, row))
+        return HarvesterDetail(await ctx.db.read(harvest_reads.one, ctx.caller, path_id(harvester_id, "Harvester"),
+                                                 ctx.base))
 
     @patch("/{harvester_id:str}", opt={"body": HarvesterWrite},
            summary="Change a harvester, or ask for work by its status (superusers)")
@@ -249,7 +151,7 @@ class HarvestersController(Controller):
         work = await ctx.db.write(harvesting_service.change, ctx.caller, pk, values)
         if work:
             _wake(ctx)
-        return HarvesterDetail(detail(ctx.base, await ctx.db.read(harvesting_service.get, ctx.caller, pk)))
+        return HarvesterDetail(await ctx.db.read(harvest_reads.one, ctx.caller, pk, ctx.base))
 
     @delete("/{harvester_id:str}", status_code=204, summary="Delete a harvester (superusers); what it harvested stays")
     async def delete_harvester(self, ctx: Ctx, harvester_id: FromPath[str]) -> None:
@@ -260,11 +162,10 @@ class HarvestersController(Controller):
     async def list_harvestable(self, ctx: Ctx, harvester_id: FromPath[str]) -> HarvestableList:
         pk = path_id(harvester_id, "Harvester")
         await ctx.db.read(harvesting_service.visible_harvester, ctx.caller, pk)
-        spec = list_spec(ctx.params, harvesters.HARVESTABLE_FIELDS, {})
+        spec = list_spec(ctx.params, harvest_reads.HARVESTABLE_FIELDS, {})
 
         page = pagination.wanted(ctx.request, ctx.params)
-        total, rows = await ctx.db.read(harvesters.harvestable_page, pk, spec, page.size, page.offset)
-        items = [harvestable(r) for r in rows]
+        total, items = await ctx.db.read(harvest_reads.harvestable_page, pk, spec, page.size, page.offset)
         pagination.check(page, total)
         return pagination.build(ctx.request, ctx.params, HarvestableList, page, total, items)
 
@@ -282,12 +183,7 @@ class HarvestersController(Controller):
             raise invalid("Choose at most 10000 harvestable resources at once.")
         choices = [(c.unique_identifier, c.should_be_harvested) for c in typed(body, declared(ctx.request))]
         identifiers = await ctx.db.write(harvesting_service.choose, ctx.caller, pk, choices)
-
-        def load(conn: Connection) -> list[HarvestableResource]:
-            found = harvesters.harvestable_by_identifiers(conn, pk, identifiers)
-            return [harvestable(found[i]) for i in identifiers if i in found]
-
-        return HarvestableBatch(await ctx.db.read(load))
+        return HarvestableBatch(await ctx.db.read(harvest_reads.chosen, pk, identifiers))
 
 
 class SessionsController(Controller):
@@ -296,18 +192,17 @@ class SessionsController(Controller):
 
     @get("/", summary="Harvesting sessions, newest first (anyone)")
     async def list_sessions(self, ctx: Ctx) -> SessionList:
-        spec = list_spec(ctx.params, harvesters.SESSION_FIELDS, {})
+        spec = list_spec(ctx.params, harvest_reads.SESSION_FIELDS, {})
 
         page = pagination.wanted(ctx.request, ctx.params)
-        total, rows = await ctx.db.read(harvesters.session_page, spec, page.size, page.offset)
-        items = [session(r) for r in rows]
+        total, items = await ctx.db.read(harvest_reads.sessions_page, spec, page.size, page.offset)
         pagination.check(page, total)
         return pagination.build(ctx.request, ctx.params, SessionList, page, total, items)
 
     @get("/{session_id:str}", summary="One harvesting session (anyone)")
     async def get_session(self, ctx: Ctx, session_id: FromPath[str]) -> SessionDetail:
-        row = await ctx.db.read(harvesting_service.session, path_id(session_id, "AsynchronousHarvestingSession"))
-        return SessionDetail(session(row))
+        return SessionDetail(await ctx.db.read(harvest_reads.one_session,
+                                               path_id(session_id, "AsynchronousHarvestingSession")))
 
 
 ROUTES = [HarvestersController, SessionsController]

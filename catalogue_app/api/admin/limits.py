@@ -18,54 +18,25 @@ from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import read_body, records, unwrap
+from catalogue_app.reads import limits as limit_reads
+from catalogue_app.reads.limits import ParallelismLimit, SizeLimit
 from catalogue_app.services import limits as limit_rules
-from catalogue_app.store import Row, limits
 
 SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,255}$")
-UNITS = ((1 << 40, "TB"), (1 << 30, "GB"), (1 << 20, "MB"), (1 << 10, "KB"))
-
-
-def size_label(size: int) -> str:
-    """A size as GeoNode writes it: "100.0\u00a0MB", "512\u00a0bytes"."""
-    for unit, name in UNITS:
-        if size >= unit:
-            return f"{size / unit:.1f}\u00a0{name}"
-    return f"{size}\u00a0byte" + ("" if size == 1 else "s")
-
-
-class SizeLimit(msgspec.Struct):
-    slug: str
-    description: str
-    max_size: int
-    max_size_label: str
-    link: str
-
-
-class ParallelismLimit(msgspec.Struct):
-    slug: str
-    description: str
-    max_number: int
-    link: str
+size_label = limit_reads.size_label  # the upload handlers name the limit in their errors with it
 
 
 class LimitFamily(msgspec.Struct, frozen=True):
     path: str
     singular: str
     plural: str
-    kind: Any  # store.limits.Kind
+    kind: Any  # reads.limits.SIZE or PARALLELISM
     bounds: tuple[int, int]  # allowed values of the limit
 
 
-SIZE = LimitFamily("upload-size-limits", "upload-size-limit", "upload-size-limits", limits.SIZE, (0, 2**62))
+SIZE = LimitFamily("upload-size-limits", "upload-size-limit", "upload-size-limits", limit_reads.SIZE, (0, 2**62))
 PARALLELISM = LimitFamily("upload-parallelism-limits", "upload-parallelism-limit", "upload-parallelism-limits",
-                     limits.PARALLELISM, (1, 32767))
-
-
-def shape(family: LimitFamily, row: Row, base: str) -> SizeLimit | ParallelismLimit:
-    link = f"{base}/api/v2/{family.path}/{row['slug']}"
-    if family is SIZE:
-        return SizeLimit(row["slug"], row["description"], row["max_size"], size_label(row["max_size"]), link)
-    return ParallelismLimit(row["slug"], row["description"], row["max_number"], link)
+                     limit_reads.PARALLELISM, (1, 32767))
 
 
 def _clean(family: LimitFamily, item: dict[str, Any], *, creating: bool) -> tuple[str | None, str | None, int | None]:
@@ -100,13 +71,13 @@ async def _page(ctx: Context, family: LimitFamily, cls: type[pagination.ListPage
     spec = list_spec(ctx.params, family.kind.listing.fields, {})
 
     page = pagination.wanted(ctx.request, ctx.params)
-    total, rows = await ctx.db.read(limits.page, family.kind, spec, page.size, page.offset)
+    total, items = await ctx.db.read(limit_reads.page, family.kind, spec, ctx.base, page.size, page.offset)
     pagination.check(page, total)
-    return pagination.build(ctx.request, ctx.params, cls, page, total, [shape(family, r, ctx.base) for r in rows])
+    return pagination.build(ctx.request, ctx.params, cls, page, total, items)
 
 
 async def _one(ctx: Context, family: LimitFamily, slug: str) -> Response[Any]:
-    return Response({family.singular: shape(family, await _row(ctx, family, slug), ctx.base)})
+    return Response({family.singular: await _shaped(ctx, family, slug)})
 
 
 async def _create(ctx: Context, family: LimitFamily) -> Response[Any]:
@@ -114,7 +85,7 @@ async def _create(ctx: Context, family: LimitFamily) -> Response[Any]:
     items, many = records(await read_body(ctx.request), family.singular, family.plural)
     cleaned = [_clean(family, item, creating=True) for item in items]
     rows = await ctx.db.write(limit_rules.create, ctx.caller, family.kind, cleaned)
-    shaped = [shape(family, r, ctx.base) for r in rows]
+    shaped = [limit_reads.shape(family.kind, r, ctx.base) for r in rows]
     return Response({family.plural: shaped} if many else {family.singular: shaped[0]}, status_code=201)
 
 
@@ -166,11 +137,11 @@ class ParallelismLimitsController(Controller):
         return await _update(ctx, PARALLELISM, slug)
 
 
-async def _row(ctx: Context, family: LimitFamily, slug: str) -> Row:
-    row = await ctx.db.read(limits.get, family.kind, slug)
-    if row is None:
+async def _shaped(ctx: Context, family: LimitFamily, slug: str) -> SizeLimit | ParallelismLimit:
+    found = await ctx.db.read(limit_reads.one, family.kind, slug, ctx.base)
+    if found is None:
         raise ApiError(404, "No limit matches the given query.", "not_found")
-    return row
+    return found
 
 
 async def _update(ctx: Context, family: LimitFamily, slug: str) -> Response[Any]:
@@ -180,7 +151,7 @@ async def _update(ctx: Context, family: LimitFamily, slug: str) -> Response[Any]
         raise invalid("Expected a JSON object.")
     _, description, value = _clean(family, body, creating=False)
     await ctx.db.write(limit_rules.change, ctx.caller, family.kind, slug, description, value)
-    return Response({family.singular: shape(family, await _row(ctx, family, slug), ctx.base)})
+    return Response({family.singular: await _shaped(ctx, family, slug)})
 
 
 ROUTES = [SizeLimitsController, ParallelismLimitsController]

@@ -12,7 +12,6 @@ password hashes and token digests), and a finished backup job names its archive 
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from typing import Any, BinaryIO
 from urllib.parse import quote
@@ -27,45 +26,15 @@ from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.request_bodies import path_id, read_body
+from catalogue_app.reads import management as job_reads
+from catalogue_app.reads.management import Job, JobBrief, JobStatus
 from catalogue_app.services import backups
 from catalogue_app.services import management as management_service
 from catalogue_app.services.errors import NotFound, Refused
-from catalogue_app.store import Row, management_jobs
 
 EMPTY_JOB = {"command": "", "app_name": "", "user": None, "status": "CREATED", "created_at": None,
              "start_time": None, "end_time": None, "args": [], "kwargs": {}, "celery_result_id": None,
              "output_message": None}
-
-
-class JobBrief(msgspec.Struct):
-    id: int
-    command: str
-    app_name: str
-    user: int | None
-    status: str
-    created_at: str
-
-
-class Job(JobBrief):
-    start_time: str | None
-    end_time: str | None
-    args: list[Any]
-    kwargs: dict[str, Any]
-    celery_result_id: str | None
-    output_message: str | None
-    failed: bool
-    archive: str | None  # a finished backup job: the file name of its archive, while it is in backups/
-
-
-class TaskMeta(msgspec.Struct):
-    date_done: str | None
-    status: str | None
-    traceback: str | None
-    worker: str | None
-
-
-class JobStatus(Job):
-    celery_task_meta: TaskMeta
 
 
 class Wrapped(msgspec.Struct):
@@ -92,27 +61,6 @@ class BackupList(msgspec.Struct):
 class ManagementRoot(msgspec.Struct):
     jobs: str
     commands: str
-
-
-def brief(row: Row) -> JobBrief:
-    return JobBrief(row["id"], row["command"], row["app_name"], row["user_id"], row["status"], row["created_at"])
-
-
-def job(row: Row, archive: str | None = None) -> Job:
-    b = brief(row)
-    return Job(**{f: getattr(b, f) for f in JobBrief.__struct_fields__}, start_time=row["start_time"],
-               end_time=row["end_time"], args=json.loads(row["args"]), kwargs=json.loads(row["kwargs"]),
-               celery_result_id=row["celery_result_id"], output_message=row["output_message"],
-               failed=bool(row["failed"]), archive=archive)
-
-
-def status(row: Row, archive: str | None = None) -> JobStatus:
-    j = job(row, archive)
-    done = row["end_time"] if row["status"] == "FINISHED" else None
-    state = {"CREATED": None, "QUEUED": "PENDING", "STARTED": "STARTED"}.get(
-        row["status"], "FAILURE" if row["failed"] else "SUCCESS")
-    return JobStatus(**{f: getattr(j, f) for f in Job.__struct_fields__},
-                     celery_task_meta=TaskMeta(done, state, None, f"catalogue@{row['pid']}" if row["pid"] else None))
 
 
 async def _guarded(call, *args: Any) -> Any:
@@ -208,7 +156,7 @@ class ManagementController(Controller):
 
         job_id = await _guarded(make)
         _wake(ctx)
-        return Wrapped(True, None, job(await ctx.db.read(management_jobs.get, job_id)))
+        return Wrapped(True, None, await ctx.db.read(job_reads.one, job_id))
 
     @get("/jobs", summary="Jobs, newest first (staff); filters status, command, app_name, user, user__username")
     async def list_jobs(self, ctx: Ctx) -> JobList:
@@ -225,42 +173,42 @@ class ManagementController(Controller):
             filters["command"] = cmd
 
         page = pagination.wanted(ctx.request, ctx.params)
-        total, rows = await ctx.db.read(management_jobs.page, filters, username, page.size, page.offset)
-        items = [brief(r) for r in rows]
+        total, items = await ctx.db.read(job_reads.page, filters, username, page.size, page.offset)
         pagination.check(page, total)
         return pagination.build(ctx.request, ctx.params, JobList, page, total, items)
 
     @get("/jobs/{job_id:str}", summary="One job, with its output (staff)")
     async def get_job(self, ctx: Ctx, job_id: FromPath[str]) -> Job:
-        return job(*await self._job(ctx, job_id))
+        return await self._job(ctx, job_id, job_reads.detail)
 
     @get("/commands/{cmd:str}/jobs/{job_id:str}", summary="One job of this command (staff)")
     async def get_command_job(self, ctx: Ctx, cmd: FromPath[str], job_id: FromPath[str]) -> Job:
-        row, archive = await self._job(ctx, job_id)
-        if row["command"] != cmd:
+        found = await self._job(ctx, job_id, job_reads.detail)
+        if found.command != cmd:
             raise NotFound("Job")
-        return job(row, archive)
+        return found
 
     @get("/jobs/{job_id:str}/status", summary="A job with its task's state (staff)")
     async def job_status(self, ctx: Ctx, job_id: FromPath[str]) -> JobStatus:
-        return status(*await self._job(ctx, job_id))
+        return await self._job(ctx, job_id, job_reads.with_status)
 
-    async def _job(self, ctx: Context, job_id: str) -> tuple[Row, str | None]:
+    async def _job(self, ctx: Context, job_id: str, read: Any) -> Any:
+        """The job at ``job_id`` as ``read`` shows it (job_reads.detail or with_status)."""
         pk = path_id(job_id, "Job")
-        return await _guarded(ctx.db.read, management_service.job_detail, ctx.caller, pk, ctx.settings.data_dir)
+        return await _guarded(ctx.db.read, read, ctx.caller, pk, ctx.settings.data_dir)
 
     @patch("/jobs/{job_id:str}/start", summary="Start a job that was created without autostart (staff)")
     async def start_job(self, ctx: Ctx, job_id: FromPath[str]) -> Wrapped:
         pk = path_id(job_id, "Job")
         await _guarded(ctx.db.write, management_service.start, ctx.caller, pk)
         _wake(ctx)
-        return Wrapped(True, None, job(await ctx.db.read(management_jobs.get, pk)))
+        return Wrapped(True, None, await ctx.db.read(job_reads.one, pk))
 
     @patch("/jobs/{job_id:str}/stop", summary="Stop a job: at once if it has not started, else at its next step (staff)")
     async def stop_job(self, ctx: Ctx, job_id: FromPath[str]) -> Wrapped:
         pk = path_id(job_id, "Job")
         await _guarded(ctx.db.write, management_service.stop, ctx.caller, pk)
-        return Wrapped(True, None, job(await ctx.db.read(management_jobs.get, pk)))
+        return Wrapped(True, None, await ctx.db.read(job_reads.one, pk))
 
     @get("/backups", summary="The backups in the data folder's backups/, newest first (staff)")
     async def list_backups(self, ctx: Ctx) -> BackupList:

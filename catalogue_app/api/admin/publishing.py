@@ -18,18 +18,10 @@ from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.resources.executions import Receipt, queue_job
 from catalogue_app.api.request_bodies import declared_body, path_id
+from catalogue_app.reads import remotes as remote_reads
+from catalogue_app.reads.remotes import Publication, Remote
 from catalogue_app.services import publishing as publishing_service
 from catalogue_app.services.bodies import FieldError, fields_of
-from catalogue_app.store import Row, remotes
-
-
-class Remote(msgspec.Struct):
-    id: int
-    name: str
-    url: str
-    has_token: bool
-    created: str
-    link: str
 
 
 class RemoteList(pagination.ListPage):
@@ -60,24 +52,8 @@ class PublishBody(msgspec.Struct):
     remote: int | str
 
 
-class Publication(msgspec.Struct):
-    remote_id: int
-    remote: str
-    remote_pk: int | None
-    remote_uuid: str | None
-    remote_url: str | None
-    stage: str
-    last_published: str | None
-    message: str
-
-
 class PublicationList(msgspec.Struct):
     publications: list[Publication]
-
-
-def shape(row: Row, base: str) -> Remote:
-    return Remote(id=row["id"], name=row["name"], url=row["url"], has_token=bool(row["has_token"]),
-                  created=row["created"], link=f"{base}/api/v2/remotes/{row['id']}")
 
 
 def _superuser(ctx: Context) -> None:
@@ -95,20 +71,21 @@ class RemotesController(Controller):
     @get("/", summary="The remotes resources are published to (superusers)")
     async def list_remotes(self, ctx: Ctx) -> RemoteList:
         _superuser(ctx)
-        rows = await ctx.db.read(remotes.all_)
-        return pagination.page_of(ctx.request, ctx.params, RemoteList, rows, lambda r: shape(r, ctx.base))
+        items = await ctx.db.read(remote_reads.every, ctx.base)
+        return pagination.page_of(ctx.request, ctx.params, RemoteList, items, lambda r: r)
 
     @post("/", status_code=201, opt={"body": RemoteWrite},
           summary="Add a remote: name, url and token, checked against the remote first (superusers)")
     async def create_remote(self, ctx: Ctx) -> RemoteDetail:
         _superuser(ctx)
         values = publishing_service.remote_values(await _body(ctx), creating=True)
-        return RemoteDetail(shape(await anyio.to_thread.run_sync(publishing_service.save_remote, ctx.db, values), ctx.base))
+        saved = await anyio.to_thread.run_sync(publishing_service.save_remote, ctx.db, values)
+        return RemoteDetail(remote_reads.shape(saved, ctx.base))
 
     @get("/{remote_id:str}", summary="One remote (superusers)")
     async def get_remote(self, ctx: Ctx, remote_id: FromPath[str]) -> RemoteDetail:
         _superuser(ctx)
-        return RemoteDetail(shape(await ctx.db.read(publishing_service.get_remote, path_id(remote_id, "Remote")), ctx.base))
+        return RemoteDetail(await ctx.db.read(remote_reads.one, path_id(remote_id, "Remote"), ctx.base))
 
     @patch("/{remote_id:str}", opt={"body": RemoteWrite},
            summary="Change a remote's name, url or token; a new url or token is checked first (superusers)")
@@ -116,7 +93,8 @@ class RemotesController(Controller):
         _superuser(ctx)
         number = path_id(remote_id, "Remote")
         values = publishing_service.remote_values(await _body(ctx), creating=False)
-        return RemoteDetail(shape(await anyio.to_thread.run_sync(publishing_service.save_remote, ctx.db, values, number), ctx.base))
+        saved = await anyio.to_thread.run_sync(publishing_service.save_remote, ctx.db, values, number)
+        return RemoteDetail(remote_reads.shape(saved, ctx.base))
 
     @delete("/{remote_id:str}", status_code=204,
             summary="Remove a remote and the records of what was published there (nothing on the remote)")
@@ -147,8 +125,7 @@ async def publish(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
      summary="Where a resource was published, and how far each publication got (superusers)")
 async def publications(ctx: Ctx, pk: FromPath[str]) -> PublicationList:
     _superuser(ctx)
-    rows = await ctx.db.read(publishing_service.publications_of, path_id(pk, "ResourceBase"))
-    return PublicationList([Publication(**row) for row in rows])
+    return PublicationList(await ctx.db.read(remote_reads.publications_of, path_id(pk, "ResourceBase")))
 
 
 ROUTES = [RemotesController, publish, publications]

@@ -32,8 +32,8 @@ from catalogue_app import rules
 from catalogue_app.api.errors import ApiError, authentication_failed
 from catalogue_app.clock import now
 from catalogue_app.passwords import hash_password, verify_password
-from catalogue_app.reads.users import signed_in, user_row
-from catalogue_app.store import sessions, tokens, users
+from catalogue_app.reads import users as user_reads
+from catalogue_app.store import tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +161,7 @@ class AuthMiddleware(ASGIMiddleware):
         if not header and scope["type"] == "http" and scope["path"].rstrip("/") not in CSRF_EXEMPT_PATHS:
             value = cookie_value(scope["headers"], SESSION_COOKIE)
             if value and len(value) <= 256:
-                row, viewer = await scope["litestar_app"].state.db.read(signed_in, sessions.user_for, value)
+                row, viewer = await scope["litestar_app"].state.db.read(user_reads.by_session, value)
                 if row is not None:  # an unknown or expired cookie leaves the caller anonymous
                     if scope["method"] in UNSAFE_METHODS and not (
                             scope["method"] == "POST" and scope["path"].rstrip("/") in READ_ONLY_POST_PATHS):
@@ -176,7 +176,7 @@ class AuthMiddleware(ASGIMiddleware):
             if scheme == b"basic":
                 caller = await _basic(state, header, credentials.strip(), scope)
             elif scheme == b"bearer":
-                row, viewer = await state.db.read(signed_in, tokens.user_for, credentials.strip().decode("latin-1"))
+                row, viewer = await state.db.read(user_reads.by_token, credentials.strip().decode("latin-1"))
                 if row is not None:  # an unknown or expired token leaves the caller anonymous
                     caller = Caller.from_row(row)
                     scope[VIEWER_KEY] = viewer
@@ -221,7 +221,7 @@ async def _basic(state, header: bytes, credentials: bytes, scope: Scope) -> Call
     key = hashlib.sha256(header).digest()
     hit = cache.get(key)
     if hit is not None:
-        row, viewer = await state.db.read(signed_in, user_row, hit[0])
+        row, viewer = await state.db.read(user_reads.by_id, hit[0])
         if row is not None and row["is_active"] and row["password"] == hit[1]:
             scope[VIEWER_KEY] = viewer
             return Caller.from_row(row)
@@ -234,7 +234,7 @@ async def _basic(state, header: bytes, credentials: bytes, scope: Scope) -> Call
         raise authentication_failed("Invalid basic header. No credentials provided.")
 
     async def check() -> Caller:
-        row = await state.db.read(users.by_username, username)
+        row = await state.db.read(user_reads.by_username, username)
         stored = row["password"] if row is not None and row["is_active"] else ""
         ok = await anyio.to_thread.run_sync(verify_password, password, stored or DUMMY_HASH)
         if not (ok and stored):

@@ -14,7 +14,7 @@ from catalogue_app import files
 from catalogue_app.api.context import Context
 from catalogue_app.geo import basemap
 from catalogue_app.geo.xml import xml_safe
-from catalogue_app.store import ogc
+from catalogue_app.reads import ogc as ogc_reads
 
 XML = "text/xml"
 
@@ -60,7 +60,7 @@ class OgcRequest:
     def layers(self, attributes: bool = False) -> list[dict[str, Any]]:
         """The datasets with data that the caller may see (those of the virtual service only)."""
         viewer = self.ctx.viewer
-        return self.ctx.db.read_sync(ogc.visible_layers, viewer, self.workspace, self.layer_name, attributes)
+        return self.ctx.db.read_sync(ogc_reads.layers, viewer, self.workspace, self.layer_name, attributes)
 
     def layer(self, name: str, locator: str, code: str = "InvalidParameterValue",
               download: bool = False) -> dict[str, Any]:
@@ -69,7 +69,7 @@ class OgcRequest:
         with 401 (anonymous) or 403."""
         key = f"layer:{name}"
         if key not in self._cache:
-            self._cache[key] = self.ctx.db.read_sync(ogc.layer_named, self.ctx.viewer, name)
+            self._cache[key] = self.ctx.db.read_sync(ogc_reads.layer, self.ctx.viewer, name)
         found = self._cache[key]
         if found is not None and self.workspace and (found["workspace"] != self.workspace or
                                                      (self.layer_name and found["name"] != self.layer_name)):
@@ -95,7 +95,7 @@ class OgcRequest:
     def style_body(self, layer: dict[str, Any], name: str | None) -> bytes | None:
         if layer.get("builtin"):
             return basemap.SLD
-        return self.ctx.db.read_sync(ogc.style_body, layer["id"], name)
+        return self.ctx.db.read_sync(ogc_reads.style, layer["id"], name)
 
 
 

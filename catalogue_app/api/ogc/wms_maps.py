@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from catalogue_app.api.ogc.common import OgcError, OgcRequest
-from catalogue_app.store import ogc
+from catalogue_app.reads import ogc as ogc_reads
 
 MAP_NAME = re.compile(r"^(?:catalogue:)?map_(\d{1,18})$")
 
@@ -33,7 +33,7 @@ def map_id(name: str) -> int | None:
 
 def map_parts(req: OgcRequest, name: str, locator: str) -> list[MapPart]:
     """What a map named in LAYERS draws; raises LayerNotDefined for an unknown or hidden map."""
-    layers = req.ctx.db.read_sync(ogc.map_layer_names, req.ctx.viewer, map_id(name))
+    layers = req.ctx.db.read_sync(ogc_reads.map_layers, req.ctx.viewer, map_id(name))
     if layers is None:
         raise OgcError("LayerNotDefined", f'Unknown layer "{name}".', locator)
     parts = []

@@ -11,9 +11,6 @@ request gets an OWS exception report with status 400.
 
 from __future__ import annotations
 
-from typing import Any
-
-import msgspec
 from litestar import Request, Response, get, post
 
 from catalogue_app.api.ogc.csw import formats as record_formats
@@ -30,8 +27,8 @@ from catalogue_app.api.ogc.csw.requests import (
     parameters,
 )
 from catalogue_app.api.ogc.csw.results import acknowledgement, get_records_document
-from catalogue_app.reads.resources import render
-from catalogue_app.store import Connection, csw_search, records
+from catalogue_app.reads import csw as csw_reads
+from catalogue_app.store import csw_search
 
 __all__ = ["OWS", "CswError", "exception_report", "ROUTES"]
 MAX_BODY = 1024 * 1024
@@ -89,42 +86,32 @@ async def answer(ctx: Context, parsed: Capabilities | DescribeRecord | RecordByI
     if isinstance(parsed, DescribeRecord):
         return Response(describe_record(parsed.type_names), media_type=parsed.media)
     if isinstance(parsed, RecordById):
-        return await ctx.db.read(record_answer, ctx, parsed)
+        return await record_answer(ctx, parsed)
     if parsed.result_type == "validate":
         return Response(acknowledgement(parsed), media_type=parsed.media)
-    return await ctx.db.read(records_answer, ctx, parsed)
+    return await records_answer(ctx, parsed)
 
 
-def record_answer(conn: Connection, ctx: Context, asked: RecordById) -> Response[bytes]:
-    """The records asked for by id (a read: ``await ctx.db.read``)."""
-    caller, viewer, base = ctx.caller, ctx.viewer, ctx.base
-
-    def load(conn: Connection) -> list[dict[str, Any]]:
-        rows = records.visible_by_uuids(conn, viewer, asked.ids)
-        return [msgspec.to_builtins(item) for item in render(conn, rows, caller, viewer, base)] if rows else []
-
-    found = load(conn)
-    if not found:
+async def record_answer(ctx: Context, asked: RecordById) -> Response[bytes]:
+    """The records asked for by id, in the output schema asked for."""
+    document = await ctx.db.read(csw_reads.by_ids, ctx.caller, ctx.viewer, ctx.base, asked.ids,
+                                 lambda found: record_formats.response_document(found, asked.schema, asked.element_set))
+    if document is None:
         raise CswError("InvalidParameterValue", "No record has this id.", "id", 404)
-    return Response(record_formats.response_document(found, asked.schema, asked.element_set), media_type=asked.media)
+    return Response(document, media_type=asked.media)
 
 
-def records_answer(conn: Connection, ctx: Context, asked: GetRecords) -> Response[bytes]:
-    """The count and the page of records a GetRecords selects (a read, in one snapshot)."""
-    caller, viewer, base = ctx.caller, ctx.viewer, ctx.base
+async def records_answer(ctx: Context, asked: GetRecords) -> Response[bytes]:
+    """The count and the page of records a GetRecords selects (one read, in one snapshot)."""
     limit = asked.max_records if asked.result_type == "results" else 0
     query = csw_search.RecordQuery(asked.where, asked.order, limit, asked.start - 1)
-
-    def load(conn: Connection) -> tuple[int, list[dict[str, Any]]]:
-        try:
-            total, rows = csw_search.search(conn, viewer, query)
-        except csw_search.TooComplex:
-            raise CswError("InvalidParameterValue", "The constraint is too complex: make it simpler.",
-                           "constraint") from None
-        return total, [msgspec.to_builtins(item) for item in render(conn, rows, caller, viewer, base)] if rows else []
-
-    total, found = load(conn)
-    return Response(get_records_document(asked, total, found), media_type=asked.media)
+    try:
+        document = await ctx.db.read(csw_reads.search, ctx.caller, ctx.viewer, ctx.base, query,
+                                     lambda total, found: get_records_document(asked, total, found))
+    except csw_search.TooComplex:
+        raise CswError("InvalidParameterValue", "The constraint is too complex: make it simpler.",
+                       "constraint") from None
+    return Response(document, media_type=asked.media)
 
 
 ROUTES = [csw, csw_post]
