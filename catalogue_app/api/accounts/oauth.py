@@ -22,7 +22,7 @@ from catalogue_app.passwords import verify_password
 from catalogue_app.services.bodies import FieldError
 from catalogue_app.reads import users as user_reads
 from catalogue_app.services.errors import Refused
-from catalogue_app.store import tokens
+from catalogue_app.services import sign_in as sign_in_service
 
 
 CLIENT_MAX = 100
@@ -82,7 +82,9 @@ async def token(ctx: Ctx) -> Response[TokenAnswer] | Response[OAuthError]:
         return _oauth_error(400, "invalid_grant", "Invalid credentials given.")
     lifetime = ctx.settings.token_lifetime_seconds
     scope = "read write groups"
-    issued = await ctx.db.write(tokens.issue, row["id"], lifetime, scope, "login", "", _client_of(ctx, body))
+    issued = await ctx.db.write(sign_in_service.issue_login_token, row["id"], lifetime, scope, _client_of(ctx, body))
+    if issued is None:
+        return _oauth_error(400, "invalid_grant", "Invalid credentials given.")
     return Response(TokenAnswer(issued, "Bearer", lifetime, scope), headers={"Cache-Control": "no-store"})
 
 
@@ -110,7 +112,7 @@ class RevokeRequest(msgspec.Struct):
 async def revoke(ctx: Ctx) -> None:
     """An unknown token is no error (RFC 7009); a body without a token is."""
     body: RevokeRequest = await declared_body(ctx.request)
-    await ctx.db.write(tokens.revoke, body.token)
+    await ctx.db.write(sign_in_service.revoke_token, body.token)
 
 
 ROUTES = [token, revoke]

@@ -33,7 +33,7 @@ from catalogue_app.api.errors import ApiError, authentication_failed
 from catalogue_app.clock import now
 from catalogue_app.passwords import hash_password, verify_password
 from catalogue_app.reads import users as user_reads
-from catalogue_app.store import tokens
+from catalogue_app.services import sign_in as sign_in_service
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,7 +200,7 @@ def _note_use(state, token_id: int, last_used: str | None) -> None:
         sent.clear()
     sent[token_id] = moment
     try:
-        future = state.db.submit(tokens.touch, token_id, now(), horizon)
+        future = state.db.submit(sign_in_service.note_token_use, token_id, now(), horizon)
     except RuntimeError:  # the database is closing
         return
     future.add_done_callback(lambda done: done.exception())  # a failed note is no request's failure
