@@ -3,6 +3,9 @@ see them (the rule book's ``execution_actions``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from catalogue_app import rules
 from catalogue_app.services.errors import Busy, NotFound, refusal_for
 from catalogue_app.store import Connection, Row, executions
@@ -51,3 +54,23 @@ def forget(conn: Connection, caller, exec_id: str) -> None:
     if row["status"] in executions.OPEN:
         raise Busy("This execution request is still ready or running; it can be removed once it ends.")
     executions.delete(conn, exec_id)
+
+
+RESOURCE_BUSY = ("A previous change of this resource is still being applied; "
+                 "wait until its execution request is finished, then send this one again.")
+
+
+def queue(conn: Connection, caller, func_name: str, action: str, input_params: dict[str, Any],
+          resource_id: int | None, run_here: Callable[[Connection, str, str], bool], *, name: str = "",
+          source: str | None = None, exclusive: bool = True, exec_id: str | None = None) -> tuple[str, bool]:
+    """Store a 'ready' request of the caller's (``exec_id`` when its workspace was filled
+    beforehand) and offer it to ``run_here`` (the runner runs a short one inside this write);
+    returns its id and whether it ran. With ``exclusive``, Busy while a previous change of the
+    resource is still ready or running."""
+    try:
+        stored = executions.create(conn, user_id=caller.id, func_name=func_name, action=action,
+                                   input_params=input_params, resource_id=resource_id, name=name, source=source,
+                                   exclusive=exclusive and resource_id is not None, exec_id=exec_id)
+    except executions.Busy:
+        raise Busy(RESOURCE_BUSY) from None
+    return stored, run_here(conn, stored, func_name)

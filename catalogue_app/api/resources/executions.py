@@ -3,6 +3,7 @@ start_job(), with which asynchronous endpoints store a request and hand it to th
 
 from __future__ import annotations
 
+import functools
 import uuid
 from typing import Any
 
@@ -12,12 +13,11 @@ from litestar.params import FromPath
 
 from catalogue_app.api import pagination
 from catalogue_app.api.context import Context, Ctx
-from catalogue_app.api.errors import ApiError, invalid
+from catalogue_app.api.errors import invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.reads import executions as reads
 from catalogue_app.reads.executions import ExecutionRequest, ExecutionStatus, status_url
 from catalogue_app.services import executions as execution_rules
-from catalogue_app.store import Connection, executions
 
 
 class Receipt(msgspec.Struct):
@@ -49,20 +49,9 @@ async def queue_job(ctx: Context, func_name: str, action: str, input_params: dic
                     resource_id: int | None, *, name: str = "", source: str | None = None,
                     exclusive: bool = True, exec_id: str | None = None) -> Receipt:
     """Store and queue a request (``exec_id`` when its workspace was filled beforehand)."""
-    caller, runner = ctx.caller, ctx.request.app.state.runner
-
-    def store(conn: Connection) -> tuple[str, bool]:
-        stored = executions.create(
-            conn, user_id=caller.id, func_name=func_name, action=action, input_params=input_params,
-            resource_id=resource_id, name=name, source=source, exclusive=exclusive and resource_id is not None,
-            exec_id=exec_id)
-        return stored, runner.run_here(conn, stored, func_name)
-
-    try:
-        exec_id, ran = await ctx.db.write(store)
-    except executions.Busy:
-        raise ApiError(409, "A previous change of this resource is still being applied; "
-                            "wait until its execution request is finished, then send this one again.") from None
+    runner = ctx.request.app.state.runner
+    queue = functools.partial(execution_rules.queue, name=name, source=source, exclusive=exclusive, exec_id=exec_id)
+    exec_id, ran = await ctx.db.write(queue, ctx.caller, func_name, action, input_params, resource_id, runner.run_here)
     if not ran:
         runner.submit(exec_id)
     return Receipt("ready", exec_id, status_url(ctx.base, exec_id))
