@@ -119,6 +119,33 @@ def test_resources_are_read_whole_below_the_handlers():
     assert [name_of(p) for p in modules("api") if any(c in p.read_text() for c in completing)] == []
 
 
+# What api/ may take from the store: the database owner, the shapes of rows and query trees, and
+# the definitions of the query language (the fields a list filters on), never a read or a write.
+STORE_FOR_THE_API = {"catalogue_app.store": {"Row", "Connection", "csw_search"}, "catalogue_app.store.db": {"Database", "WriteConflict"},
+                     "catalogue_app.store.filters": None, "catalogue_app.store.csw_search": None,
+                     "catalogue_app.store.resources": {"ResourceQuery", "GEOAPP_TYPES"}}
+QUERY_LANGUAGE = {"catalogue_app.api.resources.params": {"origins", "resources"}}  # the list fields and their SQL names
+
+
+def test_handlers_read_and_write_through_reads_and_services():
+    """Every read a handler makes is a function of reads/ (finished records) and every write a
+    function of services/ (checks, then the store): api/ imports from the store only what
+    STORE_FOR_THE_API names."""
+    found = []
+    for path in modules("api"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found += [(name_of(path), a.name) for a in node.names if a.name.startswith("catalogue_app.store")]
+            if not (isinstance(node, ast.ImportFrom) and (node.module or "").startswith("catalogue_app.store")):
+                continue
+            allowed = STORE_FOR_THE_API.get(node.module, set())
+            if node.module == "catalogue_app.store":
+                allowed = allowed | QUERY_LANGUAGE.get(name_of(path), set())
+            if allowed is not None:
+                found += [(name_of(path), f"{node.module}.{a.name}") for a in node.names if a.name not in allowed]
+    assert found == []
+
+
 def test_one_way_to_read():
     """From async code a read is ``await db.read(fn, ...)``, and from code on a thread of its own
     ``db.read_sync(fn, ...)`` (store/db.py): the database owner offers no other way, and no
