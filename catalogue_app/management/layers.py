@@ -126,7 +126,7 @@ class _LayersCommand(Command):
             body["regions"] = common.comma_list(options.regions)
         viewer = Viewer(owner, True)
         try:
-            cleaned = asdict(common.db(ctx).read_sync(clean, {"title": "untitled", **body}, viewer, True, None, "dataset"))
+            cleaned = asdict(common.db(ctx).read_sync(clean, {"title": "untitled", **body}, viewer, None, "dataset"))
         except Invalid as exc:
             raise CommandError(exc.message) from None
         if "title" not in body:

@@ -61,21 +61,21 @@ def test_hidden_and_missing_look_alike(world):
 def test_who_may_change(world, who, may_change):
     database, _, rid, viewer = world
     if may_change:
-        database.write_sync(rules.change, viewer(who), who == "admin", rid, {"title": f"By {who}"})
+        database.write_sync(rules.change, viewer(who), rid, {"title": f"By {who}"})
         assert title_of(database, rid) == f"By {who}"
     else:
         with pytest.raises(Forbidden):
-            database.write_sync(rules.change, viewer(who), False, rid, {"title": "Nope"})
+            database.write_sync(rules.change, viewer(who), rid, {"title": "Nope"})
         assert title_of(database, rid) == "Notes"
 
 
 def test_a_refused_change_writes_nothing(world):
     database, _, rid, viewer = world
     with pytest.raises(Invalid, match="wrong format"):
-        database.write_sync(rules.change, viewer("owner"), False, rid, {"title": "Half", "date": "yesterday"})
+        database.write_sync(rules.change, viewer("owner"), rid, {"title": "Half", "date": "yesterday"})
     assert title_of(database, rid) == "Notes"
     with pytest.raises(NotFound, match="No Map matches"):  # a document is no map: the maps scope does not reach it
-        database.write_sync(rules.change, viewer("owner"), False, rid, {"title": "Map?"}, MAPS)
+        database.write_sync(rules.change, viewer("owner"), rid, {"title": "Map?"}, MAPS)
 
 
 def test_only_those_who_may_delete_do_and_never_while_a_job_runs(world):
@@ -113,11 +113,11 @@ def test_what_may_be_created(world):
         rules.creatable_type({"resource_type": "geostory"}, GEOAPPS)
     item = {"resource_type": "geostory", "name": "Tour"}
     assert rules.creatable_type(item, GEOAPPS) == "geostory" and item["title"] == "Tour"
-    [rid] = database.write_sync(rules.create, viewer("stranger"), ids["stranger"], False, [item], GEOAPPS)
+    [rid] = database.write_sync(rules.create, viewer("stranger"), ids["stranger"], [item], GEOAPPS)
     row = database.read_sync(rules.visible, viewer("stranger"), rid)
     assert (row["owner_id"], row["title"], row["resource_type"]) == (ids["stranger"], "Tour", "geostory")
     with pytest.raises(Busy, match="same 'name'"):  # one geoapp per name, and the second is not written
-        database.write_sync(rules.create, viewer("owner"), ids["owner"], False,
+        database.write_sync(rules.create, viewer("owner"), ids["owner"],
                             [{"resource_type": "dashboard", "name": "Tour", "title": "Tour"}], GEOAPPS)
 
 
