@@ -247,7 +247,13 @@ def declare_answers(doc: dict[str, Any], others: dict[tuple[str, str], dict[int,
 def build_document(app: Litestar) -> dict[str, Any]:
     doc = app.openapi_schema.to_schema()
     declare_answers(doc, add_request_bodies(app, doc))
-    return to_openapi_30(doc)
+    doc = to_openapi_30(doc)
+    # the same bytes on every start: the schemas in the order of their names (the order they
+    # were met in depends on the order of sets inside the schema generators)
+    schemas = doc.get("components", {}).get("schemas")
+    if schemas:
+        doc["components"]["schemas"] = dict(sorted(schemas.items()))
+    return doc
 
 
 def document(app: Litestar) -> dict[str, Any]:

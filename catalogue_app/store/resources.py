@@ -313,6 +313,7 @@ class Candidates:
     eval_cost: float = 0.0  # microseconds to list them all, beyond one per id, roughly
     listed: bool = False  # ``probe`` is no cheaper than listing: test rows with r.id IN (sql)
     anonymous_count: tuple[str, list[Any]] | None = None  # counts those an anonymous caller lists, alone
+    anonymous_ids: tuple[str, list[Any]] | None = None  # lists them, when they are few (see _anonymous_few)
 
 
 @dataclass(frozen=True)
@@ -404,7 +405,9 @@ def _candidates(conn: sqlite3.Connection, query: ResourceQuery) -> tuple[list[Ca
                           "EXISTS (SELECT 1 FROM resource_words WHERE resource_words MATCH ? AND rowid = r.id)", [every],
                           8.0 * len(served), FEW_WORTH * len(served), listed=True,
                           anonymous_count=("SELECT count(*) FROM resource_words WHERE resource_words MATCH ?",
-                                           [_in_columns(words, indexed, unlisted=False)]))
+                                           [_in_columns(words, indexed, unlisted=False)]),
+                          anonymous_ids=("SELECT rowid FROM resource_words WHERE resource_words MATCH ?",
+                                         [_in_columns(words, indexed, unlisted=False)]) if len(served) >= FEW_WORDS else None)
         found.insert(len(found) if found and area < WORLD_AREA / 8 else 0, text)
         spec = ListSpec(spec.conditions, [t for t in spec.search_terms if t not in served], spec.search_fields,
                         spec.ordering)
@@ -521,6 +524,10 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
     if driver and driver[0].anonymous_count and cond == ANONYMOUS_LISTING and not spec.conditions and not spec.search_terms:
         # nothing is tested but the relation and what anonymous callers list: its own table counts
         count = driver[0].anonymous_count
+        if driver[0].anonymous_ids and not spec.ordering:
+            found = _anonymous_few(conn, driver[0], limit, offset, columns)
+            if found is not None:
+                return found
     elif driver and ids_only and not spec.ordering and driver[0].eval_cost >= FEW_WORTH:
         found = _few(conn, listing, spec, (cond, params), driver[0], count_from, limit, offset)
         if found is not None:
@@ -597,6 +604,32 @@ def _listed_in_extents(conn: sqlite3.Connection, query: ResourceQuery, limit: in
         f" ORDER BY {LISTING.default_order} LIMIT ? OFFSET ?",
         [*params, hour << LISTED_EXTENT_SHIFT, 1 << LISTED_EXTENT_SHIFT, limit, offset]).fetchall()
     return total, rows
+
+
+FEW_WORDS = 2  # words that all must match: so few rows do that listing them once serves count and page
+
+
+def _anonymous_few(conn: sqlite3.Connection, driver: Candidates, limit: int, offset: int,
+                   columns: str) -> tuple[int, list[sqlite3.Row]] | None:
+    """The total and one page of what anonymous callers list among few candidates (rows that
+    hold FEW_WORDS words or more), in one statement: the word index is searched once, its
+    matches kept for both the count and the walk in the default order. None when the count is
+    known already (the usual plan then searches the index once, for the page)."""
+    count_sql, count_params = driver.anonymous_count
+    if known_count(conn, count_sql, count_params) is not None:
+        return None
+    sql, params = driver.anonymous_ids
+    found = conn.execute(
+        f"WITH c(id) AS MATERIALIZED ({sql}) SELECT (SELECT count(*) FROM c), r.id FROM resources r INDEXED BY"
+        f" resources_created WHERE {ANONYMOUS_LISTING} AND r.id IN c ORDER BY {LISTING.default_order} LIMIT ? OFFSET ?",
+        [*params, limit, offset]).fetchall()
+    if not found:  # past the last page: the count alone
+        return cached_count(conn, count_sql, count_params), []
+    total = found[0][0]
+    remember_count(conn, count_sql, count_params, total)
+    ids = [row[1] for row in found]
+    return total, conn.execute(f"SELECT {columns} FROM resources r WHERE r.id IN ({','.join('?' * len(ids))})"
+                               f" ORDER BY {LISTING.default_order}", ids).fetchall()
 
 
 FEW = 12_000  # candidates counted and sorted in this process, in the same pass that finds them

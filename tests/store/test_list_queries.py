@@ -204,6 +204,16 @@ def test_terms_of_one_word_go_to_the_word_index(database, text, index):
     assert index in found[0].sql
 
 
+def test_an_anonymous_search_of_several_words_lists_its_matches_once(database):
+    """Rows that hold two words or more are few: an anonymous caller's count and page come from
+    one search of the word index (their agreement with the rows is checked above, at every
+    offset); a single word may match most of the catalogue, and is counted apart."""
+    for text, once in (("river zürich", True), ("kiwi ålesund", True), ("river", False)):
+        query, _, _ = resource_query([("search", text), *SEARCH], None, ())
+        found, _ = resources._candidates(database, query)
+        assert (found[0].anonymous_ids is not None) is once
+
+
 def test_the_word_index_follows_every_change(database):
     """The word index holds what indexing the rows as they are now would give (the words of the
     rows anonymous callers do not list in columns of their own, and 'h' in hidden), and the
