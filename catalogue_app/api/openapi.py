@@ -248,8 +248,9 @@ def build_document(app: Litestar) -> dict[str, Any]:
     doc = app.openapi_schema.to_schema()
     declare_answers(doc, add_request_bodies(app, doc))
     doc = to_openapi_30(doc)
-    # the same bytes on every start: the schemas in the order of their names (the order they
-    # were met in depends on the order of sets inside the schema generators)
+    # the same bytes on every start: paths and schemas in the order of their names (the order
+    # they were met in depends on the order of sets inside the route and schema generators)
+    doc["paths"] = dict(sorted(doc.get("paths", {}).items()))
     schemas = doc.get("components", {}).get("schemas")
     if schemas:
         doc["components"]["schemas"] = dict(sorted(schemas.items()))

@@ -56,3 +56,25 @@ def test_docs_page_works_offline(anon):
     assert "://" not in page.text.split("<body>")[0].replace("http://www.w3.org", "")  # no CDN
     for asset in re.findall(r'(?:src|href)="(/api/v2/docs/static/[^"]+)"', page.text):
         assert anon.get(asset).status_code == 200
+
+
+DOCUMENT_BYTES = """
+import hashlib, json, sys
+from catalogue_app.app import create_app
+from catalogue_app.config import load_settings
+from catalogue_app.api.openapi import build_document
+print(hashlib.sha256(json.dumps(build_document(create_app(load_settings(environ={}, data_dir=sys.argv[1])))).encode()).hexdigest())
+"""
+
+
+def test_the_same_document_on_every_start(tmp_path):
+    """Clients that keep the document (and diffs of it) see the same bytes from one start to the
+    next: Python's hash seed changes the order in which routes and schemas are met."""
+    import os
+    import subprocess
+    import sys
+
+    digests = {subprocess.run([sys.executable, "-c", DOCUMENT_BYTES, str(tmp_path)], capture_output=True, text=True,
+                              check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout.strip()
+               for seed in ("1", "2")}
+    assert len(digests) == 1
