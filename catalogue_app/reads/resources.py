@@ -567,6 +567,9 @@ def one(conn: Connection, family: Family, resource_id: int, caller: Caller, view
     row = resources.get_visible(conn, viewer, resource_id, family.types)
     if row is None:
         return None
+    if family.path == "resources" and not (selection is not None and selection.active):
+        # on /resources a resource is shown as on its pages: from what is kept of it
+        return msgspec.Raw(bytes(page_json(conn, [row], caller, viewer, base))[1:-1]), {}
     item = present(conn, family, [row], caller, viewer, base, detail=True,
                    with_data=bool(selection and selection.wants_data))[0]
     extra = deferred(conn, [resource_id], selection, viewer, base)[0] \

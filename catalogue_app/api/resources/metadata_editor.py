@@ -110,7 +110,8 @@ async def _read(ctx: Context, pk: str) -> dict[str, Any]:
         if status_of(exc) == 404:
             raise _not_found() from None
         raise
-    return msgspec.to_builtins(answer.content["resource"])
+    item = answer.content["resource"]
+    return msgspec.json.decode(item) if isinstance(item, msgspec.Raw) else msgspec.to_builtins(item)
 
 
 @get(["/api/v2/metadata/instance/{pk:str}", "/api/v2/metadata/instance/{pk:str}/"], tags=["metadata"],
