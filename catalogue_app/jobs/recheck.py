@@ -9,8 +9,8 @@ Withdrawn inside the transaction that would write the job's work, so the request
 Who asked is the request's user, as stored now (services/access.py ``viewer_of``). What the job
 needs of them, by its kind (``NEEDS``): an action on the resource it works on (found as the job
 finds it: by the uuid in its parameters, else the request's resource), asked of the rule book
-(``access.resource_actions``) as the HTTP check asked it, or a rule about the user alone (ingest,
-publish). A resource that no longer exists is left to the job, which says so in its own words.
+(``access.resource_actions``) as the HTTP check asked it, and for each flag an update sets, the
+flag's own permission; or a rule about the user alone (ingest, publish). A resource that no longer exists is left to the job, which says so in its own words.
 A management job asks ``check_command`` before its command starts.
 """
 
@@ -83,6 +83,19 @@ def check(conn: Connection, request: Row) -> None:
     if row is None or action not in access.resource_actions(conn, viewer, row):
         raise Withdrawn(f"Refused when the job ran: {name} may no longer {need.doing} (a permission was "
                         f"withdrawn after the request was sent). {NOTHING_DONE}")
+    for flag in _flags(request):
+        if not access.may_set_flag(conn, viewer, row, flag):
+            raise Withdrawn(f"Refused when the job ran: {name} may no longer set {flag} on this resource (a "
+                            f"permission was withdrawn after the request was sent). {NOTHING_DONE}")
+
+
+def _flags(request: Row) -> list[str]:
+    """The flags (featured, is_approved, ...) an update sets: each needs its own permission."""
+    if request["func_name"] != "update":
+        return []
+    changes = json.loads(request["input_params"] or "{}").get("changes")
+    values = changes.get("values") if isinstance(changes, dict) else None
+    return [key for key in values if key in rules.FLAGS] if isinstance(values, dict) else []
 
 
 def check_command(conn: Connection, user_id: int | None) -> None:

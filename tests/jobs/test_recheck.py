@@ -256,3 +256,14 @@ def test_a_thumbnail_is_recorded_only_while_its_sender_may_change_the_resource(b
     assert database.read_sync(lambda conn: conn.execute("SELECT thumbnail_url FROM resources WHERE id = ?",
                                                         (rid,)).fetchone()[0]) == url
     assert [p.name for p in thumbs.iterdir()] == [url.rsplit("/", 1)[1]]
+
+
+def test_an_update_asks_again_for_each_flag_it_sets(book):
+    """Featuring or approving needs its own permission (the owner may change the resource, not
+    feature it): an update job that sets a flag asks for it when it runs."""
+    database, people, rid = book
+    flagged = {"changes": {"values": {"title": "Renamed", "featured": True}}}
+    assert ask(database, people["owner"], "update", rid, **{"changes": {"values": {"title": "Renamed"}}}) is None
+    refusal = ask(database, people["owner"], "update", rid, **flagged)
+    assert refusal is not None and "may no longer set featured" in refusal and refusal.endswith("Nothing was done.")
+    assert ask(database, people["superuser"], "update", rid, **flagged) is None
