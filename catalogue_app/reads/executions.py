@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from catalogue_app.services import executions as execution_rules
+from catalogue_app.services import executions as execution_service
 from catalogue_app.store import Connection, Row, executions
 from catalogue_app.store.filters import ListSpec
 
@@ -116,18 +116,18 @@ def _upload(row: Row, base: str) -> Upload:
 def requests(conn: Connection, caller: Caller, spec: ListSpec, limit: int, offset: int,
              base: str) -> tuple[int, list[ExecutionRequest]]:
     """A page of the requests the caller sees, oldest first, and their total."""
-    total, rows = executions.page(conn, spec, caller.id, execution_rules.sees_all(caller), limit, offset)
+    total, rows = executions.page(conn, spec, caller.id, execution_service.sees_all(caller), limit, offset)
     return total, [_request(r, base) for r in rows]
 
 
 def request(conn: Connection, caller: Caller, exec_id: str, base: str) -> ExecutionRequest:
     """One request of the caller's (any for administrators); NotFound for another's."""
-    return _request(execution_rules.own(conn, caller, exec_id), base)
+    return _request(execution_service.own(conn, caller, exec_id), base)
 
 
 def status(conn: Connection, caller: Caller, exec_id: str, base: str) -> ExecutionStatus:
     """A request's status page: NotFound when there is none, 401/403 when it is another's."""
-    row = execution_rules.status(conn, caller, exec_id)
+    row = execution_service.status(conn, caller, exec_id)
     return ExecutionStatus(
         user=row["username"], status=row["status"], progress=row["progress"], func_name=row["func_name"],
         created=row["created"], finished=row["finished"], last_updated=row["last_updated"],
@@ -138,12 +138,12 @@ def status(conn: Connection, caller: Caller, exec_id: str, base: str) -> Executi
 def uploads(conn: Connection, caller: Caller, spec: ListSpec, limit: int, offset: int,
             base: str) -> tuple[int, list[Upload]]:
     """A page of the dataset uploads the caller sees, newest first, and their total."""
-    total, rows = executions.page_of_action(conn, spec, "import", caller.id, execution_rules.sees_all(caller),
+    total, rows = executions.page_of_action(conn, spec, "import", caller.id, execution_service.sees_all(caller),
                                             limit, offset)
     return total, [_upload(r, base) for r in rows]
 
 
 def upload(conn: Connection, caller: Caller, upload_id: int, base: str) -> Upload | None:
     """One dataset upload, by its number, if the caller may see it."""
-    row = execution_rules.upload(conn, caller, upload_id)
+    row = execution_service.upload(conn, caller, upload_id)
     return None if row is None else _upload(row, base)

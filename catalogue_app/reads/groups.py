@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from catalogue_app.reads.resources import Resource, render
 from catalogue_app.reads.users import GroupProfile, User, group_profiles, user
-from catalogue_app.services import groups as group_rules
+from catalogue_app.services import groups as group_service
 from catalogue_app.store import Connection, Row, groups, resources, users
 from catalogue_app.store.filters import ListSpec
 from catalogue_app.store.resources import Viewer
@@ -22,7 +22,7 @@ SEARCH_FIELDS = groups.SEARCH_FIELDS
 def page(conn: Connection, spec: ListSpec, caller: Caller, base: str, limit: int,
          offset: int) -> tuple[int, list[GroupProfile]]:
     """One page of the group profiles the caller may see, and how many there are in all."""
-    total, rows = groups.page(conn, spec, caller.id, group_rules.sees_all(caller), limit, offset)
+    total, rows = groups.page(conn, spec, caller.id, group_service.sees_all(caller), limit, offset)
     return total, group_profiles(conn, rows, base)
 
 
@@ -34,7 +34,7 @@ def several(conn: Connection, profile_ids: list[int], base: str) -> list[GroupPr
 
 def visible(conn: Connection, caller: Caller, profile_id: int) -> Row:
     """The group profile's row if the caller may see it, else NotFound (what a write acts on)."""
-    return group_rules.visible(conn, caller, profile_id)
+    return group_service.visible(conn, caller, profile_id)
 
 
 def one(conn: Connection, caller: Caller, profile_id: int, base: str) -> GroupProfile:

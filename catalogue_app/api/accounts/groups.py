@@ -21,7 +21,7 @@ from catalogue_app.api.request_bodies import (Id, declared_body, declared_record
 from catalogue_app.reads import groups as group_reads
 from catalogue_app.reads.resources import Resource
 from catalogue_app.reads.users import GroupProfile, User
-from catalogue_app.services import groups as group_rules
+from catalogue_app.services import groups as group_service
 
 ACCESS = ("public", "public-invite", "private")
 
@@ -110,7 +110,7 @@ class GroupsController(Controller):
             raise denied(caller)
         items, many = await declared_records(ctx.request, "group_profile", "group_profiles")
         batch = [_values(item, creating=True) for item in items]
-        rendered = await ctx.db.read(group_reads.several, await ctx.db.write(group_rules.create, caller, batch), ctx.base)
+        rendered = await ctx.db.read(group_reads.several, await ctx.db.write(group_service.create, caller, batch), ctx.base)
         return GroupBatch(rendered) if many else GroupDetail(rendered[0])
 
     @patch("/", opt={"body": list[GroupUpdate]}, summary="Update several groups (ENABLE_BULK_UPDATE)")
@@ -122,7 +122,7 @@ class GroupsController(Controller):
         batch = []
         for data in await declared_updates(ctx.request, "group_profiles"):
             batch.append((data.id, *_values(data, creating=False)))
-        await ctx.db.write(group_rules.change_each, caller, batch)
+        await ctx.db.write(group_service.change_each, caller, batch)
         return GroupBatch(await ctx.db.read(group_reads.several, [b[0] for b in batch], ctx.base))
 
     @delete("/", status_code=204, summary="Delete several groups (admins)")
@@ -130,7 +130,7 @@ class GroupsController(Controller):
         if not rules.may_create_groups(ctx.caller):
             raise denied(ctx.caller)
         ids = record_ids(await read_body(ctx.request), "group_profiles")
-        await ctx.db.write(group_rules.delete_each, ctx.caller, ids)
+        await ctx.db.write(group_service.delete_each, ctx.caller, ids)
 
     # -- one group ---------------------------------------------------------------------------
     @get("/{pk:str}", summary="One group profile")
@@ -150,14 +150,14 @@ class GroupsController(Controller):
             raise denied(ctx.caller)
         profile_id = (await ctx.db.read(group_reads.visible, ctx.caller, path_id(pk, "GroupProfile")))["id"]
         values, slugs = _values(await declared_body(ctx.request, singular="group_profile"), creating=False)
-        await ctx.db.write(group_rules.change, ctx.caller, profile_id, values, slugs, admins_only)
+        await ctx.db.write(group_service.change, ctx.caller, profile_id, values, slugs, admins_only)
         return GroupDetail((await ctx.db.read(group_reads.several, [profile_id], ctx.base))[0])
 
     @delete("/{pk:str}", status_code=204, summary="Delete a group (admins)")
     async def delete_group(self, ctx: Ctx, pk: FromPath[str]) -> None:
         if ctx.caller.is_anonymous:
             raise denied(ctx.caller)
-        await ctx.db.write(group_rules.delete, ctx.caller, path_id(pk, "GroupProfile"))
+        await ctx.db.write(group_service.delete, ctx.caller, path_id(pk, "GroupProfile"))
 
     @get("/{pk:str}/managers", summary="Managers of the group")
     async def managers(self, ctx: Ctx, pk: FromPath[str]) -> list[User]:
@@ -184,7 +184,7 @@ class GroupsController(Controller):
             raise denied(caller)
         profile = await ctx.db.read(group_reads.visible, caller, path_id(pk, "GroupProfile"))
         body: MembersBody = await declared_body(ctx.request)
-        await ctx.db.write(group_rules.change_members, caller, profile, body.users, body.role, adding)
+        await ctx.db.write(group_service.change_members, caller, profile, body.users, body.role, adding)
         return await ctx.db.read(group_reads.people, caller, profile["group_id"], ctx.base, False)
 
     @get("/{pk:str}/resources", summary="Resources on which the group holds a permission")

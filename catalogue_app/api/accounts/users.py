@@ -21,7 +21,7 @@ from catalogue_app.passwords import hash_password
 from catalogue_app.reads import accounts
 from catalogue_app.reads.resources import Resource
 from catalogue_app.reads.users import GroupProfile, User
-from catalogue_app.services import users as user_rules
+from catalogue_app.services import users as user_service
 from catalogue_app.store import Row
 
 
@@ -120,9 +120,9 @@ class UsersController(Controller):
         batch = []
         for item in items:
             values = _values(item)
-            user_rules.check_values(values, caller, creating=True, settings=ctx.settings)
+            user_service.check_values(values, caller, creating=True, settings=ctx.settings)
             batch.append(await _hash(values))
-        ids = await ctx.db.write(user_rules.create, batch)
+        ids = await ctx.db.write(user_service.create, batch)
         rendered = await ctx.db.read(accounts.several, ids, caller, ctx.base)
         return UserBatch(rendered) if many else UserDetail(rendered[0])
 
@@ -133,9 +133,9 @@ class UsersController(Controller):
         batch = []
         for data in await declared_updates(ctx.request, "users"):
             values = _values(data)
-            user_rules.check_values(values, caller, creating=False, settings=ctx.settings)
+            user_service.check_values(values, caller, creating=False, settings=ctx.settings)
             batch.append((data.id, await _hash(values)))
-        await ctx.db.write(user_rules.change, caller, batch)
+        await ctx.db.write(user_service.change, caller, batch)
         _forget(ctx.request, [i for i, _ in batch])
         return UserBatch(await ctx.db.read(accounts.several, [i for i, _ in batch], caller, ctx.base))
 
@@ -143,7 +143,7 @@ class UsersController(Controller):
     async def bulk_delete(self, ctx: Ctx) -> None:
         caller = ctx.require_login()
         ids = record_ids(await read_body(ctx.request), "users")
-        await ctx.db.write(user_rules.delete, caller, ids, ctx.settings.user_deletion_rules)
+        await ctx.db.write(user_service.delete, caller, ids, ctx.settings.user_deletion_rules)
         _forget(ctx.request, ids)
 
     # -- one user ----------------------------------------------------------------------------
@@ -172,15 +172,15 @@ class UsersController(Controller):
     async def _update(self, ctx: Context, pk: str) -> UserDetail:
         target = await self._visible(ctx, pk)
         values = _values(await declared_body(ctx.request, singular="user"))
-        user_rules.check_values(values, ctx.caller, creating=False, settings=ctx.settings, username=target["username"])
-        await ctx.db.write(user_rules.change, ctx.caller, [(target["id"], await _hash(values))])
+        user_service.check_values(values, ctx.caller, creating=False, settings=ctx.settings, username=target["username"])
+        await ctx.db.write(user_service.change, ctx.caller, [(target["id"], await _hash(values))])
         _forget(ctx.request, [target["id"]])
         return UserDetail((await ctx.db.read(accounts.several, [target["id"]], ctx.caller, ctx.base))[0])
 
     @delete("/{pk:str}", status_code=200, summary="Delete a user after the USER_DELETION_RULES checks")
     async def delete_user(self, ctx: Ctx, pk: FromPath[str]) -> Response[bytes]:
         target = await self._visible(ctx, pk)
-        await ctx.db.write(user_rules.delete, ctx.caller, [target["id"]], ctx.settings.user_deletion_rules)
+        await ctx.db.write(user_service.delete, ctx.caller, [target["id"]], ctx.settings.user_deletion_rules)
         _forget(ctx.request, [target["id"]])
         return json_string("User deleted sucessfully")
 
@@ -211,14 +211,14 @@ class UsersController(Controller):
             current = body.currentOwner if body.currentOwner is not None else target["id"]
             # an empty or missing list means all of the user's resources (GeoNode 5; geonodectl sends [])
             new, subset = body.newOwner, body.resources or None
-        await ctx.db.write(user_rules.transfer, caller, target["id"], current, new, subset)
+        await ctx.db.write(user_service.transfer, caller, target["id"], current, new, subset)
         return json_string("Resources transfered successfully")
 
     @post("/{pk:str}/remove_from_group_manager", status_code=200, opt={"body": GroupsBody},
           summary='Demote the user from manager to member in the listed groups or "ALL"')
     async def remove_from_group_manager(self, ctx: Ctx, pk: FromPath[str]) -> Response[GroupManagerAnswer]:
         target = await self._visible(ctx, pk)
-        if not user_rules.may_demote(ctx.caller, target["id"]):
+        if not user_service.may_demote(ctx.caller, target["id"]):
             raise permission_denied()
         body: GroupsBody = await declared_body(ctx.request)
         if body.groups is None or body.groups == [] or body.groups == "":
@@ -226,7 +226,7 @@ class UsersController(Controller):
         if isinstance(body.groups, str) and body.groups != "ALL":
             raise invalid('"groups" must be a list of group ids or "ALL"')
 
-        titles, refused = await ctx.db.write(user_rules.demote, target["id"], body.groups)
+        titles, refused = await ctx.db.write(user_service.demote, target["id"], body.groups)
         message = GroupManagerAnswer(success=f"User removed as a group manager from : {', '.join(titles)}")
         if refused:
             message.error = f"User is not manager of the following groups: : {refused}"

@@ -20,7 +20,7 @@ from catalogue_app.api.query import list_spec
 from catalogue_app.api.request_bodies import read_body, records, unwrap
 from catalogue_app.reads import limits as limit_reads
 from catalogue_app.reads.limits import ParallelismLimit, SizeLimit
-from catalogue_app.services import limits as limit_rules
+from catalogue_app.services import limits as limit_service
 
 SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,255}$")
 size_label = limit_reads.size_label  # the upload handlers name the limit in their errors with it
@@ -56,7 +56,7 @@ def _clean(family: LimitFamily, item: dict[str, Any], *, creating: bool) -> tupl
 
 def _admin(ctx: Context) -> None:
     """Refused before the body is read (the service asks the same rule again)."""
-    limit_rules.require_admin(ctx.caller)
+    limit_service.require_admin(ctx.caller)
 
 
 class SizeLimitList(pagination.ListPage, rename={"upload_size_limits": "upload-size-limits"}):
@@ -84,7 +84,7 @@ async def _create(ctx: Context, family: LimitFamily) -> Response[Any]:
     _admin(ctx)
     items, many = records(await read_body(ctx.request), family.singular, family.plural)
     cleaned = [_clean(family, item, creating=True) for item in items]
-    rows = await ctx.db.write(limit_rules.create, ctx.caller, family.kind, cleaned)
+    rows = await ctx.db.write(limit_service.create, ctx.caller, family.kind, cleaned)
     shaped = [limit_reads.shape(family.kind, r, ctx.base) for r in rows]
     return Response({family.plural: shaped} if many else {family.singular: shaped[0]}, status_code=201)
 
@@ -150,7 +150,7 @@ async def _update(ctx: Context, family: LimitFamily, slug: str) -> Response[Any]
     if not isinstance(body, dict):
         raise invalid("Expected a JSON object.")
     _, description, value = _clean(family, body, creating=False)
-    await ctx.db.write(limit_rules.change, ctx.caller, family.kind, slug, description, value)
+    await ctx.db.write(limit_service.change, ctx.caller, family.kind, slug, description, value)
     return Response({family.singular: await _shaped(ctx, family, slug)})
 
 

@@ -20,7 +20,7 @@ from catalogue_app.api.resources.executions import Receipt, queue_job
 from catalogue_app.api.request_bodies import path_id, read_body
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.inspect import RasterLimits, inspect_upload
-from catalogue_app.services import resources as resource_service
+from catalogue_app.services import resources as resources_service
 from catalogue_app.services.resource_changes import clean
 from catalogue_app.services.resources import CREATABLE
 from catalogue_app.rules import Viewer
@@ -38,7 +38,7 @@ def _target(ctx: Context, pk: str) -> tuple[Viewer, int]:
         status_code=200, tags=["resources"],
         summary="Delete a resource in the background: the receipt names the status URL to poll (also in Location)")
 async def delete_resource(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
-    row = await ctx.db.read(resource_service.deletable, *_target(ctx, pk))
+    row = await ctx.db.read(resources_service.deletable, *_target(ctx, pk))
     receipt = await queue_job(ctx, "delete", "delete", {"uuid": row["uuid"]}, row["id"])
     return Response(receipt, status_code=200, headers={"Location": receipt.status_url})
 
@@ -46,7 +46,7 @@ async def delete_resource(ctx: Ctx, pk: FromPath[str]) -> Response[Receipt]:
 @put("/api/v2/resources/{pk:str}/copy", tags=["resources"],
      summary="Copy a resource in the background; the copy belongs to the caller")
 async def copy_resource(ctx: Ctx, pk: FromPath[str]) -> Receipt:
-    row = await ctx.db.read(resource_service.copyable, *_target(ctx, pk))
+    row = await ctx.db.read(resources_service.copyable, *_target(ctx, pk))
     defaults = _defaults(await read_body(ctx.request))
     params = {"instance": row["id"], "source_uuid": row["uuid"], "owner": ctx.caller.username,
               "defaults": json.dumps(defaults)}
@@ -97,7 +97,7 @@ async def create_resource(ctx: Ctx, resource_type: FromPath[str]) -> Receipt:
 @put("/api/v2/resources/{pk:str}/update", tags=["resources"],
      summary="Change a resource in the background from 'vals' (fields, as a PATCH takes them)")
 async def update_resource(ctx: Ctx, pk: FromPath[str]) -> Receipt:
-    row = await ctx.db.read(resource_service.changeable, *_target(ctx, pk))
+    row = await ctx.db.read(resources_service.changeable, *_target(ctx, pk))
     vals = _object_field(await read_body(ctx.request), "vals")
     # a second hop: the body arrives between the two reads (its errors come after a 401, 404 or 403)
     cleaned = await ctx.db.read(clean, vals, ctx.viewer, row, row["resource_type"])

@@ -50,7 +50,7 @@ from catalogue_app.reads import documents as document_reads
 from catalogue_app.reads import resources as reads
 from catalogue_app.reads import uploads as upload_reads
 from catalogue_app.services import resource_changes
-from catalogue_app.services import documents as document_rules
+from catalogue_app.services import documents as document_service
 
 MAX_BODY = 4 * 1024**3  # what one upload may carry at all; the stored size limit is checked as it arrives
 JSON_MAX = 10 * 1024 * 1024  # a body without a file (JSON or a plain form): the application's usual limit
@@ -223,7 +223,7 @@ async def _store(ctx: Context, caller: Caller, form: Form, staged: Path) -> int:
     final = ctx.settings.files_dir / new_uuid
 
     future = ctx.db.submit(functools.partial(
-        document_rules.create, doc_url=content.doc_url, staged=staged, file_name=content.file_name, size=form.size,
+        document_service.create, doc_url=content.doc_url, staged=staged, file_name=content.file_name, size=form.size,
         final=final), viewer, caller.id, new_uuid, values, content.extension)
     try:
         rid = await asyncio.wrap_future(future)

@@ -17,7 +17,7 @@ from catalogue_app.api.errors import invalid
 from catalogue_app.api.query import list_spec
 from catalogue_app.reads import executions as reads
 from catalogue_app.reads.executions import ExecutionRequest, ExecutionStatus, status_url
-from catalogue_app.services import executions as execution_rules
+from catalogue_app.services import executions as execution_service
 
 
 class Receipt(msgspec.Struct):
@@ -50,7 +50,7 @@ async def queue_job(ctx: Context, func_name: str, action: str, input_params: dic
                     exclusive: bool = True, exec_id: str | None = None) -> Receipt:
     """Store and queue a request (``exec_id`` when its workspace was filled beforehand)."""
     runner = ctx.request.app.state.runner
-    queue = functools.partial(execution_rules.queue, name=name, source=source, exclusive=exclusive, exec_id=exec_id)
+    queue = functools.partial(execution_service.queue, name=name, source=source, exclusive=exclusive, exec_id=exec_id)
     exec_id, ran = await ctx.db.write(queue, ctx.caller, func_name, action, input_params, resource_id, runner.run_here)
     if not ran:
         runner.submit(exec_id)
@@ -87,7 +87,7 @@ class ExecutionsController(Controller):
     @delete("/{exec_id:str}", status_code=200, summary="Forget a finished or failed execution request")
     async def delete_request(self, ctx: Ctx, exec_id: FromPath[str]) -> Response[None]:
         exec_id = _checked(exec_id)  # an invalid uuid is refused before the write
-        await ctx.db.write(execution_rules.forget, ctx.require_login(), exec_id)
+        await ctx.db.write(execution_service.forget, ctx.require_login(), exec_id)
         return Response(None, status_code=200)
 
 

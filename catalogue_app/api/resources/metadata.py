@@ -16,7 +16,7 @@ from catalogue_app.api.resources.uploads import Binary
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.iso import parse_iso
 from catalogue_app.reads import xml_documents as reads
-from catalogue_app.services import datasets as dataset_rules
+from catalogue_app.services import datasets as dataset_service
 
 MAX_XML = 10 * 1024 * 1024
 NOT_AVAILABLE = "Metadata XML not available for this resource."
@@ -50,7 +50,7 @@ async def upload_metadata(ctx: Ctx, pk: FromPath[str]) -> Response[dict]:
         raise ApiError(400, f"metadata_file: {exc}", "invalid_metadata_exception") from None
     viewer = ctx.viewer
 
-    await ctx.db.write(dataset_rules.apply_iso_metadata, viewer, int(pk), msgspec.to_builtins(fields), data)
+    await ctx.db.write(dataset_service.apply_iso_metadata, viewer, int(pk), msgspec.to_builtins(fields), data)
     return Response({"success": True, "message": ["Metadata successfully updated"]})
 
 

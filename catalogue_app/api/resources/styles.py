@@ -13,7 +13,7 @@ from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.styles import check_sld
 from catalogue_app.reads import xml_documents as reads
-from catalogue_app.services import datasets as dataset_rules
+from catalogue_app.services import datasets as dataset_service
 
 SLD_TYPE = "application/vnd.ogc.sld+xml"
 MAX_SLD = 10 * 1024 * 1024
@@ -49,7 +49,7 @@ async def put_style(ctx: Ctx, workspace: FromPath[str], filename: FromPath[str])
         raise invalid(str(exc)) from None
     viewer = ctx.viewer
 
-    await ctx.db.write(dataset_rules.set_style, viewer, workspace, name, body, info.title)
+    await ctx.db.write(dataset_service.set_style, viewer, workspace, name, body, info.title)
     return Response(b"", status_code=200, media_type=SLD_TYPE)
 
 
