@@ -23,6 +23,7 @@ run: $(STAMP)
 
 test: $(STAMP)
 	@sh scripts/ensure_chromium.sh
+	@sh scripts/ensure_gdal.sh
 	$(BIN)/python -m pytest -n auto --dist loadfile $(ARGS)
 
 bench: $(STAMP)
