@@ -1234,9 +1234,52 @@ def fill_listed_extents(conn, first: int) -> None:
                  f" ({_listed_entries('r', 'FROM resources r', ' AND r.id >= :first')})"
                  " ORDER BY CAST((miny + 90) / 4 AS INTEGER), CAST((minx + 180) / 4 AS INTEGER)", {"first": first})
 
+# Migration 30: history. Every committed change of a resource is a version: a uuid that is
+# the same in every catalogue it travels to, its number within the resource, who, when, through
+# what ('wfs-t', 'ui', 'api', 'upload', 'iso', 'harvest', 'revert'...), its kind ('data',
+# 'replace', 'metadata', 'revert') and a summary. A metadata version keeps its fields before and
+# after in ``changes``; a data version's features are kept in the dataset's GeoPackage
+# (gpkgext_catalogue_* tables), where they are written in the same transaction as the data.
+# ``state`` is 'pending' from the number's reservation until the GeoPackage has committed;
+# a start finds each pending row in its GeoPackage (then 'done') or drops it.
+# datasets.data_version: the number of the last data version applied (0: the upload as it came);
+# the caches of layers know a working copy by it.
+VERSIONS = """
+CREATE TABLE IF NOT EXISTS resource_versions (
+    id            INTEGER PRIMARY KEY,
+    uuid          TEXT NOT NULL UNIQUE,
+    resource_id   INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    number        INTEGER NOT NULL,
+    created       TEXT NOT NULL,
+    user_id       INTEGER REFERENCES users(id) ON DELETE SET NULL,
+    username      TEXT,
+    via           TEXT NOT NULL,
+    kind          TEXT NOT NULL,
+    state         TEXT NOT NULL DEFAULT 'done',
+    summary       TEXT NOT NULL DEFAULT '{}',
+    changes       TEXT,
+    reverts_to    TEXT,
+    UNIQUE (resource_id, number)
+);
+CREATE INDEX IF NOT EXISTS resource_versions_pending ON resource_versions(resource_id) WHERE state = 'pending';
+CREATE INDEX IF NOT EXISTS resource_versions_created ON resource_versions(created);
+CREATE TABLE IF NOT EXISTS resource_tombstones (
+    uuid          TEXT PRIMARY KEY,
+    resource_id   INTEGER NOT NULL,
+    resource_type TEXT NOT NULL,
+    title         TEXT NOT NULL DEFAULT '',
+    deleted       TEXT NOT NULL,
+    user_id       INTEGER REFERENCES users(id) ON DELETE SET NULL,
+    username      TEXT
+);
+CREATE INDEX IF NOT EXISTS resource_tombstones_deleted ON resource_tombstones(deleted);
+ALTER TABLE datasets ADD COLUMN data_version INTEGER NOT NULL DEFAULT 0;
+"""
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
                     RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT, token_details, resource_origins,
-                    listed_extents, unlisted_words]
+                    listed_extents, unlisted_words, VERSIONS]

@@ -1,0 +1,116 @@
+"""A resource's history: its versions and the tombstones of deleted resources (migration 30).
+
+A version has a uuid (the same wherever it travels), a number within its resource, who made it,
+when, through what (``via``), its kind and a summary. A metadata version keeps its fields before
+and after in ``changes`` ({field: [before, after]}); a data version's features are kept in the
+dataset's GeoPackage, beside the data. A data version is reserved ``pending`` before its
+GeoPackage transaction and marked ``done`` after it; ``pending`` rows are settled at start.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import uuid as uuids
+from typing import Any
+
+from catalogue_app.clock import now
+
+KINDS = ("data", "replace", "metadata", "revert")
+COLUMNS = ("id, uuid, resource_id, number, created, user_id, username, via, kind, state, summary,"
+           " changes, reverts_to")
+
+
+def _next_number(conn: sqlite3.Connection, resource_id: int) -> int:
+    row = conn.execute("SELECT MAX(number) FROM resource_versions WHERE resource_id = ?", (resource_id,)).fetchone()
+    return (row[0] or 0) + 1
+
+
+def add(conn: sqlite3.Connection, resource_id: int, *, kind: str, via: str, user_id: int | None,
+        username: str | None, summary: dict[str, Any] | None = None, changes: Any = None,
+        reverts_to: str | None = None, state: str = "done", version_uuid: str | None = None,
+        created: str | None = None) -> sqlite3.Row:
+    """A new version of the resource, numbered after its last one; returns its row."""
+    conn.execute(
+        "INSERT INTO resource_versions (uuid, resource_id, number, created, user_id, username, via, kind,"
+        " state, summary, changes, reverts_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (version_uuid or str(uuids.uuid4()), resource_id, _next_number(conn, resource_id), created or now(),
+         user_id, username, via, kind, state, json.dumps(summary or {}, separators=(",", ":")),
+         None if changes is None else json.dumps(changes, separators=(",", ":"), default=str), reverts_to),
+    )
+    return conn.execute(f"SELECT {COLUMNS} FROM resource_versions WHERE id = last_insert_rowid()").fetchone()
+
+
+def settle(conn: sqlite3.Connection, version_uuid: str, summary: dict[str, Any] | None = None) -> None:
+    """A pending version whose GeoPackage transaction committed is done."""
+    if summary is None:
+        conn.execute("UPDATE resource_versions SET state = 'done' WHERE uuid = ?", (version_uuid,))
+    else:
+        conn.execute("UPDATE resource_versions SET state = 'done', summary = ? WHERE uuid = ?",
+                     (json.dumps(summary, separators=(",", ":")), version_uuid))
+
+
+def drop_pending(conn: sqlite3.Connection, version_uuid: str) -> None:
+    """A pending version whose GeoPackage transaction did not commit is forgotten."""
+    conn.execute("DELETE FROM resource_versions WHERE uuid = ? AND state = 'pending'", (version_uuid,))
+
+
+def pending(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    return conn.execute(f"SELECT {COLUMNS} FROM resource_versions WHERE state = 'pending' ORDER BY id").fetchall()
+
+
+def of_resource(conn: sqlite3.Connection, resource_id: int, offset: int = 0, limit: int = 10,
+                include_pending: bool = False) -> tuple[int, list[sqlite3.Row]]:
+    """The resource's versions, newest first, and how many there are."""
+    where = "resource_id = ?" + ("" if include_pending else " AND state = 'done'")
+    total = conn.execute(f"SELECT COUNT(*) FROM resource_versions WHERE {where}", (resource_id,)).fetchone()[0]
+    rows = conn.execute(f"SELECT {COLUMNS} FROM resource_versions WHERE {where} ORDER BY number DESC"
+                        " LIMIT ? OFFSET ?", (resource_id, limit, offset)).fetchall()
+    return total, rows
+
+
+def one(conn: sqlite3.Connection, resource_id: int, number: int) -> sqlite3.Row | None:
+    return conn.execute(f"SELECT {COLUMNS} FROM resource_versions WHERE resource_id = ? AND number = ?"
+                        " AND state = 'done'", (resource_id, number)).fetchone()
+
+
+def by_uuid(conn: sqlite3.Connection, version_uuid: str) -> sqlite3.Row | None:
+    return conn.execute(f"SELECT {COLUMNS} FROM resource_versions WHERE uuid = ?", (version_uuid,)).fetchone()
+
+
+def between(conn: sqlite3.Connection, resource_id: int, after: int, upto: int) -> list[sqlite3.Row]:
+    """The done versions numbered above ``after`` up to ``upto``, oldest first."""
+    return conn.execute(f"SELECT {COLUMNS} FROM resource_versions WHERE resource_id = ? AND number > ?"
+                        " AND number <= ? AND state = 'done' ORDER BY number", (resource_id, after, upto)).fetchall()
+
+
+def latest_number(conn: sqlite3.Connection, resource_id: int) -> int:
+    row = conn.execute("SELECT MAX(number) FROM resource_versions WHERE resource_id = ? AND state = 'done'",
+                       (resource_id,)).fetchone()
+    return row[0] or 0
+
+
+def set_data_version(conn: sqlite3.Connection, resource_id: int, number: int) -> None:
+    conn.execute("UPDATE datasets SET data_version = ? WHERE resource_id = ?", (number, resource_id))
+
+
+def drop_older_than(conn: sqlite3.Connection, before: str) -> int:
+    """Forget done versions made before ``before`` (an ISO time); returns how many went."""
+    return conn.execute("DELETE FROM resource_versions WHERE created < ? AND state = 'done'", (before,)).rowcount
+
+
+def bury(conn: sqlite3.Connection, resource_uuid: str, resource_id: int, resource_type: str, title: str,
+         user_id: int | None, username: str | None) -> None:
+    """The tombstone of a resource deleted now."""
+    conn.execute(
+        "INSERT OR REPLACE INTO resource_tombstones (uuid, resource_id, resource_type, title, deleted, user_id,"
+        " username) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (resource_uuid, resource_id, resource_type, title or "", now(), user_id, username),
+    )
+
+
+def tombstones(conn: sqlite3.Connection, offset: int = 0, limit: int = 10) -> tuple[int, list[sqlite3.Row]]:
+    total = conn.execute("SELECT COUNT(*) FROM resource_tombstones").fetchone()[0]
+    rows = conn.execute("SELECT uuid, resource_id, resource_type, title, deleted, user_id, username"
+                        " FROM resource_tombstones ORDER BY deleted DESC LIMIT ? OFFSET ?", (limit, offset)).fetchall()
+    return total, rows
