@@ -1273,8 +1273,16 @@ CREATE TABLE IF NOT EXISTS resource_tombstones (
     username      TEXT
 );
 CREATE INDEX IF NOT EXISTS resource_tombstones_deleted ON resource_tombstones(deleted);
-ALTER TABLE datasets ADD COLUMN data_version INTEGER NOT NULL DEFAULT 0;
 """
+
+
+def versions(conn) -> None:
+    """Migration 30: the history's tables (VERSIONS) and datasets.data_version (added once: a data
+    folder set back to an older user_version runs this again)."""
+    for statement in statements(VERSIONS):
+        conn.execute(statement)
+    if not any(row[1] == "data_version" for row in conn.execute("PRAGMA table_info(datasets)")):
+        conn.execute("ALTER TABLE datasets ADD COLUMN data_version INTEGER NOT NULL DEFAULT 0")
 
 
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
@@ -1282,4 +1290,4 @@ MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, 
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
                     RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT, token_details, resource_origins,
-                    listed_extents, unlisted_words, VERSIONS]
+                    listed_extents, unlisted_words, versions]
