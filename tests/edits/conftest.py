@@ -68,7 +68,7 @@ def ed(tmp_path_factory):
         out["points"] = upload_points(c, root / "src")
         for name in ("countries", "points"):
             r = c.patch(f"/api/v2/resources/{out[name]['pk']}/permissions",
-                        json={"groups": [{"id": group["pk"], "permissions": "edit"}]})
+                        json={"groups": [{"id": group["group"]["pk"], "permissions": "edit"}]})
             assert r.status_code == 200, r.text
     yield out
     admin.close()
