@@ -826,6 +826,16 @@ def state(path: str | Path) -> dict[str, Any]:
             conn.close()
 
 
+def applied(path: str | Path) -> tuple[int, str | None]:
+    """The number and uuid of the last version applied to the file ((0, None): never edited)."""
+    with gpkg_access.sqlite(path):
+        conn = _reading(path)
+        try:
+            return _state(conn)
+        finally:
+            conn.close()
+
+
 def versions(path: str | Path, after: int = 0) -> list[dict[str, Any]]:
     """The data versions recorded in the file numbered above ``after``, oldest first: dicts of
     number, uuid, created, user_id, username, via, kind, reverts_to, summary."""
