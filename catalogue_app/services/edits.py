@@ -181,8 +181,10 @@ async def apply(db: Database, viewer: Viewer, rid: int, changes: Sequence[Insert
     return EditResult(applied.number, applied.uuid, list(applied.inserted), applied.updated, applied.deleted)
 
 
-def _revert_target(conn: Connection, viewer: Viewer, rid: int, number: int, root: Path) -> tuple[_Target, str]:
+def _revert_target(conn: Connection, viewer: Viewer, rid: int, number: int, root: Path) -> tuple[_Target, str | None]:
     target = _target(conn, viewer, rid, root)
+    if number == 0:  # the data as uploaded
+        return target, None
     version = versions.one(conn, rid, number)
     if version is None:
         raise NotFound(message=f"Dataset {rid} has no version {number}.")
@@ -190,9 +192,10 @@ def _revert_target(conn: Connection, viewer: Viewer, rid: int, number: int, root
 
 
 async def revert(db: Database, viewer: Viewer, rid: int, number: int, via: str = "api") -> dict[str, Any]:
-    """Bring the dataset's features back to what they were at version ``number``: a new version
-    (kind "revert", ``reverts_to`` the uuid of version ``number``) that undoes the data versions
-    after it; a feature deleted since comes back with its old id. Returns the new version's row
+    """Bring the dataset's features back to what they were at version ``number`` (0: as
+    uploaded): a new version (kind "revert", ``reverts_to`` the uuid of version ``number``, None
+    for 0) that undoes the data versions after it; a feature deleted since comes back with its
+    old id. Returns the new version's row
     as a dict (the columns of store/versions.py ``COLUMNS``; ``summary`` as JSON text). Refusals
     as for ``apply``; Invalid when nothing changed since (the data are as at ``number``) or the
     data were replaced by an upload since."""
