@@ -19,7 +19,7 @@ import msgspec
 from catalogue_app import files, rules
 from catalogue_app.services import access, history
 from catalogue_app.services.errors import Forbidden, NotFound, refusal_for
-from catalogue_app.store import Connection, datasets, field_history, versions
+from catalogue_app.store import Connection, Row, datasets, field_history, versions
 from catalogue_app.store.resources import Viewer
 
 
@@ -117,12 +117,23 @@ def shape(row: Any, reverts_to_number: int | None = None) -> Version:
     if isinstance(summary, str):
         summary = json.loads(summary or "{}")
     user_id, username = _get(row, "user_id"), _get(row, "username")
+    if reverts_to_number is None:
+        reverts_to_number = _get(row, "reverts_to_number")
     if reverts_to_number is None and isinstance(summary, dict) and isinstance(summary.get("reverts_to"), int):
         reverts_to_number = summary["reverts_to"]
     return Version(uuid=row["uuid"], number=row["number"], created=row["created"],
                    user=VersionUser(user_id, username) if user_id is not None or username else None,
                    via=row["via"], kind=row["kind"], summary=summary if isinstance(summary, dict) else {},
                    reverts_to=_get(row, "reverts_to"), reverts_to_number=reverts_to_number)
+
+
+def _shaped(conn: Connection, row: Row) -> Version:
+    """A stored version as the API shows it, with the number of the version it reverted to."""
+    number = None
+    if row["reverts_to"]:
+        found = versions.by_uuid(conn, row["reverts_to"])
+        number = found["number"] if found is not None else None
+    return shape(row, number)
 
 
 def _fields(changes: dict[str, list[Any]] | None) -> dict[str, FieldChange]:
@@ -134,7 +145,7 @@ def page(conn: Connection, viewer: Viewer, rid: int, limit: int, offset: int) ->
     """The resource's versions, newest first, and how many there are."""
     history.visible(conn, viewer, rid)
     total, rows = versions.of_resource(conn, rid, offset, limit)
-    return total, [shape(r) for r in rows]
+    return total, [_shaped(conn, r) for r in rows]
 
 
 def one(conn: Connection, viewer: Viewer, rid: int, number: int, files_dir: Path) -> VersionDetail:
@@ -146,7 +157,7 @@ def one(conn: Connection, viewer: Viewer, rid: int, number: int, files_dir: Path
     features = None
     if row["kind"] != "replace" and history.is_data(row) and access.may(conn, viewer, resource, access.DOWNLOAD):
         features = _combined([_data_changes(conn, rid, files_dir, number)], backwards=False)
-    base = shape(row)
+    base = _shaped(conn, row)
     return VersionDetail(**msgspec.structs.asdict(base),
                          changes=VersionChanges(_fields(history.changes_of(row)), features))
 
@@ -206,26 +217,58 @@ def _data_changes(conn: Connection, rid: int, files_dir: Path, number: int) -> l
     return edits.data_changes(_working_copy(conn, rid, files_dir), number)
 
 
+def _feature(fid: int, side: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "Feature", "id": fid}
+    if "geometry" in side:
+        out["geometry"] = side["geometry"]
+    out["properties"] = side["properties"]
+    return out
+
+
 def _combined(batches: list[list[dict[str, Any]]], backwards: bool) -> FeatureChanges:
-    """The net change of several data versions' feature changes (oldest first): per feature, as
-    it was before the first and after the last (undone when ``backwards``)."""
-    first: dict[int, Any] = {}
-    last: dict[int, Any] = {}
+    """The net change of several data versions' feature changes (services/edits.py
+    ``data_changes``, oldest version first): per feature, whether it existed before the first
+    and after the last, each field as it was before the first change of it and after the last
+    (from the later state to the earlier when ``backwards``)."""
+    state: dict[int, dict[str, Any]] = {}
     for batch in batches:
         for change in batch:
-            fid = change["fid"]
-            if fid not in first:
-                first[fid] = change.get("before")
-            last[fid] = change.get("after")
+            fid, op = change["fid"], change["op"]
+            s = state.setdefault(fid, {"existed": op != "insert", "exists": True,
+                                       "before": {"properties": {}}, "after": {"properties": {}}})
+            before, after = change.get("before"), change.get("after")
+            if before:
+                for key, value in before.get("properties", {}).items():
+                    s["before"]["properties"].setdefault(key, value)
+                if "geometry" in before and "geometry" not in s["before"]:
+                    s["before"]["geometry"] = before["geometry"]
+            if op == "delete":
+                s["exists"], s["after"] = False, {"properties": {}}
+                continue
+            if op == "insert":
+                s["after"] = {"properties": {}}
+            s["exists"] = True
+            if after:
+                s["after"]["properties"].update(after.get("properties", {}))
+                if "geometry" in after:
+                    s["after"]["geometry"] = after["geometry"]
     out = FeatureChanges([], [], [])
-    for fid in first:
-        before, after = (last[fid], first[fid]) if backwards else (first[fid], last[fid])
-        if before is None and after is not None:
-            out.inserted.append(after)
-        elif before is not None and after is None:
-            out.deleted.append(before)
-        elif before is not None and before != after:
-            out.updated.append(FeatureUpdate(fid, before, after))
+    for fid, s in state.items():
+        existed, exists, before, after = s["existed"], s["exists"], s["before"], s["after"]
+        if backwards:
+            existed, exists, before, after = exists, existed, after, before
+        if exists and not existed:
+            out.inserted.append(_feature(fid, after))
+        elif existed and not exists:
+            out.deleted.append(_feature(fid, before))
+        elif existed and exists:
+            keys = [k for k in set(before["properties"]) | set(after["properties"])
+                    if before["properties"].get(k) != after["properties"].get(k)]
+            moved = before.get("geometry") != after.get("geometry")
+            if keys or moved:
+                sides = [{"properties": {k: side["properties"].get(k) for k in sorted(keys)},
+                          **({"geometry": side.get("geometry")} if moved else {})} for side in (before, after)]
+                out.updated.append(FeatureUpdate(fid, _feature(fid, sides[0]), _feature(fid, sides[1])))
     return out
 
 

@@ -217,5 +217,5 @@ async def revert(db: Database, viewer: Viewer, rid: int, number: int, part: str 
     if await db.read(revert_part, viewer, rid, number, part) == "data":
         from catalogue_app.services import edits  # the edit service loads the GeoPackage side
 
-        return await edits.revert(db, viewer, rid, number, via=via)
+        return {**await edits.revert(db, viewer, rid, number, via=via), "reverts_to_number": number}
     return await db.write(revert_metadata, viewer, rid, number, via)

@@ -13,6 +13,7 @@ import pytest
 
 from tests.api.test_uploads import CITIES, shapefile_parts
 from tests.conftest import ADMIN_PASSWORD, in_process, make_group, make_user, unique
+from tests.edits.conftest import points_gpkg
 
 PRIVATE = '{"users": {"AnonymousUser": []}}'
 
@@ -68,6 +69,16 @@ class World(SimpleNamespace):
         assert status["status"] == "finished", status
         return int(status["output_params"]["resources"][0]["id"])
 
+    def new_points(self, who: str = "owner", n: int = 10) -> int:
+        """A vector dataset of ``n`` points (fields label, n, height, ok, day), edited in place."""
+        path = points_gpkg(self.folder, n, unique("points"))
+        r = self.client(who).post("/api/v2/uploads/upload", files={
+            "base_file": (path.name, path.read_bytes(), "application/geopackage+sqlite3")})
+        assert r.status_code == 201, r.text
+        status = finish(self.client(who), r.json()["execution_id"])
+        assert status["status"] == "finished", status
+        return int(status["output_params"]["resources"][0]["id"])
+
     def share(self, pk: int) -> None:
         """Private to everyone but the owner and the group (which may view it)."""
         spec = {"organizations": [{"id": self.group["group"]["pk"], "permissions": "view"}],
@@ -80,7 +91,7 @@ class World(SimpleNamespace):
 @pytest.fixture(scope="package")
 def world(tmp_path_factory):
     srv = in_process(tmp_path_factory.mktemp("history") / "data", env={"ENABLE_BULK_UPDATE": "true", "ENABLE_PATCH_ALL": "true", "USER_DELETION_RULES": "user_is_manager"})
-    w = World(srv=srv, clients={}, users={})
+    w = World(srv=srv, clients={}, users={}, folder=tmp_path_factory.mktemp("history-sources"))
     admin = w.client("admin")
     for who in ("owner", "other", "member", "heir"):
         w.users[who] = make_user(admin)
