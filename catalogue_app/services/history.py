@@ -219,3 +219,12 @@ async def revert(db: Database, viewer: Viewer, rid: int, number: int, part: str 
 
         return {**await edits.revert(db, viewer, rid, number, via=via), "reverts_to_number": number}
     return await db.write(revert_metadata, viewer, rid, number, via)
+
+
+# -- upkeep -------------------------------------------------------------------------------------
+def drop_versions_before(conn: Connection, before: str) -> tuple[int, int]:
+    """``catalogue vacuum --drop-versions-before``: forget the versions of fields made before
+    ``before`` (an ISO time, as the store keeps them). Versions of data are kept: their features
+    live in each dataset's GeoPackage, which would bring them back at the next start, and the edit
+    service offers no way yet to forget them there. Returns (dropped, data versions kept)."""
+    return versions.drop_field_versions_older_than(conn, before)
