@@ -24,9 +24,12 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import json
 import math
+import os
 import re
+import shutil
 import sqlite3
 import struct
 from collections.abc import Callable, Iterable, Sequence
@@ -423,6 +426,7 @@ _FAMILY = {"POINT": ("Point",), "LINESTRING": ("LineString",), "POLYGON": ("Poly
            "GEOMETRYCOLLECTION": ("GeometryCollection", "MultiPoint", "MultiLineString", "MultiPolygon")}
 
 
+@functools.lru_cache(maxsize=64)
 def _crs_obj(text: str):
     from pyproj import CRS
     return CRS.from_user_input(text)
@@ -436,6 +440,7 @@ def _transformer(source: str, target: str):
 _TRANSFORMERS: dict[tuple[str, str], Any] = {}
 
 
+@functools.lru_cache(maxsize=256)
 def _same_crs(a: str, b: str) -> bool:
     if a.upper() == b.upper():
         return True
@@ -492,9 +497,28 @@ def _geometry(layer: Layer, geometry: BaseGeometry | None, crs: str | None, fid:
         if not np.isfinite(coords).all():
             raise EditError(f"{where}: the geometry lies outside the area where the layer's coordinate reference "
                             f"system ({layer.crs}) is defined.")
+    if layer.crs is not None and _geographic(layer.crs):
+        x0, y0, x1, y1 = geometry.bounds
+        if y0 < -90 - 1e-9 or y1 > 90 + 1e-9 or x0 < -360 or x1 > 360:
+            raise EditError(f"{where}: the geometry lies outside the area where the layer's coordinate reference "
+                            f"system ({layer.crs}) is defined (longitude and latitude, in degrees).")
     if not shapely.is_valid(geometry):
         raise EditError(f"{where}: the geometry is invalid ({shapely.is_valid_reason(geometry)}).")
     return _blob(geometry, layer.srs_id)
+
+
+_GEOGRAPHIC: dict[str, bool] = {}
+
+
+def _geographic(crs: str) -> bool:
+    found = _GEOGRAPHIC.get(crs)
+    if found is None:
+        try:
+            found = bool(_crs_obj(crs).is_geographic)
+        except Exception:
+            found = False
+        _GEOGRAPHIC[crs] = found
+    return found
 
 
 # --- history ---------------------------------------------------------------------------------
@@ -826,6 +850,16 @@ def state(path: str | Path) -> dict[str, Any]:
             conn.close()
 
 
+def applied(path: str | Path) -> tuple[int, str | None]:
+    """The number and uuid of the last version applied to the file ((0, None): never edited)."""
+    with gpkg_access.sqlite(path):
+        conn = _reading(path)
+        try:
+            return _state(conn)
+        finally:
+            conn.close()
+
+
 def versions(path: str | Path, after: int = 0) -> list[dict[str, Any]]:
     """The data versions recorded in the file numbered above ``after``, oldest first: dicts of
     number, uuid, created, user_id, username, via, kind, reverts_to, summary."""
@@ -1009,6 +1043,46 @@ def features_at(path: str | Path, number: int, crs: str | None = "EPSG:4326") ->
                  "properties": {k: _plain(layer.fields.get(k), v) for k, v in props.items()}}
                 for fid, (props, wkb) in sorted(rows.items())]
     return {"type": "FeatureCollection", "features": features, "numberReturned": len(features)}
+
+
+def copy_database(source: str | Path, target: str | Path, history: bool = True) -> None:
+    """A consistent copy of the GeoPackage at ``source`` as one self-contained file at
+    ``target``, synced: while edits go on, the data as at one commit. A file in WAL mode (edited)
+    is copied with SQLite's backup API, its write-ahead log included; another is copied byte for
+    byte under a read lock that holds edits back meanwhile. Without ``history``, the copy starts
+    a history of its own (a copy of the resource): the history tables are left out.
+    FileNotFoundError when ``source`` is gone."""
+    if not Path(source).is_file():
+        raise FileNotFoundError(2, "No such file", str(source))
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    with gpkg_access.sqlite(source):
+        src = _reading(source)
+        try:
+            src.execute("BEGIN")
+            wal = src.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal"
+            src.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # the read lock, until the end
+            if wal:
+                dst = sqlite3.connect(str(target))
+                try:
+                    src.backup(dst)
+                    dst.execute("PRAGMA journal_mode = DELETE")  # one file: no -wal beside the copy
+                finally:
+                    dst.close()
+            else:
+                shutil.copyfile(source, target)
+            src.execute("COMMIT")
+        finally:
+            src.close()
+    if not history:
+        dst = sqlite3.connect(str(target), isolation_level=None)
+        try:
+            if dst.execute(f"SELECT 1 FROM sqlite_master WHERE name = '{STATE}'").fetchone():
+                for table in (VERSIONS, CHANGES, STATE):
+                    dst.execute(f"DROP TABLE IF EXISTS {table}")
+        finally:
+            dst.close()
+    with open(target, "rb+") as f:
+        os.fsync(f.fileno())
 
 
 def copy_history(source: str | Path, target: str | Path) -> None:
