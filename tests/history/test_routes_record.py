@@ -129,6 +129,9 @@ def test_iso_metadata_upload_and_attributes_of_a_dataset(world):
     v = only_new(world, pk, 2)
     change = v["changes"]["fields"]["attribute_set"]
     assert change["before"]["name"]["attribute_label"] != "City" and change["after"]["name"]["attribute_label"] == "City"
+    r = owner.patch(f"/api/v2/datasets/{pk}/attribute_set", json=[{"attribute": "name", "description": "Its name"}])
+    assert r.status_code == 200, r.text
+    assert only_new(world, pk, 3)["changes"]["fields"]["attribute_set"]["after"]["name"]["description"] == "Its name"
 
 
 def test_ownership_transfer_and_a_deleted_users_resources(world):
