@@ -757,7 +757,11 @@ def apply(path: str | Path, changes: Sequence[Change] | Callable[[sqlite3.Connec
                 work = _Work()
                 for change in todo:
                     if isinstance(change, Insert):
-                        _insert(conn, layer, change, work, trusted)
+                        try:
+                            _insert(conn, layer, change, work, trusted)
+                        except EditError as exc:  # which of the new features: by its place among the inserts
+                            place = len(work.inserted) + 1
+                            raise EditError(str(exc).replace("the new feature", f"the new feature {place}", 1)) from None
                     elif isinstance(change, Update):
                         _update(conn, layer, change, work, trusted)
                     elif isinstance(change, Delete):

@@ -137,7 +137,15 @@ def _run(db: Database, viewer: Viewer, target: _Target, changes: Any, via: str, 
         raise
     bbox, ll_bbox = _extent(applied.extent, applied.crs, target.srid)
     db.write_sync(_settle, target.rid, applied.uuid, applied.number, applied.summary, applied.count, bbox, ll_bbox)
+    _after_edit(db, target.rid)
     return applied
+
+
+def _after_edit(db: Database, rid: int) -> None:
+    """The thumbnail is drawn again after a quiet time (jobs/thumbnails.py)."""
+    from catalogue_app.jobs import thumbnails  # the jobs sit above the services: asked for at the time
+
+    thumbnails.redraw_after_quiet(db, files_dir(db), rid)
 
 
 _KNOWN = (gpkg_edit.EditError, gpkg_edit.StaleBase, gpkg_edit.NotVector, gpkg_edit.EditBusy)
