@@ -55,3 +55,21 @@ def _entities(what: str) -> str:
 def _looks_like_html(data: bytes) -> bool:
     head = data[:2048].lower()
     return b"<!doctype html" in head or b"<html" in head
+
+
+def root_start(data: bytes) -> tuple[str | None, str, dict[str, str]] | None:
+    """The namespace, local name and attributes of the root element of ``data``, read from its
+    start alone (the rest is not parsed, nor need it be complete); None when the start is not
+    well-formed XML."""
+    parser = etree.XMLPullParser(events=("start",), resolve_entities=False, no_network=True, load_dtd=False,
+                                 huge_tree=False)
+    view = memoryview(bytes(data).lstrip())
+    try:
+        for at in range(0, min(len(view), 1 << 20), 65536):
+            parser.feed(bytes(view[at:at + 65536]))
+            for _event, element in parser.read_events():
+                name = etree.QName(element)
+                return name.namespace, name.localname, {str(k): str(v) for k, v in element.attrib.items()}
+    except (etree.XMLSyntaxError, ValueError):
+        return None
+    return None
