@@ -64,12 +64,16 @@ def root_start(data: bytes) -> tuple[str | None, str, dict[str, str]] | None:
     parser = etree.XMLPullParser(events=("start",), resolve_entities=False, no_network=True, load_dtd=False,
                                  huge_tree=False)
     view = memoryview(bytes(data).lstrip())
-    try:
-        for at in range(0, min(len(view), 1 << 20), 65536):
-            parser.feed(bytes(view[at:at + 65536]))
-            for _event, element in parser.read_events():
-                name = etree.QName(element)
-                return name.namespace, name.localname, {str(k): str(v) for k, v in element.attrib.items()}
-    except (etree.XMLSyntaxError, ValueError):
-        return None
+    for at in range(0, min(len(view), 1 << 20), 4096):
+        try:
+            parser.feed(bytes(view[at:at + 4096]))
+        except (etree.XMLSyntaxError, ValueError):
+            broken = True
+        else:
+            broken = False
+        for _event, element in parser.read_events():  # the root may have started before what is wrong
+            name = etree.QName(element)
+            return name.namespace, name.localname, {str(k): str(v) for k, v in element.attrib.items()}
+        if broken:
+            return None
     return None

@@ -135,16 +135,17 @@ async def _xml_body(ctx: Ctx, raw: str, endpoint: str) -> bytes | Response:
     limit = MAX_FORM if anonymous else await ctx.db.read(upload_reads.dataset_size_limit)
     body, whole = await _read(ctx, limit)
     root = root_start(body)
-    transaction = root is not None and root[1] == "Transaction" and (root[0] in WFS_NAMESPACES or root[0] is None)
+    # the reader of Transactions says what is wrong with one in another namespace, or with a
+    # body that is not XML sent to a WFS address
+    transaction = root is not None and root[1] == "Transaction"
     version = (root[2].get("version") if root else None) or "1.1.0"
     if root is not None and root[0] == WFS_NAMESPACES[1] and not version.startswith("2"):
         version = "2.0.0"
     if not transaction:
-        service = "WFS" if endpoint == "wfs" or "service=wfs" in raw.lower() else "WMS"
-        if root is None and whole and service == "WFS":
-            return body  # not XML at all: the Transaction reader says why
+        if root is None and whole and (endpoint == "wfs" or "service=wfs" in raw.lower()):
+            return body
         what = f"<{root[1]}>" if root else "a body that is not XML"
-        return exception_report(service, version if service == "WFS" else "1.3.0", OgcError(
+        return exception_report("WFS", version, OgcError(
             "OperationNotSupported", f"The service takes {what} neither as a form nor as a WFS Transaction: send OGC "
             "requests as GET with their parameters in the URL, POST them as application/x-www-form-urlencoded, or "
             "POST a wfs:Transaction (XML) to WFS.", "request", 400))
