@@ -60,7 +60,9 @@ def _complete(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer,
     keywords, styles = _keywords(conn, ids), _styles(conn, ids)
     attrs = _attributes(conn, ids) if attributes else {}
     held: dict[int, set[str]] = {}
-    if editable and viewer.id is not None:
+    if download:
+        held = {row["id"]: resources.held_perms(conn, viewer, row["id"]) for row in rows}
+    elif editable and viewer.id is not None:
         for i in range(0, len(rows), 500):
             held.update(resources.held_on_page(conn, rows[i:i + 500], viewer))
     out = []
@@ -69,18 +71,12 @@ def _complete(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer,
         layer["keywords"] = keywords[row["id"]]
         layer["styles"] = styles[row["id"]]
         layer["attributes"] = attrs.get(row["id"], [])
-        layer["may_download"] = may_download(conn, viewer, row) if download else None
+        actions = rules.resource_actions(viewer, rules.ResourceFacts.of(row, held.get(row["id"], ())))
+        layer["may_download"] = rules.DOWNLOAD in actions if download else None
         # may the viewer change the features (WFS-T)? None when not asked
-        layer["may_edit"] = (viewer.id is not None and rules.resource_may(
-            viewer, rules.ResourceFacts.of(row, held.get(row["id"], ())), rules.CHANGE_DATA)) if editable else None
+        layer["may_edit"] = (viewer.id is not None and rules.CHANGE_DATA in actions) if editable else None
         out.append(layer)
     return out
-
-
-def may_download(conn: sqlite3.Connection, viewer: Viewer, row: sqlite3.Row | dict) -> bool:
-    """The rule book's answer for the layer's data (WFS features, WCS coverages)."""
-    held = resources.held_perms(conn, viewer, row["id"])
-    return rules.resource_may(viewer, rules.ResourceFacts.of(row, held), rules.DOWNLOAD)
 
 
 def visible_layers(conn: sqlite3.Connection, viewer: Viewer, workspace: str | None = None,

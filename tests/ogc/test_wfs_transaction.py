@@ -500,6 +500,9 @@ def test_bad_input_messages_name_what_is_wrong(world):
         other = fresh(world)
         assert "one layer" in refused(post(c, bad_bodies(layer["name"], other["name"])["two layers"]))
         assert "999999" in refused(post(c, bodies["unknown feature id"]))
+        assert "256 elements deep" in refused(post(c, bodies["nested deeply"]), "OperationParsingFailed")
+        assert "10 MB" in refused(post(c, bodies["10 MB text node"]), "OperationParsingFailed")
+        assert "LineString" in refused(post(c, bodies["wrong geometry type"]), "InvalidParameterValue")
 
 
 def test_a_transaction_over_the_size_limit_changes_nothing(world):
@@ -538,3 +541,18 @@ def test_forms_and_other_xml_are_still_read_as_before(world):
         r = anon.post("/geoserver/ows", content=b"x=" + b"1" * (1024 * 1024 + 10),
                       headers={"content-type": "application/x-www-form-urlencoded"})
         assert r.status_code == 413 and "ExceptionReport" in r.text
+
+
+def test_an_invalid_polygon_changes_nothing(world):
+    layer = fresh(world, "polygons")
+    name = layer["name"]
+    bowtie = ('<gml:MultiSurface srsName="EPSG:4326"><gml:surfaceMember><gml:Polygon><gml:exterior><gml:LinearRing>'
+              "<gml:posList>0 0 1 1 1 0 0 1 0 0</gml:posList></gml:LinearRing></gml:exterior></gml:Polygon>"
+              "</gml:surfaceMember></gml:MultiSurface>")
+    point = '<gml:Point srsName="EPSG:4326"><gml:pos>1 2</gml:pos></gml:Point>'
+    with owner(world) as c:
+        before = snapshot(c, layer, world["srv"].data_dir)
+        for geometry, words in ((bowtie, "invalid"), (point, "Point")):
+            text = refused(post(c, _insert(name, "<catalogue:name>x</catalogue:name>", geometry)), "InvalidParameterValue")
+            assert words in text, text
+        assert snapshot(c, layer, world["srv"].data_dir) == before
