@@ -248,6 +248,14 @@ def test_gdal_native_sql_filters(world):
         assert etree.fromstring(r.content).findtext(f".//{{{WFS}}}totalUpdated") == "1", r.text
         now = features(c, layer["alternate"])
         assert now[by_n[1]]["properties"]["name"] == "hit" and now[by_n[4]]["properties"]["name"] == "p3"
+        # a feature inserted a moment ago is found by its properties
+        qgis_reads(post(c, qgis_insert(name, "1.1.0").replace("<catalogue:n>5</catalogue:n>",
+                                                               "<catalogue:n>99</catalogue:n>")), "1.1.0")
+        r = post(c, (f'<wfs:Transaction xmlns:wfs="{WFS}" version="1.1.0" xmlns:ogc="{OGC}"><wfs:Delete typeName="'
+                     f'{layer["alternate"]}"><ogc:Filter><ogc:PropertyIsEqualTo><ogc:PropertyName>n</ogc:PropertyName>'
+                     "<ogc:Literal>99</ogc:Literal></ogc:PropertyIsEqualTo></ogc:Filter></wfs:Delete></wfs:Transaction>"))
+        assert etree.fromstring(r.content).findtext(f".//{{{WFS}}}totalDeleted") == "1", r.text
+        assert len(features(c, layer["alternate"])) == len(now)
 
 
 # --- QGIS's bodies ---------------------------------------------------------------------------
