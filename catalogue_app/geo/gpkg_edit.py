@@ -492,9 +492,12 @@ def _geometry(layer: Layer, geometry: BaseGeometry | None, crs: str | None, fid:
             except Exception:
                 raise EditError(f"{where}: a geometry in {crs} cannot be transformed into the layer's "
                                 f"{layer.crs}.") from None
+        sent = shapely.get_coordinates(geometry)
         geometry = shapely.transform(geometry, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])))
         coords = shapely.get_coordinates(geometry)
-        if not np.isfinite(coords).all():
+        back = np.column_stack(transformer.transform(coords[:, 0], coords[:, 1], direction="INVERSE"))
+        # a point far outside the CRS's area may come out clamped to its edge: it does not come back
+        if not np.isfinite(coords).all() or not np.allclose(back, sent, rtol=1e-6, atol=1e-3):
             raise EditError(f"{where}: the geometry lies outside the area where the layer's coordinate reference "
                             f"system ({layer.crs}) is defined.")
     if layer.crs is not None and _geographic(layer.crs):

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from catalogue_app.reads.versions import Version, shape
 from catalogue_app.store import Connection, versions
 
 
-def version(conn: Connection, version_uuid: str) -> dict[str, Any] | None:
-    """A version's row by its uuid (store/versions.py ``COLUMNS``), or None."""
-    row = versions.by_uuid(conn, version_uuid)
-    return None if row is None else dict(row)
+def version(conn: Connection, version_uuid: str) -> Version:
+    """The version an edit made, as the history API shows it."""
+    return shape(versions.by_uuid(conn, version_uuid))

@@ -184,7 +184,7 @@ def get_feature(req: OgcRequest, version: str) -> Response:
                              sort=[(spelled.get(p, p), desc) for p, desc in sort], start=start,
                              count=0 if hits else count, crs=out_crs)
         try:
-            page = read_features(req.data_path(layer), query)
+            page = read_features(req.data_path(layer), query, layer.get("data_version"))
         except QueryError as exc:
             locator = {"property": "propertyName", "sort": "sortBy", "crs": "srsName"}.get(exc.param, exc.param)
             raise OgcError("InvalidParameterValue", exc.message, locator) from None

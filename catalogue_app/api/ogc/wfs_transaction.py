@@ -446,7 +446,8 @@ def _resolve(req: OgcRequest, target: Target, selection: Selection, properties: 
     if selection.condition is None:
         return list(dict.fromkeys(selection.ids))
     try:
-        page = read_features(req.data_path(target.layer), FeatureQuery(properties=sorted(properties)))
+        page = read_features(req.data_path(target.layer), FeatureQuery(properties=sorted(properties)),
+                             target.layer.get("data_version"))
     except QueryError as exc:
         raise _error("InvalidParameterValue", exc.message, "Filter") from None
     columns = [column.tolist() for column in page.columns]

@@ -20,6 +20,7 @@ from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.request_bodies import declared_body, path_id
 from catalogue_app.reads import edits as reads
+from catalogue_app.reads.versions import Version
 from catalogue_app.services import edits as edits_service
 
 GEOJSON_CRS = "EPSG:4326"
@@ -55,28 +56,10 @@ class EditsBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     delete: list[int] = []
 
 
-class EditAuthor(msgspec.Struct):
-    pk: int
-    username: str | None
-
-
-class EditVersion(msgspec.Struct):
-    """The version an edit made (the shape of a version in the history API)."""
-
-    uuid: str
-    number: int
-    created: str
-    user: EditAuthor | None
-    via: str
-    kind: str
-    summary: dict[str, Any]
-    reverts_to: str | None
-
-
 class EditsAnswer(msgspec.Struct):
     """The version the edit made, and the ids of the new features in the order sent."""
 
-    version: EditVersion
+    version: Version
     inserted: list[int]
 
 
@@ -108,15 +91,6 @@ def _changes(body: EditsBody) -> list[Any]:
     return out
 
 
-def version_of(row: dict[str, Any]) -> EditVersion:
-    """A version row (store/versions.py) as the API shows it."""
-    summary = row["summary"]
-    return EditVersion(uuid=row["uuid"], number=row["number"], created=row["created"],
-                       user=EditAuthor(row["user_id"], row["username"]) if row["user_id"] is not None else None,
-                       via=row["via"], kind=row["kind"],
-                       summary=json.loads(summary) if isinstance(summary, str) else summary, reverts_to=row["reverts_to"])
-
-
 @post("/api/v2/datasets/{pk:str}/edits", tags=["datasets"], status_code=200, opt={"body": EditsBody},
       summary="Insert, change and delete features of a vector dataset, as one new version (all or nothing)")
 async def edit_features(ctx: Ctx, pk: FromPath[str]) -> EditsAnswer:
@@ -124,8 +98,7 @@ async def edit_features(ctx: Ctx, pk: FromPath[str]) -> EditsAnswer:
     rid = path_id(pk, "Dataset")
     body: EditsBody = await declared_body(ctx.request)
     result = await edits_service.apply(ctx.db, ctx.viewer, rid, _changes(body), "ui", base=body.base)
-    row = await ctx.db.read(reads.version, result.uuid)
-    return EditsAnswer(version=version_of(row), inserted=result.inserted)
+    return EditsAnswer(version=await ctx.db.read(reads.version, result.uuid), inserted=result.inserted)
 
 
 def reconcile_at_start(app) -> None:
