@@ -31,9 +31,23 @@ def working_copy(folder: Path) -> Path | None:
     return None
 
 
+# The files SQLite keeps beside an edited working copy (its write-ahead log, its shared memory,
+# a rollback journal): part of the working copy while it is open, never files of their own.
+WORKING_GPKGS = (f"{WORKING}/data.gpkg", "working.gpkg")
+SIDECARS = frozenset(f"{name}{suffix}" for name in WORKING_GPKGS for suffix in ("-wal", "-shm", "-journal"))
+
+
+def is_sidecar(relative: str) -> bool:
+    """Whether ``relative`` (a path in a dataset's folder) is SQLite's log or shared memory of
+    its working GeoPackage."""
+    return relative in SIDECARS
+
+
 def relative_files(folder: Path) -> list[str]:
-    """The files under ``folder``, as paths relative to it ("a.shp", "working/data.gpkg"), sorted."""
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    """The files under ``folder``, as paths relative to it ("a.shp", "working/data.gpkg"), sorted;
+    the working GeoPackage's -wal/-shm (is_sidecar) are part of it, not files of their own."""
+    return sorted(rel for rel in (p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+                  if not is_sidecar(rel))
 
 
 def sync_tree(folder: Path) -> None:

@@ -14,11 +14,16 @@ What is consistent, and why this order works:
    before the commit (jobs/imports.py); replacing a dataset's data writes a NEW folder
    (``<uuid>-<job>``) and switches ``datasets.folder`` in the commit, the old folder being
    removed only after it; a new thumbnail gets a new name and the old file is removed once no
-   row names it (jobs/thumbnails.py). So a file the snapshot names either is there with the
-   content it had at the snapshot, or was removed by a commit after the snapshot: then the
-   snapshot is taken again (up to ATTEMPTS times; after that the backup goes on and names the
-   missing files, which the catalogue itself lacks: ``check`` reports them too). A link keeps
-   the content even if the catalogue removes the file right after.
+   row names it (jobs/thumbnails.py). The one exception is a vector dataset's working copy
+   (``working/data.gpkg``), which edits change in place (geo/gpkg_edit.py, in WAL mode): it is
+   never linked but copied with SQLite's online backup (geo/gpkg_snapshot.py), as committed at
+   that moment, its log included; its ``-wal``/``-shm`` are left out. It may hold edits
+   committed after the database's snapshot: its history tables say which, and the start of the
+   restored catalogue reconciles the catalogue with them. So a file the snapshot names either
+   is there with the content it had at the snapshot, or was removed by a commit after the
+   snapshot: then the snapshot is taken again (up to ATTEMPTS times; after that the backup goes
+   on and names the missing files, which the catalogue itself lacks: ``check`` reports them
+   too). A link keeps the content even if the catalogue removes the file right after.
 3. Still inside it, SQLite's online backup copies the database into the workspace in steps of
    PAGES pages (``ctx.check()`` between steps); reading a snapshot, it is never restarted by
    the writes of the server and does not hold them up.
@@ -53,6 +58,8 @@ from pathlib import Path
 from typing import Any
 
 from catalogue_app import __version__, clock, files
+from catalogue_app.geo import gpkg_snapshot
+from catalogue_app.geo.errors import GeoError
 from catalogue_app.jobs import thumbnails
 from catalogue_app.management.base import Command, CommandContext, CommandError
 from catalogue_app.store import db as dbmod
@@ -192,8 +199,13 @@ def link_named_files(ctx: CommandContext, conn, staged: Path) -> list[str]:
             dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
             for name in names:
                 path = Path(root, name)
-                if not path.is_symlink():
-                    _link(path, copy / path.relative_to(source))
+                relative = path.relative_to(source).as_posix()
+                if path.is_symlink() or files.is_sidecar(relative):
+                    continue
+                if relative in files.WORKING_GPKGS:  # edited in place: copied, never linked
+                    _snapshot(ctx, path, copy / relative)
+                else:
+                    _link(path, copy / relative)
         for name in expected.get(folder, []):
             if not (copy / name).is_file():
                 missing.append(f"{FILES}/{folder}/{name}")
@@ -205,6 +217,23 @@ def link_named_files(ctx: CommandContext, conn, staged: Path) -> list[str]:
         if not _link(thumbs / name, staged / THUMBS / name):
             missing.append(f"{THUMBS}/{name}")
     return missing
+
+
+def _snapshot(ctx: CommandContext, source: Path, target: Path) -> bool:
+    """A working GeoPackage copied as committed now (SQLite's backup API: its log included, no
+    inode shared with the live file); a plain copy of a file SQLite cannot read (the backup
+    keeps what is there). False when ``source`` is gone."""
+    try:
+        gpkg_snapshot.snapshot(source, target, between=ctx.check)
+    except FileNotFoundError:
+        return False
+    except GeoError as exc:
+        ctx.say(f"NOTE {source.relative_to(ctx.files_dir.parent)}: {exc}; copied as it is")
+        try:
+            shutil.copyfile(source, target)
+        except FileNotFoundError:
+            return False
+    return True
 
 
 def _link(source: Path, target: Path) -> bool:
