@@ -19,7 +19,7 @@ from litestar.exceptions import (
 )
 from litestar.status_codes import HTTP_500_INTERNAL_SERVER_ERROR
 
-from catalogue_app.services.errors import Busy, Forbidden, Invalid, NotFound, NotSignedIn, Refused, Unreadable, refusal_for
+from catalogue_app.services.errors import Busy, Conflict, Forbidden, Invalid, NotFound, NotSignedIn, Refused, Unreadable, refusal_for
 from catalogue_app.store.db import WriteConflict
 
 log = logging.getLogger("catalogue")
@@ -83,7 +83,7 @@ def denied(caller) -> Refused:
 
 
 # The status of each kind of refusal the services give.
-REFUSAL_STATUS = {Invalid: 400, NotSignedIn: 401, Forbidden: 403, NotFound: 404, Busy: 409}
+REFUSAL_STATUS = {Invalid: 400, NotSignedIn: 401, Forbidden: 403, NotFound: 404, Busy: 409, Conflict: 409}
 
 
 def envelope(status: int, message: str, code: str, headers: dict[str, str] | None = None,

@@ -61,6 +61,12 @@ class Busy(Refused):
     reason = "conflict"
 
 
+class Conflict(Refused):
+    """The request was made against a state that has changed since (a stale version)."""
+
+    reason = "conflict"
+
+
 def refusal_for(caller: Any) -> Refused:
     """NotSignedIn for an anonymous caller, Forbidden for a known one."""
     return NotSignedIn() if caller.is_anonymous else Forbidden()

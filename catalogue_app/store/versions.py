@@ -114,3 +114,59 @@ def tombstones(conn: sqlite3.Connection, offset: int = 0, limit: int = 10) -> tu
     rows = conn.execute("SELECT uuid, resource_id, resource_type, title, deleted, user_id, username"
                         " FROM resource_tombstones ORDER BY deleted DESC LIMIT ? OFFSET ?", (limit, offset)).fetchall()
     return total, rows
+
+
+# -- data versions (services/edits.py): the dataset's state after one, and the reconciling at start --
+def set_data_state(conn: sqlite3.Connection, resource_id: int, number: int, feature_count: int | None,
+                   bbox: tuple[float, float, float, float] | None,
+                   ll_bbox: tuple[float, float, float, float] | None) -> bool:
+    """The dataset's data as at data version ``number``: its data_version, feature count and
+    extent (native and longitude/latitude, with the regions that follow it), unless a later data
+    version is recorded already (two edits settling out of order). Returns whether it was set."""
+    from catalogue_app.store import resource_writes
+
+    done = conn.execute("UPDATE datasets SET data_version = ?, feature_count = COALESCE(?, feature_count)"
+                        " WHERE resource_id = ? AND data_version <= ?",
+                        (number, feature_count, resource_id, number)).rowcount
+    if done and bbox is not None and ll_bbox is not None:
+        resource_writes.update(conn, resource_id, {
+            **dict(zip(("bbox_x0", "bbox_y0", "bbox_x1", "bbox_y1"), bbox)),
+            **dict(zip(("ll_x0", "ll_y0", "ll_x1", "ll_y1"), ll_bbox))})
+        resource_writes.set_regions_from_extent(conn, resource_id)
+    elif done:
+        conn.execute("UPDATE resources SET last_updated = ? WHERE id = ?", (now(), resource_id))
+    return bool(done)
+
+
+def add_known(conn: sqlite3.Connection, resource_id: int, *, number: int, version_uuid: str, created: str,
+              kind: str, via: str, user_id: int | None, username: str | None, summary: dict[str, Any] | None,
+              reverts_to: str | None) -> int:
+    """A data version found in a dataset's GeoPackage but not here (an older catalogue restored):
+    recorded with its own number when that is free, else with the next; returns the number."""
+    if conn.execute("SELECT 1 FROM resource_versions WHERE resource_id = ? AND number = ?",
+                    (resource_id, number)).fetchone():
+        number = _next_number(conn, resource_id)
+    if user_id is not None and conn.execute("SELECT 1 FROM users WHERE id = ?", (user_id,)).fetchone() is None:
+        user_id = None
+    conn.execute(
+        "INSERT INTO resource_versions (uuid, resource_id, number, created, user_id, username, via, kind, state,"
+        " summary, reverts_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'done', ?, ?)",
+        (version_uuid, resource_id, number, created, user_id, username, via, kind,
+         json.dumps(summary or {}, separators=(",", ":")), reverts_to))
+    return number
+
+
+def vector_datasets(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """Every dataset with data of its own: resource id, folder, data_version, srid."""
+    return conn.execute("SELECT d.resource_id, d.folder, d.data_version, r.srid FROM datasets d"
+                        " JOIN resources r ON r.id = d.resource_id"
+                        " WHERE d.folder IS NOT NULL AND d.folder != '' AND r.subtype IN ('vector', 'vector_time')"
+                        " ORDER BY d.resource_id").fetchall()
+
+
+def data_target(conn: sqlite3.Connection, resource_id: int) -> sqlite3.Row | None:
+    """What an edit of the dataset needs: its folder, subtype, srid, data_version."""
+    return conn.execute("SELECT d.resource_id, d.folder, d.data_version, r.subtype, r.srid,"
+                        " (SELECT 1 FROM remote_layers rl WHERE rl.resource_id = r.id) AS remote"
+                        " FROM datasets d JOIN resources r ON r.id = d.resource_id WHERE d.resource_id = ?",
+                        (resource_id,)).fetchone()

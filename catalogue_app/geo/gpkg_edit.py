@@ -1,0 +1,1047 @@
+"""Edits of a vector working copy (a GeoPackage of one layer) in place, with their history.
+
+One edit is one SQLite transaction on the GeoPackage: the changes are checked and applied, then
+the version is numbered (``reserve``, a call the caller gives: the catalogue reserves the number
+and uuid) and its history and the applied mark are written, then it commits. A crash leaves all
+of it or none. The history lives beside the data, in tables GDAL does not list as layers:
+
+- ``gpkgext_catalogue_versions``: one row per data version applied to this file (number, uuid,
+  when, who, through what, kind, the version it reverts to, a summary);
+- ``gpkgext_catalogue_changes``: the features each version changed: inserted (after), updated
+  (the changed columns only, before and after) and deleted (before); geometries as WKB;
+- ``gpkgext_catalogue_state``: the number and uuid of the last version applied.
+
+Edited files are put in WAL mode, so that readers in other processes are never blocked and see
+the last commit. Within this process, connections of Python's SQLite and GDAL's opens of one
+file take turns (gpkg_access.py). GDAL's R*Tree triggers call ST_IsEmpty and ST_MinX..ST_MaxY,
+which are registered on each connection here.
+
+Feature ids are the GeoPackage's fids (``INTEGER PRIMARY KEY AUTOINCREMENT``: never reused); a
+feature re-inserted by a revert keeps its old fid.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import math
+import re
+import sqlite3
+import struct
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from . import gpkg_access
+
+BUSY_TIMEOUT = 60.0  # seconds an edit waits for another one on the same file
+
+VERSIONS = "gpkgext_catalogue_versions"
+CHANGES = "gpkgext_catalogue_changes"
+STATE = "gpkgext_catalogue_state"
+
+_HISTORY_SQL = f"""
+CREATE TABLE IF NOT EXISTS {VERSIONS} (
+    number      INTEGER PRIMARY KEY,
+    uuid        TEXT NOT NULL UNIQUE,
+    created     TEXT NOT NULL,
+    user_id     INTEGER,
+    username    TEXT,
+    via         TEXT NOT NULL,
+    kind        TEXT NOT NULL,
+    reverts_to  TEXT,
+    summary     TEXT NOT NULL DEFAULT '{{}}'
+);
+CREATE TABLE IF NOT EXISTS {CHANGES} (
+    id          INTEGER PRIMARY KEY,
+    version     INTEGER NOT NULL,
+    fid         INTEGER NOT NULL,
+    op          TEXT NOT NULL,
+    before      TEXT,
+    after       TEXT,
+    geometry    INTEGER NOT NULL DEFAULT 0,
+    before_wkb  BLOB,
+    after_wkb   BLOB
+);
+CREATE INDEX IF NOT EXISTS {CHANGES}_version ON {CHANGES}(version);
+CREATE TABLE IF NOT EXISTS {STATE} (
+    id              INTEGER PRIMARY KEY CHECK (id = 1),
+    applied_version INTEGER NOT NULL,
+    applied_uuid    TEXT
+);
+"""
+
+
+# --- what an edit is made of -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Insert:
+    properties: dict[str, Any]              # field name -> value (str/int/float/bool/None; dates as ISO text)
+    geometry: BaseGeometry | None = None    # shapely, x = east (longitude), y = north, in `crs`
+    crs: str | None = None                  # "EPSG:4326", "EPSG:3857"...; None: the layer's own CRS
+    fid: int | None = None                  # only for a revert re-inserting a deleted feature
+
+
+@dataclass(frozen=True)
+class Update:
+    fid: int
+    properties: dict[str, Any]              # only the fields to set; None sets NULL
+    geometry: BaseGeometry | None = None
+    set_geometry: bool = False              # True: replace the geometry with `geometry`
+    crs: str | None = None
+
+
+@dataclass(frozen=True)
+class Delete:
+    fid: int
+
+
+Change = Insert | Update | Delete
+
+
+class EditError(ValueError):
+    """A change the layer cannot take; the message names the feature and the field."""
+
+
+class StaleBase(Exception):
+    """The edit was made against another version than the file's last one."""
+
+    def __init__(self, base: int, current: int):
+        super().__init__(f"The data changed since version {base}: it is at version {current} now.")
+        self.base, self.current = base, current
+
+
+class EditBusy(Exception):
+    """Another edit held the file longer than an edit waits (BUSY_TIMEOUT)."""
+
+
+class NotVector(Exception):
+    """The file holds no feature table."""
+
+
+@dataclass(frozen=True)
+class Reserved:
+    """The version an edit becomes, given by the caller's ``reserve``."""
+
+    number: int
+    uuid: str
+    created: str
+    user_id: int | None = None
+    username: str | None = None
+
+
+@dataclass
+class Applied:
+    """What an edit did: its version, the new fids (in the order of the Inserts), counts, the
+    layer's feature count and extent (x0, y0, x1, y1 in the layer's CRS; None when empty) after."""
+
+    number: int
+    uuid: str
+    inserted: list[int]
+    updated: int
+    deleted: int
+    count: int
+    extent: tuple[float, float, float, float] | None
+    crs: str | None
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+# --- GeoPackage geometry blobs and the functions GDAL's triggers call --------------------------
+
+_ENVELOPE = {0: 0, 1: 32, 2: 48, 3: 48, 4: 64}  # envelope bytes by indicator
+
+
+def _wkb_of(blob: bytes) -> bytes:
+    """The WKB inside a GeoPackage geometry blob."""
+    return bytes(blob[8 + _ENVELOPE[(blob[3] >> 1) & 7]:])
+
+
+def _empty_flag(blob: bytes) -> bool:
+    return bool(blob[3] & 0x10)
+
+
+def _blob_bounds(blob: bytes) -> tuple[float, float, float, float] | None:
+    if blob is None or _empty_flag(blob):
+        return None
+    size = _ENVELOPE[(blob[3] >> 1) & 7]
+    if size:
+        x0, x1, y0, y1 = struct.unpack_from("<4d" if blob[3] & 1 else ">4d", blob, 8)
+        return x0, y0, x1, y1
+    bounds = shapely.from_wkb(_wkb_of(blob)).bounds
+    return None if any(math.isnan(v) for v in bounds) else bounds
+
+
+def _blob(geometry: BaseGeometry, srs_id: int) -> bytes:
+    """A GeoPackage geometry blob: little-endian header with the srs id, an xy envelope for all
+    but points (as GDAL writes), then ISO WKB."""
+    wkb = shapely.to_wkb(geometry, flavor="iso", byte_order=1)
+    if geometry.is_empty:
+        return b"GP\x00" + bytes([0x11]) + struct.pack("<i", srs_id) + wkb
+    if geometry.geom_type == "Point":
+        return b"GP\x00\x01" + struct.pack("<i", srs_id) + wkb
+    x0, y0, x1, y1 = geometry.bounds
+    return b"GP\x00\x03" + struct.pack("<i4d", srs_id, x0, x1, y0, y1) + wkb
+
+
+def _bound(index: int):
+    def fn(blob):
+        if blob is None:
+            return None
+        box = _blob_bounds(blob)
+        return None if box is None else box[index]
+    return fn
+
+
+def _register(conn: sqlite3.Connection) -> None:
+    conn.create_function("ST_IsEmpty", 1, lambda b: None if b is None else int(_empty_flag(b)), deterministic=True)
+    for name, i in (("ST_MinX", 0), ("ST_MinY", 1), ("ST_MaxX", 2), ("ST_MaxY", 3)):
+        conn.create_function(name, 1, _bound(i), deterministic=True)
+
+
+def connect(path: str | Path, *, wal: bool = True) -> sqlite3.Connection:
+    """A connection to the GeoPackage for edits: WAL, a busy timeout, the trigger functions.
+    Open it inside ``gpkg_access.sqlite(path)`` and close it before leaving."""
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+        if wal and conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+            conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = FULL")
+        _register(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+# --- the layer -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    kind: str           # int, float, bool, text, date, datetime, blob
+    width: int | None   # TEXT(n)
+    notnull: bool
+    low: int | None = None
+    high: int | None = None
+
+
+@dataclass(frozen=True)
+class Layer:
+    table: str
+    fid: str
+    geometry: str | None
+    geometry_type: str       # POINT, MULTIPOLYGON, GEOMETRY...
+    geometry_notnull: bool
+    srs_id: int
+    crs: str | None          # "EPSG:n", a WKT, or None when undefined
+    z: int
+    fields: dict[str, Field]
+    rtree: str | None
+
+    def field_named(self, name: str) -> Field | None:
+        found = self.fields.get(name)
+        if found is not None:
+            return found
+        by_case = [f for n, f in self.fields.items() if n.lower() == name.lower()]
+        return by_case[0] if len(by_case) == 1 else None
+
+
+_INT_RANGES = {"TINYINT": (-128, 127), "SMALLINT": (-32768, 32767), "MEDIUMINT": (-2**31, 2**31 - 1),
+               "INTEGER": (-2**63, 2**63 - 1), "INT": (-2**63, 2**63 - 1)}
+
+
+def _field(name: str, declared: str, notnull: bool) -> Field:
+    upper = (declared or "").upper().strip()
+    match = re.match(r"^TEXT\s*\((\d+)\)$", upper)
+    if match:
+        return Field(name, "text", int(match.group(1)) or None, notnull)
+    if upper in _INT_RANGES:
+        low, high = _INT_RANGES[upper]
+        return Field(name, "int", None, notnull, low, high)
+    if upper == "BOOLEAN":
+        return Field(name, "bool", None, notnull)
+    if upper in ("REAL", "DOUBLE", "FLOAT"):
+        return Field(name, "float", None, notnull)
+    if upper == "DATE":
+        return Field(name, "date", None, notnull)
+    if upper == "DATETIME":
+        return Field(name, "datetime", None, notnull)
+    if upper == "BLOB" or upper.startswith("BLOB"):
+        return Field(name, "blob", None, notnull)
+    return Field(name, "text", None, notnull)
+
+
+def _quote(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def layer_of(conn: sqlite3.Connection) -> Layer:
+    """The feature table of the GeoPackage; NotVector when it has none."""
+    row = conn.execute("SELECT table_name FROM gpkg_contents WHERE data_type = 'features' ORDER BY rowid LIMIT 1"
+                       ).fetchone()
+    if row is None:
+        raise NotVector("The GeoPackage holds no feature table.")
+    table = row[0]
+    geo = conn.execute("SELECT column_name, geometry_type_name, srs_id, z FROM gpkg_geometry_columns"
+                       " WHERE table_name = ?", (table,)).fetchone()
+    columns = conn.execute(f"PRAGMA table_info({_quote(table)})").fetchall()
+    fid = next((c[1] for c in columns if c[5]), "fid")
+    geometry = geo[0] if geo else None
+    fields = {c[1]: _field(c[1], c[2], bool(c[3])) for c in columns if c[1] not in (fid, geometry)}
+    srs_id = int(geo[2]) if geo else 0
+    crs = None
+    srs = conn.execute("SELECT organization, organization_coordsys_id, definition FROM gpkg_spatial_ref_sys"
+                       " WHERE srs_id = ?", (srs_id,)).fetchone()
+    if srs is not None and srs_id > 0:
+        if (srs[0] or "").upper() == "EPSG" and srs[1]:
+            crs = f"EPSG:{srs[1]}"
+        elif srs[2] and srs[2].strip().lower() != "undefined":
+            crs = srs[2]
+    rtree = None
+    if geometry is not None:
+        name = f"rtree_{table}_{geometry}"
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone():
+            rtree = name
+    notnull = bool(geometry and next((c[3] for c in columns if c[1] == geometry), 0))
+    return Layer(table, fid, geometry, (geo[1] if geo else "GEOMETRY").upper(), notnull, srs_id, crs,
+                 int(geo[3]) if geo else 0, fields, rtree)
+
+
+# --- values ----------------------------------------------------------------------------------
+
+
+def _where(fid: int | None, name: str) -> str:
+    return f"feature {fid}, field {name}" if fid is not None else f"the new feature's field {name}"
+
+
+_TRUE, _FALSE = {"true", "1", "t", "yes", "y"}, {"false", "0", "f", "no", "n"}
+_GDAL_DATETIME = re.compile(r"^(\d{4})/(\d{2})/(\d{2})(?:[ T](.*))?$")
+
+
+def _value(f: Field, value: Any, fid: int | None) -> Any:
+    """``value`` as stored in field ``f``; EditError when it is of the wrong type."""
+    where = _where(fid, f.name)
+    if value is None:
+        if f.notnull:
+            raise EditError(f"{where}: a value is required.")
+        return None
+    if f.kind == "int":
+        number: Any = value
+        if isinstance(value, bool):
+            raise EditError(f"{where}: expected an integer, got {json.dumps(value)}.")
+        if isinstance(value, float) and value.is_integer():
+            number = int(value)
+        elif isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d+\s*", value):
+            number = int(value)
+        if not isinstance(number, int):
+            raise EditError(f"{where}: expected an integer, got {_shown(value)}.")
+        if not (f.low <= number <= f.high):
+            raise EditError(f"{where}: {number} is out of the field's range ({f.low} to {f.high}).")
+        return number
+    if f.kind == "float":
+        number = value
+        if isinstance(value, str):
+            try:
+                number = float(value.strip())
+            except ValueError:
+                raise EditError(f"{where}: expected a number, got {_shown(value)}.") from None
+        if isinstance(number, bool) or not isinstance(number, (int, float)):
+            raise EditError(f"{where}: expected a number, got {_shown(value)}.")
+        number = float(number)
+        if not math.isfinite(number):
+            raise EditError(f"{where}: expected a finite number, got {_shown(value)}.")
+        return number
+    if f.kind == "bool":
+        if isinstance(value, bool):
+            return int(value)
+        if isinstance(value, int) and value in (0, 1):
+            return value
+        if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+            return int(value.strip().lower() in _TRUE)
+        raise EditError(f"{where}: expected true or false, got {_shown(value)}.")
+    if f.kind == "text":
+        if not isinstance(value, str):
+            raise EditError(f"{where}: expected text, got {_shown(value)}.")
+        if "\x00" in value:
+            raise EditError(f"{where}: text may not hold a NUL character.")
+        return value
+    if f.kind == "date":
+        match = re.fullmatch(r"(\d{4})[-/](\d{2})[-/](\d{2})(?:[T ].*)?", value.strip()) if isinstance(value, str) else None
+        try:
+            return dt.date(*(int(g) for g in match.groups())).isoformat() if match else _no_date()
+        except ValueError:
+            raise EditError(f"{where}: expected a date (YYYY-MM-DD), got {_shown(value)}.") from None
+    if f.kind == "datetime":
+        if not isinstance(value, str):
+            raise EditError(f"{where}: expected a date and time (ISO 8601), got {_shown(value)}.")
+        text = value.strip()
+        gdal = _GDAL_DATETIME.match(text)
+        if gdal:
+            text = f"{gdal.group(1)}-{gdal.group(2)}-{gdal.group(3)}" + (f"T{gdal.group(4)}" if gdal.group(4) else "")
+        try:
+            moment = dt.datetime.fromisoformat(text)
+        except ValueError:
+            raise EditError(f"{where}: expected a date and time (ISO 8601), got {_shown(value)}.") from None
+        if moment.tzinfo is not None:
+            moment = moment.astimezone(dt.timezone.utc)
+            return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+        return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}"
+    raise EditError(f"{where}: this field cannot be edited here.")
+
+
+def _no_date():
+    raise ValueError("not a date")
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value) if isinstance(value, (str, int, float, bool)) else type(value).__name__
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _plain(f: Field | None, value: Any) -> Any:
+    """A stored value as an answer shows it (booleans as true/false)."""
+    if f is not None and f.kind == "bool" and value is not None:
+        return bool(value)
+    if isinstance(value, bytes):
+        return value.hex()
+    return value
+
+
+# --- geometries ------------------------------------------------------------------------------
+
+_FAMILY = {"POINT": ("Point",), "LINESTRING": ("LineString",), "POLYGON": ("Polygon",),
+           "MULTIPOINT": ("MultiPoint", "Point"), "MULTILINESTRING": ("MultiLineString", "LineString"),
+           "MULTIPOLYGON": ("MultiPolygon", "Polygon"),
+           "GEOMETRYCOLLECTION": ("GeometryCollection", "MultiPoint", "MultiLineString", "MultiPolygon")}
+
+
+def _crs_obj(text: str):
+    from pyproj import CRS
+    return CRS.from_user_input(text)
+
+
+def _transformer(source: str, target: str):
+    from pyproj import Transformer
+    return Transformer.from_crs(_crs_obj(source), _crs_obj(target), always_xy=True)
+
+
+_TRANSFORMERS: dict[tuple[str, str], Any] = {}
+
+
+def _same_crs(a: str, b: str) -> bool:
+    if a.upper() == b.upper():
+        return True
+    try:
+        return _crs_obj(a) == _crs_obj(b)
+    except Exception:
+        return False
+
+
+def _geometry(layer: Layer, geometry: BaseGeometry | None, crs: str | None, fid: int | None,
+              trusted: bool = False) -> bytes | None:
+    """The blob to store for ``geometry``; EditError when the layer cannot take it. ``trusted``:
+    a geometry the layer held before (a revert), stored as it was."""
+    where = f"feature {fid}" if fid is not None else "the new feature"
+    if geometry is None:
+        if layer.geometry_notnull:
+            raise EditError(f"{where}: a geometry is required.")
+        return None
+    if layer.geometry is None:
+        raise EditError(f"{where}: the layer has no geometry.")
+    if trusted:
+        return _blob(geometry, layer.srs_id)
+    if not isinstance(geometry, BaseGeometry):
+        raise EditError(f"{where}: the geometry could not be read.")
+    if geometry.is_empty:
+        raise EditError(f"{where}: the geometry is empty.")
+    allowed = _FAMILY.get(layer.geometry_type)
+    if allowed is not None and geometry.geom_type not in allowed:
+        raise EditError(f"{where}: a {geometry.geom_type} does not fit the layer's geometry type "
+                        f"({layer.geometry_type}).")
+    if not layer.z and shapely.has_z(geometry):
+        geometry = shapely.force_2d(geometry)
+    import numpy as np
+    if not np.isfinite(shapely.get_coordinates(geometry)).all():
+        raise EditError(f"{where}: the geometry has coordinates that are not finite numbers.")
+    if crs is not None and (layer.crs is None or not _same_crs(crs, layer.crs)):
+        try:
+            source = _crs_obj(crs)
+        except Exception:
+            raise EditError(f"{where}: {crs!r} is not a coordinate reference system this service knows.") from None
+        if layer.crs is None:
+            raise EditError(f"{where}: the layer's coordinate reference system is undefined, so a geometry in "
+                            f"{crs} cannot be put into it; send it in the layer's own coordinates.")
+        key = (crs, layer.crs)
+        transformer = _TRANSFORMERS.get(key)
+        if transformer is None:
+            try:
+                transformer = _TRANSFORMERS[key] = _transformer(source.to_wkt(), layer.crs)
+            except Exception:
+                raise EditError(f"{where}: a geometry in {crs} cannot be transformed into the layer's "
+                                f"{layer.crs}.") from None
+        geometry = shapely.transform(geometry, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])))
+        coords = shapely.get_coordinates(geometry)
+        if not np.isfinite(coords).all():
+            raise EditError(f"{where}: the geometry lies outside the area where the layer's coordinate reference "
+                            f"system ({layer.crs}) is defined.")
+    if not shapely.is_valid(geometry):
+        raise EditError(f"{where}: the geometry is invalid ({shapely.is_valid_reason(geometry)}).")
+    return _blob(geometry, layer.srs_id)
+
+
+# --- history ---------------------------------------------------------------------------------
+
+
+def _has_history(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (STATE,)).fetchone() is not None
+
+
+def ensure_history(conn: sqlite3.Connection) -> None:
+    """Create the history tables (inside the caller's transaction)."""
+    if not _has_history(conn):
+        for statement in _HISTORY_SQL.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+
+
+def _state(conn: sqlite3.Connection) -> tuple[int, str | None]:
+    if not _has_history(conn):
+        return 0, None
+    row = conn.execute(f"SELECT applied_version, applied_uuid FROM {STATE} WHERE id = 1").fetchone()
+    return (row[0], row[1]) if row else (0, None)
+
+
+def _json(value: dict[str, Any] | None) -> str | None:
+    return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _row(conn: sqlite3.Connection, layer: Layer, fid: int) -> tuple[dict[str, Any], bytes | None] | None:
+    """A stored feature: its field values and geometry blob."""
+    names = list(layer.fields)
+    cols = ", ".join(_quote(n) for n in [*names, *([layer.geometry] if layer.geometry else [])])
+    found = conn.execute(f"SELECT {cols or '1'} FROM {_quote(layer.table)} WHERE {_quote(layer.fid)} = ?",
+                         (fid,)).fetchone()
+    if found is None:
+        return None
+    props = dict(zip(names, found[:len(names)]))
+    return props, (found[len(names)] if layer.geometry else None)
+
+
+def _bounds_of(blob: bytes | None) -> tuple[float, float, float, float] | None:
+    return None if blob is None else _blob_bounds(blob)
+
+
+@dataclass
+class _Work:
+    """What an edit did so far, before it is numbered."""
+
+    records: list[tuple] = field(default_factory=list)  # (fid, op, before, after, geometry, before_wkb, after_wkb)
+    inserted: list[int] = field(default_factory=list)
+    updated: int = 0
+    deleted: int = 0
+    grown: list[tuple[float, float, float, float]] = field(default_factory=list)
+    shrunk: list[tuple[float, float, float, float]] = field(default_factory=list)
+
+
+def _resolve_fields(layer: Layer, properties: dict[str, Any], fid: int | None) -> dict[str, Any]:
+    out = {}
+    for name, value in properties.items():
+        f = layer.field_named(str(name))
+        if f is None:
+            where = f"feature {fid}" if fid is not None else "the new feature"
+            known = ", ".join(layer.fields) or "none"
+            raise EditError(f"{where}: the layer has no field {name!r} (its fields: {known}).")
+        out[f.name] = _value(f, value, fid)
+    return out
+
+
+def _insert(conn: sqlite3.Connection, layer: Layer, change: Insert, work: _Work, trusted: bool) -> None:
+    if change.fid is not None:
+        if not isinstance(change.fid, int) or isinstance(change.fid, bool) or change.fid < 1:
+            raise EditError(f"{change.fid!r} is not a feature id.")
+        if _row(conn, layer, change.fid) is not None:
+            raise EditError(f"feature {change.fid} exists already.")
+    values = _resolve_fields(layer, dict(change.properties or {}), None)
+    missing = [f.name for f in layer.fields.values() if f.notnull and values.get(f.name) is None]
+    if missing:
+        raise EditError(f"the new feature: a value is required for {', '.join(missing)}.")
+    blob = _geometry(layer, change.geometry, change.crs, None, trusted)
+    columns = dict(values)
+    if layer.geometry:
+        columns[layer.geometry] = blob
+    if change.fid is not None:
+        columns[layer.fid] = change.fid
+    if columns:
+        cursor = conn.execute(f"INSERT INTO {_quote(layer.table)} ({', '.join(_quote(c) for c in columns)})"
+                              f" VALUES ({', '.join('?' * len(columns))})", list(columns.values()))
+    else:
+        cursor = conn.execute(f"INSERT INTO {_quote(layer.table)} DEFAULT VALUES")
+    fid = change.fid if change.fid is not None else cursor.lastrowid
+    work.inserted.append(fid)
+    stored = {name: values.get(name) for name in layer.fields}
+    work.records.append((fid, "insert", None, stored, 1, None, None if blob is None else _wkb_of(blob)))
+    if (box := _bounds_of(blob)) is not None:
+        work.grown.append(box)
+
+
+def _existing(conn: sqlite3.Connection, layer: Layer, fid: Any) -> tuple[dict[str, Any], bytes | None]:
+    if not isinstance(fid, int) or isinstance(fid, bool):
+        raise EditError(f"{fid!r} is not a feature id.")
+    found = _row(conn, layer, fid)
+    if found is None:
+        raise EditError(f"feature {fid} does not exist.")
+    return found
+
+
+def _update(conn: sqlite3.Connection, layer: Layer, change: Update, work: _Work, trusted: bool) -> None:
+    old, old_blob = _existing(conn, layer, change.fid)
+    values = _resolve_fields(layer, dict(change.properties or {}), change.fid)
+    changed = {k: v for k, v in values.items() if old.get(k) != v or type(old.get(k)) is not type(v)}
+    assignments = dict(changed)
+    geometry_changed = False
+    new_blob = old_blob
+    if change.set_geometry:
+        new_blob = _geometry(layer, change.geometry, change.crs, change.fid, trusted)
+        old_wkb = None if old_blob is None else _wkb_of(old_blob)
+        new_wkb = None if new_blob is None else _wkb_of(new_blob)
+        if old_wkb != new_wkb:
+            geometry_changed = True
+            assignments[layer.geometry] = new_blob
+    work.updated += 1
+    if not assignments:
+        return
+    conn.execute(f"UPDATE {_quote(layer.table)} SET {', '.join(f'{_quote(c)} = ?' for c in assignments)}"
+                 f" WHERE {_quote(layer.fid)} = ?", [*assignments.values(), change.fid])
+    work.records.append((change.fid, "update", {k: old.get(k) for k in changed}, changed, int(geometry_changed),
+                         None if not geometry_changed or old_blob is None else _wkb_of(old_blob),
+                         None if not geometry_changed or new_blob is None else _wkb_of(new_blob)))
+    if geometry_changed:
+        if (box := _bounds_of(old_blob)) is not None:
+            work.shrunk.append(box)
+        if (box := _bounds_of(new_blob)) is not None:
+            work.grown.append(box)
+
+
+def _delete(conn: sqlite3.Connection, layer: Layer, change: Delete, work: _Work) -> None:
+    old, old_blob = _existing(conn, layer, change.fid)
+    conn.execute(f"DELETE FROM {_quote(layer.table)} WHERE {_quote(layer.fid)} = ?", (change.fid,))
+    work.deleted += 1
+    work.records.append((change.fid, "delete", old, None, 1, None if old_blob is None else _wkb_of(old_blob), None))
+    if (box := _bounds_of(old_blob)) is not None:
+        work.shrunk.append(box)
+
+
+def _count(conn: sqlite3.Connection, layer: Layer) -> int:
+    try:
+        row = conn.execute("SELECT feature_count FROM gpkg_ogr_contents WHERE lower(table_name) = lower(?)",
+                           (layer.table,)).fetchone()
+    except sqlite3.OperationalError:
+        row = None
+    if row is not None and row[0] is not None:
+        return int(row[0])
+    return int(conn.execute(f"SELECT COUNT(*) FROM {_quote(layer.table)}").fetchone()[0])
+
+
+def _full_extent(conn: sqlite3.Connection, layer: Layer) -> tuple[float, float, float, float] | None:
+    if layer.geometry is None:
+        return None
+    if layer.rtree:
+        row = conn.execute(f"SELECT MIN(minx), MIN(miny), MAX(maxx), MAX(maxy) FROM {_quote(layer.rtree)}").fetchone()
+    else:
+        g = _quote(layer.geometry)
+        row = conn.execute(f"SELECT MIN(ST_MinX({g})), MIN(ST_MinY({g})), MAX(ST_MaxX({g})), MAX(ST_MaxY({g}))"
+                           f" FROM {_quote(layer.table)}").fetchone()
+    return None if row is None or row[0] is None else tuple(float(v) for v in row)
+
+
+def _extent(conn: sqlite3.Connection, layer: Layer, work: _Work) -> tuple[float, float, float, float] | None:
+    """The layer's extent after the edit: the stored one grown by the new shapes, or read again
+    from the spatial index when a shape that touched its edge moved or went."""
+    row = conn.execute("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?",
+                       (layer.table,)).fetchone()
+    old = tuple(row) if row is not None and None not in row else None
+    if old is None or any(b[0] <= old[0] or b[1] <= old[1] or b[2] >= old[2] or b[3] >= old[3] for b in work.shrunk):
+        extent = _full_extent(conn, layer)
+    else:
+        extent = old
+        for b in work.grown:
+            extent = (min(extent[0], b[0]), min(extent[1], b[1]), max(extent[2], b[2]), max(extent[3], b[3]))
+    if extent != old:
+        conn.execute("UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, max_y = ? WHERE table_name = ?",
+                     (*(extent or (None, None, None, None)), layer.table))
+    return extent
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _write_version(conn: sqlite3.Connection, version: Reserved, *, via: str, kind: str, reverts_to: str | None,
+                   summary: dict[str, Any], records: Iterable[tuple]) -> None:
+    ensure_history(conn)
+    conn.execute(f"INSERT INTO {VERSIONS} (number, uuid, created, user_id, username, via, kind, reverts_to, summary)"
+                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                 (version.number, version.uuid, version.created, version.user_id, version.username, via, kind,
+                  reverts_to, _json(summary)))
+    conn.executemany(f"INSERT INTO {CHANGES} (version, fid, op, before, after, geometry, before_wkb, after_wkb)"
+                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                     [(version.number, fid, op, _json(before), _json(after), geometry, bw, aw)
+                      for fid, op, before, after, geometry, bw, aw in records])
+    conn.execute(f"INSERT INTO {STATE} (id, applied_version, applied_uuid) VALUES (1, ?, ?)"
+                 " ON CONFLICT (id) DO UPDATE SET applied_version = excluded.applied_version,"
+                 " applied_uuid = excluded.applied_uuid", (version.number, version.uuid))
+
+
+@contextlib.contextmanager
+def _busy_as_refusal():
+    try:
+        yield
+    except sqlite3.OperationalError as exc:
+        if "locked" in str(exc) or "busy" in str(exc):
+            raise EditBusy(str(exc)) from None
+        raise
+
+
+def apply(path: str | Path, changes: Sequence[Change] | Callable[[sqlite3.Connection, Layer], Sequence[Change]], *,
+          reserve: Callable[[], Reserved], via: str, kind: str = "data", reverts_to: str | None = None,
+          base: int | None = None) -> Applied:
+    """Apply ``changes`` (or the changes ``changes(conn, layer)`` gives inside the transaction)
+    to the GeoPackage at ``path`` in one transaction, with their history. ``reserve()`` is called
+    once the changes are checked and applied, and names the version; if it raises, nothing is
+    written. EditError for a change the layer cannot take, StaleBase when ``base`` is not the
+    last version applied, NotVector for a file without features. A second edit of the same file
+    waits for the first (the SQLite write lock, with a busy timeout)."""
+    with gpkg_access.sqlite(path), _busy_as_refusal():
+        conn = connect(path)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                layer = layer_of(conn)
+                current, _ = _state(conn)
+                if base is not None and base != current:
+                    raise StaleBase(base, current)
+                trusted = callable(changes)  # changes made here (a revert) bring back what the layer held
+                todo = changes(conn, layer) if trusted else changes
+                work = _Work()
+                for change in todo:
+                    if isinstance(change, Insert):
+                        _insert(conn, layer, change, work, trusted)
+                    elif isinstance(change, Update):
+                        _update(conn, layer, change, work, trusted)
+                    elif isinstance(change, Delete):
+                        _delete(conn, layer, change, work)
+                    else:
+                        raise EditError(f"{change!r} is not an insert, an update or a delete.")
+                count = _count(conn, layer)
+                extent = _extent(conn, layer, work)
+                conn.execute("UPDATE gpkg_contents SET last_change = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+                             " WHERE table_name = ?", (layer.table,))
+                summary = {"inserted": len(work.inserted), "updated": work.updated, "deleted": work.deleted,
+                           "feature_count": count}
+                version = reserve()
+                _write_version(conn, version, via=via, kind=kind, reverts_to=reverts_to, summary=summary,
+                               records=work.records)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        finally:
+            conn.close()
+    return Applied(version.number, version.uuid, work.inserted, work.updated, work.deleted, count, extent,
+                   layer.crs, summary)
+
+
+def record_version(path: str | Path, version: Reserved, *, via: str, kind: str, summary: dict[str, Any] | None = None,
+                   reverts_to: str | None = None) -> None:
+    """A version without feature changes (a new upload of the data) recorded as the last applied."""
+    with gpkg_access.sqlite(path):
+        conn = connect(path)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                _write_version(conn, version, via=via, kind=kind, reverts_to=reverts_to, summary=summary or {},
+                               records=())
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+        finally:
+            conn.close()
+
+
+def wait_for_edits(path: str | Path) -> None:
+    """Return once no edit of the file is in progress (its write lock taken and given back)."""
+    with gpkg_access.sqlite(path):
+        conn = connect(path, wal=False)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.execute("ROLLBACK")
+        finally:
+            conn.close()
+
+
+# --- reading the history ---------------------------------------------------------------------
+
+
+def _reading(path: str | Path):
+    """A connection for reading history (no journal mode change), inside the SQLite turn."""
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT, isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT * 1000)}")
+    _register(conn)
+    return conn
+
+
+def _version_dict(row: sqlite3.Row | tuple) -> dict[str, Any]:
+    number, uuid, created, user_id, username, via, kind, reverts_to, summary = row
+    return {"number": number, "uuid": uuid, "created": created, "user_id": user_id, "username": username, "via": via,
+            "kind": kind, "reverts_to": reverts_to, "summary": json.loads(summary or "{}")}
+
+
+def state(path: str | Path) -> dict[str, Any]:
+    """The file's applied mark, its feature count and extent, and its CRS:
+    {"applied": number, "uuid": uuid or None, "count": n, "extent": box or None, "crs": text or None}."""
+    with gpkg_access.sqlite(path):
+        conn = _reading(path)
+        try:
+            conn.execute("BEGIN")
+            layer = layer_of(conn)
+            applied, uuid = _state(conn)
+            row = conn.execute("SELECT min_x, min_y, max_x, max_y FROM gpkg_contents WHERE table_name = ?",
+                               (layer.table,)).fetchone()
+            extent = tuple(row) if row is not None and None not in row else None
+            out = {"applied": applied, "uuid": uuid, "count": _count(conn, layer), "extent": extent, "crs": layer.crs}
+            conn.execute("COMMIT")
+            return out
+        finally:
+            conn.close()
+
+
+def versions(path: str | Path, after: int = 0) -> list[dict[str, Any]]:
+    """The data versions recorded in the file numbered above ``after``, oldest first: dicts of
+    number, uuid, created, user_id, username, via, kind, reverts_to, summary."""
+    with gpkg_access.sqlite(path):
+        conn = _reading(path)
+        try:
+            if not _has_history(conn):
+                return []
+            rows = conn.execute(f"SELECT number, uuid, created, user_id, username, via, kind, reverts_to, summary"
+                                f" FROM {VERSIONS} WHERE number > ? ORDER BY number", (after,)).fetchall()
+            return [_version_dict(r) for r in rows]
+        finally:
+            conn.close()
+
+
+def renumber(path: str | Path, uuid: str, number: int) -> None:
+    """Give the version ``uuid`` another number (the catalogue had given its number to another
+    version, e.g. after an older catalogue was restored)."""
+    with gpkg_access.sqlite(path):
+        conn = connect(path)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            old = conn.execute(f"SELECT number FROM {VERSIONS} WHERE uuid = ?", (uuid,)).fetchone()
+            if old is not None and old[0] != number:
+                conn.execute(f"UPDATE {VERSIONS} SET number = ? WHERE uuid = ?", (number, uuid))
+                conn.execute(f"UPDATE {CHANGES} SET version = ? WHERE version = ?", (number, old[0]))
+                conn.execute(f"UPDATE {STATE} SET applied_version = ? WHERE applied_uuid = ?", (number, uuid))
+            conn.execute("COMMIT")
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            conn.close()
+
+
+def _geojson(wkb: bytes | None, transform) -> dict[str, Any] | None:
+    if wkb is None:
+        return None
+    geometry = shapely.from_wkb(wkb)
+    if transform is not None:
+        geometry = transform(geometry)
+    return json.loads(shapely.to_geojson(geometry))
+
+
+def _to_crs(layer: Layer, crs: str | None):
+    """A function moving shapely geometries from the layer's CRS into ``crs`` (None: keep them)."""
+    if crs is None or layer.crs is None or _same_crs(crs, layer.crs):
+        return None
+    import numpy as np
+    transformer = _transformer(layer.crs, crs)
+    return lambda g: shapely.transform(g, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])))
+
+
+def data_changes(path: str | Path, number: int, crs: str | None = "EPSG:4326") -> list[dict[str, Any]]:
+    """The features version ``number`` changed, in the order it changed them:
+    [{"op": "insert"|"update"|"delete", "fid": n,
+      "before": {"properties": {...}, "geometry": GeoJSON or null} or null,
+      "after":  {"properties": {...}, "geometry": GeoJSON or null} or null}].
+    An insert has only "after" (every field), a delete only "before" (every field); an update
+    has the fields it changed, before and after, and "geometry" in both only when it moved the
+    feature. Geometries are in ``crs`` (longitude/latitude by default; None: the layer's CRS)."""
+    with gpkg_access.sqlite(path):
+        conn = _reading(path)
+        try:
+            conn.execute("BEGIN")
+            layer = layer_of(conn)
+            if not _has_history(conn):
+                return []
+            rows = conn.execute(f"SELECT fid, op, before, after, geometry, before_wkb, after_wkb FROM {CHANGES}"
+                                f" WHERE version = ? ORDER BY id", (number,)).fetchall()
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+    transform = _to_crs(layer, crs)
+    out = []
+    for fid, op, before, after, geometry, before_wkb, after_wkb in rows:
+        item: dict[str, Any] = {"op": op, "fid": fid, "before": None, "after": None}
+        for key, props, wkb in (("before", before, before_wkb), ("after", after, after_wkb)):
+            if props is None and not (geometry and op == "update"):
+                continue
+            side: dict[str, Any] = {"properties": {k: _plain(layer.fields.get(k), v)
+                                                   for k, v in json.loads(props or "{}").items()}}
+            if geometry:
+                side["geometry"] = _geojson(wkb, transform)
+            item[key] = side
+        out.append(item)
+    return out
+
+
+def _undo_rows(conn: sqlite3.Connection, layer: Layer, number: int,
+               fids: Iterable[int] | None = None) -> tuple[dict[int, tuple[dict, bytes | None] | None], int]:
+    """The features the versions after ``number`` touched, as they were at ``number``
+    ({fid: (properties, WKB) or None when absent then}), and the last replacing upload's number
+    (the data before it are not kept)."""
+    if not _has_history(conn):
+        return {}, 0
+    replaced = conn.execute(f"SELECT MAX(number) FROM {VERSIONS} WHERE kind = 'replace'").fetchone()[0] or 0
+    rows = conn.execute(f"SELECT fid, op, before, after, geometry, before_wkb, after_wkb FROM {CHANGES}"
+                        f" WHERE version > ? ORDER BY version DESC, id DESC", (number,)).fetchall()
+    wanted = None if fids is None else set(fids)
+    state_at: dict[int, tuple[dict, bytes | None] | None] = {}
+    for fid, op, before, after, geometry, before_wkb, _after_wkb in rows:
+        if wanted is not None and fid not in wanted:
+            continue
+        if fid not in state_at:  # start from the feature as it is now
+            now = _row(conn, layer, fid)
+            state_at[fid] = None if now is None else (now[0], None if now[1] is None else _wkb_of(now[1]))
+        if op == "insert":
+            state_at[fid] = None
+        elif op == "delete":
+            state_at[fid] = (json.loads(before or "{}"), before_wkb)
+        else:
+            props, wkb = state_at[fid] or ({}, None)
+            props = {**props, **json.loads(before or "{}")}
+            state_at[fid] = (props, before_wkb if geometry else wkb)
+    return state_at, replaced
+
+
+def undo(conn: sqlite3.Connection, layer: Layer, number: int) -> list[Change]:
+    """The changes that bring the features back to what they were at version ``number``
+    (inside an edit's transaction: pass it to ``apply`` as a callable). EditError when the data
+    were replaced by an upload since."""
+    state_at, replaced = _undo_rows(conn, layer, number)
+    if replaced > number:
+        raise EditError(f"The data were replaced by a new upload in version {replaced}; "
+                        f"the features as at version {number} are not kept.")
+    out: list[Change] = []
+    for fid in sorted(state_at):
+        then = state_at[fid]
+        now = _row(conn, layer, fid)
+        if then is None:
+            if now is not None:
+                out.append(Delete(fid))
+            continue
+        props, wkb = then
+        geometry = None if wkb is None else shapely.from_wkb(wkb)
+        if now is None:
+            out.append(Insert({k: _plain(layer.fields.get(k), v) for k, v in props.items() if k in layer.fields},
+                              geometry, None, fid))
+            continue
+        current, blob = now
+        changed = {k: _plain(layer.fields.get(k), v) for k, v in props.items()
+                   if k in layer.fields and current.get(k) != v}
+        moved = (None if blob is None else _wkb_of(blob)) != wkb
+        if changed or moved:
+            out.append(Update(fid, changed, geometry, moved, None))
+    return out
+
+
+def features_at(path: str | Path, number: int, crs: str | None = "EPSG:4326") -> dict[str, Any]:
+    """The features as they were at version ``number`` (the later data versions undone), as a
+    GeoJSON FeatureCollection: {"type": "FeatureCollection", "features": [{"type": "Feature",
+    "id": fid, "geometry": ..., "properties": {...}}], "numberReturned": n}, ordered by fid;
+    geometries in ``crs`` (longitude/latitude by default; None: the layer's CRS). EditError when
+    the data were replaced by an upload after ``number``."""
+    with gpkg_access.sqlite(path):
+        conn = _reading(path)
+        try:
+            conn.execute("BEGIN")
+            layer = layer_of(conn)
+            state_at, replaced = _undo_rows(conn, layer, number)
+            if replaced > number:
+                raise EditError(f"The data were replaced by a new upload in version {replaced}; "
+                                f"the features as at version {number} are not kept.")
+            names = list(layer.fields)
+            cols = ", ".join(_quote(n) for n in [layer.fid, *names, *([layer.geometry] if layer.geometry else [])])
+            rows: dict[int, tuple[dict, bytes | None]] = {}
+            for found in conn.execute(f"SELECT {cols} FROM {_quote(layer.table)}"):
+                fid = found[0]
+                blob = found[len(names) + 1] if layer.geometry else None
+                rows[fid] = (dict(zip(names, found[1:len(names) + 1])), None if blob is None else _wkb_of(blob))
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+    for fid, then in state_at.items():
+        if then is None:
+            rows.pop(fid, None)
+        else:
+            rows[fid] = ({n: then[0].get(n) for n in names}, then[1])
+    transform = _to_crs(layer, crs)
+    features = [{"type": "Feature", "id": fid, "geometry": _geojson(wkb, transform),
+                 "properties": {k: _plain(layer.fields.get(k), v) for k, v in props.items()}}
+                for fid, (props, wkb) in sorted(rows.items())]
+    return {"type": "FeatureCollection", "features": features, "numberReturned": len(features)}
+
+
+def copy_history(source: str | Path, target: str | Path) -> None:
+    """Carry the history tables of the working copy ``source`` into a new working copy ``target``
+    (a replacing upload), with its applied mark. Nothing is done when ``source`` has none."""
+    with gpkg_access.sqlite(source):
+        conn = _reading(source)
+        try:
+            if not _has_history(conn):
+                return
+            conn.execute("BEGIN")
+            versions_rows = conn.execute(f"SELECT number, uuid, created, user_id, username, via, kind, reverts_to,"
+                                         f" summary FROM {VERSIONS} ORDER BY number").fetchall()
+            change_rows = conn.execute(f"SELECT version, fid, op, before, after, geometry, before_wkb, after_wkb"
+                                       f" FROM {CHANGES} ORDER BY id").fetchall()
+            state_row = conn.execute(f"SELECT applied_version, applied_uuid FROM {STATE} WHERE id = 1").fetchone()
+            conn.execute("COMMIT")
+        finally:
+            conn.close()
+    with gpkg_access.sqlite(target):
+        conn = connect(target)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            ensure_history(conn)
+            conn.executemany(f"INSERT OR IGNORE INTO {VERSIONS} (number, uuid, created, user_id, username, via, kind,"
+                             " reverts_to, summary) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", versions_rows)
+            conn.executemany(f"INSERT INTO {CHANGES} (version, fid, op, before, after, geometry, before_wkb,"
+                             " after_wkb) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", change_rows)
+            if state_row is not None:
+                conn.execute(f"INSERT OR REPLACE INTO {STATE} (id, applied_version, applied_uuid) VALUES (1, ?, ?)",
+                             tuple(state_row))
+            conn.execute("COMMIT")
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            conn.close()
