@@ -6,7 +6,8 @@ commits may be in ``data.gpkg-wal`` and not yet in ``data.gpkg``. So it is never
 log, or catch a checkpoint half done). ``snapshot`` copies it with SQLite's online backup,
 inside one read transaction: the copy is the GeoPackage as committed at one moment, a single
 file in rollback mode (no log beside it), whatever is committed meanwhile. Editors are not held
-up (WAL); a GeoPackage never edited (rollback mode) is read the same way.
+up (WAL); a GeoPackage never edited (rollback mode) is read the same way. In this process, the
+copy takes its turn with GDAL's opens of the file (gpkg_access.py).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 
+from . import gpkg_access
 from .errors import GeoError
 
 PAGES = 1024  # pages copied per step of the online backup
@@ -34,6 +36,11 @@ def snapshot(source: str | Path, target: str | Path, between: Callable[[], None]
     if not source.is_file():
         raise FileNotFoundError(2, "No such file", str(source))
     target.parent.mkdir(parents=True, exist_ok=True)
+    with gpkg_access.sqlite(source):
+        _snapshot(source, target, between, pages)
+
+
+def _snapshot(source: Path, target: Path, between: Callable[[], None] | None, pages: int) -> None:
     conn = sqlite3.connect(str(source), timeout=BUSY_MS / 1000, isolation_level=None)
     try:
         conn.execute("PRAGMA query_only = ON")

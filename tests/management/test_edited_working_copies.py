@@ -1,7 +1,8 @@
-"""Backups and copies of a dataset whose working copy was edited in place (WAL mode, its last
-commits still in data.gpkg-wal): the backup holds the data as committed when it was taken (the
-edits before it, none after), a restore serves that; a copy of the dataset has the edits;
-check finds nothing wrong with the -wal/-shm beside the working copy."""
+"""Backups and copies of a dataset whose working copy was edited in place through the edit
+service (WAL mode, its last commits still in data.gpkg-wal): the backup holds the data as
+committed when it was taken (the edits before it, none after), a restore serves that; a copy of
+the dataset has the edits and a history of its own; check finds nothing wrong with the -wal/-shm
+beside the working copy."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from catalogue_app import files
 from tests.conftest import ADMIN_PASSWORD, Server, poll
+from tests.edits.conftest import features
 from tests.management.backup_helpers import cli, upload_shapefile
 
 
@@ -30,7 +32,8 @@ def working_copy(data_dir, pk: int):
 
 class Editor:
     """Edits written into a working copy with sqlite3, in WAL mode, as the edit service writes
-    them; the connection stays open so that no checkpoint moves them into data.gpkg."""
+    them; the connection stays open so that no checkpoint moves them into data.gpkg (it serves
+    tests that need a working copy edited outside a server: publishing)."""
 
     def __init__(self, path):
         self.conn = sqlite3.connect(str(path), isolation_level=None)
@@ -54,6 +57,14 @@ def names(client, alternate: str) -> set[str]:
     return {f["properties"]["name"] for f in r.json()["features"]}
 
 
+def delete_named(client, dataset: dict, name: str) -> dict:
+    """Delete the feature called ``name`` through the edit service; its version."""
+    fid = next(fid for fid, f in features(client, dataset).items() if f["properties"]["name"] == name)
+    r = client.post(f"/api/v2/datasets/{dataset['pk']}/edits", json={"delete": [fid]})
+    assert r.status_code == 200, r.text
+    return r.json()["version"]
+
+
 @pytest.fixture(scope="module")
 def edited(tmp_path_factory):
     base = tmp_path_factory.mktemp("edited")
@@ -62,17 +73,20 @@ def edited(tmp_path_factory):
     dataset = upload_shapefile(admin)
     path = working_copy(srv.data_dir, int(dataset["pk"]))
     before = names(admin, dataset["alternate"])
-    editor = Editor(path)
-    editor.delete("France")  # committed before the backup, still in the log only
+    first = delete_named(admin, dataset, "France")  # committed before the backup
+    # a reader holding the file open: the edits stay in data.gpkg-wal (no checkpoint on close)
+    holder = sqlite3.connect(str(path))
+    holder.execute("SELECT count(*) FROM gpkg_contents").fetchone()
+    second = delete_named(admin, dataset, "Germany")
     wal = path.with_name("data.gpkg-wal")
     assert wal.stat().st_size > 0
     archive = base / "catalogue.tar"
     backup = cli("backup", "--output", str(archive), data_dir=srv.data_dir)
     assert backup.returncode == 0, backup.stdout + backup.stderr
-    editor.delete("Spain")  # committed after the backup
+    third = delete_named(admin, dataset, "Spain")  # committed after the backup
     yield {"srv": srv, "admin": admin, "base": base, "dataset": dataset, "path": path, "archive": archive,
-           "before": before, "editor": editor}
-    editor.close()
+           "before": before, "versions": [first, second, third], "backed_up": before - {"France", "Germany"}}
+    holder.close()
     admin.close()
     srv.stop()
 
@@ -91,8 +105,8 @@ def test_the_backup_holds_the_working_copy_as_committed_when_it_was_taken(edited
         kept = {r[0] for r in conn.execute(f'SELECT name FROM "{table}"')}
     finally:
         conn.close()
-    assert "France" not in kept and "Spain" in kept
-    assert kept == edited["before"] - {"France"}
+    assert "Germany" not in kept and "Spain" in kept
+    assert kept == edited["backed_up"]
 
 
 def test_a_restore_of_the_backup_serves_the_data_as_it_was(edited):
@@ -102,14 +116,17 @@ def test_a_restore_of_the_backup_serves_the_data_as_it_was(edited):
     again = Server(restored)
     try:
         with again.client(auth=("admin", ADMIN_PASSWORD)) as c:
-            assert names(c, edited["dataset"]["alternate"]) == edited["before"] - {"France"}
+            assert names(c, edited["dataset"]["alternate"]) == edited["backed_up"]
             r = c.get("/geoserver/ows", params={
                 "service": "WMS", "version": "1.1.1", "request": "GetMap", "layers": edited["dataset"]["alternate"],
                 "styles": "", "srs": "EPSG:4326", "bbox": "-180,-90,180,90", "width": 256, "height": 128,
                 "format": "image/png"})
             assert r.status_code == 200 and r.headers["content-type"] == "image/png"
-        # the live working copy was not changed through the backup: it has both edits
-        assert names(edited["admin"], edited["dataset"]["alternate"]) == edited["before"] - {"France", "Spain"}
+        # its data version: the second edit's
+        assert rows(restored, "SELECT data_version FROM datasets WHERE resource_id = ?",
+                    int(edited["dataset"]["pk"])) == [(edited["versions"][1]["number"],)]
+        # the live working copy was not changed through the backup: it has every edit
+        assert names(edited["admin"], edited["dataset"]["alternate"]) == edited["backed_up"] - {"Spain"}
         check = cli("check", "--min-age", "0", data_dir=restored)
         assert check.returncode == 0, check.stdout + check.stderr
     finally:
@@ -124,8 +141,14 @@ def test_a_copy_of_an_edited_dataset_has_its_edits(edited):
     assert status["status"] == "finished", status
     pk = status["output_params"]["output"]["pk"]
     copy = admin.get(f"/api/v2/resources/{pk}").json()["resource"]
-    assert names(admin, copy["alternate"]) == edited["before"] - {"France", "Spain"}
+    assert names(admin, copy["alternate"]) == edited["backed_up"] - {"Spain"}
     path = working_copy(edited["srv"].data_dir, int(pk))
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:  # its history starts with the data as copied
+        assert not conn.execute("SELECT name FROM sqlite_master WHERE name LIKE 'gpkgext_catalogue_%'").fetchall()
+    finally:
+        conn.close()
+    assert rows(edited["srv"].data_dir, "SELECT data_version FROM datasets WHERE resource_id = ?", int(pk)) == [(0,)]
     assert not path.with_name("data.gpkg-wal").exists()
     assert path.stat().st_ino != edited["path"].stat().st_ino
     recorded = [r[0] for r in rows(edited["srv"].data_dir, "SELECT name FROM resource_files WHERE resource_id = ?",
