@@ -28,6 +28,7 @@ from catalogue_app import files
 from catalogue_app.geo import gpkg_edit
 from catalogue_app.geo.crs import to_wgs84_bounds
 from catalogue_app.geo.gpkg_edit import Delete, Insert, Update
+from catalogue_app.jobs import thumbnails as thumbnail_jobs
 from catalogue_app.services import access
 from catalogue_app.services.errors import Conflict, Invalid, NotFound, NotSignedIn
 from catalogue_app.store import Connection, resources, users, versions
@@ -137,6 +138,7 @@ def _run(db: Database, viewer: Viewer, target: _Target, changes: Any, via: str, 
         raise
     bbox, ll_bbox = _extent(applied.extent, applied.crs, target.srid)
     db.write_sync(_settle, target.rid, applied.uuid, applied.number, applied.summary, applied.count, bbox, ll_bbox)
+    thumbnail_jobs.after_edit(db, files_dir(db), target.rid)  # drawn again once the edits pause
     return applied
 
 
