@@ -5,6 +5,7 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
+from . import gpkg_access
 from .errors import GeoError
 
 
@@ -15,7 +16,8 @@ def shapefile_zip(source: str | Path, folder: str | Path, name: str) -> Path:
 
     folder = Path(folder)
     try:
-        meta, _, geometry, field_data = pyogrio.raw.read(source)
+        with gpkg_access.gdal(source):
+            meta, _, geometry, field_data = pyogrio.raw.read(source)
         shp = folder / f"{name}.shp"
         pyogrio.raw.write(shp, geometry, field_data, meta["fields"], driver="ESRI Shapefile", crs=meta["crs"],
                           geometry_type=meta["geometry_type"], encoding="UTF-8")

@@ -22,7 +22,7 @@ import msgspec
 import numpy as np
 import shapely
 
-from . import map_crs
+from . import gpkg_access, map_crs
 from .canvas import View
 
 WGS84 = "EPSG:4326"
@@ -81,14 +81,15 @@ def features_at(path: str | Path, data_crs: str, name: str, view: View, crs: str
     import pyogrio
     import pyogrio.raw
 
-    layer = pyogrio.list_layers(path)[0][0]
-    kind = (pyogrio.read_info(path, layer=layer).get("geometry_type") or "").lower()
-    radius = 0.5 if ("polygon" in kind or "surface" in kind) else max(tolerance, 0.5)
-    area, centre = _search_area(view, col, row, radius, crs, data_crs)
-    if area is None:
-        return []
-    meta, fids, wkb, values = pyogrio.raw.read(path, layer=layer, bbox=tuple(shapely.bounds(area)),
-                                               return_fids=True, read_geometry=True)
+    with gpkg_access.gdal(path):
+        layer = pyogrio.list_layers(path)[0][0]
+        kind = (pyogrio.read_info(path, layer=layer).get("geometry_type") or "").lower()
+        radius = 0.5 if ("polygon" in kind or "surface" in kind) else max(tolerance, 0.5)
+        area, centre = _search_area(view, col, row, radius, crs, data_crs)
+        if area is None:
+            return []
+        meta, fids, wkb, values = pyogrio.raw.read(path, layer=layer, bbox=tuple(shapely.bounds(area)),
+                                                   return_fids=True, read_geometry=True)
     if wkb is None or not len(wkb):
         return []
     geoms = shapely.from_wkb(wkb, on_invalid="ignore")

@@ -26,6 +26,8 @@ import shapely
 from pyproj import CRS, Transformer
 from pyproj.exceptions import CRSError
 
+from . import gpkg_access
+
 CUSTOM_CODE = 404000  # the code the catalogue gives a CRS without an EPSG code (GeoServer's habit)
 
 
@@ -135,18 +137,33 @@ class LayerInfo:
 
 
 @functools.lru_cache(maxsize=256)
-def _layer_info(path: str, _mtime_ns: int) -> LayerInfo:
-    name = pyogrio.list_layers(path)[0][0]
-    info = pyogrio.read_info(path, layer=name)
+def _layer_info(path: str, _stamp: tuple) -> LayerInfo:
+    with gpkg_access.gdal(path):
+        name = pyogrio.list_layers(path)[0][0]
+        info = pyogrio.read_info(path, layer=name)
     return LayerInfo(name=name, fields=tuple(str(f) for f in info["fields"]),
                      geometry_name=info["geometry_name"] or "geometry", geometry_type=info["geometry_type"] or "Unknown",
                      crs=info["crs"] or "EPSG:4326", count=int(info["features"]), fid_column=info["fid_column"] or "fid")
 
 
-def layer_info(path: str | Path) -> LayerInfo:
-    """The layer of ``path`` (cached while the file is unchanged)."""
+def file_stamp(path: str | Path) -> tuple:
+    """What tells one state of a file from another when no data version is known: the
+    modification time and size of the file and of its write-ahead log (an edit in WAL mode
+    changes only the log until it is copied in)."""
+    st = os.stat(path)
+    try:
+        wal = os.stat(f"{path}-wal")
+        log = (wal.st_mtime_ns, wal.st_size)
+    except OSError:
+        log = None
+    return st.st_mtime_ns, st.st_size, log
+
+
+def layer_info(path: str | Path, version: int | None = None) -> LayerInfo:
+    """The layer of ``path``, cached per data version (``datasets.data_version``: the edits
+    change it), or, without one, while the file is unchanged."""
     path = str(path)
-    return _layer_info(path, os.stat(path).st_mtime_ns)
+    return _layer_info(path, ("version", version) if version is not None else file_stamp(path))
 
 
 # --- queries ---------------------------------------------------------------------------------
@@ -310,10 +327,15 @@ def _matching(path: str, info: LayerInfo, query: FeatureQuery) -> np.ndarray | N
     return _sorted_ids(fids, [by_name[k] for k in keys], [desc for _, desc in query.sort])
 
 
-def read_features(path: str | Path, query: FeatureQuery) -> FeaturePage:
-    """The page of features ``query`` asks for, with how many match in all."""
-    path = str(path)
-    info = layer_info(path)
+def read_features(path: str | Path, query: FeatureQuery, version: int | None = None) -> FeaturePage:
+    """The page of features ``query`` asks for, with how many match in all; ``version``: the
+    dataset's data version (see layer_info)."""
+    with gpkg_access.gdal(path):
+        return _read_features(str(path), query, version)
+
+
+def _read_features(path: str, query: FeatureQuery, version: int | None) -> FeaturePage:
+    info = layer_info(path, version)
     fields, geometry = selection(info, query.properties)
     same_crs = _same_crs(info, query.crs)
     if not same_crs and _layer_crs(info) is None:

@@ -1,7 +1,9 @@
 """Vector layers kept in memory for drawing, so a map does not read its GeoPackage each time.
 
-A layer is loaded once as flat arrays (see geometry_arrays.py) and kept under its path, modification
-time and size, so a replaced file is read again. Its coordinates transformed into another CRS
+A layer is loaded once as flat arrays (see geometry_arrays.py) and kept under its path and data
+version (``datasets.data_version``, which every edit moves on), or, where no version is known,
+under the modification time and size of the file and of its write-ahead log, so a changed file is
+read again. Its coordinates transformed into another CRS
 are kept beside it, one copy per CRS, and thinned copies per scale. The cache holds at most
 ``limit`` bytes of arrays (an array shared by several copies counts once). When it is full,
 copies derived from the layers least recently used leave first (other CRSs, thinned), then whole
@@ -24,7 +26,7 @@ import shapely
 
 from catalogue_app import geo
 
-from . import map_crs
+from . import gpkg_access, map_crs
 from .geometry_arrays import Geometries, from_geometries
 
 
@@ -64,8 +66,9 @@ def read_geometries(path: str | Path, box: tuple[float, float, float, float] | N
     whose bounds meet ``box`` (in the layer's CRS), as a shapely array."""
     import pyogrio.raw
 
-    layer = pyogrio.list_layers(path)[0][0]
-    _meta, _fids, wkb, _fields = pyogrio.raw.read(path, layer=layer, columns=[], bbox=box, read_geometry=True)
+    with gpkg_access.gdal(path):
+        layer = pyogrio.list_layers(path)[0][0]
+        _meta, _fids, wkb, _fields = pyogrio.raw.read(path, layer=layer, columns=[], bbox=box, read_geometry=True)
     if wkb is None:
         return np.zeros(0, dtype=object)
     return shapely.from_wkb(wkb, on_invalid="ignore")
@@ -90,9 +93,16 @@ class LayerCache:
         self._limit = value
 
     @staticmethod
-    def _key(path: str | Path, st: os.stat_result | None = None) -> tuple:
+    def _key(path: str | Path, st: os.stat_result | None = None, version: int | None = None) -> tuple:
+        if version is not None:
+            return str(path), "version", version
         st = st or os.stat(path)
-        return str(path), st.st_mtime_ns, st.st_size
+        try:
+            wal = os.stat(f"{path}-wal")
+            log = (wal.st_mtime_ns, wal.st_size)
+        except OSError:
+            log = None
+        return str(path), st.st_mtime_ns, st.st_size, log
 
     def fits_size(self, size: int) -> bool:
         """Whether a file of ``size`` bytes is small enough to be held: its arrays take about its
@@ -104,11 +114,11 @@ class LayerCache:
         return self.fits_size(os.path.getsize(path))
 
     def geometries(self, path: str | Path, crs: str, target: str, pixel: float | None = None,
-                   st: os.stat_result | None = None) -> Geometries:
+                   st: os.stat_result | None = None, version: int | None = None) -> Geometries:
         """The parts of the layer at ``path`` (data CRS ``crs``) with coordinates in ``target``;
         with ``pixel`` (the size of a map pixel in ``target`` units), thinned to about that size.
-        ``st``: the file's stat, when the caller has it."""
-        key = self._key(path, st)
+        ``st``: the file's stat, when the caller has it; ``version``: its data version."""
+        key = self._key(path, st, version)
         layer = self._get(key, path, crs)
         target_key = "" if map_crs.same(crs, target) else map_crs.normalise(target)
         if not target_key:
@@ -237,11 +247,12 @@ def read_box(path: str | Path, crs: str, target: str, box: tuple[float, float, f
 
 
 def layer_geometries(path: str | Path, crs: str, target: str, box: tuple[float, float, float, float],
-                     pixel: float | None = None) -> Geometries:
-    """The parts to draw for ``box`` in ``target`` at ``pixel`` units per pixel: from the cache,
-    or from the file when it is too big to hold. Raises FileNotFoundError when the file is gone."""
+                     pixel: float | None = None, version: int | None = None) -> Geometries:
+    """The parts to draw for ``box`` in ``target`` at ``pixel`` units per pixel: from the cache
+    (``version``: the data version of the file), or from the file when it is too big to hold.
+    Raises FileNotFoundError when the file is gone."""
     st = os.stat(path)
     if CACHE.fits_size(st.st_size):
-        return CACHE.geometries(path, crs, target, pixel, st)
+        return CACHE.geometries(path, crs, target, pixel, st, version)
     parts = read_box(path, crs, target, box)
     return parts.thinned(2.0 ** round(math.log2(pixel))) if pixel and math.isfinite(pixel) and pixel > 0 else parts

@@ -34,6 +34,7 @@ class MapLayer:
     crs: str                # the data's CRS: "EPSG:n" or WKT
     sld: bytes | None = None  # its style; None = the default for its geometry type
     opacity: float = 1.0    # 0 (invisible) to 1; a map's layer may be see-through
+    version: int | None = None  # the data version of a vector working copy (the layer cache's key)
 
 
 def _blend(canvas: np.ndarray, layer: np.ndarray, opacity: float) -> np.ndarray:
@@ -94,7 +95,7 @@ def _draw(layers: list[MapLayer], bbox, crs: str, width: int, height: int, trans
                 continue
             key = (str(layer.path), layer.crs)
             if key not in found:
-                found[key] = layer_geometries(layer.path, layer.crs, crs, bbox, pixel)
+                found[key] = layer_geometries(layer.path, layer.crs, crs, bbox, pixel, layer.version)
             parts = found[key]
         except FileNotFoundError:
             raise

@@ -16,7 +16,7 @@ _COLUMNS = (
     "r.id, r.uuid, r.owner_id, r.group_id, r.resource_type, r.alternate, r.title, r.abstract, r.subtype, r.srid, r.last_updated,"
     " r.bbox_x0, r.bbox_y0, r.bbox_x1, r.bbox_y1, r.ll_x0, r.ll_y0, r.ll_x1, r.ll_y1,"
     " d.name, d.workspace, d.source_name, d.folder, d.geometry_type, d.feature_count, d.crs_wkt,"
-    " d.has_time, d.time_attribute, d.default_style_id,"
+    " d.has_time, d.time_attribute, d.default_style_id, d.data_version,"
     " rl.service_url AS remote_url, rl.layer_name AS remote_layer, rl.service_type AS remote_type"
 )
 # A remote dataset's layer is drawn by its remote service (store/remote_layers.py).

@@ -122,7 +122,8 @@ def get_map(req: OgcRequest) -> Response:
     def add(layer: dict, sld: bytes | None, opacity: float = 1.0) -> None:
         path = str(sources.path(layer))
         alternates[path] = layer["alternate"]
-        parts.append(MapLayer(path=path, kind=layer_kind(layer), crs=data_crs(layer), sld=sld, opacity=opacity))
+        parts.append(MapLayer(path=path, kind=layer_kind(layer), crs=data_crs(layer), sld=sld, opacity=opacity,
+                              version=layer.get("data_version")))
 
     for name, style in zip(names, styles):
         if map_id(name) is not None:  # a map: its visible layers, bottom first
