@@ -180,7 +180,7 @@ def draw_dataset(db: Database, files_dir: Path, thumbs: Path, resource_id: int,
     crs = source["crs_wkt"] or source["srid"]
     box, box_crs = view or thumbnail.dataset_view(source["ll_bbox"], source["bbox"], crs)
     png = thumbnail.draw(str(data), "raster" if source["subtype"] == "raster" else "vector", crs, source["sld"],
-                         box, box_crs)
+                         box, box_crs, version=source["data_version"])
     if not png:
         raise ValueError("the renderer gave no image")
     if unless_changed:
@@ -202,7 +202,7 @@ def draw_map(db: Database, files_dir: Path, map_id: int) -> str:
         data = files.working_copy(files_dir / layer["folder"])
         if data is not None:
             layers.append(MapLayer(str(data), "raster" if layer["subtype"] == "raster" else "vector", layer["crs"],
-                                   layer["sld"], min(1.0, float(layer["opacity"]))))
+                                   layer["sld"], min(1.0, float(layer["opacity"])), layer["data_version"]))
     box, box_crs = thumbnail.dataset_view(source["ll_bbox"], None, None) if None not in source["ll_bbox"] \
         else ((-MERCATOR_WORLD, -MERCATOR_WORLD / 2, MERCATOR_WORLD, MERCATOR_WORLD * 0.75), "EPSG:3857")
     png = render_map(layers, box, box_crs, thumbnail.WIDTH, thumbnail.HEIGHT, "image/png", False, SEA)
