@@ -100,7 +100,7 @@ def create_app(settings: Settings) -> Litestar:
         dependencies={"ctx": Provide(provide_context)},
         middleware=[AuthMiddleware()],
         exception_handlers=EXCEPTION_HANDLERS,
-        on_startup=[open_database, thumbnails.sweep_at_start],
+        on_startup=[open_database, thumbnails.sweep_at_start, feature_edits.reconcile_at_start],
         on_shutdown=[close_database],
         # Litestar builds the schema that api/openapi.py serves at /api/v2/schema/; its own routes
         # for it are replaced by a controller without any, so that there is one schema only

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import json
 import math
 import re
@@ -423,6 +424,7 @@ _FAMILY = {"POINT": ("Point",), "LINESTRING": ("LineString",), "POLYGON": ("Poly
            "GEOMETRYCOLLECTION": ("GeometryCollection", "MultiPoint", "MultiLineString", "MultiPolygon")}
 
 
+@functools.lru_cache(maxsize=64)
 def _crs_obj(text: str):
     from pyproj import CRS
     return CRS.from_user_input(text)
@@ -436,6 +438,7 @@ def _transformer(source: str, target: str):
 _TRANSFORMERS: dict[tuple[str, str], Any] = {}
 
 
+@functools.lru_cache(maxsize=256)
 def _same_crs(a: str, b: str) -> bool:
     if a.upper() == b.upper():
         return True
@@ -492,9 +495,28 @@ def _geometry(layer: Layer, geometry: BaseGeometry | None, crs: str | None, fid:
         if not np.isfinite(coords).all():
             raise EditError(f"{where}: the geometry lies outside the area where the layer's coordinate reference "
                             f"system ({layer.crs}) is defined.")
+    if layer.crs is not None and _geographic(layer.crs):
+        x0, y0, x1, y1 = geometry.bounds
+        if y0 < -90 - 1e-9 or y1 > 90 + 1e-9 or x0 < -360 or x1 > 360:
+            raise EditError(f"{where}: the geometry lies outside the area where the layer's coordinate reference "
+                            f"system ({layer.crs}) is defined (longitude and latitude, in degrees).")
     if not shapely.is_valid(geometry):
         raise EditError(f"{where}: the geometry is invalid ({shapely.is_valid_reason(geometry)}).")
     return _blob(geometry, layer.srs_id)
+
+
+_GEOGRAPHIC: dict[str, bool] = {}
+
+
+def _geographic(crs: str) -> bool:
+    found = _GEOGRAPHIC.get(crs)
+    if found is None:
+        try:
+            found = bool(_crs_obj(crs).is_geographic)
+        except Exception:
+            found = False
+        _GEOGRAPHIC[crs] = found
+    return found
 
 
 # --- history ---------------------------------------------------------------------------------
@@ -822,6 +844,16 @@ def state(path: str | Path) -> dict[str, Any]:
             out = {"applied": applied, "uuid": uuid, "count": _count(conn, layer), "extent": extent, "crs": layer.crs}
             conn.execute("COMMIT")
             return out
+        finally:
+            conn.close()
+
+
+def applied(path: str | Path) -> tuple[int, str | None]:
+    """The number and uuid of the last version applied to the file ((0, None): never edited)."""
+    with gpkg_access.sqlite(path):
+        conn = _reading(path)
+        try:
+            return _state(conn)
         finally:
             conn.close()
 

@@ -183,8 +183,10 @@ async def apply(db: Database, viewer: Viewer, rid: int, changes: Sequence[Insert
     return EditResult(applied.number, applied.uuid, list(applied.inserted), applied.updated, applied.deleted)
 
 
-def _revert_target(conn: Connection, viewer: Viewer, rid: int, number: int, root: Path) -> tuple[_Target, str]:
+def _revert_target(conn: Connection, viewer: Viewer, rid: int, number: int, root: Path) -> tuple[_Target, str | None]:
     target = _target(conn, viewer, rid, root)
+    if number == 0:  # the data as uploaded
+        return target, None
     version = versions.one(conn, rid, number)
     if version is None:
         raise NotFound(message=f"Dataset {rid} has no version {number}.")
@@ -192,9 +194,10 @@ def _revert_target(conn: Connection, viewer: Viewer, rid: int, number: int, root
 
 
 async def revert(db: Database, viewer: Viewer, rid: int, number: int, via: str = "api") -> dict[str, Any]:
-    """Bring the dataset's features back to what they were at version ``number``: a new version
-    (kind "revert", ``reverts_to`` the uuid of version ``number``) that undoes the data versions
-    after it; a feature deleted since comes back with its old id. Returns the new version's row
+    """Bring the dataset's features back to what they were at version ``number`` (0: as
+    uploaded): a new version (kind "revert", ``reverts_to`` the uuid of version ``number``, None
+    for 0) that undoes the data versions after it; a feature deleted since comes back with its
+    old id. Returns the new version's row
     as a dict (the columns of store/versions.py ``COLUMNS``; ``summary`` as JSON text). Refusals
     as for ``apply``; Invalid when nothing changed since (the data are as at ``number``) or the
     data were replaced by an upload since."""
@@ -235,16 +238,16 @@ def features_at(path: str | Path, number: int, crs: str | None = "EPSG:4326") ->
 # --- start-up ------------------------------------------------------------------------------------
 
 
-def reconcile(db: Database, root: Path | None = None) -> dict[str, int]:
+def reconcile(db: Database, root: Path | None = None, *, scan: bool = True) -> dict[str, int]:
     """Start-up: make the catalogue agree with the GeoPackages. A pending version whose uuid its
     GeoPackage holds is settled with the data as the file has them; any other pending version is
-    dropped; a data version a GeoPackage holds that the catalogue lacks (an older catalogue
-    restored) is added. Safe to run from several processes at once and while edits run (a
-    pending version is looked at under its GeoPackage's write lock). Returns counts."""
+    dropped. With ``scan``, every vector dataset's GeoPackage is then read for data versions the
+    catalogue lacks (an older catalogue restored), which are added. Safe to run from several
+    processes at once and while edits run (a pending version is looked at once its GeoPackage's
+    write lock is free). Returns {"settled", "dropped", "added"} counts."""
     root = root or files_dir(db)
     done = {"settled": 0, "dropped": 0, "added": 0}
-    pending = db.read_sync(lambda conn: [dict(r) for r in versions.pending(conn)])
-    for row in pending:
+    for row in db.read_sync(lambda conn: [dict(r) for r in versions.pending(conn)]):
         target = db.read_sync(versions.data_target, row["resource_id"])
         path = files.working_copy(root / target["folder"]) if target is not None and target["folder"] else None
         found = None
@@ -264,46 +267,48 @@ def reconcile(db: Database, root: Path | None = None) -> dict[str, int]:
         db.write_sync(_settle, row["resource_id"], row["uuid"], found["number"], found["summary"],
                       state["count"] if last else None, bbox if last else None, ll_bbox if last else None)
         done["settled"] += 1
-    for dataset in db.read_sync(lambda conn: [dict(r) for r in versions.vector_datasets(conn)]):
-        path = files.working_copy(root / dataset["folder"])
-        if path is None or path.suffix != ".gpkg":
-            continue
-        try:
-            done["added"] += _add_unknown(db, dataset, path)
-        except Exception:
-            log.warning("the history of dataset %s could not be read", dataset["resource_id"], exc_info=True)
+    if scan:
+        for dataset in db.read_sync(lambda conn: [dict(r) for r in versions.vector_datasets(conn)]):
+            path = files.working_copy(root / dataset["folder"])
+            if path is None or path.suffix != ".gpkg":
+                continue
+            try:
+                done["added"] += _add_unknown(db, dataset, path)
+            except Exception:
+                log.warning("the history of dataset %s could not be read", dataset["resource_id"], exc_info=True)
     return done
 
 
 def _settled_in(path: Path, uuid: str) -> dict[str, Any] | None:
     """The version ``uuid`` as the GeoPackage records it, looked at once any edit in progress
-    has ended (its write lock taken and given back)."""
+    has ended."""
     gpkg_edit.wait_for_edits(path)
     return next((v for v in gpkg_edit.versions(path) if v["uuid"] == uuid), None)
 
 
 def _add_unknown(db: Database, dataset: dict[str, Any], path: Path) -> int:
-    known = set(db.read_sync(lambda conn: [r["uuid"] for r in versions.between(conn, dataset["resource_id"], 0,
-                                                                                  2**62)]))
-    known |= {r["uuid"] for r in db.read_sync(lambda conn: versions.pending(conn))}
+    """Add the data versions of the GeoPackage that the catalogue lacks; returns how many."""
+    number, uuid = gpkg_edit.applied(path)
+    if uuid is None or db.read_sync(versions.by_uuid, uuid) is not None:
+        return 0
     added = 0
-    missing = [v for v in gpkg_edit.versions(path) if v["uuid"] not in known]
-    for version in missing:
+    for version in gpkg_edit.versions(path):
         def add(conn: Connection, v=version) -> int | None:
             if versions.by_uuid(conn, v["uuid"]) is not None:
                 return None
             return versions.add_known(conn, dataset["resource_id"], number=v["number"], version_uuid=v["uuid"],
                                       created=v["created"], kind=v["kind"], via=v["via"], user_id=v["user_id"],
                                       username=v["username"], summary=v["summary"], reverts_to=v["reverts_to"])
-        number = db.write_sync(add)
-        if number is None:
+        given = db.write_sync(add)
+        if given is None:
             continue
-        if number != version["number"]:
-            gpkg_edit.renumber(path, version["uuid"], number)
+        if given != version["number"]:
+            gpkg_edit.renumber(path, version["uuid"], given)
         added += 1
-    if missing:
-        state = gpkg_edit.state(path)
-        bbox, ll_bbox = _extent(state["extent"], state["crs"], dataset["srid"])
-        db.write_sync(lambda conn: versions.set_data_state(conn, dataset["resource_id"], state["applied"],
-                                                           state["count"], bbox, ll_bbox))
+    state = gpkg_edit.state(path)
+    bbox, ll_bbox = _extent(state["extent"], state["crs"], dataset["srid"])
+    db.write_sync(lambda conn: versions.set_data_state(conn, dataset["resource_id"], state["applied"], state["count"],
+                                                       bbox, ll_bbox))
+    log.info("dataset %s: %d data version(s) found in its GeoPackage were added to the catalogue",
+             dataset["resource_id"], added)
     return added

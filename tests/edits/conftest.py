@@ -12,6 +12,7 @@ from tests.api.test_uploads import COUNTRIES, imported, shapefile_parts
 from tests.conftest import ADMIN_PASSWORD, Server, login, make_group, make_user
 
 PUBLIC = '{"users": {"AnonymousUser": ["view_resourcebase", "download_resourcebase"]}}'
+PRIVATE = '{"users": {"AnonymousUser": []}}'
 
 
 def upload_countries(client, title: str = "Countries") -> dict:
@@ -44,10 +45,11 @@ def points_gpkg(folder: Path, n: int = 20, name: str = "points") -> Path:
     return path
 
 
-def upload_points(client, folder: Path, n: int = 20, name: str = "points", title: str = "Points") -> dict:
+def upload_points(client, folder: Path, n: int = 20, name: str = "points", title: str = "Points",
+                  permissions: str = PUBLIC) -> dict:
     path = points_gpkg(folder, n, name)
     r = client.post("/api/v2/uploads/upload", files={"base_file": (path.name, path.read_bytes(), "application/geopackage+sqlite3")},
-                    data={"permissions": PUBLIC, "dataset_title": title})
+                    data={"permissions": permissions, "dataset_title": title})
     return imported(client, r)
 
 
@@ -62,7 +64,8 @@ def ed(tmp_path_factory):
     group = make_group(admin)
     r = admin.post(f"/api/v2/groups/{group['pk']}/members", json={"users": [member["pk"]]})
     assert r.status_code == 200, r.text
-    out = {"srv": srv, "admin": admin, "owner": owner, "other": other, "member": member, "group": group}
+    out = {"srv": srv, "admin": admin, "owner": owner, "other": other, "member": member, "group": group,
+           "root": root, "admin_user": {"username": "admin", "password": ADMIN_PASSWORD}}
     with login(srv, owner) as c:
         out["countries"] = upload_countries(c)
         out["points"] = upload_points(c, root / "src")

@@ -6,6 +6,8 @@ attribute table and of points on the map). Geometries are GeoJSON in longitude/l
 from __future__ import annotations
 
 import json
+import logging
+import threading
 from typing import Any
 
 import msgspec
@@ -21,6 +23,7 @@ from catalogue_app.reads import edits as reads
 from catalogue_app.services import edits as edits_service
 
 GEOJSON_CRS = "EPSG:4326"
+log = logging.getLogger("catalogue.edits")
 
 
 class FeatureIn(msgspec.Struct, kw_only=True):
@@ -123,6 +126,25 @@ async def edit_features(ctx: Ctx, pk: FromPath[str]) -> EditsAnswer:
     result = await edits_service.apply(ctx.db, ctx.viewer, rid, _changes(body), "ui", base=body.base)
     row = await ctx.db.read(reads.version, result.uuid)
     return EditsAnswer(version=version_of(row), inserted=result.inserted)
+
+
+def reconcile_at_start(app) -> None:
+    """Start-up: settle or drop the versions an edit left pending when the server stopped, then
+    (on a thread, not to delay serving) add the data versions GeoPackages hold that the catalogue
+    lacks (services/edits.py ``reconcile``)."""
+    db = app.state.db
+    try:
+        edits_service.reconcile(db, app.state.settings.files_dir, scan=False)
+    except Exception:  # never keeps the server from starting
+        log.warning("pending versions could not be reconciled", exc_info=True)
+
+    def scan() -> None:
+        try:
+            edits_service.reconcile(db, app.state.settings.files_dir)
+        except Exception:
+            log.warning("the datasets' histories could not be reconciled", exc_info=True)
+
+    threading.Thread(target=scan, name="reconcile-edits", daemon=True).start()
 
 
 ROUTES = [edit_features]
