@@ -10,15 +10,17 @@ from catalogue_app.store.resources import Viewer
 
 
 def layers(conn: Connection, viewer: Viewer, workspace: str | None, name: str | None,
-           attributes: bool) -> list[dict[str, Any]]:
+           attributes: bool, editable: bool = False) -> list[dict[str, Any]]:
     """The datasets with data the viewer may see, by title, narrowed to a virtual service's
-    workspace or layer; with their attributes when asked (``may_download`` is left None)."""
-    return ogc.visible_layers(conn, viewer, workspace, name, attributes)
+    workspace or layer; with their attributes when asked (``may_download`` is left None), and
+    with ``may_edit`` (may the viewer change the features?) when ``editable``."""
+    return ogc.visible_layers(conn, viewer, workspace, name, attributes, editable)
 
 
 def layer(conn: Connection, viewer: Viewer, name: str) -> dict[str, Any] | None:
     """One dataset the viewer may see, by any of its names, with whether the viewer may download
-    its data; None when it is unknown or hidden."""
+    its data (``may_download``) and change its features (``may_edit``); None when it is unknown
+    or hidden."""
     return ogc.layer_named(conn, viewer, name)
 
 

@@ -55,32 +55,36 @@ def _attributes(conn: sqlite3.Connection, ids: list[int]) -> dict[int, list[dict
 
 
 def _complete(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer,
-              attributes: bool, download: bool = False) -> list[dict[str, Any]]:
+              attributes: bool, download: bool = False, editable: bool = False) -> list[dict[str, Any]]:
     ids = [row["id"] for row in rows]
     keywords, styles = _keywords(conn, ids), _styles(conn, ids)
     attrs = _attributes(conn, ids) if attributes else {}
+    held: dict[int, set[str]] = {}
+    if download:
+        held = {row["id"]: resources.held_perms(conn, viewer, row["id"]) for row in rows}
+    elif editable and viewer.id is not None:
+        for i in range(0, len(rows), 500):
+            held.update(resources.held_on_page(conn, rows[i:i + 500], viewer))
     out = []
     for row in rows:
         layer = dict(row)
         layer["keywords"] = keywords[row["id"]]
         layer["styles"] = styles[row["id"]]
         layer["attributes"] = attrs.get(row["id"], [])
-        layer["may_download"] = may_download(conn, viewer, row) if download else None
+        actions = rules.resource_actions(viewer, rules.ResourceFacts.of(row, held.get(row["id"], ())))
+        layer["may_download"] = rules.DOWNLOAD in actions if download else None
+        # may the viewer change the features (WFS-T)? None when not asked
+        layer["may_edit"] = (viewer.id is not None and rules.CHANGE_DATA in actions) if editable else None
         out.append(layer)
     return out
 
 
-def may_download(conn: sqlite3.Connection, viewer: Viewer, row: sqlite3.Row | dict) -> bool:
-    """The rule book's answer for the layer's data (WFS features, WCS coverages)."""
-    held = resources.held_perms(conn, viewer, row["id"])
-    return rules.resource_may(viewer, rules.ResourceFacts.of(row, held), rules.DOWNLOAD)
-
-
 def visible_layers(conn: sqlite3.Connection, viewer: Viewer, workspace: str | None = None,
-                   name: str | None = None, attributes: bool = False) -> list[dict[str, Any]]:
+                   name: str | None = None, attributes: bool = False, editable: bool = False) -> list[dict[str, Any]]:
     """Datasets with data that the viewer may see, by title; ``workspace`` and ``name`` narrow
     the list (the per-workspace and per-layer service addresses). ``may_download`` is left None
-    here (a capabilities document does not need it; one query a layer): layer_named gives it."""
+    here (a capabilities document does not need it; one query a layer): layer_named gives it.
+    With ``editable``, ``may_edit`` says whether the viewer may change each one's features."""
     cond, params = resources.visibility(viewer)
     sql = f"SELECT {_COLUMNS} FROM {_FROM} WHERE {cond}"
     if workspace:
@@ -90,7 +94,7 @@ def visible_layers(conn: sqlite3.Connection, viewer: Viewer, workspace: str | No
         sql += " AND d.name = ?"
         params = [*params, name]
     rows = conn.execute(sql + " ORDER BY r.title COLLATE NOCASE, r.id", params).fetchall()
-    return _complete(conn, rows, viewer, attributes)
+    return _complete(conn, rows, viewer, attributes, editable=editable)
 
 
 def _candidates(name: str) -> list[tuple[str, str]]:
@@ -114,7 +118,7 @@ def layer_named(conn: sqlite3.Connection, viewer: Viewer, name: str,
             f"SELECT {_COLUMNS} FROM {_FROM}"
             f" WHERE d.workspace = ? AND d.name = ? AND {cond}", [workspace, layer, *params]).fetchone()
         if row:
-            return _complete(conn, [row], viewer, attributes, download=True)[0]
+            return _complete(conn, [row], viewer, attributes, download=True, editable=True)[0]
     return None
 
 

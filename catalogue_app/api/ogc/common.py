@@ -40,6 +40,7 @@ class OgcRequest:
     url: str                               # the absolute address of this endpoint, for capabilities
     workspace: str | None = None           # a virtual service: /geoserver/<workspace>/ows
     layer_name: str | None = None          # or /geoserver/<workspace>/<layer>/ows
+    body: bytes | None = None              # a POSTed XML body (a WFS Transaction)
     _cache: dict[str, Any] = field(default_factory=dict)
 
     def get(self, key: str, default: str | None = None) -> str | None:
@@ -57,10 +58,11 @@ class OgcRequest:
         return self.params.get("version") or self.params.get("acceptversions", "").split(",")[0] or ""
 
     # -- layers -------------------------------------------------------------------------------
-    def layers(self, attributes: bool = False) -> list[dict[str, Any]]:
-        """The datasets with data that the caller may see (those of the virtual service only)."""
+    def layers(self, attributes: bool = False, editable: bool = False) -> list[dict[str, Any]]:
+        """The datasets with data that the caller may see (those of the virtual service only);
+        with ``editable``, each says whether the caller may change its features (``may_edit``)."""
         viewer = self.ctx.viewer
-        return self.ctx.db.read_sync(ogc_reads.layers, viewer, self.workspace, self.layer_name, attributes)
+        return self.ctx.db.read_sync(ogc_reads.layers, viewer, self.workspace, self.layer_name, attributes, editable)
 
     def layer(self, name: str, locator: str, code: str = "InvalidParameterValue",
               download: bool = False) -> dict[str, Any]:

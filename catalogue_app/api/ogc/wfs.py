@@ -1,5 +1,5 @@
 """WFS 2.0.0 and 1.1.0 (and the basics of 1.0.0) for the vector datasets: GetCapabilities,
-DescribeFeatureType and GetFeature with KVP parameters.
+DescribeFeatureType and GetFeature with KVP parameters, and Transaction (WFS-T, wfs_transaction).
 
 Every dataset the caller may view is a feature type; its features also need
 download_resourcebase (401 for anonymous callers, 403 for others). The features come from
@@ -40,6 +40,7 @@ from catalogue_app.api.ogc.wfs_params import (
     sort_by,
     whole_number,
 )
+from catalogue_app.api.ogc.wfs_transaction import transaction
 from catalogue_app.api.ogc.wfs_types import feature_type, is_vector, type_name
 from catalogue_app.geo import feature_encoding as enc
 from catalogue_app.geo.feature_encoding import Property, TypeName, xml_name
@@ -51,13 +52,19 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
 def handle(req: OgcRequest) -> Response:
     """Answer one WFS request (runs in a worker thread)."""
     try:
+        if req.body is not None:
+            return transaction(req)
         operation = req.require("request").lower()
         if operation == "getcapabilities":
             return get_capabilities(req, _negotiate(req))
         operations = {"describefeaturetype": describe_feature_type, "getfeature": get_feature}
+        if operation == "transaction":
+            raise OgcError("OperationNotSupported", "A Transaction is an XML document (wfs:Transaction): POST it.",
+                           "request")
         if operation not in operations:
             raise OgcError("OperationNotSupported", f'WFS does not know the operation "{req.get("request")}": '
-                           "use GetCapabilities, DescribeFeatureType or GetFeature.", "request")
+                           "use GetCapabilities, DescribeFeatureType or GetFeature (and POST a Transaction).",
+                           "request")
         return operations[operation](req, _version(req))
     except OgcError as error:
         # messages quote what the client sent, which may hold characters an XML report cannot

@@ -1,6 +1,11 @@
 """The WFS GetCapabilities documents of versions 2.0.0, 1.1.0 and 1.0.0: the service, its
 operations and constraints, and one feature type per vector dataset the caller may view, with
 its CRSs and lon/lat box.
+
+Transaction (WFS-T) is offered to a caller who may change the features of one of the listed
+layers at least: as the global operation (what GDAL reads) and, in 1.x, as Insert, Update and
+Delete in the Operations of each layer they may change (what QGIS reads). The documents thus
+depend on the caller: they are written for each request and never kept.
 """
 
 from __future__ import annotations
@@ -9,7 +14,7 @@ from typing import Any
 
 from litestar import Response
 
-from catalogue_app.api.ogc.common import OgcRequest, attr, text, xml_answer
+from catalogue_app.api.ogc.common import XML, OgcRequest, attr, text
 from catalogue_app.api.ogc.wfs_params import ADVERTISED_FORMATS, MAX_FEATURES, VERSIONS
 from catalogue_app.api.ogc.wfs_types import NAMESPACE, is_vector
 
@@ -61,14 +66,24 @@ def _wgs84_box(layer: dict[str, Any]) -> str:
             f"<ows:UpperCorner>{box[2]} {box[3]}</ows:UpperCorner></ows:WGS84BoundingBox>")
 
 
+EDIT_OPERATIONS = ("Query", "Insert", "Update", "Delete")
+# the GML a Transaction may carry (geo.gml_read reads them all)
+TRANSACTION_FORMATS = ("text/xml; subtype=gml/3.2", "text/xml; subtype=gml/3.1.1", "text/xml; subtype=gml/2.1.2")
+
+
 def _feature_type_ows(layer: dict[str, Any], crs: str) -> str:
-    """A FeatureType of WFS 2.0.0 (``crs`` "CRS") or 1.1.0 (``crs`` "SRS")."""
+    """A FeatureType of WFS 2.0.0 (``crs`` "CRS") or 1.1.0 (``crs`` "SRS"); in 1.1.0 the
+    operations of a layer the caller may edit (2.0.0 has no per-type operations)."""
     code = _code(layer)
     other = "".join(f"<wfs:Other{crs}>urn:ogc:def:crs:EPSG::{c}</wfs:Other{crs}>" for c in OTHER_CRS if c != code)
     abstract = f"<wfs:Abstract>{text(layer['abstract'])}</wfs:Abstract>" if layer.get("abstract") else ""
+    operations = ""
+    if crs == "SRS" and layer.get("may_edit"):
+        operations = ("<wfs:Operations>" + "".join(f"<wfs:Operation>{o}</wfs:Operation>" for o in EDIT_OPERATIONS)
+                      + "</wfs:Operations>")
     return (f"<wfs:FeatureType><wfs:Name>{text(layer['alternate'])}</wfs:Name>"
             f"<wfs:Title>{text(layer['title'] or layer['name'])}</wfs:Title>{abstract}{_keywords(layer['keywords'])}"
-            f"<wfs:Default{crs}>urn:ogc:def:crs:EPSG::{code}</wfs:Default{crs}>{other}"
+            f"<wfs:Default{crs}>urn:ogc:def:crs:EPSG::{code}</wfs:Default{crs}>{other}{operations}"
             f"{_wgs84_box(layer)}</wfs:FeatureType>")
 
 
@@ -78,8 +93,10 @@ def _feature_type_10(layer: dict[str, Any]) -> str:
         box = [-180.0, -90.0, 180.0, 90.0]
     abstract = f"<Abstract>{text(layer['abstract'])}</Abstract>" if layer.get("abstract") else ""
     keywords = f"<Keywords>{text(', '.join(layer['keywords']))}</Keywords>" if layer["keywords"] else ""
+    operations = ("<Operations>" + "".join(f"<{o}/>" for o in EDIT_OPERATIONS) + "</Operations>"
+                  if layer.get("may_edit") else "")
     return (f"<FeatureType><Name>{text(layer['alternate'])}</Name><Title>{text(layer['title'] or layer['name'])}</Title>"
-            f"{abstract}{keywords}<SRS>EPSG:{_code(layer)}</SRS>"
+            f"{abstract}{keywords}<SRS>EPSG:{_code(layer)}</SRS>{operations}"
             f'<LatLongBoundingBox minx="{box[0]}" miny="{box[1]}" maxx="{box[2]}" maxy="{box[3]}"/></FeatureType>')
 
 
@@ -108,22 +125,41 @@ def _constraints(tag: str, pairs: tuple[tuple[str, str], ...]) -> str:
                    for name, value in pairs)
 
 
-def _operations(req: OgcRequest, ows11: bool) -> str:
+def _transaction(url: str, ows11: bool) -> str:
+    """The Transaction operation: POST only, to this endpoint."""
+    inputs = "".join(f"<ows:Value>{v}</ows:Value>" for v in TRANSACTION_FORMATS)
+    return (f'<ows:Operation name="Transaction"><ows:DCP><ows:HTTP><ows:Post xlink:href={attr(url)}/></ows:HTTP>'
+            '</ows:DCP><ows:Parameter name="inputFormat">'
+            + (f"<ows:AllowedValues>{inputs}</ows:AllowedValues>" if ows11 else inputs)
+            + "</ows:Parameter></ows:Operation>")
+
+
+def _operations(req: OgcRequest, ows11: bool, editable: bool) -> str:
     schema = "text/xml; subtype=gml/3.2" if ows11 else "text/xml; subtype=gml/3.1.1"
     return "".join([
         _operation("GetCapabilities", req.url, {"AcceptVersions": VERSIONS, "AcceptFormats": ("text/xml",)}, ows11),
         _operation("DescribeFeatureType", req.url, {"outputFormat": (schema, "application/json")}, ows11),
         _operation("GetFeature", req.url, {"resultType": ("results", "hits"), "outputFormat": ADVERTISED_FORMATS}, ows11),
+        _transaction(req.url, ows11) if editable else "",
     ])
 
 
+def _editable(layers: list[dict[str, Any]]) -> bool:
+    return any(layer.get("may_edit") for layer in layers)
+
+
 def get_capabilities(req: OgcRequest, version: str) -> Response:
-    layers = [layer for layer in req.layers() if is_vector(layer)]
+    layers = [layer for layer in req.layers(editable=not req.ctx.caller.is_anonymous) if is_vector(layer)]
     writer = {"2.0.0": _capabilities_20, "1.1.0": _capabilities_11, "1.0.0": _capabilities_10}[version]
-    return xml_answer(writer(req, layers))
+    # written for this caller (what they may edit): kept by no cache
+    return Response(writer(req, layers).encode("utf-8"), media_type=XML, status_code=200,
+                    headers={"Cache-Control": "private, no-cache", "Vary": "Authorization, Cookie"})
 
 
 def _capabilities_20(req: OgcRequest, layers: list[dict[str, Any]]) -> str:
+    editable = _editable(layers)
+    constraints = tuple((name, "TRUE" if editable and name == "ImplementsTransactionalWFS" else value)
+                        for name, value in SERVICE_CONSTRAINTS)
     filters = ("<fes:Filter_Capabilities><fes:Conformance>" + _constraints("fes:Constraint", FILTER_CONSTRAINTS)
                + '</fes:Conformance><fes:Id_Capabilities><fes:ResourceIdentifier name="fes:ResourceId"/>'
                "</fes:Id_Capabilities><fes:Spatial_Capabilities><fes:GeometryOperands>"
@@ -136,8 +172,8 @@ def _capabilities_20(req: OgcRequest, layers: list[dict[str, Any]]) -> str:
             ' xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
             f"{_namespaces(layers)}"
             ' xsi:schemaLocation="http://www.opengis.net/wfs/2.0 http://schemas.opengis.net/wfs/2.0/wfs.xsd">'
-            f"{_service_identification('2.0.0')}<ows:OperationsMetadata>{_operations(req, True)}"
-            f"{_constraints('ows:Constraint', SERVICE_CONSTRAINTS)}</ows:OperationsMetadata>"
+            f"{_service_identification('2.0.0')}<ows:OperationsMetadata>{_operations(req, True, editable)}"
+            f"{_constraints('ows:Constraint', constraints)}</ows:OperationsMetadata>"
             f"<wfs:FeatureTypeList>{''.join(_feature_type_ows(layer, 'CRS') for layer in layers)}</wfs:FeatureTypeList>"
             f"{filters}</wfs:WFS_Capabilities>")
 
@@ -154,7 +190,8 @@ def _capabilities_11(req: OgcRequest, layers: list[dict[str, Any]]) -> str:
             ' xmlns:xlink="http://www.w3.org/1999/xlink" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"'
             f"{_namespaces(layers)}"
             ' xsi:schemaLocation="http://www.opengis.net/wfs http://schemas.opengis.net/wfs/1.1.0/wfs.xsd">'
-            f"{_service_identification('1.1.0')}<ows:OperationsMetadata>{_operations(req, False)}</ows:OperationsMetadata>"
+            f"{_service_identification('1.1.0')}<ows:OperationsMetadata>{_operations(req, False, _editable(layers))}"
+            "</ows:OperationsMetadata>"
             "<wfs:FeatureTypeList><wfs:Operations><wfs:Operation>Query</wfs:Operation></wfs:Operations>"
             f"{''.join(_feature_type_ows(layer, 'SRS') for layer in layers)}</wfs:FeatureTypeList>{filters}</wfs:WFS_Capabilities>")
 
@@ -173,7 +210,9 @@ def _capabilities_10(req: OgcRequest, layers: list[dict[str, Any]]) -> str:
             f"<DescribeFeatureType><SchemaDescriptionLanguage><XMLSCHEMA/></SchemaDescriptionLanguage>{http}"
             "</DescribeFeatureType>"
             f"<GetFeature><ResultFormat><GML2/><GML3/><JSON/></ResultFormat>{http}</GetFeature>"
-            "</Request></Capability><FeatureTypeList><Operations><Query/></Operations>"
+            + (f"<Transaction><DCPType><HTTP><Post onlineResource={href}/></HTTP></DCPType></Transaction>"
+               if _editable(layers) else "")
+            + "</Request></Capability><FeatureTypeList><Operations><Query/></Operations>"
             + "".join(_feature_type_10(layer) for layer in layers)
             + "</FeatureTypeList><ogc:Filter_Capabilities><ogc:Spatial_Capabilities><ogc:Spatial_Operators><ogc:BBOX/>"
             "</ogc:Spatial_Operators></ogc:Spatial_Capabilities><ogc:Scalar_Capabilities/></ogc:Filter_Capabilities>"
