@@ -67,13 +67,19 @@ class Shapes:
                       self.fids, self.alive)
 
     def with_alive(self, alive: np.ndarray | None) -> Shapes:
-        """The same arrays with another mask of the parts drawn."""
-        return Shapes(self.family, self.xy, self.ring_start, self.part_ring, self.bounds, self._owners, self.fids,
+        """The same arrays (and owners, computed here once for all the copies) with another mask
+        of the parts drawn."""
+        owners = self.owners() if self.family != "point" and self.count else self._owners
+        return Shapes(self.family, self.xy, self.ring_start, self.part_ring, self.bounds, owners, self.fids,
                       None if alive is None or alive.all() else alive)
 
     def part_vertices(self) -> np.ndarray:
         """The number of coordinates of each part."""
         return np.diff(self.ring_start[self.part_ring])
+
+    def vertices_of(self, parts: np.ndarray) -> np.ndarray:
+        """The number of coordinates of these parts."""
+        return self.ring_start[self.part_ring[parts + 1]] - self.ring_start[self.part_ring[parts]]
 
     @property
     def live_vertices(self) -> int:

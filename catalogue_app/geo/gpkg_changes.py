@@ -41,29 +41,29 @@ class GeometryDelta:
 
 def _connect(path: str | Path) -> sqlite3.Connection:
     conn = sqlite3.connect(str(path), timeout=BUSY_MS / 1000, isolation_level=None, check_same_thread=False)
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_MS}")
     conn.execute("PRAGMA query_only = ON")
     return conn
 
 
-def _has(conn: sqlite3.Connection, table: str) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone() is not None
-
-
 def _applied(conn: sqlite3.Connection) -> int | None:
-    if not _has(conn, STATE):
+    try:
+        row = conn.execute(f"SELECT applied_version FROM {STATE} WHERE id = 1").fetchone()
+    except sqlite3.OperationalError:  # no history
         return None
-    row = conn.execute(f"SELECT applied_version FROM {STATE} WHERE id = 1").fetchone()
     return int(row[0]) if row is not None else None
 
 
 def _features(conn: sqlite3.Connection) -> int:
+    """The feature count GDAL's triggers keep (gpkg_ogr_contents), else a count of the rows."""
+    try:
+        row = conn.execute("SELECT o.feature_count FROM gpkg_contents c JOIN gpkg_ogr_contents o"
+                           " ON lower(o.table_name) = lower(c.table_name) WHERE c.data_type = 'features'"
+                           " ORDER BY c.rowid LIMIT 1").fetchone()
+    except sqlite3.OperationalError:  # no gpkg_ogr_contents
+        row = None
+    if row is not None and row[0] is not None:
+        return int(row[0])
     layer = layer_of(conn)
-    if _has(conn, "gpkg_ogr_contents"):
-        row = conn.execute("SELECT feature_count FROM gpkg_ogr_contents WHERE lower(table_name) = lower(?)",
-                           (layer.table,)).fetchone()
-        if row is not None and row[0] is not None:
-            return int(row[0])
     quoted = '"' + layer.table.replace('"', '""') + '"'
     return int(conn.execute(f"SELECT count(*) FROM {quoted}").fetchone()[0])
 
@@ -105,7 +105,7 @@ def geometry_delta(path: str | Path, after: int) -> GeometryDelta | None:
 
 def _delta(conn: sqlite3.Connection, after: int) -> GeometryDelta | None:
     applied = _applied(conn)
-    if applied is None or not _has(conn, CHANGES) or applied < after:
+    if applied is None or applied < after:
         return None
     if after and conn.execute(f"SELECT 1 FROM {VERSIONS} WHERE number = ?", (after,)).fetchone() is None:
         return None

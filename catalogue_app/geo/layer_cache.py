@@ -57,6 +57,13 @@ class Thinning:
 
     kept: dict[str, np.ndarray]
     parts: Geometries | None = None
+    totals: dict[str, int] = field(default_factory=dict)
+
+    def total(self, family: str) -> int:
+        """The vertices of every part of ``family`` thinned."""
+        if family not in self.totals:
+            self.totals[family] = int(self.kept[family].sum())
+        return self.totals[family]
 
     @classmethod
     def of(cls, found: Geometries, cell: float, keep) -> Thinning:
@@ -93,6 +100,7 @@ class CachedLayer:
     alive: tuple = (None, None, None)
     extra: Geometries | None = None
     views: dict = field(default_factory=dict)
+    dead: tuple = ()  # per family, the indexes of the parts masked (sorted): what counting needs
 
     @property
     def crs(self) -> str:
@@ -159,16 +167,29 @@ class CachedLayer:
 
     def worth_thinning(self, thinning: Thinning, thin_key: tuple[str, int], found: Geometries) -> bool:
         """Whether this version's parts thinned keep few enough vertices to draw them thinned
-        (what the layer read afresh decides)."""
-        kept = 0
-        for family, alive in zip(FAMILIES, self.alive):
-            if family in thinning.kept:
-                counts = thinning.kept[family]
-                kept += int(counts.sum() if alive is None else counts[alive].sum())
+        (what the layer read afresh decides); decided once per version and scale."""
+        decided = self.views.get(("worth", thin_key))
+        if decided is not None and decided[0] is thinning:
+            return decided[1]
+        worth = self._worth(thinning, thin_key, found)
+        self.views[("worth", thin_key)] = (thinning, worth)
+        return worth
+
+    def _worth(self, thinning: Thinning, thin_key: tuple[str, int], found: Geometries) -> bool:
+        kept = total = 0
+        copy = found.shapes()
+        for i, family in enumerate(FAMILIES):
+            if family not in thinning.kept:
+                continue
+            dead = self.dead[i] if self.dead else None
+            counts, shapes = thinning.kept[family], copy[i]
+            kept += thinning.total(family) - (int(counts[dead].sum()) if dead is not None else 0)
+            total += shapes.xy.shape[1] - (int(shapes.vertices_of(dead).sum()) if dead is not None else 0)
         extra = self._extra_thinned(thin_key)
         if extra is not None:
             kept += extra.vertices
-        return kept < THIN_WORTH * found.vertices
+            total += found.extra.vertices
+        return kept < THIN_WORTH * total
 
     def thinned_view(self, thin_key: tuple[str, int], thinning: Thinning) -> Geometries:
         if not self.edited:
@@ -189,13 +210,16 @@ class CachedLayer:
         geoms = shapely.from_wkb(np.array(delta.wkb, dtype=object), on_invalid="ignore") if delta.wkb \
             else np.zeros(0, dtype=object)
         added = from_geometries(geoms, delta.fids)
-        alive = []
-        for shapes, mask in zip(self.base.native.shapes(), self.alive):
+        alive, dead = [], []
+        for i, (shapes, mask) in enumerate(zip(self.base.native.shapes(), self.alive)):
             gone = shapes.parts_of(delta.touched)
+            before = self.dead[i] if self.dead else np.zeros(0, np.int64)
             if len(gone):
                 mask = np.ones(shapes.count, bool) if mask is None else mask.copy()
                 mask[gone] = False
+                before = np.union1d(before, gone)
             alive.append(mask)
+            dead.append(before)
         extra = []
         for family in FAMILIES:
             pieces = []
@@ -206,7 +230,7 @@ class CachedLayer:
             pieces.append(getattr(added, family))
             extra.append(in_fid_order(concat(pieces)))
         more = Geometries(*extra) if any(s.count for s in extra) else None
-        return CachedLayer(self.base, delta.version, delta.features, tuple(alive), more)
+        return CachedLayer(self.base, delta.version, delta.features, tuple(alive), more, dead=tuple(dead))
 
     @property
     def extra_parts(self) -> int:
@@ -501,7 +525,7 @@ class LayerCache:
                 if target_key != target_in_use:
                     del base.projected[target_key]
             for kind, which in list(layer.views):
-                if kind in ("thin", "extra-thin"):
+                if kind in ("thin", "extra-thin", "worth"):
                     stays = k == keep and using is not None and which == using[:2]
                 else:
                     stays = which in ("", target_in_use)
