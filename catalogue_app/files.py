@@ -31,23 +31,23 @@ def working_copy(folder: Path) -> Path | None:
     return None
 
 
-# The files SQLite keeps beside an edited working copy (its write-ahead log, its shared memory,
-# a rollback journal): part of the working copy while it is open, never files of their own.
-WORKING_GPKGS = (f"{WORKING}/data.gpkg", "working.gpkg")
-SIDECARS = frozenset(f"{name}{suffix}" for name in WORKING_GPKGS for suffix in ("-wal", "-shm", "-journal"))
-
-
-def is_sidecar(relative: str) -> bool:
-    """Whether ``relative`` (a path in a dataset's folder) is SQLite's log or shared memory of
-    its working GeoPackage."""
-    return relative in SIDECARS
+# What SQLite keeps beside a GeoPackage it has open (an edited working copy is in WAL mode): not
+# files of the dataset in their own right; a copy of the GeoPackage made with SQLite's backup API
+# holds what they hold.
+SQLITE_SIDE_FILES = (".gpkg-wal", ".gpkg-shm", ".gpkg-journal")
 
 
 def relative_files(folder: Path) -> list[str]:
     """The files under ``folder``, as paths relative to it ("a.shp", "working/data.gpkg"), sorted;
-    the working GeoPackage's -wal/-shm (is_sidecar) are part of it, not files of their own."""
-    return sorted(rel for rel in (p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
-                  if not is_sidecar(rel))
+    SQLite's side files of a GeoPackage left out."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if p.is_file() and not p.name.endswith(SQLITE_SIDE_FILES))
+
+
+def is_working_geopackage(relative: str) -> bool:
+    """Whether a path relative to a dataset's folder is its working GeoPackage (which edits
+    change in place: copy it with SQLite's backup API, never link it)."""
+    return relative in (f"{WORKING}/data.gpkg", "working.gpkg")
 
 
 def sync_tree(folder: Path) -> None:

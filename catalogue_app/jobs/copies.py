@@ -1,8 +1,5 @@
 """The copy job (PUT /api/v2/resources/{pk}/copy): a new resource owned by the caller, with its
 own copy of the original's files, under a new uuid (and, for a dataset, a new alternate).
-A dataset's working GeoPackage is copied as committed at one moment, with its edits
-(geo/gpkg_snapshot.py), and without the original's history: the copy's history starts with
-its data as copied.
 
 The files are copied into the job's workspace under tmp/ (fsynced), checked against what the
 catalogue recorded, and renamed into files/<new uuid>/ inside the transaction that writes the
@@ -18,7 +15,7 @@ import uuid
 from typing import Any
 
 from catalogue_app import files
-from catalogue_app.geo import gpkg_snapshot
+from catalogue_app.geo import gpkg_edit
 from catalogue_app.store import copies, users
 
 CHANGED = "The dataset's data was replaced while it was being copied; copy it again."
@@ -42,9 +39,8 @@ class CopyResource:
                              f" ({', '.join(missing) or 'its working copy'}); it cannot be copied.")
         try:
             for i, name in enumerate(names):
-                if name in files.WORKING_GPKGS:  # edited in place: its data as committed now
-                    gpkg_snapshot.snapshot(source / name, staged / name)
-                    gpkg_snapshot.forget_history(staged / name)
+                if files.is_working_geopackage(name):  # edits change it in place: copied as at one commit,
+                    gpkg_edit.copy_database(source / name, staged / name, history=False)  # history left behind
                 else:
                     files.copy_file(source / name, staged / name)
                 ctx.progress((i + 1) * 100 // len(names))

@@ -266,10 +266,6 @@ class QuietRedraws:
                 self._thread.start()
             self._wake.notify()
 
-    def pending(self, db: Database) -> list[int]:
-        with self._wake:
-            return sorted(rid for (of, rid) in self._due if of == id(db))
-
     def flush(self, db: Database) -> None:
         """Draw now what is waiting for ``db`` (the server is stopping)."""
         with self._wake:
@@ -311,9 +307,10 @@ def _redraw(db: Database, files_dir: Path, resource_id: int) -> None:
 REDRAWS = QuietRedraws()
 
 
-def after_edit(db: Database, files_dir: Path, resource_id: int, quiet: float | None = None) -> None:
-    """Ask for the dataset's thumbnail to be drawn again once no edit of its data has come for
-    ``quiet`` seconds (by default ``quiet_seconds``); returns at once. The edit service calls it
+def redraw_after_quiet(db: Database, files_dir: Path, resource_id: int, quiet: float | None = None) -> None:
+    """Draw the dataset's thumbnail again once its features have not been edited for ``quiet``
+    seconds (by default ``quiet_seconds``; edits come in bursts: one drawing for a burst),
+    unless someone gives it a thumbnail meanwhile. Returns at once; the edit service calls it
     after each commit."""
     REDRAWS.ask(db, files_dir, resource_id, quiet_seconds if quiet is None else quiet)
 

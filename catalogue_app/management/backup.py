@@ -14,16 +14,14 @@ What is consistent, and why this order works:
    before the commit (jobs/imports.py); replacing a dataset's data writes a NEW folder
    (``<uuid>-<job>``) and switches ``datasets.folder`` in the commit, the old folder being
    removed only after it; a new thumbnail gets a new name and the old file is removed once no
-   row names it (jobs/thumbnails.py). The one exception is a vector dataset's working copy
-   (``working/data.gpkg``), which edits change in place (geo/gpkg_edit.py, in WAL mode): it is
-   never linked but copied with SQLite's online backup (geo/gpkg_snapshot.py), as committed at
-   that moment, its log included; its ``-wal``/``-shm`` are left out. It may hold edits
-   committed after the database's snapshot: its history tables say which, and the start of the
-   restored catalogue reconciles the catalogue with them. So a file the snapshot names either
-   is there with the content it had at the snapshot, or was removed by a commit after the
-   snapshot: then the snapshot is taken again (up to ATTEMPTS times; after that the backup goes
-   on and names the missing files, which the catalogue itself lacks: ``check`` reports them
-   too). A link keeps the content even if the catalogue removes the file right after.
+   row names it (jobs/thumbnails.py). So a file the snapshot names either is there with the
+   content it had at the snapshot, or was removed by a commit after the snapshot: then the
+   snapshot is taken again (up to ATTEMPTS times; after that the backup goes on and names the
+   missing files, which the catalogue itself lacks: ``check`` reports them too). A link keeps
+   the content even if the catalogue removes the file right after. The one exception is a
+   dataset's working GeoPackage, which edits change in place (services/edits.py): it is copied
+   with SQLite's backup API, as at one commit of its own, which may be later than the snapshot;
+   a restore then finds data versions the catalogue lacks and adds them at start.
 3. Still inside it, SQLite's online backup copies the database into the workspace in steps of
    PAGES pages (``ctx.check()`` between steps); reading a snapshot, it is never restarted by
    the writes of the server and does not hold them up.
@@ -50,6 +48,7 @@ import os
 import re
 import secrets
 import shutil
+import sqlite3
 import tarfile
 import time
 from dataclasses import dataclass, field
@@ -58,8 +57,7 @@ from pathlib import Path
 from typing import Any
 
 from catalogue_app import __version__, clock, files
-from catalogue_app.geo import gpkg_snapshot
-from catalogue_app.geo.errors import GeoError
+from catalogue_app.geo import gpkg_edit
 from catalogue_app.jobs import thumbnails
 from catalogue_app.management.base import Command, CommandContext, CommandError
 from catalogue_app.store import db as dbmod
@@ -199,13 +197,12 @@ def link_named_files(ctx: CommandContext, conn, staged: Path) -> list[str]:
             dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
             for name in names:
                 path = Path(root, name)
-                relative = path.relative_to(source).as_posix()
-                if path.is_symlink() or files.is_sidecar(relative):
+                if path.is_symlink() or name.endswith(files.SQLITE_SIDE_FILES):
                     continue
-                if relative in files.WORKING_GPKGS:  # edited in place: copied, never linked
-                    _snapshot(ctx, path, copy / relative)
+                if files.is_working_geopackage(path.relative_to(source).as_posix()):
+                    _copy_geopackage(ctx, path, copy / path.relative_to(source))  # edits change it in place
                 else:
-                    _link(path, copy / relative)
+                    _link(path, copy / path.relative_to(source))
         for name in expected.get(folder, []):
             if not (copy / name).is_file():
                 missing.append(f"{FILES}/{folder}/{name}")
@@ -219,16 +216,17 @@ def link_named_files(ctx: CommandContext, conn, staged: Path) -> list[str]:
     return missing
 
 
-def _snapshot(ctx: CommandContext, source: Path, target: Path) -> bool:
-    """A working GeoPackage copied as committed now (SQLite's backup API: its log included, no
-    inode shared with the live file); a plain copy of a file SQLite cannot read (the backup
+def _copy_geopackage(ctx: CommandContext, source: Path, target: Path) -> bool:
+    """A working GeoPackage copied with SQLite's backup API (edits change it in place and may
+    hold commits in its write-ahead log); one SQLite cannot read is copied as it is (the backup
     keeps what is there). False when ``source`` is gone."""
     try:
-        gpkg_snapshot.snapshot(source, target, between=ctx.check)
+        gpkg_edit.copy_database(source, target)
     except FileNotFoundError:
         return False
-    except GeoError as exc:
-        ctx.say(f"NOTE {source.relative_to(ctx.files_dir.parent)}: {exc}; copied as it is")
+    except sqlite3.DatabaseError as exc:
+        ctx.say(f"NOTE {source.relative_to(ctx.files_dir.parent)} cannot be read as a GeoPackage ({exc}):"
+                " copied as it is")
         try:
             shutil.copyfile(source, target)
         except FileNotFoundError:

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from catalogue_app import files
-from catalogue_app.geo import gpkg_snapshot
+from catalogue_app.geo import gpkg_edit
 from catalogue_app.publishing.client import Remote, RemoteError
 from catalogue_app.store import permissions, publications, remotes
 
@@ -248,8 +248,7 @@ def _dataset_files(run: Run) -> tuple[Path, list[str]]:
         if working is not None:
             copy = run.workspace / "data" / "data.gpkg"
             files.remove(copy.parent)
-            gpkg_snapshot.snapshot(working, copy)
-            gpkg_snapshot.forget_history(copy)
+            gpkg_edit.copy_database(working, copy, history=False)
             return copy.parent, [copy.name]
     return folder, names
 

@@ -28,7 +28,6 @@ from catalogue_app import files
 from catalogue_app.geo import gpkg_edit
 from catalogue_app.geo.crs import to_wgs84_bounds
 from catalogue_app.geo.gpkg_edit import Delete, Insert, Update
-from catalogue_app.jobs import thumbnails as thumbnail_jobs
 from catalogue_app.services import access
 from catalogue_app.services.errors import Conflict, Invalid, NotFound, NotSignedIn
 from catalogue_app.store import Connection, resources, users, versions
@@ -138,8 +137,15 @@ def _run(db: Database, viewer: Viewer, target: _Target, changes: Any, via: str, 
         raise
     bbox, ll_bbox = _extent(applied.extent, applied.crs, target.srid)
     db.write_sync(_settle, target.rid, applied.uuid, applied.number, applied.summary, applied.count, bbox, ll_bbox)
-    thumbnail_jobs.after_edit(db, files_dir(db), target.rid)  # drawn again once the edits pause
+    _after_edit(db, target.rid)
     return applied
+
+
+def _after_edit(db: Database, rid: int) -> None:
+    """The thumbnail is drawn again after a quiet time (jobs/thumbnails.py)."""
+    from catalogue_app.jobs import thumbnails  # the jobs sit above the services: asked for at the time
+
+    thumbnails.redraw_after_quiet(db, files_dir(db), rid)
 
 
 _KNOWN = (gpkg_edit.EditError, gpkg_edit.StaleBase, gpkg_edit.NotVector, gpkg_edit.EditBusy)
