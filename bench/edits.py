@@ -12,7 +12,8 @@ Three figures, each against its target, measured in one run:
     p50 under 50 ms.
 (c) WMS GetMap 512x512 of the 100,000-polygon layer right after a one-feature edit (a polygon
     moved through the JSON endpoint, then the map), against the same GetMap with nothing
-    edited (its cached time). Target: p50 under 2 times.
+    edited since the map before (its cached time), the two taken in turns. Target: p50 under
+    2 times.
 
 The server runs one worker. Thumbnails are drawn again only after a quiet time
 (CATALOGUE_THUMBNAIL_QUIET): here an hour, so that no redraw runs during a measure.
@@ -37,9 +38,9 @@ from bench.ogc import POLYGONS, make_polygons, upload
 
 POINTS = 10_000
 INSERTED = 1_000
-RUNS = 3
+RUNS = 5
 UPDATES = 200
-MAPS = 40
+MAPS = 60
 WFS = "http://www.opengis.net/wfs"
 OGC = "http://www.opengis.net/ogc"
 GETMAP = {"service": "WMS", "version": "1.3.0", "request": "GetMap", "styles": "", "crs": "EPSG:4326",
@@ -171,10 +172,10 @@ def map_figures(client: httpx.Client, polygons: dict) -> dict[str, list[float]]:
 
     for _ in range(5):  # the layer read into the cache, the first thinned copy made
         get_map()
-    cached = [get_map() for _ in range(MAPS)]
-    after, edits = [], []
+    cached, after, edits = [], [], []
     rng = np.random.default_rng(9)
-    for i in range(MAPS):
+    for _ in range(MAPS):  # interleaved, so that the machine's load weighs on both alike
+        cached.append(get_map())  # nothing edited since the map before
         fid = int(rng.integers(1, POLYGONS + 1))
         x, y = rng.uniform(-170, 170), rng.uniform(-70, 70)
         ring = [[x, y], [x + 0.4, y], [x + 0.4, y + 0.3], [x, y + 0.3], [x, y]]
