@@ -330,7 +330,8 @@ def main() -> None:
     parser.add_argument("--resources", type=int, default=100_000)
     parser.add_argument("--resource-workers", type=int, default=2)
     parser.add_argument("--million", action="store_true", help="also search, extent and keywords at 1,000,000 resources")
-    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking", "mixed", "seed", "harvest"], help="run one group")
+    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking", "mixed", "seed", "harvest", "edits"],
+                        help="run one group")
     parser.add_argument("--binary", action="append", default=[], help="(--only binary) another executable to measure")
     parser.add_argument("--harvest-records", type=int, default=2000, help="(--only harvest) resources of the remote")
     parser.add_argument("--uploads", type=int, default=3, help="uploads of the 100 MB Shapefile per catalogue size")
@@ -373,6 +374,11 @@ def main() -> None:
 
         upload_benchmarks(args)
         return
+    if args.only == "edits":
+        from bench.edits import edits_benchmarks
+
+        edits_benchmarks(args)
+        return
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is needed: apt-get install wrk (make bench does it)")
     basic = "Basic " + base64.b64encode(f"admin:{PASSWORD}".encode()).decode()
@@ -409,7 +415,10 @@ def main() -> None:
         from bench.ui import ui_benchmarks
         from bench.uploads import upload_benchmarks
 
+        from bench.edits import edits_benchmarks
+
         upload_benchmarks(args)
+        edits_benchmarks(args)
         ui_benchmarks(args)
         memory_benchmarks()
         binary_benchmarks()

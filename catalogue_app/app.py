@@ -30,6 +30,7 @@ from catalogue_app.api.resources import edits as feature_edits
 from catalogue_app.api.resources import versions as history
 from catalogue_app.config import Settings, load_settings
 from catalogue_app.harvesting.runner import HarvestRunner
+from catalogue_app.jobs import thumbnails as thumbnail_jobs
 from catalogue_app.jobs.folders import Folders
 from catalogue_app.jobs.runner import JobRunner
 from catalogue_app.management.runner import ManagementRunner
@@ -72,6 +73,7 @@ def create_app(settings: Settings) -> Litestar:
         migrate(settings.database_path)  # a no-op when `catalogue serve` has already done it
         app.state.db = Database(settings.database_path, settings.reader_threads)
         geo.layer_cache_limit = settings.layer_cache_mb * 1024 * 1024
+        thumbnail_jobs.quiet_seconds = settings.thumbnail_quiet_seconds
         # the runners of background work, all of one shape (ticker.py) on the same folders
         db, folders = app.state.db, Folders.of(settings)
         app.state.runner = JobRunner(db, folders, workers=settings.job_workers)
@@ -89,6 +91,7 @@ def create_app(settings: Settings) -> Litestar:
                 runner.close()
         db = getattr(app.state, "db", None)
         if db is not None:
+            thumbnail_jobs.REDRAWS.flush(db)  # thumbnails waiting for a quiet time after edits
             db.close()
 
     return Litestar(

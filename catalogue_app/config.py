@@ -59,6 +59,8 @@ class Settings(msgspec.Struct, kw_only=True):
     import_dir: Path | None = None
     # Memory for the vector layers the WMS keeps ready to draw, per process.
     layer_cache_mb: int = 512
+    # Seconds without an edit of a dataset's data after which its thumbnail is drawn again.
+    thumbnail_quiet_seconds: float = 10.0
     # Threads per process that run SQLite reads for the async handlers; 0: see reader_threads.
     read_threads: int = 0
     # Reads (GET, HEAD) that a worker works on at once; more wait their turn, writes never do
@@ -149,6 +151,7 @@ ENVIRONMENT = {
     "CATALOGUE_MAX_RASTER_PIXELS": ("max_raster_pixels", int),
     "CATALOGUE_IMPORT_DIR": ("import_dir", Path),
     "CATALOGUE_LAYER_CACHE_MB": ("layer_cache_mb", int),
+    "CATALOGUE_THUMBNAIL_QUIET": ("thumbnail_quiet_seconds", float),
     "CATALOGUE_READ_THREADS": ("read_threads", int),
     "CATALOGUE_READS_AT_ONCE": ("reads_at_once", int),
     "CATALOGUE_ADMIN_USERNAME": ("admin_username", str),
@@ -181,6 +184,8 @@ def load_settings(environ: dict[str, str] | None = None, **overrides: object) ->
         raise SystemExit("CATALOGUE_JOB_WORKERS must be at least 1")
     if settings.session_lifetime_seconds < 1:
         raise SystemExit("CATALOGUE_SESSION_SECONDS must be at least 1")
+    if not settings.thumbnail_quiet_seconds >= 0:
+        raise SystemExit("CATALOGUE_THUMBNAIL_QUIET must be a number of seconds, at least 0")
     if min(settings.read_threads, settings.layer_cache_mb, settings.reads_at_once) < 0:
         raise SystemExit("CATALOGUE_READ_THREADS, CATALOGUE_READS_AT_ONCE and CATALOGUE_LAYER_CACHE_MB must be at least 0")
     return settings

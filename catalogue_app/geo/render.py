@@ -103,7 +103,7 @@ def _draw(layers: list[MapLayer], bbox, crs: str, width: int, height: int, trans
             if not os.path.exists(layer.path):  # removed or replaced while the map was drawn
                 raise FileNotFoundError(2, "The layer's file is missing", str(layer.path)) from None
             raise
-        families = [s.family for s in sorted(parts.families(), key=lambda s: -s.count)]
+        families = parts.families()
         if families:
             symbols = vector_symbols(layer.sld, families)
             drawn += len(symbols)

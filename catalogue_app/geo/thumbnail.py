@@ -147,11 +147,12 @@ def _area(srid: str) -> Box | None:
 
 
 def draw(path: str, kind: str, crs: str, sld: bytes | None, box: Box, box_crs: str,
-         width: int = WIDTH, height: int = HEIGHT) -> bytes:
-    """A PNG of one dataset (its working copy at ``path``) over ``box`` of ``box_crs``."""
+         width: int = WIDTH, height: int = HEIGHT, version: int | None = None) -> bytes:
+    """A PNG of one dataset (its working copy at ``path``, at data version ``version``) over
+    ``box`` of ``box_crs``."""
     from catalogue_app.geo.render import MapLayer, render_map
 
-    layer = MapLayer(path=path, kind="raster" if kind == "raster" else "vector", crs=crs, sld=sld)
+    layer = MapLayer(path=path, kind="raster" if kind == "raster" else "vector", crs=crs, sld=sld, version=version)
     return render_map([layer], box, box_crs, width, height, image_format="image/png", transparent=False)
 
 

@@ -26,22 +26,12 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from .canvas import View, over, packed, words
-from .geometry_arrays import Geometries, Shapes
+from .geometry_arrays import Geometries, Shapes, ranges
 from .symbolizers import LineSymbol, PointSymbol, PolygonSymbol
 
 TINY = 2.0          # parts narrower and lower than this many pixels set the pixels under their box
 MANY_POINTS = 20000  # above this, point marks are stamped with numpy instead of pasted
 WORK = 40_000_000    # pixel writes of point marks per symbol, at most (about)
-
-
-def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The concatenation of arange(s, e) for each pair."""
-    lengths = ends - starts
-    total = int(lengths.sum())
-    if total == 0:
-        return np.zeros(0, np.int64)
-    offsets = np.repeat(starts - np.concatenate([[0], np.cumsum(lengths)[:-1]]), lengths)
-    return offsets + np.arange(total)
 
 
 def _select(shapes: Shapes, view: View, margin_px: float) -> tuple[np.ndarray, np.ndarray]:
@@ -51,6 +41,8 @@ def _select(shapes: Shapes, view: View, margin_px: float) -> tuple[np.ndarray, n
     mx, my = margin_px / sx, margin_px / sy
     x0, y0, x1, y1 = view.bbox
     hit = (b[:, 2] >= x0 - mx) & (b[:, 0] <= x1 + mx) & (b[:, 3] >= y0 - my) & (b[:, 1] <= y1 + my)
+    if shapes.alive is not None:  # parts removed or changed by edits since the arrays were read
+        hit &= shapes.alive
     small = ((b[:, 2] - b[:, 0]) * sx < TINY) & ((b[:, 3] - b[:, 1]) * sy < TINY)
     return np.flatnonzero(hit & small), np.flatnonzero(hit & ~small)
 
@@ -105,9 +97,9 @@ class _Edges:
             ring = np.searchsorted(rings, ring)
         else:
             ring_lo, ring_hi = shapes.part_ring[parts], shapes.part_ring[parts + 1]
-            rings = _ranges(ring_lo, ring_hi)
+            rings = ranges(ring_lo, ring_hi)
             lo, hi = shapes.ring_start[rings], shapes.ring_start[rings + 1]
-            take = _ranges(lo, hi)
+            take = ranges(lo, hi)
             ring = np.repeat(np.arange(len(rings)), hi - lo)
         x, y = view.pixels(np.take(shapes.xy[0], take), np.take(shapes.xy[1], take))
         # of consecutive vertices on one pixel, the first is enough (and the last of each ring);
@@ -130,6 +122,8 @@ class _Edges:
         following[ends] = np.flatnonzero(starts) if closed else index[ends]
         self.xa, self.ya, self.xb, self.yb = x, y, x[following], y[following]
         self.ring = ring
+        self.rings = len(rings)
+        self.ring_weight = None
         if closed:  # exterior rings weigh +1, holes -1, whatever their orientation
             n = len(rings)
             area = np.bincount(self.ring, weights=self.xa * self.yb - self.xb * self.ya, minlength=n)
@@ -137,6 +131,22 @@ class _Edges:
             exterior = np.ones(n, bool)
             exterior[1:] = part_of_ring[1:] != part_of_ring[:-1]
             self.ring_weight = np.sign(area) * np.where(exterior, 1.0, -1.0)
+
+    @classmethod
+    def joined(cls, pieces: list[_Edges]) -> _Edges:
+        """The edges of several pieces as one set (drawing them at once is drawing them together)."""
+        if len(pieces) == 1:
+            return pieces[0]
+        out = cls.__new__(cls)
+        out.contained = all(p.contained for p in pieces)
+        for name in ("xa", "ya", "xb", "yb"):
+            setattr(out, name, np.concatenate([getattr(p, name) for p in pieces]))
+        offsets = np.cumsum([0] + [p.rings for p in pieces])
+        out.ring = np.concatenate([p.ring + offsets[i] for i, p in enumerate(pieces)])
+        out.rings = int(offsets[-1])
+        weights = [p.ring_weight for p in pieces]
+        out.ring_weight = None if any(w is None for w in weights) else np.concatenate(weights)
+        return out
 
 
 def _fill(pixels: np.ndarray, edges: _Edges, view: View, colour: np.uint32) -> None:
@@ -281,17 +291,24 @@ def _sheet(canvas: np.ndarray, colours: list) -> tuple[np.ndarray, bool]:
     return (canvas if opaque else np.zeros_like(canvas)), opaque
 
 
-def _polygons(canvas: np.ndarray, shapes: Shapes, sym: PolygonSymbol, view: View) -> np.ndarray:
+def _chosen(pieces: list[Shapes], view: View, margin_px: float) -> list[tuple[Shapes, np.ndarray, np.ndarray]]:
+    """Each piece with its tiny and other parts meeting the view (see _select)."""
+    return [(shapes, *_select(shapes, view, margin_px)) for shapes in pieces]
+
+
+def _polygons(canvas: np.ndarray, pieces: list[Shapes], sym: PolygonSymbol, view: View) -> np.ndarray:
     width = sym.width if sym.stroke else 0
-    tiny, big = _select(shapes, view, width + 1)
-    if not len(tiny) and not len(big):
+    chosen = _chosen(pieces, view, width + 1)
+    tiny = [shapes.bounds[t] for shapes, t, _ in chosen if len(t)]
+    big = [_Edges(shapes, b, view, closed=True) for shapes, _, b in chosen if len(b)]
+    if not tiny and not big:
         return canvas
     sheet, opaque = _sheet(canvas, [sym.fill, sym.stroke])
     pixels = words(sheet)
-    if len(tiny):
-        _stamp(pixels, shapes.bounds[tiny], view, packed(sym.stroke or sym.fill))
-    if len(big):
-        edges = _Edges(shapes, big, view, closed=True)
+    if tiny:
+        _stamp(pixels, np.concatenate(tiny), view, packed(sym.stroke or sym.fill))
+    if big:
+        edges = _Edges.joined(big)
         if sym.fill:
             _fill(pixels, edges, view, packed(sym.fill))
         if sym.stroke:
@@ -299,18 +316,19 @@ def _polygons(canvas: np.ndarray, shapes: Shapes, sym: PolygonSymbol, view: View
     return canvas if opaque else over(canvas, sheet)
 
 
-def _lines(canvas: np.ndarray, shapes: Shapes, sym: LineSymbol, view: View) -> np.ndarray:
+def _lines(canvas: np.ndarray, pieces: list[Shapes], sym: LineSymbol, view: View) -> np.ndarray:
     """Lines, or the rings of polygons, stroked."""
-    tiny, big = _select(shapes, view, sym.width + 1)
-    if not len(tiny) and not len(big):
+    chosen = _chosen(pieces, view, sym.width + 1)
+    tiny = [shapes.bounds[t] for shapes, t, _ in chosen if len(t)]
+    big = [_Edges(shapes, b, view, closed=shapes.family == "polygon") for shapes, _, b in chosen if len(b)]
+    if not tiny and not big:
         return canvas
     sheet, opaque = _sheet(canvas, [sym.stroke])
     pixels = words(sheet)
-    if len(tiny):
-        _stamp(pixels, shapes.bounds[tiny], view, packed(sym.stroke))
-    if len(big):
-        _stroke(pixels, _Edges(shapes, big, view, closed=shapes.family == "polygon"), view,
-                packed(sym.stroke), sym.width)
+    if tiny:
+        _stamp(pixels, np.concatenate(tiny), view, packed(sym.stroke))
+    if big:
+        _stroke(pixels, _Edges.joined(big), view, packed(sym.stroke), sym.width)
     return canvas if opaque else over(canvas, sheet)
 
 
@@ -352,14 +370,32 @@ def mark_sprite(sym: PointSymbol) -> Image.Image:
     return big.resize((side, side), Image.Resampling.BOX)
 
 
-def _points(canvas: np.ndarray, shapes: Shapes, sym: PointSymbol, view: View) -> np.ndarray:
+def _point_coords(pieces: list[Shapes], view: View, margin_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """The points of the pieces meeting the view, in the order of their features (an edited
+    point is drawn where a layer read afresh draws it, under the points of later features)."""
+    xs, ys, fids = [], [], []
+    for shapes in pieces:
+        chosen = np.sort(np.concatenate(_select(shapes, view, margin_px)))
+        xs.append(shapes.xy[0, chosen])
+        ys.append(shapes.xy[1, chosen])
+        fids.append(shapes.fids[chosen] if shapes.fids is not None else None)
+    if len(pieces) == 1:
+        return xs[0], ys[0]
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    if all(f is not None for f in fids):
+        order = np.argsort(np.concatenate(fids), kind="stable")
+        x, y = x[order], y[order]
+    return x, y
+
+
+def _points(canvas: np.ndarray, pieces: list[Shapes], sym: PointSymbol, view: View) -> np.ndarray:
     sprite = mark_sprite(sym)
     side = sprite.width
     half = side // 2
-    chosen = np.sort(np.concatenate(_select(shapes, view, half + 1)))
-    if not len(chosen):
+    x, y = _point_coords(pieces, view, half + 1)
+    if not len(x):
         return canvas
-    px, py = view.pixels(shapes.xy[0, chosen], shapes.xy[1, chosen])
+    px, py = view.pixels(x, y)
     cols, rows = np.floor(px).astype(np.int64), np.floor(py).astype(np.int64)
     ok = (cols >= -half) & (cols < view.width + half) & (rows >= -half) & (rows < view.height + half)
     if not ok.all():
@@ -398,16 +434,18 @@ def _points(canvas: np.ndarray, shapes: Shapes, sym: PointSymbol, view: View) ->
 
 def draw_vector(canvas: np.ndarray, parts: Geometries, symbols, view: View) -> np.ndarray:
     """Draw ``parts`` with ``symbols`` ((symbol, families) pairs) on ``canvas``; returns the
-    canvas drawn on (the same array, or a new one)."""
+    canvas drawn on (the same array, or a new one). The parts of an edited layer's ``extra``
+    are drawn with the others, symbol by symbol, as one set: the image is the one the layer
+    read afresh gives."""
     for sym, families in symbols:
         for family in families:
-            shapes = getattr(parts, family)
-            if not shapes.count:
+            if not parts.live(family):
                 continue
+            pieces = parts.pieces(family)
             if isinstance(sym, PolygonSymbol) and family == "polygon":
-                canvas = _polygons(canvas, shapes, sym, view)
+                canvas = _polygons(canvas, pieces, sym, view)
             elif isinstance(sym, LineSymbol):
-                canvas = _lines(canvas, shapes, sym, view)
+                canvas = _lines(canvas, pieces, sym, view)
             elif isinstance(sym, PointSymbol) and family == "point":
-                canvas = _points(canvas, shapes, sym, view)
+                canvas = _points(canvas, pieces, sym, view)
     return canvas

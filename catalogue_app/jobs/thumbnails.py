@@ -1,6 +1,7 @@
-"""Thumbnail files: drawn for a dataset once its import has committed (and when a user asks for
-a view of it), or made from an image a user sends; written into <data folder>/thumbs/ and
-recorded as the resource's thumbnail_url ("/uploaded/thumbs/<file>").
+"""Thumbnail files: drawn for a dataset once its import has committed (when a user asks for a
+view of it, and again a short quiet time after edits of its data), or made from an image a user
+sends; written into <data folder>/thumbs/ and recorded as the resource's thumbnail_url
+("/uploaded/thumbs/<file>").
 
 A file is named <resource uuid>-<12 hex digits>.png (or .jpg); the digits are new for every
 image, so a new thumbnail never has the address of an old one (browsers' caches never show a
@@ -179,7 +180,7 @@ def draw_dataset(db: Database, files_dir: Path, thumbs: Path, resource_id: int,
     crs = source["crs_wkt"] or source["srid"]
     box, box_crs = view or thumbnail.dataset_view(source["ll_bbox"], source["bbox"], crs)
     png = thumbnail.draw(str(data), "raster" if source["subtype"] == "raster" else "vector", crs, source["sld"],
-                         box, box_crs)
+                         box, box_crs, version=source["data_version"])
     if not png:
         raise ValueError("the renderer gave no image")
     if unless_changed:
@@ -201,7 +202,7 @@ def draw_map(db: Database, files_dir: Path, map_id: int) -> str:
         data = files.working_copy(files_dir / layer["folder"])
         if data is not None:
             layers.append(MapLayer(str(data), "raster" if layer["subtype"] == "raster" else "vector", layer["crs"],
-                                   layer["sld"], min(1.0, float(layer["opacity"]))))
+                                   layer["sld"], min(1.0, float(layer["opacity"])), layer["data_version"]))
     box, box_crs = thumbnail.dataset_view(source["ll_bbox"], None, None) if None not in source["ll_bbox"] \
         else ((-MERCATOR_WORLD, -MERCATOR_WORLD / 2, MERCATOR_WORLD, MERCATOR_WORLD * 0.75), "EPSG:3857")
     png = render_map(layers, box, box_crs, thumbnail.WIDTH, thumbnail.HEIGHT, "image/png", False, SEA)
@@ -241,39 +242,77 @@ def after_import(db: Database, files_dir: Path, resource_ids: list[int],
             log.info("thumbnail of dataset %s drawn in %.0f ms of CPU", rid, (time.process_time() - started) * 1000)
 
 
-# -- after edits --------------------------------------------------------------------------------
-QUIET_SECONDS = 5.0  # an edited dataset's thumbnail is drawn again once its data were left alone that long
-_redraws: dict[tuple[str, int], threading.Timer] = {}
-_redraws_lock = threading.Lock()
+# -- after an edit of a dataset's data ---------------------------------------------------------------
+# Seconds without an edit of a dataset after which its thumbnail is drawn again (the app sets it
+# from its settings: CATALOGUE_THUMBNAIL_QUIET).
+quiet_seconds = 10.0
+
+
+class QuietRedraws:
+    """Thumbnails to draw again once their dataset's data have been quiet for a while: each
+    edit of a dataset moves its time on, so several edits in a row draw it once. One thread per
+    process draws them when due; what is due when the server stops is drawn then (``flush``)."""
+
+    def __init__(self) -> None:
+        self._due: dict[tuple[int, int], tuple[float, Database, Path, int]] = {}
+        self._wake = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def ask(self, db: Database, files_dir: Path, resource_id: int, quiet: float) -> None:
+        with self._wake:
+            self._due[(id(db), resource_id)] = (time.monotonic() + max(0.0, quiet), db, files_dir, resource_id)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="thumbnail-redraws", daemon=True)
+                self._thread.start()
+            self._wake.notify()
+
+    def flush(self, db: Database) -> None:
+        """Draw now what is waiting for ``db`` (the server is stopping)."""
+        with self._wake:
+            now = [self._due.pop(k) for k in [k for k in self._due if k[0] == id(db)]]
+        for _, db_, files_dir, rid in now:
+            _redraw(db_, files_dir, rid)
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                while True:
+                    if not self._due:
+                        if not self._wake.wait(timeout=60) and not self._due:
+                            self._thread = None  # idle a minute: the next edit starts another
+                            return
+                        continue
+                    now = time.monotonic()
+                    nearest = min(v[0] for v in self._due.values())
+                    if nearest <= now:
+                        break
+                    self._wake.wait(timeout=nearest - now)
+                drawn = [self._due.pop(k) for k in [k for k, v in self._due.items() if v[0] <= now]]
+            for _, db, files_dir, rid in drawn:
+                _redraw(db, files_dir, rid)
+
+
+def _redraw(db: Database, files_dir: Path, resource_id: int) -> None:
+    """Draw the dataset's thumbnail again on its own view; a thumbnail given to it while it is
+    drawn stays; a failure is logged (the edit stands)."""
+    try:
+        at_start = db.read_sync(store.urls_of, [resource_id])
+    except Exception as exc:  # the database closed meanwhile
+        log.warning("thumbnail of dataset %s not drawn again after its edits: %s", resource_id, exc)
+        return
+    if resource_id in at_start:
+        after_import(db, files_dir, [resource_id], at_start)
+
+
+REDRAWS = QuietRedraws()
 
 
 def redraw_after_quiet(db: Database, files_dir: Path, resource_id: int, quiet: float | None = None) -> None:
     """Draw the dataset's thumbnail again once its features have not been edited for ``quiet``
-    seconds (edits come in bursts: one drawing for a burst), unless someone gives it a thumbnail
-    meanwhile."""
-    key = (str(db.path), resource_id)
-    timer = threading.Timer(QUIET_SECONDS if quiet is None else quiet, _redraw, (db, files_dir, resource_id, key))
-    timer.daemon = True
-    with _redraws_lock:
-        earlier = _redraws.pop(key, None)
-        if earlier is not None:
-            earlier.cancel()
-        _redraws[key] = timer
-    timer.start()
-
-
-def _redraw(db: Database, files_dir: Path, resource_id: int, key: tuple[str, int]) -> None:
-    with _redraws_lock:
-        if _redraws.get(key) is threading.current_thread():
-            del _redraws[key]
-    try:
-        expected = db.read_sync(store.urls_of, [resource_id]).get(resource_id)
-        draw_dataset(db, files_dir, folder(files_dir.parent), resource_id, unless_changed=True, expected=expected)
-    except ChangedMeanwhile:
-        log.info("thumbnail of dataset %s not drawn after its edits: one was chosen meanwhile", resource_id)
-    except Exception as exc:
-        log.warning("thumbnail of dataset %s not drawn after its edits: %s", resource_id, exc,
-                    exc_info=not isinstance(exc, (NothingToDraw, LookupError)))
+    seconds (by default ``quiet_seconds``; edits come in bursts: one drawing for a burst),
+    unless someone gives it a thumbnail meanwhile. Returns at once; the edit service calls it
+    after each commit."""
+    REDRAWS.ask(db, files_dir, resource_id, quiet_seconds if quiet is None else quiet)
 
 
 # -- removing -----------------------------------------------------------------------------------

@@ -48,6 +48,7 @@ import os
 import re
 import secrets
 import shutil
+import sqlite3
 import tarfile
 import time
 from dataclasses import dataclass, field
@@ -199,7 +200,7 @@ def link_named_files(ctx: CommandContext, conn, staged: Path) -> list[str]:
                 if path.is_symlink() or name.endswith(files.SQLITE_SIDE_FILES):
                     continue
                 if files.is_working_geopackage(path.relative_to(source).as_posix()):
-                    _copy_geopackage(path, copy / path.relative_to(source))  # edits change it in place
+                    _copy_geopackage(ctx, path, copy / path.relative_to(source))  # edits change it in place
                 else:
                     _link(path, copy / path.relative_to(source))
         for name in expected.get(folder, []):
@@ -215,13 +216,21 @@ def link_named_files(ctx: CommandContext, conn, staged: Path) -> list[str]:
     return missing
 
 
-def _copy_geopackage(source: Path, target: Path) -> bool:
+def _copy_geopackage(ctx: CommandContext, source: Path, target: Path) -> bool:
     """A working GeoPackage copied with SQLite's backup API (edits change it in place and may
-    hold commits in its write-ahead log); False when ``source`` is gone."""
+    hold commits in its write-ahead log); one SQLite cannot read is copied as it is (the backup
+    keeps what is there). False when ``source`` is gone."""
     try:
         gpkg_edit.copy_database(source, target)
     except FileNotFoundError:
         return False
+    except sqlite3.DatabaseError as exc:
+        ctx.say(f"NOTE {source.relative_to(ctx.files_dir.parent)} cannot be read as a GeoPackage ({exc}):"
+                " copied as it is")
+        try:
+            shutil.copyfile(source, target)
+        except FileNotFoundError:
+            return False
     return True
 
 

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from catalogue_app import files
+from catalogue_app.geo import gpkg_edit
 from catalogue_app.publishing.client import Remote, RemoteError
 from catalogue_app.store import permissions, publications, remotes
 
@@ -238,13 +239,17 @@ def _checksum(folder: Path, names: list[str]) -> str:
 
 def _dataset_files(run: Run) -> tuple[Path, list[str]]:
     """The folder and the files that make the dataset: its originals, or for a GeoPackage
-    (which may hold other layers) the working copy, one layer of the dataset's name."""
+    (which may hold other layers) the working copy, one layer of the dataset's name, as
+    committed now (edits included; copied into the workspace, without the catalogue's history)."""
     folder = run.files_dir / run.source["dataset"]["folder"]
     names = _originals(run.source)
     if any(n.lower().endswith(".gpkg") for n in names):
         working = files.working_copy(folder)
         if working is not None:
-            return working.parent, [working.name]
+            copy = run.workspace / "data" / "data.gpkg"
+            files.remove(copy.parent)
+            gpkg_edit.copy_database(working, copy, history=False)
+            return copy.parent, [copy.name]
     return folder, names
 
 

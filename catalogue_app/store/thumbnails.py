@@ -68,35 +68,37 @@ def visible_with_url(conn: sqlite3.Connection, viewer: Viewer, url: str, uuid: s
 
 def drawing_source(conn: sqlite3.Connection, resource_id: int) -> dict[str, Any] | None:
     """What drawing a dataset needs: uuid, subtype, srid, crs_wkt, folder, bbox (native:
-    x0, y0, x1, y1), ll_bbox and sld (its default style); None for other resources."""
+    x0, y0, x1, y1), ll_bbox, sld (its default style) and data_version; None for other resources."""
     row = conn.execute(
         "SELECT r.uuid, r.subtype, r.srid, r.bbox_x0, r.bbox_y0, r.bbox_x1, r.bbox_y1,"
-        " r.ll_x0, r.ll_y0, r.ll_x1, r.ll_y1, d.folder, d.crs_wkt"
+        " r.ll_x0, r.ll_y0, r.ll_x1, r.ll_y1, d.folder, d.crs_wkt, d.data_version"
         " FROM resources r JOIN datasets d ON d.resource_id = r.id WHERE r.id = ?", (resource_id,)).fetchone()
     if row is None:
         return None
     return {"uuid": row["uuid"], "subtype": row["subtype"], "srid": row["srid"], "crs_wkt": row["crs_wkt"],
             "folder": row["folder"], "bbox": (row["bbox_x0"], row["bbox_y0"], row["bbox_x1"], row["bbox_y1"]),
             "ll_bbox": (row["ll_x0"], row["ll_y0"], row["ll_x1"], row["ll_y1"]),
-            "sld": ogc.style_body(conn, resource_id, None)}
+            "sld": ogc.style_body(conn, resource_id, None), "data_version": row["data_version"]}
 
 
 def map_drawing_source(conn: sqlite3.Connection, map_id: int) -> dict[str, Any] | None:
     """What drawing a map's thumbnail needs: its uuid, its longitude/latitude box and its
     visible layers, bottom first, that everyone may see (a thumbnail is shown to all who see the
-    map: a private dataset never appears in it), each with its data folder, CRS, style and
-    opacity. None when it is no map."""
+    map: a private dataset never appears in it), each with its data folder, CRS, style, opacity
+    and data version. None when it is no map."""
     row = conn.execute("SELECT uuid, ll_x0, ll_y0, ll_x1, ll_y1 FROM resources WHERE id = ? AND resource_type = 'map'",
                        (map_id,)).fetchone()
     if row is None:
         return None
     layers = []
     for layer in conn.execute(
-            "SELECT l.dataset_id, l.current_style, l.opacity, r.subtype, r.srid, d.crs_wkt, d.folder FROM map_layers l"
+            "SELECT l.dataset_id, l.current_style, l.opacity, r.subtype, r.srid, d.crs_wkt, d.folder, d.data_version"
+            " FROM map_layers l"
             " JOIN resources r ON r.id = l.dataset_id JOIN datasets d ON d.resource_id = r.id"
             " WHERE l.map_id = ? AND l.visibility = 1 AND l.opacity > 0 AND r.public_view = 1 AND r.dirty = 0"
             " AND d.folder IS NOT NULL ORDER BY l.position, l.id", (map_id,)):
         sld = ogc.style_body(conn, layer["dataset_id"], layer["current_style"]) if layer["current_style"] else None
         layers.append({"folder": layer["folder"], "subtype": layer["subtype"], "crs": layer["crs_wkt"] or layer["srid"],
-                       "sld": sld or ogc.style_body(conn, layer["dataset_id"], None), "opacity": layer["opacity"]})
+                       "sld": sld or ogc.style_body(conn, layer["dataset_id"], None), "opacity": layer["opacity"],
+                       "data_version": layer["data_version"]})
     return {"uuid": row["uuid"], "ll_bbox": (row["ll_x0"], row["ll_y0"], row["ll_x1"], row["ll_y1"]), "layers": layers}

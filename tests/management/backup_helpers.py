@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -27,14 +28,30 @@ def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def content_sha256(path: Path) -> str:
+    """The SHA-256 of an SQLite file's content (its SQL dump, its log included): a backup copies
+    a working GeoPackage with SQLite's backup API, which writes its own header."""
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        digest = hashlib.sha256()
+        for line in conn.iterdump():
+            digest.update(line.encode() + b"\n")
+        return digest.hexdigest()
+    finally:
+        conn.close()
+
+
 def tree(data_dir: Path) -> dict[str, str]:
-    """Every file of files/ and thumbs/, as "files/<folder>/<name>": its SHA-256."""
+    """Every file of files/ and thumbs/, as "files/<folder>/<name>": its SHA-256 (a working
+    GeoPackage's: of its content; its -wal/-shm are part of it)."""
     out = {}
     for top in ("files", "thumbs"):
         base = data_dir / top
         for path in sorted(base.rglob("*")) if base.is_dir() else ():
-            if path.is_file():
-                out[path.relative_to(data_dir).as_posix()] = sha256(path)
+            name = path.relative_to(data_dir).as_posix()
+            if not path.is_file() or name.endswith(("/working/data.gpkg-wal", "/working/data.gpkg-shm")):
+                continue
+            out[name] = content_sha256(path) if name.endswith("/working/data.gpkg") else sha256(path)
     return out
 
 

@@ -492,3 +492,38 @@ def test_the_commands(pair, tmp_path):
     assert r.returncode == 0 and "removed" in r.stdout
     assert cli("remote", "remove", "central", data_dir=data).returncode != 0
     assert "central" not in cli("remote", "list", data_dir=data).stdout
+
+
+def test_an_edited_geopackage_is_published_with_its_edits(pair, tmp_path):
+    """The working copy of a GeoPackage upload is sent as committed, its log included (an edit
+    in WAL mode is still in data.gpkg-wal), without the catalogue's history tables."""
+    from tests.management.test_edited_working_copies import Editor, working_copy
+
+    admin, central = pair["admin"], pair["central_admin"]
+    gpkg = tmp_path / "countries.gpkg"
+    subprocess.run(["ogr2ogr", "-f", "GPKG", "-nlt", "PROMOTE_TO_MULTI", str(gpkg),
+                    str(COUNTRIES / "naturalearth_lowres.shp")], check=True, capture_output=True)
+    r = admin.post("/api/v2/uploads/upload", files={"base_file": ("countries.gpkg", gpkg.read_bytes(),
+                                                                  "application/geopackage+sqlite3")},
+                   data={"dataset_title": unique("Edited countries ")})
+    assert r.status_code == 201, r.text
+    status = wait(admin, f"/api/v2/resource-service/execution-status/{r.json()['execution_id']}")
+    assert status["status"] == "finished", status
+    pk = status["output_params"]["resources"][0]["id"]
+    editor = Editor(working_copy(pair["local"].data_dir, pk))
+    try:
+        editor.conn.execute('CREATE TABLE "gpkgext_catalogue_versions" (number INTEGER PRIMARY KEY)')
+        editor.delete("France")
+        status = publish(admin, pk, "central")
+    finally:
+        editor.close()
+    assert status["status"] == "finished", status
+    remote_pk = status["output_params"]["resources"][0]["remote_pk"]
+    alternate = central.get(f"/api/v2/datasets/{remote_pk}").json()["dataset"]["alternate"]
+    download = central.get(f"/datasets/{alternate}/dataset_download")
+    assert download.status_code == 200, download.text[:200]
+    with zipfile.ZipFile(io.BytesIO(download.content)) as z:
+        z.extractall(tmp_path / "back")
+    _, _, _, fields = pyogrio.raw.read(next((tmp_path / "back").glob("*.shp")), columns=["name"])
+    sent = set(fields[0])
+    assert "France" not in sent and "Spain" in sent and len(sent) == 176
