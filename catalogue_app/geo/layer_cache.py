@@ -458,6 +458,15 @@ class LayerCache:
             self._compact_later(key, layer)
         return layer
 
+    def advance(self, path: str | Path, version: int) -> None:
+        """An edit of the layer at ``path`` committed ``version``: a copy held in this process is
+        patched now, so the next map does not wait for it (nothing is read when none is held)."""
+        key = self._key(path, version=version)
+        with self._lock:
+            held = self._layers.get(key)
+        if held is not None and held.version is not None and held.version < version:
+            self._get(key, path, held.crs, version)
+
     def _patch(self, held: CachedLayer, path: str | Path, version: int) -> CachedLayer | None:
         """``held`` brought to the file's last version by its history; None when it cannot be."""
         delta = gpkg_changes.geometry_delta(path, held.version)

@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from catalogue_app import files
-from catalogue_app.geo import gpkg_edit
+from catalogue_app.geo import gpkg_edit, layer_cache
 from catalogue_app.geo.crs import to_wgs84_bounds
 from catalogue_app.geo.gpkg_edit import Delete, Insert, Update
 from catalogue_app.services import access
@@ -137,15 +138,24 @@ def _run(db: Database, viewer: Viewer, target: _Target, changes: Any, via: str, 
         raise
     bbox, ll_bbox = _extent(applied.extent, applied.crs, target.srid)
     db.write_sync(_settle, target.rid, applied.uuid, applied.number, applied.summary, applied.count, bbox, ll_bbox)
-    _after_edit(db, target.rid)
+    _after_edit(db, target, applied.number)
     return applied
 
 
-def _after_edit(db: Database, rid: int) -> None:
-    """The thumbnail is drawn again after a quiet time (jobs/thumbnails.py)."""
+def _after_edit(db: Database, target: _Target, number: int) -> None:
+    """The layer held for maps in this process is patched to the new version (other processes
+    patch theirs at their next map), and the thumbnail is drawn again after a quiet time
+    (jobs/thumbnails.py)."""
     from catalogue_app.jobs import thumbnails  # the jobs sit above the services: asked for at the time
 
-    thumbnails.redraw_after_quiet(db, files_dir(db), rid)
+    def patch() -> None:
+        try:
+            layer_cache.CACHE.advance(target.path, number)
+        except Exception:  # the next map reads the layer again
+            log.warning("the layer held for %s could not be patched", target.path, exc_info=True)
+
+    threading.Thread(target=patch, name="layer-patch", daemon=True).start()
+    thumbnails.redraw_after_quiet(db, files_dir(db), target.rid)
 
 
 _KNOWN = (gpkg_edit.EditError, gpkg_edit.StaleBase, gpkg_edit.NotVector, gpkg_edit.EditBusy)
