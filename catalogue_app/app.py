@@ -27,6 +27,7 @@ from catalogue_app.api.resources import (actions, assets, async_actions, dataset
                                          fields, lookups, maps, metadata, metadata_editor, permissions, routes,
                                          styles, thumbnails, upload_sessions, uploads)
 from catalogue_app.api.resources import edits as feature_edits
+from catalogue_app.api.resources import versions as history
 from catalogue_app.config import Settings, load_settings
 from catalogue_app.harvesting.runner import HarvestRunner
 from catalogue_app.jobs.folders import Folders
@@ -55,7 +56,7 @@ class NoSchemaRoutes(Controller):
 FAMILIES = (root, users, groups, routes, lookups, actions, fields, maps, executions,
             permissions, limits, uploads, upload_sessions, datasets, documents, metadata, csw, embed,
             styles, ogc_service, async_actions, oauth, openapi, thumbnails, assets, metadata_editor, sessions, web_ui,
-            harvesting, publishing, management, tokens, feature_edits)
+            harvesting, publishing, management, tokens, feature_edits, history)
 
 
 # The runners of background work in app.state, in the order they start (and stop the other way):

@@ -30,10 +30,12 @@ from catalogue_app.harvesting.types import (
     RemoteLayer,
 )
 from catalogue_app.jobs.folders import Folders
+from catalogue_app.services import history
 from catalogue_app.store import documents, harvesters, origins, remote_layers, resource_writes, resources
 from catalogue_app.store.db import Database
 
 log = logging.getLogger("catalogue.harvesting")
+HARVEST = history.By(None, history.HARVEST)  # a harvester's update: made by the catalogue, no user
 MAX_THUMBNAIL = 5 * 1024 * 1024
 TEXT_VALUES = ("title", "abstract", "attribution", "purpose", "edition", "constraints_other",
                "supplemental_information", "data_quality_statement", "date", "date_type", "language",
@@ -82,7 +84,7 @@ def store(db: Database, folders: Folders, http, harvester: Any, item: Any, h: Ha
     else:
         rid = db.write_sync(_document, owner, existing, h, data, public)
         sourcetype = "REMOTE" if data is not None else "LOCAL"
-    db.write_sync(_metadata, rid, h, sourcetype, harvester)
+    db.write_sync(_metadata, rid, h, sourcetype, harvester, rid == existing)
     if web_url(h.thumbnail_url):
         _thumbnail(db, folders, http, rid, h.thumbnail_url)
     return rid
@@ -118,8 +120,11 @@ def _on_the_web(data: Any) -> Any:
     return data
 
 
-def _metadata(conn, rid: int, h: Harvested, sourcetype: str, harvester: Any) -> None:
-    resource_writes.apply_changes(conn, rid, changes(conn, h))
+def _metadata(conn, rid: int, h: Harvested, sourcetype: str, harvester: Any, updating: bool = False) -> None:
+    """The record's metadata written into the resource: an update of one harvested before is a
+    metadata version (via "harvest")."""
+    with history.recorded(conn, HARVEST, *([rid] if updating else [])):
+        resource_writes.apply_changes(conn, rid, changes(conn, h))
     harvesters.set_sourcetype(conn, rid, sourcetype)
     title = h.values.get("title") if isinstance(h.values.get("title"), str) else ""
     origins.record_harvest(conn, rid, harvester, title[:255], web_url(h.page_url))
@@ -140,8 +145,10 @@ def _free_uuid(conn, wanted: str | None) -> str:
 
 def _remote_layer(conn, owner: int, existing: int | None, h: Harvested, data: RemoteLayer, public: bool) -> int:
     if existing is not None and remote_layers.get(conn, existing) is not None:
-        remote_layers.update(conn, existing, ll_bbox=h.ll_bbox, service_type=data.service_type,
-                             service_url=data.service_url, layer_name=data.layer_name, download_url=data.download_url)
+        with history.recorded(conn, HARVEST, existing):
+            remote_layers.update(conn, existing, ll_bbox=h.ll_bbox, service_type=data.service_type,
+                                 service_url=data.service_url, layer_name=data.layer_name,
+                                 download_url=data.download_url)
         return existing
     if existing is not None:  # was copied before, now shown from the remote: a new record
         resource_writes.delete(conn, existing)
@@ -222,7 +229,7 @@ def _import(db: Database, folders: Folders, http, owner: int, existing: int | No
                   "changes": changes_without_db(h),
                   "permissions": None if public else {"users": {}, "groups": {}}, "total_layers": 1,
                   "overwrite_existing_layer": existing is not None, "resource_pk": existing,
-                  "skip_existing_layers": False, "time_attributes": {}, "charset": None}
+                  "skip_existing_layers": False, "time_attributes": {}, "charset": None, "via": history.HARVEST}
         try:
             _job, output = import_now(db, folders, workspace, exec_id, params)
         except ImportFailed as exc:

@@ -12,7 +12,8 @@ import msgspec
 
 from catalogue_app.geo.iso import parse_iso
 from catalogue_app.geo.styles import check_sld
-from catalogue_app.store import datasets, metadata, resources
+from catalogue_app.services import history
+from catalogue_app.store import datasets, executions, metadata, resources
 
 
 def _dataset(conn: sqlite3.Connection, rid: int) -> sqlite3.Row:
@@ -34,7 +35,9 @@ class ApplyMetadata:
 
     def commit(self, conn: sqlite3.Connection, params: dict[str, Any], staged: dict[str, Any], ctx) -> dict[str, Any]:
         rid = _dataset(conn, params["resource_pk"])["id"]
-        metadata.apply_iso(conn, rid, staged["fields"], staged["xml"])
+        request = executions.get(conn, ctx.exec_id)
+        with history.recorded(conn, history.By(request["user_id"] if request else None, history.ISO), rid):
+            metadata.apply_iso(conn, rid, staged["fields"], staged["xml"])
         return _output(rid)
 
 

@@ -44,7 +44,8 @@ from catalogue_app.geo.time_range import time_range
 from catalogue_app.jobs import thumbnails
 from catalogue_app.jobs.folders import Folders
 from catalogue_app.jobs.runner import JobContext
-from catalogue_app.store import datasets, metadata, permissions, resource_writes, resources
+from catalogue_app.services import history
+from catalogue_app.store import datasets, executions, metadata, permissions, resource_writes, resources
 from catalogue_app.store.db import Database
 from catalogue_app.store.thumbnails import urls_of as thumbnail_urls
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID
@@ -138,7 +139,11 @@ class ImportDataset:
                 if target is None:
                     created.append(self._create(conn, params, staged, item, final, len(layers)))
                 else:
-                    self.replaced_folders.append(self._replace(conn, params, staged, item, target, folder, final))
+                    by = history.By(_asker(conn, ctx.exec_id), params.get("via") or history.UPLOAD)
+                    # the fields the upload sets (not those its data decide): a metadata version
+                    with history.recorded(conn, by, target, ignore=history.FROM_DATA):
+                        self.replaced_folders.append(self._replace(conn, params, staged, item, target, folder, final))
+                        history.replaced(conn, target, by, item["layer"])
                     files.note_folders(ctx.workspace, self.replaced_folders[-1:])  # gone once this commits
                     created.append(target)
         except BaseException as exc:
@@ -226,6 +231,12 @@ class ImportDataset:
         if staged["iso"]:
             metadata.apply_iso(conn, rid, staged["iso"]["fields"], staged["iso"]["xml"])
         return old
+
+
+def _asker(conn: sqlite3.Connection, exec_id: str) -> int | None:
+    """The user who asked for the upload (None: an import no one asked for through the API, a harvest's)."""
+    request = executions.get(conn, exec_id)
+    return request["user_id"] if request is not None else None
 
 
 def _style(conn: sqlite3.Connection, sld: dict[str, Any] | None, rid: int, alternate: str, layer: dict[str, Any],

@@ -9,7 +9,8 @@ import sqlite3
 from typing import Any
 
 from catalogue_app import files
-from catalogue_app.store import resource_writes, resources
+from catalogue_app.services import history
+from catalogue_app.store import executions, resource_writes, resources
 
 
 class DeleteResource:
@@ -21,7 +22,8 @@ class DeleteResource:
         rid = resources.id_by_uuid(conn, params["uuid"])
         if rid is None:
             return {"output": 0}
-        resource_writes.delete(conn, rid)
+        request = executions.get(conn, ctx.exec_id)
+        resource_writes.delete(conn, rid, request["user_id"] if request is not None else None)
         return {"output": 1}
 
     def after(self, params: dict[str, Any], staged: None, ctx) -> None:
@@ -40,9 +42,11 @@ def create_resource(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[st
 
 
 def update_resource(conn: sqlite3.Connection, params: dict[str, Any]) -> dict[str, Any]:
-    """The validated ``changes`` applied to the resource; output its uuid."""
+    """The validated ``changes`` applied to the resource (a metadata version says who asked:
+    ``user_id``); output its uuid."""
     rid = resources.id_by_uuid(conn, params["uuid"])
     if rid is None:
         raise ValueError("The resource to update no longer exists.")
-    resource_writes.apply_changes(conn, rid, params["changes"])
+    with history.recorded(conn, history.By(params.get("user_id")), rid):
+        resource_writes.apply_changes(conn, rid, params["changes"])
     return {"output": {"uuid": params["uuid"]}}

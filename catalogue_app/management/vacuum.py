@@ -10,6 +10,11 @@ write). Then a TRUNCATE checkpoint copies the log into the file, which shrinks, 
 log. A database made with auto_vacuum INCREMENTAL (none is, today) gets incremental_vacuum,
 which needs no copy. VACUUM needs free disk space of about twice the database's size (its
 temporary copy, then the log): it is refused with less.
+
+``--drop-versions-before DATE`` first forgets the history of fields made before the date (store/
+versions.py ``drop_field_versions_older_than``: metadata versions and reverts of fields, never
+the newest version of a resource), on request only. Versions of data stay: their features live in
+each dataset's GeoPackage, which the edit service cannot prune yet.
 """
 
 from __future__ import annotations
@@ -18,7 +23,11 @@ import shutil
 import time
 from pathlib import Path
 
+from catalogue_app.clock import now
 from catalogue_app.management.base import Command, CommandContext, CommandError
+from catalogue_app.services import history
+from catalogue_app.services.errors import Invalid
+from catalogue_app.services.values import parse_datetime
 from catalogue_app.store import integrity
 
 
@@ -37,14 +46,40 @@ def _mb(n: float) -> str:
     return f"{n / 1e6:.1f} MB"
 
 
+def _cutoff(value: str) -> str:
+    """The time ``--drop-versions-before`` names, as the store keeps times; not in the future."""
+    try:
+        moment = parse_datetime(value)
+    except Invalid:
+        raise CommandError(f"--drop-versions-before: {value!r} is not a date (YYYY-MM-DD) or a time "
+                           "(YYYY-MM-DDThh:mm[:ss][+HH:MM|Z]).") from None
+    if moment > now():
+        raise CommandError(f"--drop-versions-before: {value} is in the future.")
+    return moment
+
+
 class Vacuum(Command):
     name = "vacuum"
-    help = "Compact the database (VACUUM) while the server serves; prints its size before and after."
+    help = ("Compact the database (VACUUM) while the server serves; prints its size before and after. With"
+            " --drop-versions-before, first forget the history of fields older than that date.")
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--drop-versions-before", metavar="DATE",
+                            help="forget the metadata versions (changes of fields, and their reverts) made before"
+                                 " this date or time (UTC unless it says otherwise); versions of data are kept")
 
     def run(self, ctx: CommandContext, options) -> None:
         db = ctx.db
         if db is None:
             raise CommandError("vacuum needs the catalogue's database.")
+        if options.drop_versions_before:
+            cutoff = _cutoff(options.drop_versions_before)
+            dropped, kept = db.write_sync(history.drop_versions_before, cutoff)
+            ctx.say(f"Versions: {dropped} metadata version(s) made before {cutoff} forgotten.")
+            if kept:
+                ctx.say(f"{kept} version(s) of data as old are kept (their features are kept in the datasets'"
+                        " GeoPackages, which cannot forget them yet).")
+            ctx.check()
         before = db.read_sync(integrity.space)
         disk_before = _on_disk(db.path)
         ctx.say(f"Before: {_mb(disk_before)} on disk (database and log), {before['pages']} pages of"

@@ -7,7 +7,7 @@ from typing import Any
 
 import msgspec
 
-from catalogue_app.services import access
+from catalogue_app.services import access, history
 from catalogue_app.services.errors import Forbidden, Invalid, NotFound
 from catalogue_app.store import Connection, datasets, metadata, resources
 from catalogue_app.store.resources import Viewer
@@ -68,4 +68,5 @@ def apply_iso_metadata(conn: Connection, viewer: Viewer, rid: int, fields: dict[
         raise NotFound(message=f"Dataset with ID {rid} is not available")
     if not access.may(conn, viewer, row, access.CHANGE):
         raise Forbidden()
-    metadata.apply_iso(conn, row["id"], fields, xml)
+    with history.recorded(conn, history.By(viewer.id, history.ISO), row["id"]):
+        metadata.apply_iso(conn, row["id"], fields, xml)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from catalogue_app import rules
-from catalogue_app.services import access, datasets, geoapps, maps, resource_changes
+from catalogue_app.services import access, datasets, geoapps, history, maps, resource_changes
 from catalogue_app.services.errors import Busy, Forbidden, Invalid, NotFound
 from catalogue_app.store import Connection, Row, executions, resources
 from catalogue_app.store import resource_writes as store_writes
@@ -90,19 +90,21 @@ def change(conn: Connection, viewer: Viewer, rid: int, body: dict[str, Any],
     if not rules.may_change(access.resource_actions(conn, viewer, row), body):
         raise Forbidden()
     cleaned = resource_changes.clean(conn, body, viewer, row, row["resource_type"])
-    if scope.layers and "maplayers" in body:  # the layers first, in the same transaction
-        maps.write_layers(conn, viewer, rid, body["maplayers"], creating=False)
-    resource_changes.apply(conn, rid, cleaned)
-    if scope.app_name and "name" in body:
-        geoapps.save_name(conn, rid, body["name"])
-    if attributes is not None:
-        datasets.change_attributes(conn, rid, attributes)
+    with history.recorded(conn, history.By(viewer.id), rid):
+        if scope.layers and "maplayers" in body:  # the layers first, in the same transaction
+            maps.write_layers(conn, viewer, rid, body["maplayers"], creating=False)
+        resource_changes.apply(conn, rid, cleaned)
+        if scope.app_name and "name" in body:
+            geoapps.save_name(conn, rid, body["name"])
+        if attributes is not None:
+            datasets.change_attributes(conn, rid, attributes)
 
 
 def change_attributes(conn: Connection, viewer: Viewer, rid: int, items: Any) -> None:
     """Change a dataset's attributes, if the viewer may change the dataset."""
     changeable(conn, viewer, rid, DATASETS)
-    datasets.change_attributes(conn, rid, items)
+    with history.recorded(conn, history.By(viewer.id), rid):
+        datasets.change_attributes(conn, rid, items)
 
 
 def change_each(conn: Connection, viewer: Viewer, batch: list[tuple[int, dict[str, Any]]],
@@ -128,7 +130,7 @@ def delete(conn: Connection, viewer: Viewer, rid: int, scope: Scope = ANY) -> st
     if executions.busy(conn, rid):
         raise Busy("A change of this resource is still being applied; wait until its execution request "
                    "is finished, then send this again.")
-    store_writes.delete(conn, rid)
+    store_writes.delete(conn, rid, viewer.id)
     return row["uuid"]
 
 

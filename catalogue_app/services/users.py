@@ -9,6 +9,7 @@ from typing import Any
 
 from catalogue_app import rules
 from catalogue_app.passwords import check_strength
+from catalogue_app.services import history
 from catalogue_app.services.errors import Forbidden, Invalid, NotFound
 from catalogue_app.store import Connection, Row, groups, harvesters, users
 
@@ -99,7 +100,9 @@ def deletion_check(conn: Connection, caller, user_id: int, conditions: tuple[str
 def delete(conn: Connection, caller, ids: list[int], conditions: tuple[str, ...]) -> None:
     for user_id in ids:
         deletion_check(conn, caller, user_id, conditions)
-        users.delete(conn, user_id)
+        # what they owned goes to the principal superuser: a version of each such resource
+        with history.recorded(conn, history.By(caller.id, history.OWNER), *sorted(users.owned_resource_ids(conn, user_id))):
+            users.delete(conn, user_id)
 
 
 def transfer(conn: Connection, caller, target_id: int, current: int, new: int | str,
@@ -127,7 +130,9 @@ def transfer(conn: Connection, caller, target_id: int, current: int, new: int | 
         missing = set(subset) - users.owned_resource_ids(conn, current)
         if missing:
             raise Forbidden("The user does not have any right to perform this action on this resource")
-    return users.transfer_resources(conn, current, new_id, subset)
+    moved = sorted(users.owned_resource_ids(conn, current)) if subset is None else subset
+    with history.recorded(conn, history.By(caller.id, history.OWNER), *moved):
+        return users.transfer_resources(conn, current, new_id, subset)
 
 
 def may_demote(caller, user_id: int) -> bool:

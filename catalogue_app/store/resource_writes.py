@@ -10,7 +10,7 @@ import uuid
 from typing import Any
 
 from catalogue_app.clock import now
-from catalogue_app.store import origins, resources
+from catalogue_app.store import origins, resources, versions
 
 # Columns a client may set directly (after validation by the API layer).
 COLUMNS = ("title", "abstract", "attribution", "doi", "edition", "purpose", "maintenance_frequency",
@@ -106,7 +106,16 @@ def apply_changes(conn: sqlite3.Connection, resource_id: int, changes: dict[str,
         origins.set_elsewhere(conn, resource_id, changes["origin"]["url"], changes["origin"]["title"])
 
 
-def delete(conn: sqlite3.Connection, resource_id: int) -> None:
+def delete(conn: sqlite3.Connection, resource_id: int, by_user_id: int | None = None) -> None:
+    """Delete the resource (its relations follow by foreign keys and triggers) and bury its
+    tombstone, saying who deleted it (None: the catalogue itself, e.g. a harvester), in the
+    same transaction: every route that deletes a resource comes here."""
+    row = conn.execute("SELECT uuid, resource_type, title FROM resources WHERE id = ?", (resource_id,)).fetchone()
+    if row is None:
+        return
+    by = conn.execute("SELECT username FROM users WHERE id = ?", (by_user_id,)).fetchone() if by_user_id else None
+    versions.bury(conn, row["uuid"], resource_id, row["resource_type"], row["title"],
+                  by_user_id if by is not None else None, by[0] if by is not None else None)
     conn.execute("DELETE FROM resources WHERE id = ?", (resource_id,))
 
 

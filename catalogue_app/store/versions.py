@@ -99,6 +99,19 @@ def drop_older_than(conn: sqlite3.Connection, before: str) -> int:
     return conn.execute("DELETE FROM resource_versions WHERE created < ? AND state = 'done'", (before,)).rowcount
 
 
+def drop_field_versions_older_than(conn: sqlite3.Connection, before: str) -> tuple[int, int]:
+    """Forget the versions of fields (metadata, and reverts of fields) made before ``before`` (an
+    ISO time), but the newest version of each resource (numbers go on from it, never given
+    twice); returns how many went, and how many versions of data as old are left (their features
+    are kept in the datasets' GeoPackages)."""
+    older = ("created < ? AND state = 'done' AND number < (SELECT MAX(n.number) FROM resource_versions n"
+             " WHERE n.resource_id = resource_versions.resource_id)")
+    gone = conn.execute(f"DELETE FROM resource_versions WHERE {older} AND (kind = 'metadata'"
+                        " OR (kind = 'revert' AND changes IS NOT NULL))", (before,)).rowcount
+    left = conn.execute(f"SELECT COUNT(*) FROM resource_versions WHERE {older}", (before,)).fetchone()[0]
+    return gone, left
+
+
 def bury(conn: sqlite3.Connection, resource_uuid: str, resource_id: int, resource_type: str, title: str,
          user_id: int | None, username: str | None) -> None:
     """The tombstone of a resource deleted now."""

@@ -101,7 +101,8 @@ async def update_resource(ctx: Ctx, pk: FromPath[str]) -> Receipt:
     vals = _object_field(await read_body(ctx.request), "vals")
     # a second hop: the body arrives between the two reads (its errors come after a 401, 404 or 403)
     cleaned = await ctx.db.read(clean, vals, ctx.viewer, row, row["resource_type"])
-    return await queue_job(ctx, "update", "update", {"uuid": row["uuid"], "changes": asdict(cleaned)}, row["id"])
+    params = {"uuid": row["uuid"], "changes": asdict(cleaned), "user_id": ctx.viewer.id}  # who, for its version
+    return await queue_job(ctx, "update", "update", params, row["id"])
 
 
 @post("/api/v2/resources/ingest/{resource_type:str}", status_code=200, tags=["resources"],
