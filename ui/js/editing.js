@@ -10,6 +10,8 @@ import { copyButton, confirmDialog, field, h, mount } from './dom.js';
 const WFS = '/geoserver/ows';
 const PAGE = 100;          // rows of the attribute table at a time
 const MAX_HANDLES = 300;   // points given a handle at once in "Move points"
+const MOVE_HINT = 'Drag a point to its new place: it is saved when you let go (or move it with the arrow keys and press Enter). '
+  + 'Press “Move points” again or Escape to stop.';
 
 // --- the data's state and its changes ---------------------------------------------------------
 
@@ -60,8 +62,8 @@ export class DatasetData {
       const now = error.body?.data_version;
       await this.load().catch(() => {});
       await this.changed({ stale: true });
-      throw new StaleEdit(`Not saved: someone changed this dataset's data after this page read them (they were at version ${base}, `
-        + `they are at version ${now ?? this.version} now). The page now shows the data as they are: check them and make your change again if it is still needed.`);
+      throw new StaleEdit(`Not saved: the data were changed elsewhere (by someone else, or by you in another window) after this page read them: `
+        + `they were at version ${base}, they are at version ${now ?? this.version} now. The page now shows the data as they are: check them and make your change again if it is still needed.`);
     }
     await this.load().catch(() => {});
     await this.changed({ answer });
@@ -192,7 +194,7 @@ export function attributeTable(el, resource, data) {
   }
   const messages = h('div', { class: 'edit-feedback', 'aria-live': 'polite' });
   const say = feedback(messages);
-  const body = h('div', {});
+  const body = h('div', {}, h('p', { class: 'muted' }, 'Loading the first features…'));
   let start = 0;
   let columns = [];
   let loaded = 0;
@@ -278,39 +280,43 @@ export function attributeTable(el, resource, data) {
   function startEditing(td, feature, fid, column, value) {
     const input = inputFor(column, value, { 'aria-label': `New ${column.name} of feature ${fid}`, class: 'cell-input' });
     let finished = false;
-    const cancel = () => {
+    const cancel = (leaving = false) => {
       if (finished) return;
       finished = true;
       mount(td, valueButton(td, feature, fid, column, value));
-      td.querySelector('button')?.focus();
+      if (!leaving) td.querySelector('button')?.focus();
     };
-    const commit = async () => {
-      if (finished) return;
+    // Enter saves; leaving the input saves too, once (a refused value then waits there, the
+    // focus going where the person went)
+    let refused = null;
+    const commit = async (leaving = false) => {
+      if (finished || (leaving && refused === input.value)) return;
       const read = valueOf(column, input);
-      if (read.error) { say.fail(read.error); input.focus(); return; }
-      if (same(column, value, read.value)) { cancel(); return; }
+      if (read.error) { refused = input.value; say.fail(read.error); if (!leaving) input.focus(); return; }
+      if (same(column, value, read.value)) { cancel(leaving); return; }
       finished = true;
       input.disabled = true;
       td.setAttribute('aria-busy', 'true');
       try {
         const answer = await data.edit({ update: [{ id: fid, properties: { [column.name]: read.value } }] });
         say.ok(`Saved: ${column.name} of feature ${fid} is now ${read.value === null ? 'empty' : `“${shown(read.value)}”`} (version ${answer.version.number}).`);
-        focusCell(fid, column.name);
+        if (!leaving) focusCell(fid, column.name);
       } catch (error) {
-        if (error instanceof StaleEdit) { say.fail(error); focusCell(fid, column.name); return; }
+        if (error instanceof StaleEdit) { say.fail(error); if (!leaving) focusCell(fid, column.name); return; }
         // refused: the value stays in the input, to be corrected or given up with Escape
         say.fail(error);
+        refused = input.value;
         finished = false;
         input.disabled = false;
         td.removeAttribute('aria-busy');
-        input.focus();
+        if (!leaving) input.focus();
       }
     };
     input.addEventListener('keydown', (e) => {
       if (e.key === 'Enter') { e.preventDefault(); commit(); }
       else if (e.key === 'Escape') { e.preventDefault(); e.stopPropagation(); say.clear(); cancel(); }
     });
-    input.addEventListener('blur', () => { if (!finished && !input.disabled) commit(); });
+    input.addEventListener('blur', () => { if (!finished && !input.disabled) commit(true); });
     mount(td, input);
     input.focus();
     input.select?.();
@@ -378,7 +384,7 @@ export function pointTools(el, map, resource, data) {
     move.setAttribute('aria-pressed', String(mode === 'move'));
     container.classList.toggle('adding', mode === 'add');
     hint.textContent = mode === 'add' ? 'Click the map where the new point goes, then fill in its values. Press “Add point” again or Escape to stop.'
-      : mode === 'move' ? 'Drag a point to its new place: it is saved when you let go. Press “Move points” again or Escape to stop.' : '';
+      : mode === 'move' ? MOVE_HINT : '';
     if (mode === 'add') map.on('click', place);
     if (mode === 'move') { map.on('moveend', showHandles); showHandles(); }
   }
@@ -436,7 +442,9 @@ export function pointTools(el, map, resource, data) {
   }
 
   let asked = 0;
+  let dragging = false;
   async function showHandles() {
+    if (dragging) return;  // the map pans while a point is dragged to its edge
     const turn = ++asked;
     const b = map.getBounds();
     const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
@@ -456,7 +464,7 @@ export function pointTools(el, map, resource, data) {
       hint.textContent = `${matched.toLocaleString()} points are in view: zoom in to move one (at most ${MAX_HANDLES} can be moved at once).`;
       return;
     }
-    hint.textContent = matched ? 'Drag a point to its new place: it is saved when you let go. Press “Move points” again or Escape to stop.'
+    hint.textContent = matched ? MOVE_HINT
       : 'No point in view: pan or zoom the map to the point to move.';
     const label = columnsOf(resource, []).find((c) => c.kind === 'text');
     for (const feature of found.features || []) {
@@ -465,11 +473,40 @@ export function pointTools(el, map, resource, data) {
       const at = g?.type === 'Point' ? g.coordinates : g?.type === 'MultiPoint' && g.coordinates.length === 1 ? g.coordinates[0] : null;
       if (fid === null || !at) continue;
       const name = label && feature.properties?.[label.name] ? ` (${shown(feature.properties[label.name])})` : '';
-      const marker = L.marker([at[1], at[0]], { icon: handleIcon('move'), draggable: true, keyboard: true, title: `Feature ${fid}${name}: drag to move it`, autoPan: true });
-      marker.on('add', () => marker.getElement()?.setAttribute('aria-label', `Feature ${fid}${name}: drag to move it`));
-      marker.on('dragend', () => moved(marker, fid, at));
+      const says = `Feature ${fid}${name}: drag it, or move it with the arrow keys and press Enter, to move it`;
+      const marker = L.marker([at[1], at[0]], { icon: handleIcon('move'), draggable: true, keyboard: true, title: says, autoPan: true });
+      marker.on('add', () => {
+        const icon = marker.getElement();
+        if (!icon) return;
+        icon.setAttribute('aria-label', says);
+        icon.dataset.fid = String(fid);
+        icon.addEventListener('keydown', (e) => nudge(e, marker, fid, at));
+      });
+      marker.on('dragstart', () => { dragging = true; });
+      marker.on('dragend', () => { dragging = false; moved(marker, fid, at); });
       marker.addTo(handles);
     }
+  }
+
+  // The keyboard's way: each arrow moves the point a few pixels (one with Shift), Enter saves
+  // where it is, Escape puts it back.
+  const STEPS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+  function nudge(e, marker, fid, from) {
+    if (STEPS[e.key]) {
+      const [dx, dy] = STEPS[e.key];
+      const step = e.shiftKey ? 1 : 5;
+      const p = map.latLngToContainerPoint(marker.getLatLng());
+      marker.setLatLng(map.containerPointToLatLng([p.x + dx * step, p.y + dy * step]));
+      marker.pending = true;
+    } else if (e.key === 'Enter' && marker.pending) {
+      marker.pending = false;
+      moved(marker, fid, from);
+    } else if (e.key === 'Escape' && marker.pending) {
+      marker.pending = false;
+      marker.setLatLng([from[1], from[0]]);
+    } else return;
+    e.preventDefault();
+    e.stopPropagation();
   }
 
   async function moved(marker, fid, from) {

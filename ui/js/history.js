@@ -10,8 +10,9 @@ import { shown } from './editing.js';
 
 const PAGE_SIZE = 10;
 
+// The fields' names in words, in the order the page names them (others after, as they come).
 const FIELD_NAMES = {
-  abstract: 'abstract', title: 'title', keywords: 'keywords', tkeywords: 'thesaurus keywords', category: 'category',
+  title: 'title', abstract: 'abstract', keywords: 'keywords', tkeywords: 'thesaurus keywords', category: 'category',
   license: 'licence', regions: 'regions', date: 'date', date_type: 'date type', owner: 'owner', group: 'group',
   is_published: 'published', is_approved: 'approved', featured: 'featured', advertised: 'advertised',
   attribution: 'attribution', constraints_other: 'other constraints', data_quality_statement: 'data quality statement',
@@ -34,12 +35,21 @@ function listed(items) {
   return `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
 }
 
-function fieldsText(fields) {
-  const names = (fields || []).map(fieldName);
-  if (!names.length) return 'Nothing';
-  const shownNames = names.length > 5 ? [...names.slice(0, 4), `${names.length - 4} more fields`] : names;
-  return capital(listed(shownNames));
+const FIELD_ORDER = Object.keys(FIELD_NAMES);
+
+function ordered(fields) {
+  const rank = (name) => (FIELD_ORDER.includes(name) ? FIELD_ORDER.indexOf(name) : FIELD_ORDER.length);
+  return [...(fields || [])].sort((a, b) => rank(a) - rank(b));
 }
+
+// "title, abstract and keywords" (the first five; past those, how many more).
+function fieldNames(fields) {
+  const names = ordered(fields).map(fieldName);
+  if (!names.length) return 'nothing';
+  return listed(names.length > 5 ? [...names.slice(0, 4), `${names.length - 4} more fields`] : names);
+}
+
+function fieldsText(fields) { return capital(fieldNames(fields)); }
 
 function plural(n, one, many) { return `${n.toLocaleString()} ${n === 1 ? one : many}`; }
 
@@ -51,8 +61,8 @@ function featuresText(summary) {
   if (del) parts.push(['deleted', del]);
   if (!parts.length) return 'No feature changed';
   if (parts.length === 1) return `${plural(parts[0][1], 'feature', 'features')} ${parts[0][0]}`;
-  const [first, ...rest] = parts;
-  return `${plural(first[1], 'feature', 'features')} ${first[0]}, ${listed(rest.map(([verb, n]) => `${n.toLocaleString()} ${verb}`))}`;
+  const [first, ...rest] = parts;  // "2 features added, 1 changed and 1 deleted"
+  return listed([`${plural(first[1], 'feature', 'features')} ${first[0]}`, ...rest.map(([verb, n]) => `${n.toLocaleString()} ${verb}`)]);
 }
 
 const DATA_VIA = { 'wfs-t': ' through QGIS or another GIS (WFS-T)', ui: ' in the web UI', api: ' through the API' };
@@ -69,7 +79,7 @@ export function describe(version) {
   }
   if (version.kind === 'revert') {
     const to = version.reverts_to_number ?? s.reverts_to;
-    const what = Array.isArray(s.fields) ? `${fieldsText(s.fields).toLowerCase()} put back` : featuresText(s).replace(/^No/, 'no').replace(/^(\d)/, '$1');
+    const what = Array.isArray(s.fields) ? `${fieldNames(s.fields)} put back` : featuresText(s).replace(/^No/, 'no');
     return `Reverted to version ${to ?? '?'}${who}: ${what}`;
   }
   return `${fieldsText(s.fields)} changed${who}${FIELDS_VIA[version.via] || ''}`;
@@ -135,7 +145,7 @@ function updatedList(updates) {
 }
 
 function fieldsTable(fields) {
-  const entries = Object.entries(fields || {});
+  const entries = ordered(Object.keys(fields || {})).map((name) => [name, fields[name]]);
   if (!entries.length) return null;
   return h('div', { class: 'change-block' }, h('div', { class: 'table-wrap' }, h('table', {},
     h('thead', {}, h('tr', {}, ['Field', 'Before', 'After'].map((c) => h('th', { scope: 'col' }, c)))),
@@ -170,7 +180,7 @@ function changesOf(resource, version) {
 async function revertPlan(resource, number) {
   const { diff } = await api(`/api/v2/resources/${resource.pk}/versions/${number}/diff`);
   const parts = [], puts = [], blocked = [];
-  const fields = Object.keys(diff.fields || {});
+  const fields = ordered(Object.keys(diff.fields || {}));
   if (fields.length) {
     const names = listed(fields.map(fieldName));
     if (can(resource, 'change_resourcebase_metadata')) { parts.push('metadata'); puts.push(`puts back the ${names}`); }
