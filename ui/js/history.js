@@ -158,16 +158,16 @@ function changesOf(resource, version) {
   const changes = version.changes || {};
   const parts = [fieldsTable(changes.fields)];
   const f = changes.features;
+  const ofData = version.kind === 'data' || version.kind === 'replace' || (version.kind === 'revert' && !Object.keys(changes.fields || {}).length);
   if (f) {
     parts.push(featureList('Added', f.inserted || []), updatedList(f.updated || []), featureList('Deleted', f.deleted || []));
   } else if (version.kind === 'replace') {
     const files = (version.summary?.files || []).join(', ');
     parts.push(h('p', {}, 'New data were uploaded in place of the old', files ? `: ${files}.` : '.'));
-  } else if (version.kind === 'data' || (version.kind === 'revert' && !Object.keys(changes.fields || {}).length)) {
+  } else if (ofData) {
     parts.push(h('p', { class: 'muted' }, 'The features changed are shown to those who may download this dataset.'));
   }
-  if (resource.resource_type === 'dataset' && (version.kind === 'data' || version.kind === 'revert' || version.kind === 'replace')
-      && can(resource, 'download_resourcebase') && resource.subtype !== 'raster') {
+  if (resource.resource_type === 'dataset' && ofData && can(resource, 'download_resourcebase') && resource.subtype !== 'raster') {
     parts.push(h('p', { class: 'small-text' }, h('a', { href: `/api/v2/datasets/${resource.pk}/versions/${version.number}/features`, download: '' },
       `Download the features as at version ${version.number} (GeoJSON)`)));
   }
