@@ -31,9 +31,23 @@ def working_copy(folder: Path) -> Path | None:
     return None
 
 
+# What SQLite keeps beside a GeoPackage it has open (an edited working copy is in WAL mode): not
+# files of the dataset in their own right; a copy of the GeoPackage made with SQLite's backup API
+# holds what they hold.
+SQLITE_SIDE_FILES = (".gpkg-wal", ".gpkg-shm", ".gpkg-journal")
+
+
 def relative_files(folder: Path) -> list[str]:
-    """The files under ``folder``, as paths relative to it ("a.shp", "working/data.gpkg"), sorted."""
-    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    """The files under ``folder``, as paths relative to it ("a.shp", "working/data.gpkg"), sorted;
+    SQLite's side files of a GeoPackage left out."""
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if p.is_file() and not p.name.endswith(SQLITE_SIDE_FILES))
+
+
+def is_working_geopackage(relative: str) -> bool:
+    """Whether a path relative to a dataset's folder is its working GeoPackage (which edits
+    change in place: copy it with SQLite's backup API, never link it)."""
+    return relative in (f"{WORKING}/data.gpkg", "working.gpkg")
 
 
 def sync_tree(folder: Path) -> None:

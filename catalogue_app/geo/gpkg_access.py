@@ -5,8 +5,8 @@ SQLite's file locks are POSIX locks, which belong to the process: when GDAL clos
 locks that Python's SQLite holds on it in the same process are dropped too, and a writer in
 another process could then write beside an edit. So, per path, GDAL's opens and Python SQLite's
 connections take turns: any number of one kind at once, never both kinds. A kind that is waiting
-stops more of the other kind from starting, so that a stream of map reads does not hold an edit
-back for ever. A thread that already holds a path may take it again for the same kind.
+stops more of the other kind from starting, and has the next turn, so that a stream of map reads
+does not hold an edit back for ever (nor a stream of edits the reads). A thread that already holds a path may take it again for the same kind.
 """
 
 from __future__ import annotations
@@ -27,6 +27,12 @@ class _Turns:
         self.kind: str | None = None
         self.holders = 0
         self.waiting = {GDAL: 0, SQLITE: 0}
+        self.next: str | None = None  # the kind whose turn comes next (it was waiting when the last holder left)
+
+    def may_enter(self, kind: str, other: str) -> bool:
+        if self.next not in (None, kind):
+            return False
+        return self.holders == 0 or (self.kind == kind and self.waiting[other] == 0)
 
 
 _turns: dict[str, _Turns] = {}
@@ -66,12 +72,14 @@ def holding(path: str | Path, kind: str) -> Iterator[None]:
     with turns.cond:
         turns.waiting[kind] += 1
         try:
-            while not (turns.holders == 0 or (turns.kind == kind and turns.waiting[other] == 0)):
+            while not turns.may_enter(kind, other):
                 turns.cond.wait()
         finally:
             turns.waiting[kind] -= 1
         turns.kind = kind
         turns.holders += 1
+        if turns.next == kind:
+            turns.next = None
     held[key] = [kind, 1]
     try:
         yield
@@ -80,7 +88,9 @@ def holding(path: str | Path, kind: str) -> Iterator[None]:
         with turns.cond:
             turns.holders -= 1
             if turns.holders == 0:
+                other = SQLITE if kind == GDAL else GDAL
                 turns.kind = None
+                turns.next = other if turns.waiting[other] else None
             turns.cond.notify_all()
 
 

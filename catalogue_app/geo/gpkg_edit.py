@@ -27,7 +27,9 @@ import datetime as dt
 import functools
 import json
 import math
+import os
 import re
+import shutil
 import sqlite3
 import struct
 from collections.abc import Callable, Iterable, Sequence
@@ -755,7 +757,11 @@ def apply(path: str | Path, changes: Sequence[Change] | Callable[[sqlite3.Connec
                 work = _Work()
                 for change in todo:
                     if isinstance(change, Insert):
-                        _insert(conn, layer, change, work, trusted)
+                        try:
+                            _insert(conn, layer, change, work, trusted)
+                        except EditError as exc:  # which of the new features: by its place among the inserts
+                            place = len(work.inserted) + 1
+                            raise EditError(str(exc).replace("the new feature", f"the new feature {place}", 1)) from None
                     elif isinstance(change, Update):
                         _update(conn, layer, change, work, trusted)
                     elif isinstance(change, Delete):
@@ -1041,6 +1047,46 @@ def features_at(path: str | Path, number: int, crs: str | None = "EPSG:4326") ->
                  "properties": {k: _plain(layer.fields.get(k), v) for k, v in props.items()}}
                 for fid, (props, wkb) in sorted(rows.items())]
     return {"type": "FeatureCollection", "features": features, "numberReturned": len(features)}
+
+
+def copy_database(source: str | Path, target: str | Path, history: bool = True) -> None:
+    """A consistent copy of the GeoPackage at ``source`` as one self-contained file at
+    ``target``, synced: while edits go on, the data as at one commit. A file in WAL mode (edited)
+    is copied with SQLite's backup API, its write-ahead log included; another is copied byte for
+    byte under a read lock that holds edits back meanwhile. Without ``history``, the copy starts
+    a history of its own (a copy of the resource): the history tables are left out.
+    FileNotFoundError when ``source`` is gone."""
+    if not Path(source).is_file():
+        raise FileNotFoundError(2, "No such file", str(source))
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    with gpkg_access.sqlite(source):
+        src = _reading(source)
+        try:
+            src.execute("BEGIN")
+            wal = src.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal"
+            src.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # the read lock, until the end
+            if wal:
+                dst = sqlite3.connect(str(target))
+                try:
+                    src.backup(dst)
+                    dst.execute("PRAGMA journal_mode = DELETE")  # one file: no -wal beside the copy
+                finally:
+                    dst.close()
+            else:
+                shutil.copyfile(source, target)
+            src.execute("COMMIT")
+        finally:
+            src.close()
+    if not history:
+        dst = sqlite3.connect(str(target), isolation_level=None)
+        try:
+            if dst.execute(f"SELECT 1 FROM sqlite_master WHERE name = '{STATE}'").fetchone():
+                for table in (VERSIONS, CHANGES, STATE):
+                    dst.execute(f"DROP TABLE IF EXISTS {table}")
+        finally:
+            dst.close()
+    with open(target, "rb+") as f:
+        os.fsync(f.fileno())
 
 
 def copy_history(source: str | Path, target: str | Path) -> None:

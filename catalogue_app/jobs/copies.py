@@ -15,6 +15,7 @@ import uuid
 from typing import Any
 
 from catalogue_app import files
+from catalogue_app.geo import gpkg_edit
 from catalogue_app.store import copies, users
 
 CHANGED = "The dataset's data was replaced while it was being copied; copy it again."
@@ -38,7 +39,10 @@ class CopyResource:
                              f" ({', '.join(missing) or 'its working copy'}); it cannot be copied.")
         try:
             for i, name in enumerate(names):
-                files.copy_file(source / name, staged / name)
+                if files.is_working_geopackage(name):  # edits change it in place: copied as at one commit,
+                    gpkg_edit.copy_database(source / name, staged / name, history=False)  # history left behind
+                else:
+                    files.copy_file(source / name, staged / name)
                 ctx.progress((i + 1) * 100 // len(names))
         except FileNotFoundError:
             raise ValueError(CHANGED) from None

@@ -35,6 +35,7 @@ from typing import Any
 import msgspec
 
 from catalogue_app import files, processes
+from catalogue_app.geo import gpkg_edit
 from catalogue_app.geo.convert import write_working_copy
 from catalogue_app.geo.errors import GeoError
 from catalogue_app.geo.inspect import Description, inspect_upload
@@ -45,7 +46,7 @@ from catalogue_app.jobs import thumbnails
 from catalogue_app.jobs.folders import Folders
 from catalogue_app.jobs.runner import JobContext
 from catalogue_app.services import history
-from catalogue_app.store import datasets, executions, metadata, permissions, resource_writes, resources
+from catalogue_app.store import datasets, executions, metadata, permissions, resource_writes, resources, users, versions
 from catalogue_app.store.db import Database
 from catalogue_app.store.thumbnails import urls_of as thumbnail_urls
 from catalogue_app.store.users import ANONYMOUS_GROUP_ID
@@ -141,9 +142,8 @@ class ImportDataset:
                 else:
                     by = history.By(_asker(conn, ctx.exec_id), params.get("via") or history.UPLOAD)
                     # the fields the upload sets (not those its data decide): a metadata version
-                    with history.recorded(conn, by, target, ignore=history.FROM_DATA):
+                    with history.recorded(conn, by, target, ignore=history.FROM_DATA):  # (its replace version: _replace)
                         self.replaced_folders.append(self._replace(conn, params, staged, item, target, folder, final))
-                        history.replaced(conn, target, by, item["layer"])
                     files.note_folders(ctx.workspace, self.replaced_folders[-1:])  # gone once this commits
                     created.append(target)
         except BaseException as exc:
@@ -230,6 +230,7 @@ class ImportDataset:
         _style(conn, staged["sld"], rid, alternate, layer, keep_uploaded=True)
         if staged["iso"]:
             metadata.apply_iso(conn, rid, staged["iso"]["fields"], staged["iso"]["xml"])
+        _record_replace(conn, params, rid, layer, Path(folder).parent / old, Path(folder))  # both in files/
         return old
 
 
@@ -237,6 +238,29 @@ def _asker(conn: sqlite3.Connection, exec_id: str) -> int | None:
     """The user who asked for the upload (None: an import no one asked for through the API, a harvest's)."""
     request = executions.get(conn, exec_id)
     return request["user_id"] if request is not None else None
+
+
+def _record_replace(conn: sqlite3.Connection, params: dict[str, Any], rid: int, layer: dict[str, Any], old_folder: Path,
+                    new_folder: Path) -> None:
+    """The new data are a version of the dataset (kind "replace"), its data version from now on. A
+    vector's new working copy carries on the history of the one it replaces (its tables and the
+    replace version), so that its edits and versions stay readable; the data before it are not
+    kept (the old folder goes once this commits). The originals are not touched."""
+    user = users.get(conn, params["owner_id"])
+    summary = {"feature_count": layer.get("feature_count"), "files": sorted(
+        os.path.basename(f) for f in dict.fromkeys(layer.get("files") or []))}
+    version = versions.add(conn, rid, kind="replace", via="upload", user_id=params["owner_id"],
+                           username=user["username"] if user is not None else None, summary=summary)
+    versions.set_data_version(conn, rid, version["number"])
+    new = files.working_copy(new_folder)
+    if new is None or new.suffix != ".gpkg":
+        return
+    old = files.working_copy(old_folder)
+    if old is not None and old.suffix == ".gpkg":
+        gpkg_edit.copy_history(old, new)
+    gpkg_edit.record_version(new, gpkg_edit.Reserved(version["number"], version["uuid"], version["created"],
+                                                     params["owner_id"], version["username"]),
+                             via="upload", kind="replace", summary=summary)
 
 
 def _style(conn: sqlite3.Connection, sld: dict[str, Any] | None, rid: int, alternate: str, layer: dict[str, Any],

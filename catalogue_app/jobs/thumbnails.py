@@ -20,6 +20,7 @@ import logging
 import os
 import re
 import secrets
+import threading
 import time
 from pathlib import Path
 
@@ -238,6 +239,41 @@ def after_import(db: Database, files_dir: Path, resource_ids: list[int],
                         exc_info=not isinstance(exc, (NothingToDraw, ImportError, LookupError)))
         else:
             log.info("thumbnail of dataset %s drawn in %.0f ms of CPU", rid, (time.process_time() - started) * 1000)
+
+
+# -- after edits --------------------------------------------------------------------------------
+QUIET_SECONDS = 5.0  # an edited dataset's thumbnail is drawn again once its data were left alone that long
+_redraws: dict[tuple[str, int], threading.Timer] = {}
+_redraws_lock = threading.Lock()
+
+
+def redraw_after_quiet(db: Database, files_dir: Path, resource_id: int, quiet: float | None = None) -> None:
+    """Draw the dataset's thumbnail again once its features have not been edited for ``quiet``
+    seconds (edits come in bursts: one drawing for a burst), unless someone gives it a thumbnail
+    meanwhile."""
+    key = (str(db.path), resource_id)
+    timer = threading.Timer(QUIET_SECONDS if quiet is None else quiet, _redraw, (db, files_dir, resource_id, key))
+    timer.daemon = True
+    with _redraws_lock:
+        earlier = _redraws.pop(key, None)
+        if earlier is not None:
+            earlier.cancel()
+        _redraws[key] = timer
+    timer.start()
+
+
+def _redraw(db: Database, files_dir: Path, resource_id: int, key: tuple[str, int]) -> None:
+    with _redraws_lock:
+        if _redraws.get(key) is threading.current_thread():
+            del _redraws[key]
+    try:
+        expected = db.read_sync(store.urls_of, [resource_id]).get(resource_id)
+        draw_dataset(db, files_dir, folder(files_dir.parent), resource_id, unless_changed=True, expected=expected)
+    except ChangedMeanwhile:
+        log.info("thumbnail of dataset %s not drawn after its edits: one was chosen meanwhile", resource_id)
+    except Exception as exc:
+        log.warning("thumbnail of dataset %s not drawn after its edits: %s", resource_id, exc,
+                    exc_info=not isinstance(exc, (NothingToDraw, LookupError)))
 
 
 # -- removing -----------------------------------------------------------------------------------

@@ -18,7 +18,10 @@ What is consistent, and why this order works:
    content it had at the snapshot, or was removed by a commit after the snapshot: then the
    snapshot is taken again (up to ATTEMPTS times; after that the backup goes on and names the
    missing files, which the catalogue itself lacks: ``check`` reports them too). A link keeps
-   the content even if the catalogue removes the file right after.
+   the content even if the catalogue removes the file right after. The one exception is a
+   dataset's working GeoPackage, which edits change in place (services/edits.py): it is copied
+   with SQLite's backup API, as at one commit of its own, which may be later than the snapshot;
+   a restore then finds data versions the catalogue lacks and adds them at start.
 3. Still inside it, SQLite's online backup copies the database into the workspace in steps of
    PAGES pages (``ctx.check()`` between steps); reading a snapshot, it is never restarted by
    the writes of the server and does not hold them up.
@@ -53,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from catalogue_app import __version__, clock, files
+from catalogue_app.geo import gpkg_edit
 from catalogue_app.jobs import thumbnails
 from catalogue_app.management.base import Command, CommandContext, CommandError
 from catalogue_app.store import db as dbmod
@@ -192,7 +196,11 @@ def link_named_files(ctx: CommandContext, conn, staged: Path) -> list[str]:
             dirs[:] = [d for d in dirs if not os.path.islink(os.path.join(root, d))]
             for name in names:
                 path = Path(root, name)
-                if not path.is_symlink():
+                if path.is_symlink() or name.endswith(files.SQLITE_SIDE_FILES):
+                    continue
+                if files.is_working_geopackage(path.relative_to(source).as_posix()):
+                    _copy_geopackage(path, copy / path.relative_to(source))  # edits change it in place
+                else:
                     _link(path, copy / path.relative_to(source))
         for name in expected.get(folder, []):
             if not (copy / name).is_file():
@@ -205,6 +213,16 @@ def link_named_files(ctx: CommandContext, conn, staged: Path) -> list[str]:
         if not _link(thumbs / name, staged / THUMBS / name):
             missing.append(f"{THUMBS}/{name}")
     return missing
+
+
+def _copy_geopackage(source: Path, target: Path) -> bool:
+    """A working GeoPackage copied with SQLite's backup API (edits change it in place and may
+    hold commits in its write-ahead log); False when ``source`` is gone."""
+    try:
+        gpkg_edit.copy_database(source, target)
+    except FileNotFoundError:
+        return False
+    return True
 
 
 def _link(source: Path, target: Path) -> bool:

@@ -121,6 +121,8 @@ def shape(row: Any, reverts_to_number: int | None = None) -> Version:
         reverts_to_number = _get(row, "reverts_to_number")
     if reverts_to_number is None and isinstance(summary, dict) and isinstance(summary.get("reverts_to"), int):
         reverts_to_number = summary["reverts_to"]
+    if reverts_to_number is None and row["kind"] == "revert" and not _get(row, "reverts_to"):
+        reverts_to_number = 0  # a revert to the resource before its first version (as uploaded)
     return Version(uuid=row["uuid"], number=row["number"], created=row["created"],
                    user=VersionUser(user_id, username) if user_id is not None or username else None,
                    via=row["via"], kind=row["kind"], summary=summary if isinstance(summary, dict) else {},

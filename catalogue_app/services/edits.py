@@ -137,7 +137,15 @@ def _run(db: Database, viewer: Viewer, target: _Target, changes: Any, via: str, 
         raise
     bbox, ll_bbox = _extent(applied.extent, applied.crs, target.srid)
     db.write_sync(_settle, target.rid, applied.uuid, applied.number, applied.summary, applied.count, bbox, ll_bbox)
+    _after_edit(db, target.rid)
     return applied
+
+
+def _after_edit(db: Database, rid: int) -> None:
+    """The thumbnail is drawn again after a quiet time (jobs/thumbnails.py)."""
+    from catalogue_app.jobs import thumbnails  # the jobs sit above the services: asked for at the time
+
+    thumbnails.redraw_after_quiet(db, files_dir(db), rid)
 
 
 _KNOWN = (gpkg_edit.EditError, gpkg_edit.StaleBase, gpkg_edit.NotVector, gpkg_edit.EditBusy)
@@ -181,8 +189,10 @@ async def apply(db: Database, viewer: Viewer, rid: int, changes: Sequence[Insert
     return EditResult(applied.number, applied.uuid, list(applied.inserted), applied.updated, applied.deleted)
 
 
-def _revert_target(conn: Connection, viewer: Viewer, rid: int, number: int, root: Path) -> tuple[_Target, str]:
+def _revert_target(conn: Connection, viewer: Viewer, rid: int, number: int, root: Path) -> tuple[_Target, str | None]:
     target = _target(conn, viewer, rid, root)
+    if number == 0:  # the data as uploaded
+        return target, None
     version = versions.one(conn, rid, number)
     if version is None:
         raise NotFound(message=f"Dataset {rid} has no version {number}.")
@@ -190,9 +200,10 @@ def _revert_target(conn: Connection, viewer: Viewer, rid: int, number: int, root
 
 
 async def revert(db: Database, viewer: Viewer, rid: int, number: int, via: str = "api") -> dict[str, Any]:
-    """Bring the dataset's features back to what they were at version ``number``: a new version
-    (kind "revert", ``reverts_to`` the uuid of version ``number``) that undoes the data versions
-    after it; a feature deleted since comes back with its old id. Returns the new version's row
+    """Bring the dataset's features back to what they were at version ``number`` (0: as
+    uploaded): a new version (kind "revert", ``reverts_to`` the uuid of version ``number``, None
+    for 0) that undoes the data versions after it; a feature deleted since comes back with its
+    old id. Returns the new version's row
     as a dict (the columns of store/versions.py ``COLUMNS``; ``summary`` as JSON text). Refusals
     as for ``apply``; Invalid when nothing changed since (the data are as at ``number``) or the
     data were replaced by an upload since."""

@@ -6,8 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from catalogue_app import rules
+from catalogue_app.services import history
 from catalogue_app.services.errors import Forbidden, Invalid, NotFound, refusal_for
-from catalogue_app.store import Connection, Row, groups, users
+from catalogue_app.store import Connection, Row, field_history, groups, users
 
 
 def sees_all(caller) -> bool:
@@ -75,7 +76,8 @@ def delete(conn: Connection, caller, profile_id: int) -> None:
     profile = visible(conn, caller, profile_id)
     if "delete" not in actions(conn, caller, profile):
         raise Forbidden()
-    groups.delete(conn, profile_id)
+    with history.recorded(conn, history.By(caller.id), *field_history.in_group(conn, profile_id)):  # they leave it
+        groups.delete(conn, profile_id)
 
 
 def delete_each(conn: Connection, caller, profile_ids: list[int]) -> None:

@@ -1,10 +1,11 @@
 """A resource's history as writes make it: metadata versions, tombstones, reverts.
 
 Every write that may change a resource's fields runs inside ``recorded`` (whatever its route:
-PATCH, bulk PATCH, the asynchronous update, ISO metadata, a harvest, an ownership transfer, a
-replacing upload): the fields are read before and after, in the write's transaction, and what
-differs becomes one ``metadata`` version ({field: [before, after]}) saying who and through what
-(``via``). A write that changes nothing records nothing. A deleted resource's tombstone is
+PATCH, bulk PATCH, the asynchronous update, ISO metadata, a harvest, an ownership transfer, the
+fields a replacing upload sets): the fields are read before and after, in the write's
+transaction, and what differs becomes one ``metadata`` version ({field: [before, after]}) saying
+who and through what (``via``). (A replacing upload's ``replace`` version is written by the
+import itself, jobs/imports.py.) A write that changes nothing records nothing. A deleted resource's tombstone is
 buried by the store's delete itself (store/resource_writes.py), so no route can leave one out.
 
 A revert puts back the fields as they were at a version (a new ``revert`` version), or hands a
@@ -84,18 +85,6 @@ def recorded(conn: Connection, by: By, *rids: int, ignore: tuple[str, ...] = ())
     yield
     for rid, fields in before.items():
         record(conn, rid, fields, by, ignore=ignore)
-
-
-def replaced(conn: Connection, rid: int, by: By, layer: dict[str, Any]) -> Row:
-    """The ``replace`` version of a dataset whose data a new upload replaced (``layer``: what the
-    upload held, geo/inspect.py Description as a dict); the working copy it made is the data as
-    at this version."""
-    summary = {key: layer.get(key) for key in ("kind", "geometry_type", "feature_count", "srid") if layer.get(key)}
-    summary["files"] = [name.replace("\\", "/").rsplit("/", 1)[-1] for name in layer.get("files") or []][:20]
-    row = versions.add(conn, rid, kind="replace", via=by.via, user_id=by.user_id,
-                       username=username_of(conn, by.user_id), summary=summary)
-    versions.set_data_version(conn, rid, row["number"])
-    return row
 
 
 # -- the state as at a version ------------------------------------------------------------------

@@ -11,7 +11,7 @@ from catalogue_app import rules
 from catalogue_app.passwords import check_strength
 from catalogue_app.services import history
 from catalogue_app.services.errors import Forbidden, Invalid, NotFound
-from catalogue_app.store import Connection, Row, groups, harvesters, users
+from catalogue_app.store import Connection, Row, field_history, groups, harvesters, users
 
 USERNAME = re.compile(r"^[\w.@+-]{1,150}$")
 EMAIL = re.compile(r"^[^@\s]+@[^@\s]+$")
@@ -100,8 +100,9 @@ def deletion_check(conn: Connection, caller, user_id: int, conditions: tuple[str
 def delete(conn: Connection, caller, ids: list[int], conditions: tuple[str, ...]) -> None:
     for user_id in ids:
         deletion_check(conn, caller, user_id, conditions)
-        # what they owned goes to the principal superuser: a version of each such resource
-        with history.recorded(conn, history.By(caller.id, history.OWNER), *sorted(users.owned_resource_ids(conn, user_id))):
+        # what they owned goes to the principal superuser, and they leave the contacts they were
+        # in: a version of each resource that named them
+        with history.recorded(conn, history.By(caller.id, history.OWNER), *field_history.naming_user(conn, user_id)):
             users.delete(conn, user_id)
 
 

@@ -72,6 +72,18 @@ def snapshot(conn: sqlite3.Connection, resource_id: int) -> dict[str, Any] | Non
     return out
 
 
+def naming_user(conn: sqlite3.Connection, user_id: int) -> list[int]:
+    """The resources whose fields name the user: as owner, or in a contact role."""
+    return [r[0] for r in conn.execute("SELECT id FROM resources WHERE owner_id = ? UNION SELECT resource_id FROM"
+                                       " resource_contacts WHERE user_id = ? ORDER BY 1", (user_id, user_id))]
+
+
+def in_group(conn: sqlite3.Connection, profile_id: int) -> list[int]:
+    """The resources in the group of the group profile ``profile_id``."""
+    return [r[0] for r in conn.execute("SELECT r.id FROM resources r JOIN group_profiles p ON p.group_id = r.group_id"
+                                       " WHERE p.id = ? ORDER BY r.id", (profile_id,))]
+
+
 def _name(conn: sqlite3.Connection, sql: str, key: Any) -> Any:
     if key is None:
         return None

@@ -10,7 +10,7 @@ import uuid
 from typing import Any
 
 from catalogue_app.clock import now
-from catalogue_app.store import origins, resources, versions
+from catalogue_app.store import origins, resources
 
 # Columns a client may set directly (after validation by the API layer).
 COLUMNS = ("title", "abstract", "attribution", "doi", "edition", "purpose", "maintenance_frequency",
@@ -110,6 +110,8 @@ def delete(conn: sqlite3.Connection, resource_id: int, by_user_id: int | None = 
     """Delete the resource (its relations follow by foreign keys and triggers) and bury its
     tombstone, saying who deleted it (None: the catalogue itself, e.g. a harvester), in the
     same transaction: every route that deletes a resource comes here."""
+    from catalogue_app.store import versions  # (versions imports this module)
+
     row = conn.execute("SELECT uuid, resource_type, title FROM resources WHERE id = ?", (resource_id,)).fetchone()
     if row is None:
         return

@@ -15,6 +15,7 @@ import uuid as uuids
 from typing import Any
 
 from catalogue_app.clock import now
+from catalogue_app.store import resource_writes
 
 KINDS = ("data", "replace", "metadata", "revert")
 COLUMNS = ("id, uuid, resource_id, number, created, user_id, username, via, kind, state, summary,"
@@ -136,8 +137,6 @@ def set_data_state(conn: sqlite3.Connection, resource_id: int, number: int, feat
     """The dataset's data as at data version ``number``: its data_version, feature count and
     extent (native and longitude/latitude, with the regions that follow it), unless a later data
     version is recorded already (two edits settling out of order). Returns whether it was set."""
-    from catalogue_app.store import resource_writes
-
     done = conn.execute("UPDATE datasets SET data_version = ?, feature_count = COALESCE(?, feature_count)"
                         " WHERE resource_id = ? AND data_version <= ?",
                         (number, feature_count, resource_id, number)).rowcount

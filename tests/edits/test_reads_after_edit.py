@@ -115,3 +115,26 @@ def working_copy(srv, dataset: dict):
     finally:
         conn.close()
     return srv.data_dir / "files" / folder / "working" / "data.gpkg"
+
+
+def test_the_thumbnail_is_drawn_again_after_a_quiet_time(ed, tmp_path):
+    import time
+
+    srv = ed["srv"]
+    with login(srv, ed["owner"]) as c:
+        points = upload_points(c, tmp_path / "src", n=5, name="pictured", title="Pictured")
+        deadline = time.monotonic() + 30
+        while not (first := c.get(f"/api/v2/resources/{points['pk']}").json()["resource"]["thumbnail_url"]):
+            assert time.monotonic() < deadline, "the upload's thumbnail was not drawn"
+            time.sleep(0.1)
+        for i in range(3):  # a burst of edits: one drawing after it
+            r = c.post(f"/api/v2/datasets/{points['pk']}/edits",
+                       json={"update": [{"id": 1, "properties": {}, "geometry": {"type": "Point", "coordinates": [i, i]}}]})
+            assert r.status_code == 200, r.text
+        assert c.get(f"/api/v2/resources/{points['pk']}").json()["resource"]["thumbnail_url"] == first
+        deadline = time.monotonic() + 30
+        while c.get(f"/api/v2/resources/{points['pk']}").json()["resource"]["thumbnail_url"] == first:
+            assert time.monotonic() < deadline, "the thumbnail was not drawn again"
+            time.sleep(0.2)
+        drawn = c.get(f"/api/v2/resources/{points['pk']}").json()["resource"]["thumbnail_url"]
+        assert httpx.get(drawn if drawn.startswith("http") else f"{srv.url}{drawn}").status_code == 200

@@ -19,6 +19,7 @@ WRITERS = {
     "resource_changes": {"apply"},
     "metadata": {"apply_iso"},
     "users": {"transfer_resources", "delete"},
+    "groups": {"delete"},
     "remote_layers": {"update"},
     "geoapps": {"save_name"},
     "datasets": {"change_attributes", "replace_data", "replace_attributes", "update_attribute"},

@@ -161,6 +161,18 @@ def test_data_versions_their_features_and_their_revert(world):
     assert at(5) == at(3)
     assert_envelope(owner.post(f"/api/v2/resources/{pk}/versions/1/revert", params={"part": "sideways"}), 400,
                     "invalid")
+    # to 0 (as uploaded): both the fields and the data changed since, so say which
+    r = owner.post(f"/api/v2/resources/{pk}/versions/0/revert")
+    assert_envelope(r, 400, "invalid")
+    assert "part=data" in r.json()["errors"][0]
+    r = owner.post(f"/api/v2/resources/{pk}/versions/0/revert", params={"part": "data"})
+    assert r.status_code == 201, r.text
+    made = r.json()["version"]
+    assert (made["kind"], made["reverts_to"], made["reverts_to_number"]) == ("revert", None, 0)
+    assert at(made["number"]) == at(0)
+    assert world.latest(pk)["reverts_to_number"] == 0
+    r = owner.post(f"/api/v2/resources/{pk}/versions/0/revert", params={"part": "metadata"})
+    assert r.status_code == 201 and r.json()["version"]["summary"]["fields"] == ["title"], r.text
     assert_envelope(owner.post(f"/api/v2/resources/{world.new_map()}/versions/0/revert", params={"part": "data"}),
                     404, "not_found")  # a map has no version 0 (it has no version at all)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from tests.api.test_uploads import CITIES, DATA, shapefile_parts
-from tests.conftest import make_user
+from tests.conftest import make_group, make_user, unique
 from tests.history.conftest import finish
 
 
@@ -129,6 +129,9 @@ def test_iso_metadata_upload_and_attributes_of_a_dataset(world):
     v = only_new(world, pk, 2)
     change = v["changes"]["fields"]["attribute_set"]
     assert change["before"]["name"]["attribute_label"] != "City" and change["after"]["name"]["attribute_label"] == "City"
+    r = owner.patch(f"/api/v2/datasets/{pk}/attribute_set", json=[{"attribute": "name", "description": "Its name"}])
+    assert r.status_code == 200, r.text
+    assert only_new(world, pk, 3)["changes"]["fields"]["attribute_set"]["after"]["name"]["description"] == "Its name"
 
 
 def test_ownership_transfer_and_a_deleted_users_resources(world):
@@ -173,3 +176,22 @@ def test_a_replacing_upload_is_a_replace_version(world):
     assert all(k == "metadata" for k, _ in kinds[:-1])
     detail = world.client("admin").get(f"/api/v2/datasets/{pk}").json()["dataset"]
     assert json.dumps(detail)  # the dataset still reads
+
+
+def test_deleting_a_user_or_a_group_named_in_a_resource_is_a_version_of_it(world):
+    admin, owner = world.client("admin"), world.client("owner")
+    contact = make_user(admin)
+    group = make_group(admin, title=unique("Short-lived "))
+    r = admin.post(f"/api/v2/groups/{group['pk']}/members", json={"users": [world.users["owner"]["pk"]], "role": "member"})
+    assert r.status_code == 200, r.text
+    pk = world.new_map()
+    r = owner.patch(f"/api/v2/resources/{pk}", json={"poc": [{"username": contact["username"]}], "group": group["group"]["pk"]})
+    assert r.status_code == 200, r.text
+    assert world.count(pk) == 1
+    assert admin.delete(f"/api/v2/users/{contact['pk']}").status_code in (200, 204)
+    v = only_new(world, pk, 1)
+    assert (v["via"], v["user"]["username"]) == ("owner", "admin")
+    assert v["changes"]["fields"] == {"poc": {"before": [contact["username"]], "after": []}}
+    assert admin.delete(f"/api/v2/groups/{group['pk']}").status_code in (200, 204)
+    v = only_new(world, pk, 2)
+    assert v["changes"]["fields"]["group"]["after"] is None and v["changes"]["fields"]["group"]["before"]
