@@ -55,18 +55,18 @@ class EditsBody(msgspec.Struct, kw_only=True, forbid_unknown_fields=True):
     delete: list[int] = []
 
 
-class VersionUser(msgspec.Struct):
+class EditAuthor(msgspec.Struct):
     pk: int
     username: str | None
 
 
-class Version(msgspec.Struct):
-    """A version of a resource."""
+class EditVersion(msgspec.Struct):
+    """The version an edit made (the shape of a version in the history API)."""
 
     uuid: str
     number: int
     created: str
-    user: VersionUser | None
+    user: EditAuthor | None
     via: str
     kind: str
     summary: dict[str, Any]
@@ -76,7 +76,7 @@ class Version(msgspec.Struct):
 class EditsAnswer(msgspec.Struct):
     """The version the edit made, and the ids of the new features in the order sent."""
 
-    version: Version
+    version: EditVersion
     inserted: list[int]
 
 
@@ -108,13 +108,13 @@ def _changes(body: EditsBody) -> list[Any]:
     return out
 
 
-def version_of(row: dict[str, Any]) -> Version:
+def version_of(row: dict[str, Any]) -> EditVersion:
     """A version row (store/versions.py) as the API shows it."""
     summary = row["summary"]
-    return Version(uuid=row["uuid"], number=row["number"], created=row["created"],
-                   user=VersionUser(row["user_id"], row["username"]) if row["user_id"] is not None else None,
-                   via=row["via"], kind=row["kind"], summary=json.loads(summary) if isinstance(summary, str) else summary,
-                   reverts_to=row["reverts_to"])
+    return EditVersion(uuid=row["uuid"], number=row["number"], created=row["created"],
+                       user=EditAuthor(row["user_id"], row["username"]) if row["user_id"] is not None else None,
+                       via=row["via"], kind=row["kind"],
+                       summary=json.loads(summary) if isinstance(summary, str) else summary, reverts_to=row["reverts_to"])
 
 
 @post("/api/v2/datasets/{pk:str}/edits", tags=["datasets"], status_code=200, opt={"body": EditsBody},
