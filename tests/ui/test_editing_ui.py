@@ -99,18 +99,22 @@ def test_the_owner_edits_a_value_and_reverts_it(tab, as_alice, points):
     tab.shot("reverted")
 
 
-@pytest.mark.xfail(strict=True, reason="services/edits.py revert() looks version 0 up as a stored version and answers "
-                                       "404 'Dataset N has no version 0.' (the history API takes 0 as the upload as it came)")
 def test_the_owner_reverts_the_data_to_the_upload(tab, as_alice, points):
     tab.sign_in("alice", USER_PASSWORD)
     page = open_dataset(tab, points["pk"])
     edit_value(page, 2, "label", "Corrected name")
-    tab.allow(r"status of 404")
+    page.click(".attributes button[aria-label='Delete feature 6']")
+    page.click("dialog[open] button.danger")
+    page.wait_for_selector(".attributes .count:text-is('All 19 features.')")
     page.click(".history li[data-number='0'] button:text('Revert to this version')")
+    assert "puts back 2 features as they were" in page.wait_for_selector("dialog[open]").inner_text()
     page.click("dialog[open] button:text('Revert')")
-    page.wait_for_selector(".history-status .ok-note, .history-status .error")
-    assert page.locator(".history-status .ok-note").count() == 1, page.inner_text(".history-status")
+    page.wait_for_selector(".history-status .ok-note")
     page.wait_for_selector(f"{cell(2, 'label')}:text-is('p1')")
+    assert page.inner_text(".attributes .count") == "All 20 features."
+    page.locator(".history li.version").first.locator("text=Reverted to version 0 by alice").wait_for()
+    found = features(as_alice, points)
+    assert found[2]["properties"]["label"] == "p1" and found[6]["properties"]["label"] == "p5"  # back with its id
 
 
 def test_the_owner_deletes_a_row(tab, as_alice, points):
