@@ -26,6 +26,7 @@ from catalogue_app.api.ogc.csw import endpoint as csw
 from catalogue_app.api.resources import (actions, assets, async_actions, datasets, documents, embed, executions,
                                          fields, lookups, maps, metadata, metadata_editor, permissions, routes,
                                          styles, thumbnails, upload_sessions, uploads)
+from catalogue_app.api.resources import data_state
 from catalogue_app.api.resources import edits as feature_edits
 from catalogue_app.api.resources import versions as history
 from catalogue_app.config import Settings, load_settings
@@ -57,7 +58,7 @@ class NoSchemaRoutes(Controller):
 FAMILIES = (root, users, groups, routes, lookups, actions, fields, maps, executions,
             permissions, limits, uploads, upload_sessions, datasets, documents, metadata, csw, embed,
             styles, ogc_service, async_actions, oauth, openapi, thumbnails, assets, metadata_editor, sessions, web_ui,
-            harvesting, publishing, management, tokens, feature_edits, history)
+            harvesting, publishing, management, tokens, feature_edits, history, data_state)
 
 
 # The runners of background work in app.state, in the order they start (and stop the other way):

@@ -1,5 +1,6 @@
 """Takes the README's screenshots (docs/screenshots/) of a catalogue filled with the test data:
-`.venv/bin/python scripts/readme_screenshots.py`. Needs Chromium, as the browser tests do."""
+`.venv/bin/python scripts/readme_screenshots.py`. Needs Chromium, as the browser tests do.
+Browse, a dataset's page, and a dataset's history after an edit of its features."""
 
 from __future__ import annotations
 
@@ -33,9 +34,33 @@ def upload(client, stem: str, title: str, abstract: str, keywords: list[str], ca
     return pk
 
 
+def edit_cities(client, pk: int) -> None:
+    """A history for the capitals: two names corrected and a point added, as the web UI sends them."""
+    r = client.post(f"/api/v2/datasets/{pk}/edits", json={
+        "update": [{"id": 3, "properties": {"name": "Vaduz (Liechtenstein)"}}, {"id": 5, "properties": {"name": "Luxembourg City"}}],
+        "insert": [{"type": "Feature", "geometry": {"type": "Point", "coordinates": [6.6323, 46.5197]},
+                    "properties": {"name": "Field station"}}]})
+    r.raise_for_status()
+
+
+def this_ui(tmp: str) -> dict[str, str]:
+    """The environment that makes the server show this checkout's ui/ (as tests/ui/conftest.py
+    `ui_env` does, for a worktree sharing another checkout's editable install)."""
+    import importlib.util
+    import os
+
+    spec = importlib.util.find_spec("catalogue_ui")
+    if spec is not None and spec.origin and Path(spec.origin).resolve().parent == ROOT / "ui":
+        return {}
+    shim = Path(tmp) / "ui-package"
+    shim.mkdir()
+    (shim / "catalogue_ui").symlink_to(ROOT / "ui", target_is_directory=True)
+    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(shim), os.environ.get("PYTHONPATH")]))}
+
+
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        server = Server(Path(tmp) / "catalogue")
+        server = Server(Path(tmp) / "catalogue", env=this_ui(tmp))
         try:
             with server.client(auth=("admin", ADMIN_PASSWORD)) as admin:
                 pks = [upload(admin, *s) for s in SETS]
@@ -44,6 +69,7 @@ def main() -> None:
                     poll(admin, f"/api/v2/resource-service/execution-status/{r.json()['execution_id']}")
                 admin.post("/api/v2/documents", files={"doc_file": ("field-report.pdf", b"%PDF-1.4\n%%EOF\n", "application/pdf")},
                            data={"title": "Field report, spring campaign"})
+                edit_cities(admin, pks[1])
             OUT.mkdir(parents=True, exist_ok=True)
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
@@ -59,6 +85,20 @@ def main() -> None:
                 page.set_viewport_size({"width": 1280, "height": 1200})  # down to the downloads and records
                 page.wait_for_timeout(500)
                 page.screenshot(path=str(OUT / "dataset.png"))
+                # the history of the capitals, as their owner sees it, with the features' changes shown
+                page.set_viewport_size({"width": 1280, "height": 800})
+                page.goto(f"{server.url}/#/login")
+                page.fill("input[name=username]", "admin")
+                page.fill("input[name=password]", ADMIN_PASSWORD)
+                page.click("button[type=submit]")
+                page.wait_for_selector("#nav .who")
+                page.goto(f"{server.url}/#/dataset/{pks[1]}")
+                page.wait_for_selector(".history ol[data-loaded] li.version")
+                page.click(".history li.version:first-child button:text('Show changes')")
+                page.wait_for_selector(".history .version-changes table")
+                page.wait_for_selector("#toast.show", state="detached")  # "Signed in as admin." gone
+                page.wait_for_timeout(300)
+                page.locator(".history").screenshot(path=str(OUT / "history.png"))
                 browser.close()
         finally:
             server.stop()

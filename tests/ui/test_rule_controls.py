@@ -24,6 +24,7 @@ CONTROLS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "edit link": ("detail", ("meta", "thumb", "sldup", "pread", "del"), table.TYPES),
     "download": ("detail", ("dl",), ("dataset", "document")),
     "feature table": ("detail", ("wfs",), ("dataset",)),
+    "feature editing": ("detail", ("data",), ("dataset",)),
     "metadata form": ("edit", ("meta",), table.TYPES),
     "thumbnail form": ("edit", ("thumb",), table.TYPES),
     "style form": ("edit", ("sldup",), ("dataset",)),
@@ -40,6 +41,7 @@ READ_DETAIL = """() => {
     'edit link': Boolean(main.querySelector('.detail-head a[href$="/edit"]')),
     'download': Boolean(main.querySelector('.downloads a.button')),
     'feature table': Boolean(main.querySelector('.attributes table')),
+    'feature editing': Boolean(main.querySelector('.attributes button.cell-value')),
   };
 }"""
 READ_EDIT = """() => {
@@ -74,6 +76,11 @@ def known(reason: str, kinds: tuple[str, ...], rows: tuple[str, ...], controls: 
             for control in controls:
                 if kind in CONTROLS[control][2] and row in table.rows_of(kind):
                     KNOWN[(row, kind, control)] = reason
+
+
+known("the features are edited in the attribute table, shown to those who may read them (download); this row may "
+      "change the data without reading them, which the web UI does not offer", ("dataset",), ("view+data",),
+      ("feature editing",))
 
 
 

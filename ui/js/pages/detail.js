@@ -1,8 +1,11 @@
 // The page of one resource: what it is, who made it, where it lies, and what can be done with
-// it (preview, attribute table, downloads, service addresses for QGIS, the ISO record).
+// it (preview, attribute table, downloads, service addresses for QGIS, the ISO record), and its
+// history. A vector dataset's features are edited here by those who may (editing.js).
 
 import { api, can, currentUser } from '../api.js';
 import { copyButton, formatDate, h, licenceName, mount, personName, richText, toast, TYPE_LABELS, typeImage } from '../dom.js';
+import { attributeTable, DatasetData, pointTools, qgisNote } from '../editing.js';
+import { historySection } from '../history.js';
 import { enableIdentify } from '../identify.js';
 import { boundsOf, boxOf, createMap, datasetLayer } from '../map.js';
 import { layersTopFirst, legendUrl, MapView, savedView, storeDraft } from '../mapview.js';
@@ -38,19 +41,28 @@ export async function render(main, ctx) {
   if (!ctx.isCurrent()) return;
   const preview = h('div', { class: 'preview' });
   const extra = h('div', { class: 'extra' });
+  const past = h('div', { class: 'past' });
   mount(main, h('article', { class: 'page detail', dataset: { pk: resource.pk } },
     h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Catalogue'), ' › ', TYPE_LABELS[resource.resource_type] || resource.resource_type),
     header(resource),
     h('div', { class: 'detail-layout' },
-      h('div', { class: 'detail-main' }, preview, abstract(resource), extra),
+      h('div', { class: 'detail-main' }, preview, abstract(resource), extra, past),
       h('aside', { class: 'detail-side' },
         resource.thumbnail_url && (resource.resource_type === 'dataset' || (resource.resource_type === 'document' && !String(resource.mime_type).startsWith('image/')))
           ? h('img', { class: 'thumbnail side-thumb', src: resource.thumbnail_url, alt: `Thumbnail of ${resource.title}` }) : null,
         metadata(resource), resource.resource_type === 'dataset' || resource.resource_type === 'document' ? downloads(resource) : null,
         services(resource), records(resource), h('div', { class: 'publishing' }), h('div', { class: 'linked' })))));
+  // a revert shows the resource as it is now: the whole page again, at its history
+  const onReverted = async (note) => {
+    await render(main, { ...ctx, note });
+    main.querySelector('#history-title')?.focus();
+  };
+  const history = historySection(past, resource, { note: ctx.note, onReverted });
   if (resource.resource_type === 'dataset') {
-    datasetPreview(preview, resource);
-    attributeTable(extra, resource);
+    const data = new DatasetData(resource);
+    datasetPreview(preview, resource, data);
+    attributeTable(extra, resource, data);
+    data.onChange(() => Promise.all([history.reload(), refreshDetails(main, resource, data)]));
   } else if (resource.resource_type === 'document') {
     documentPreview(preview, resource);
   } else if (resource.resource_type === 'map') {
@@ -192,17 +204,39 @@ function services(resource) {
       copyButton(base, 'Copy', { 'aria-label': `Copy the ${label} address` })));
   }
   if (!rows.length) return null;
+  // the WFS takes edits (WFS-T) from those who may change the data
+  const editable = can(resource, 'change_dataset_data') && links.some((l) => l.link_type === 'OGC:WFS')
+    && (resource.subtype === 'vector' || resource.subtype === 'vector_time');
   return h('section', { class: 'services' }, h('h2', {}, 'Use in QGIS or another GIS'),
-    h('p', { class: 'muted' }, `Add a ${rows.length > 1 ? 'WMS, WFS or WCS' : 'service'} connection with this address; the layer is `, h('code', {}, layer), '.'), rows);
+    h('p', { class: 'muted' }, `Add a ${rows.length > 1 ? 'WMS, WFS or WCS' : 'service'} connection with this address; the layer is `, h('code', {}, layer), '.'), rows,
+    editable ? h('p', { class: 'muted small-text wfst' }, 'To edit the features in QGIS: add a WFS connection with this address; editing is then allowed for your account (give the connection your user name and password).') : null);
 }
 
-function datasetPreview(el, resource) {
+// After an edit of the data: the details (extent, last update) as they are now, and the map's
+// tiles drawn again (their address holds the data version, so no cached tile is shown).
+async function refreshDetails(main, resource, data) {
+  let fresh;
+  try { fresh = await loadResource('dataset', resource.pk); } catch { return; }
+  Object.assign(data.resource, { last_updated: fresh.last_updated, ll_bbox_polygon: fresh.ll_bbox_polygon });
+  main.querySelector('.detail-side .metadata')?.replaceWith(metadata(fresh));
+  data.tiles?.setParams({ v: data.cacheKey });
+}
+
+function datasetPreview(el, resource, data) {
   const mapEl = h('div', { class: 'map-canvas preview-map', id: 'preview-map', role: 'region', 'aria-label': `Map of ${resource.title}` });
   el.append(mapEl);
   const map = createMap(mapEl);
   if (resource.alternate) {
-    datasetLayer(resource.alternate, { cacheKey: resource.last_updated }).addTo(map);
-    enableIdentify(map, () => [{ name: resource.alternate, title: resource.title }]);
+    data.tiles = datasetLayer(resource.alternate, { cacheKey: resource.last_updated }).addTo(map);
+    let tools = null;
+    enableIdentify(map, () => (tools?.busy() ? [] : [{ name: resource.alternate, title: resource.title }]));
+    const editing = h('div', { class: 'map-editing' });
+    el.append(editing);
+    data.ready.then(() => {
+      if (!data.mayEdit) return;
+      if (data.isPoints) tools = pointTools(editing, map, resource, data);
+      else editing.append(qgisNote(resource));
+    });
     el.append(h('div', { class: 'map-foot' },
       h('p', { class: 'muted small-text' }, 'Click the map to see the attributes of what is there.'),
       h('figure', { class: 'legend-box' }, h('figcaption', {}, 'Legend'),
@@ -210,38 +244,6 @@ function datasetPreview(el, resource) {
   }
   const box = boxOf(resource.ll_bbox_polygon);
   if (box) map.fitBounds(boundsOf(box), { padding: [12, 12], maxZoom: 14 });
-}
-
-async function attributeTable(el, resource) {
-  // a raster has no features, a remote dataset has them on its remote service only
-  if (resource.subtype === 'raster' || resource.subtype === 'remote' || !resource.alternate) return;
-  const section = h('section', { class: 'attributes' }, h('h2', {}, 'Attribute table'), h('p', { class: 'muted' }, 'Loading the first features…'));
-  el.append(section);
-  if (!can(resource, 'download_resourcebase')) {
-    mount(section, h('h2', {}, 'Attribute table'), h('p', { class: 'muted' }, 'The features are shown to those who may download this dataset.'));
-    return;
-  }
-  const params = new URLSearchParams({ service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: resource.alternate, count: '100', outputFormat: 'application/json' });
-  try {
-    const response = await fetch(`/geoserver/ows?${params}`, { credentials: 'same-origin' });
-    if (!response.ok) throw new Error(`The features could not be read (${response.status}).`);
-    const data = await response.json();
-    const features = data.features || [];
-    const columns = [...new Set(features.flatMap((f) => Object.keys(f.properties || {})))];
-    const total = data.numberMatched ?? data.totalFeatures;
-    mount(section, h('h2', {}, 'Attribute table'),
-      h('p', { class: 'muted' }, features.length ? `The first ${features.length} of ${Number.isFinite(total) ? total.toLocaleString() : 'the'} features.` : 'No features.'),
-      features.length ? h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Attribute table' },
-        h('table', {}, h('thead', {}, h('tr', {}, columns.map((c) => h('th', { scope: 'col' }, c)))),
-          h('tbody', {}, features.map((f) => h('tr', {}, columns.map((c) => h('td', {}, cell(f.properties?.[c])))))))) : null);
-  } catch (error) {
-    mount(section, h('h2', {}, 'Attribute table'), h('p', { class: 'error' }, error.message));
-  }
-}
-
-function cell(value) {
-  if (value === null || value === undefined) return '';
-  return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
 function documentPreview(el, resource) {
