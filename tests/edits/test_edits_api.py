@@ -52,7 +52,7 @@ def test_an_owner_edits_points_and_sees_them_at_once(ed):
         version = body["version"]
         assert set(version) == {"uuid", "number", "created", "user", "via", "kind", "summary", "reverts_to",
                                 "reverts_to_number"}
-        assert (version["kind"], version["via"], version["reverts_to"]) == ("data", "ui", None)
+        assert (version["kind"], version["via"], version["reverts_to"]) == ("data", "api", None)  # Basic: a script; the web UI (session) is "ui"
         assert version["user"] == {"pk": ed["owner"]["pk"], "username": ed["owner"]["username"]}
         assert version["summary"]["inserted"] == 1 and version["summary"]["updated"] == 1
         assert version["summary"]["deleted"] == 1

@@ -18,6 +18,7 @@ from msgspec import UNSET, UnsetType
 
 from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import invalid
+from catalogue_app.api.middleware.auth import session_of
 from catalogue_app.api.request_bodies import declared_body, path_id
 from catalogue_app.reads import edits as reads
 from catalogue_app.reads.versions import Version
@@ -97,7 +98,8 @@ async def edit_features(ctx: Ctx, pk: FromPath[str]) -> EditsAnswer:
     ctx.require_login()
     rid = path_id(pk, "Dataset")
     body: EditsBody = await declared_body(ctx.request)
-    result = await edits_service.apply(ctx.db, ctx.viewer, rid, _changes(body), "ui", base=body.base)
+    via = "ui" if session_of(ctx.request) is not None else "api"  # the web UI signs in by the session cookie
+    result = await edits_service.apply(ctx.db, ctx.viewer, rid, _changes(body), via, base=body.base)
     return EditsAnswer(version=await ctx.db.read(reads.version, result.uuid), inserted=result.inserted)
 
 
