@@ -65,7 +65,7 @@ def test_an_owner_edits_points_and_sees_them_at_once(ed):
         assert after[1]["properties"]["label"] == "changed" and after[1]["properties"]["height"] == 2
         assert after[1]["geometry"] == before[1]["geometry"]
         detail = c.get(f"/api/v2/datasets/{points['pk']}").json()["dataset"]
-    assert (version["uuid"], version["number"], "data", "done", "ui") in versions_of(ed["srv"], points)
+    assert (version["uuid"], version["number"], "data", "done", "api") in versions_of(ed["srv"], points)
     assert (version["uuid"], version["number"]) in gpkg_versions(ed["srv"], points)
     assert detail["perms"]
 
