@@ -219,7 +219,7 @@ def test_another_user_sees_no_editing_controls_and_cannot_edit(tab, ui_server, a
     assert r.status_code == 200, r.text
     tab.sign_in("bob", USER_PASSWORD)
     page = open_dataset(tab, points["pk"])
-    page.wait_for_selector(".history li.version:has-text('1 feature changed by alice in the web UI')")
+    page.wait_for_selector(".history li.version:has-text('1 feature changed by alice through the API')")
     assert page.locator(".attributes tbody tr").count() == 20
     for control in ("button.cell-value", ".attributes button:text('Delete')", ".edit-tools", ".edit-note", ".wfst",
                     ".history button:text('Revert to this version')"):
@@ -235,7 +235,7 @@ def test_another_user_sees_no_editing_controls_and_cannot_edit(tab, ui_server, a
     # anonymous: the history of a public dataset, nothing to change
     tab.sign_out()
     page = open_dataset(tab, points["pk"])
-    page.wait_for_selector(".history li.version:has-text('1 feature changed by alice in the web UI')")
+    page.wait_for_selector(".history li.version:has-text('1 feature changed by alice through the API')")
     assert page.locator("button.cell-value, .edit-tools, .history button:text('Revert to this version')").count() == 0
 
 
@@ -249,7 +249,7 @@ def test_the_history_lists_metadata_changes_and_reverts_them(tab, as_alice, poin
     page = open_dataset(tab, points["pk"])
     items = page.locator(".history li.version")
     assert items.nth(0).locator(".version-summary").inner_text().startswith("Title and abstract changed by alice")
-    assert items.nth(1).locator(".version-summary").inner_text().startswith("1 feature deleted by alice in the web UI")
+    assert items.nth(1).locator(".version-summary").inner_text().startswith("1 feature deleted by alice through the API")
     items.nth(0).locator("button:text('Show changes')").click()
     items.nth(0).locator(".version-changes tbody tr").first.wait_for()
     rows = [r.locator("th, td").all_inner_texts() for r in items.nth(0).locator(".version-changes tbody tr").all()]
