@@ -1126,3 +1126,146 @@ def copy_history(source: str | Path, target: str | Path) -> None:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             conn.close()
+
+
+# --- forgetting old history (catalogue vacuum --drop-versions-before) ------------------------
+#
+# The versions numbered up to a point are deleted with their feature changes, but the file's
+# newest version and the applied mark stay (numbers go on from them, never given twice). The
+# point is kept in the state row (``cut_upto``, ``cut_on``, columns added to it the first time),
+# and the history before it is refused plainly from then on: the features as at a version up to
+# it (their later changes are gone), a revert to one, and 0 (the data as uploaded: the first
+# changes are gone, so they cannot be undone). A copy without history drops the state row, and
+# with it the cut; a replacing upload's new file does not carry it (the history before the
+# replace is refused for that reason already).
+
+CUT_COLUMNS = (("cut_upto", "INTEGER"), ("cut_on", "TEXT"))
+
+
+class HistoryCut(EditError):
+    """The history a read or a revert needs was dropped by ``catalogue vacuum``."""
+
+    def __init__(self, number: int, upto: int, on: str):
+        super().__init__(cut_message(number, upto, on))
+        self.number, self.upto, self.on = number, upto, on
+
+
+def cut_message(number: int, upto: int, on: str) -> str:
+    """What a refusal of version ``number`` says when the history up to ``upto`` was dropped."""
+    cause = f"the history before version {upto + 1} was dropped by vacuum on {str(on)[:10]}"
+    if number == 0:
+        return f"The data as uploaded (version 0) are no longer known: {cause}."
+    return f"Version {number} is no longer known: {cause}."
+
+
+def _cut(conn: sqlite3.Connection) -> tuple[int, str] | None:
+    """(upto, when) of the file's cut, or None when its history was never cut."""
+    if not _has_history(conn):
+        return None
+    if "cut_upto" not in {row[1] for row in conn.execute(f"PRAGMA table_info({STATE})")}:
+        return None
+    row = conn.execute(f"SELECT cut_upto, cut_on FROM {STATE} WHERE id = 1").fetchone()
+    return (int(row[0]), row[1] or "") if row is not None and row[0] else None
+
+
+def refuse_cut(conn: sqlite3.Connection, number: int) -> None:
+    """HistoryCut when version ``number`` lies in the history that was dropped (inside a
+    transaction: an edit's, for a revert)."""
+    found = _cut(conn)
+    if found is not None and number <= found[0]:
+        raise HistoryCut(number, *found)
+
+
+def history_cut(path: str | Path) -> tuple[int, str] | None:
+    """(upto, when): the versions numbered up to ``upto`` were dropped from the file at ``when``
+    (an ISO time); None when its history was never cut."""
+    with gpkg_access.sqlite(path):
+        conn = _reading(path)
+        try:
+            return _cut(conn)
+        finally:
+            conn.close()
+
+
+@dataclass(frozen=True)
+class Forgotten:
+    """What ``forget_versions`` did: the versions and feature changes deleted, the file's cut
+    after it, its size on disk (with its write-ahead log) before and after, and whether it was
+    compacted (VACUUM), else why not."""
+
+    versions: int
+    changes: int
+    upto: int
+    size_before: int
+    size_after: int
+    compacted: bool
+    why_not: str | None = None
+
+
+def _size_on_disk(path: str | Path) -> int:
+    total = 0
+    for suffix in ("", "-wal"):
+        try:
+            total += os.stat(f"{path}{suffix}").st_size
+        except FileNotFoundError:
+            pass
+    return total
+
+
+def forget_versions(path: str | Path, upto: int, when: str, *, compact: bool = True) -> Forgotten:
+    """Delete the file's versions numbered at or below ``upto`` and their feature changes, in
+    one transaction that takes the write turn and lock edits take, keeping its newest version
+    and the applied mark; record the cut (``upto``, lowered below the newest version if need
+    be; never lowered from an earlier cut) and when (``when``, an ISO time). Then, with
+    ``compact`` and when something was deleted, give the space back: VACUUM, and a TRUNCATE
+    checkpoint of the write-ahead log (edits of the file wait meanwhile; readers in other
+    processes may keep the log from being emptied until a later checkpoint). VACUUM keeps the
+    fids (INTEGER PRIMARY KEY) and the AUTOINCREMENT counter, so ids are still never reused. It
+    needs free disk space of about twice the file's size: with less, the space stays free pages
+    of the file, which later edits reuse. A file without history is left as it is."""
+    before = _size_on_disk(path)
+    with gpkg_access.sqlite(path), _busy_as_refusal():
+        conn = connect(path, wal=False)  # its journal mode stays as it is
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                old = _cut(conn)
+                if not _has_history(conn):
+                    conn.execute("ROLLBACK")
+                    return Forgotten(0, 0, 0, before, before, False, "no history")
+                newest = conn.execute(f"SELECT MAX(number) FROM {VERSIONS}").fetchone()[0] or 0
+                applied, _ = _state(conn)
+                limit = min(int(upto), max(newest, applied) - 1)
+                gone = conn.execute(f"DELETE FROM {VERSIONS} WHERE number <= ? AND number != ?",
+                                    (limit, applied)).rowcount if limit > 0 else 0
+                changes = conn.execute(f"DELETE FROM {CHANGES} WHERE version <= ? AND version != ?",
+                                       (limit, applied)).rowcount if limit > 0 else 0
+                cut = max(limit, old[0] if old else 0)
+                if cut > 0 and (old is None or cut > old[0]):
+                    present = {row[1] for row in conn.execute(f"PRAGMA table_info({STATE})")}
+                    for name, kind in CUT_COLUMNS:
+                        if name not in present:
+                            conn.execute(f"ALTER TABLE {STATE} ADD COLUMN {name} {kind}")
+                    conn.execute(f"UPDATE {STATE} SET cut_upto = ?, cut_on = ? WHERE id = 1", (cut, when))
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            compacted, why_not = False, None
+            if not (gone or changes):
+                why_not = "nothing to delete"
+            elif not compact:
+                why_not = "not asked"
+            elif shutil.disk_usage(Path(path).parent).free < 2 * _size_on_disk(path):
+                why_not = "too little free disk space for VACUUM (about twice the file's size)"
+            else:
+                conn.execute("VACUUM")
+                if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
+                    busy = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+                    if busy:
+                        why_not = "readers kept the write-ahead log from being emptied: the file shrinks later"
+                compacted = True
+        finally:
+            conn.close()
+    return Forgotten(gone, changes, cut, before, _size_on_disk(path), compacted, why_not)

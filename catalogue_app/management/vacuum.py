@@ -11,10 +11,12 @@ log. A database made with auto_vacuum INCREMENTAL (none is, today) gets incremen
 which needs no copy. VACUUM needs free disk space of about twice the database's size (its
 temporary copy, then the log): it is refused with less.
 
-``--drop-versions-before DATE`` first forgets the history of fields made before the date (store/
-versions.py ``drop_field_versions_older_than``: metadata versions and reverts of fields, never
-the newest version of a resource), on request only. Versions of data stay: their features live in
-each dataset's GeoPackage, which the edit service cannot prune yet.
+``--drop-versions-before DATE`` first forgets the versions made before the date, on request only
+(services/history.py ``drop_versions_before``): versions of fields and of data, each resource's
+history cut at one number, but never its newest version nor its newest version of data. The
+catalogue's rows go first, then each dataset's GeoPackage forgets the same data versions with
+their feature changes and is compacted (its own VACUUM); the report says how many went and how
+much space the GeoPackages gave back. A version before a cut is then refused plainly.
 """
 
 from __future__ import annotations
@@ -46,6 +48,10 @@ def _mb(n: float) -> str:
     return f"{n / 1e6:.1f} MB"
 
 
+def _size(n: float) -> str:
+    return _mb(n) if n >= 1e6 else f"{n / 1e3:.0f} kB"
+
+
 def _cutoff(value: str) -> str:
     """The time ``--drop-versions-before`` names, as the store keeps times; not in the future."""
     try:
@@ -61,12 +67,13 @@ def _cutoff(value: str) -> str:
 class Vacuum(Command):
     name = "vacuum"
     help = ("Compact the database (VACUUM) while the server serves; prints its size before and after. With"
-            " --drop-versions-before, first forget the history of fields older than that date.")
+            " --drop-versions-before, first forget the versions (of fields and of data) older than that date.")
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("--drop-versions-before", metavar="DATE",
-                            help="forget the metadata versions (changes of fields, and their reverts) made before"
-                                 " this date or time (UTC unless it says otherwise); versions of data are kept")
+                            help="forget the versions (of fields and of data) made before this date or time (UTC"
+                                 " unless it says otherwise), but each resource's newest version and newest version"
+                                 " of data")
 
     def run(self, ctx: CommandContext, options) -> None:
         db = ctx.db
@@ -74,11 +81,16 @@ class Vacuum(Command):
             raise CommandError("vacuum needs the catalogue's database.")
         if options.drop_versions_before:
             cutoff = _cutoff(options.drop_versions_before)
-            dropped, kept = db.write_sync(history.drop_versions_before, cutoff)
-            ctx.say(f"Versions: {dropped} metadata version(s) made before {cutoff} forgotten.")
-            if kept:
-                ctx.say(f"{kept} version(s) of data as old are kept (their features are kept in the datasets'"
-                        " GeoPackages, which cannot forget them yet).")
+            ctx.check()
+            dropped = history.drop_versions_before(db, cutoff, between=ctx.check)
+            ctx.say(f"Versions: {dropped.field_versions} metadata version(s) and {dropped.data_versions} data"
+                    f" version(s) made before {cutoff} forgotten, from {dropped.resources} resource(s).")
+            if dropped.files:
+                ctx.say(f"Data versions: {dropped.file_versions} data version(s) and {dropped.changes} feature"
+                        f" change(s) deleted from {dropped.files} dataset GeoPackage(s);"
+                        f" {_size(dropped.freed)} given back.")
+            for note in dropped.notes:
+                ctx.say(f"Note: {note}.")
             ctx.check()
         before = db.read_sync(integrity.space)
         disk_before = _on_disk(db.path)

@@ -155,7 +155,9 @@ def one(conn: Connection, viewer: Viewer, rid: int, number: int, files_dir: Path
     resource = history.visible(conn, viewer, rid)
     row = versions.one(conn, rid, number) if 0 < number < 2**62 else None
     if row is None:
-        raise NotFound(message=f"Resource {rid} has no version {number}.")
+        cut = versions.cut_of(conn, rid)
+        gone = f" ({history.cut_message(number, cut['upto'], cut['dropped'])})" if cut and number <= cut["upto"] else ""
+        raise NotFound(message=f"Resource {rid} has no version {number}.{gone}")
     features = None
     if row["kind"] != "replace" and history.is_data(row) and access.may(conn, viewer, resource, access.DOWNLOAD):
         features = _combined([_data_changes(conn, rid, files_dir, number)], backwards=False)
@@ -196,13 +198,15 @@ def features_at(conn: Connection, viewer: Viewer, rid: int, number: int, files_d
     path = _working_copy(conn, rid, files_dir)
     if number != 0:
         history.known(conn, rid, number)
+    history.refuse_cut(conn, rid, number)
     if any(r["kind"] == "replace" for r in versions.between(conn, rid, number, versions.latest_number(conn, rid))):
         raise NotFound(message=f"The features as at version {number} are gone: the dataset's data were replaced "
                                "by an upload since.")
-    rows = versions.between(conn, rid, 0, number)
     from catalogue_app.services import edits  # the edit service reads the GeoPackage's history
 
-    return edits.features_at(path, history.data_number_at(rows, number))
+    # the GeoPackage undoes its versions after ``number`` (its numbers are the resource's): no need
+    # to find the last data version at ``number``, which may be one vacuum dropped
+    return edits.features_at(path, number)
 
 
 def _working_copy(conn: Connection, rid: int, files_dir: Path) -> Path:

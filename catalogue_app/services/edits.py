@@ -36,7 +36,7 @@ from catalogue_app.store.db import Database
 from catalogue_app.store.resources import Viewer
 
 __all__ = ["Insert", "Update", "Delete", "EditResult", "apply", "revert", "data_changes", "features_at",
-           "reconcile", "VIAS"]
+           "forget_history", "reconcile", "VIAS"]
 
 log = logging.getLogger("catalogue.edits")
 
@@ -220,6 +220,7 @@ async def revert(db: Database, viewer: Viewer, rid: int, number: int, via: str =
     target, reverts_to = await db.read(_revert_target, viewer, rid, number, files_dir(db))
 
     def changes(conn: Connection, layer: gpkg_edit.Layer):
+        gpkg_edit.refuse_cut(conn, number)  # the changes since were dropped by vacuum: they cannot be undone
         found = gpkg_edit.undo(conn, layer, number)
         if not found:
             raise gpkg_edit.EditError(f"The features are as they were at version {number}: there is nothing to revert.")
@@ -234,9 +235,11 @@ def data_changes(path: str | Path, number: int, crs: str | None = "EPSG:4326") -
     """The features data version ``number`` changed (blocking: call it on a thread); see
     geo/gpkg_edit.py ``data_changes`` for the shape. [] for a version that changed none."""
     try:
-        return gpkg_edit.data_changes(path, number, crs)
+        found = gpkg_edit.data_changes(path, number, crs)
     except gpkg_edit.NotVector:
         return []
+    _refuse_cut(path, number)
+    return found
 
 
 def features_at(path: str | Path, number: int, crs: str | None = "EPSG:4326") -> dict[str, Any]:
@@ -244,11 +247,32 @@ def features_at(path: str | Path, number: int, crs: str | None = "EPSG:4326") ->
     call it on a thread); see geo/gpkg_edit.py ``features_at``. Invalid when the data were
     replaced by an upload after ``number``; NotFound for a file without features."""
     try:
-        return gpkg_edit.features_at(path, number, crs)
+        found = gpkg_edit.features_at(path, number, crs)
     except gpkg_edit.EditError as exc:
         raise Invalid(str(exc)) from None
     except gpkg_edit.NotVector:
         raise NotFound(message="The dataset has no features.") from None
+    _refuse_cut(path, number)
+    return found
+
+
+def _refuse_cut(path: str | Path, number: int) -> None:
+    """Invalid when the history version ``number`` needs was dropped by ``catalogue vacuum``.
+    Asked after the read: a cut only grows, so one that does not cover ``number`` now did not
+    when the read was made."""
+    cut = gpkg_edit.history_cut(path)
+    if cut is not None and number <= cut[0]:
+        raise Invalid(gpkg_edit.cut_message(number, *cut))
+
+
+def forget_history(path: str | Path, upto: int, when: str) -> gpkg_edit.Forgotten:
+    """``catalogue vacuum --drop-versions-before``: forget the data versions of a working copy
+    numbered up to ``upto`` (but its newest), with their feature changes, and give the space back
+    (geo/gpkg_edit.py ``forget_versions``; blocking). A file that is gone or no GeoPackage is
+    left alone."""
+    if not Path(path).is_file():
+        return gpkg_edit.Forgotten(0, 0, 0, 0, 0, False, "no file")
+    return gpkg_edit.forget_versions(path, upto, when)
 
 
 # --- start-up ------------------------------------------------------------------------------------
@@ -308,7 +332,8 @@ def _add_unknown(db: Database, dataset: dict[str, Any], path: Path) -> int:
     if uuid is None or db.read_sync(versions.by_uuid, uuid) is not None:
         return 0
     added = 0
-    for version in gpkg_edit.versions(path):
+    cut = db.read_sync(versions.cut_of, dataset["resource_id"])  # what vacuum dropped stays dropped
+    for version in gpkg_edit.versions(path, after=cut["upto"] if cut is not None else 0):
         def add(conn: Connection, v=version) -> int | None:
             if versions.by_uuid(conn, v["uuid"]) is not None:
                 return None

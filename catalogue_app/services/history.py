@@ -15,12 +15,13 @@ data version to the edit service (services/edits.py).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from catalogue_app import rules
+from catalogue_app import files, rules
+from catalogue_app.clock import now
 from catalogue_app.services import access
 from catalogue_app.services.errors import Forbidden, Invalid, NotFound, NotSignedIn
 from catalogue_app.store import Connection, Row, field_history, groups, resource_writes, resources, users, versions
@@ -108,14 +109,26 @@ def fields_as_at(current: dict[str, Any], later: list[Row]) -> dict[str, Any]:
     return out
 
 
-def data_number_at(rows: list[Row], number: int) -> int:
-    """The number of the last version of the data at version ``number`` (0: the upload as it came)."""
-    return max((r["number"] for r in rows if r["number"] <= number and is_data(r)), default=0)
+def cut_message(number: int, upto: int, dropped: str) -> str:
+    """Why version ``number`` is refused once the history up to ``upto`` was dropped."""
+    cause = f"the history before version {upto + 1} was dropped by vacuum on {str(dropped)[:10]}"
+    if number == 0:
+        return f"Version 0 (the resource as first stored: a dataset's data as uploaded) is no longer known: {cause}."
+    return f"Version {number} is no longer known: {cause}."
+
+
+def refuse_cut(conn: Connection, rid: int, number: int) -> None:
+    """Invalid when version ``number`` lies in the history ``catalogue vacuum`` dropped."""
+    cut = versions.cut_of(conn, rid)
+    if cut is not None and number <= cut["upto"]:
+        raise Invalid(cut_message(number, cut["upto"], cut["dropped"]))
 
 
 def known(conn: Connection, rid: int, number: int) -> tuple[int, str | None]:
     """(number, uuid) of the resource's version ``number``: 0 stands for the resource before its
-    first version, while that first version is still kept. NotFound for any other."""
+    first version, while that first version is still kept. Invalid for a version whose history
+    was dropped by ``catalogue vacuum``; NotFound for any other."""
+    refuse_cut(conn, rid, number)
     if number == 0 and versions.one(conn, rid, 1) is not None:
         return 0, None
     row = versions.one(conn, rid, number) if 0 < number < 2**62 else None
@@ -211,9 +224,68 @@ async def revert(db: Database, viewer: Viewer, rid: int, number: int, part: str 
 
 
 # -- upkeep -------------------------------------------------------------------------------------
-def drop_versions_before(conn: Connection, before: str) -> tuple[int, int]:
-    """``catalogue vacuum --drop-versions-before``: forget the versions of fields made before
-    ``before`` (an ISO time, as the store keeps them). Versions of data are kept: their features
-    live in each dataset's GeoPackage, which would bring them back at the next start, and the edit
-    service offers no way yet to forget them there. Returns (dropped, data versions kept)."""
-    return versions.drop_field_versions_older_than(conn, before)
+@dataclass
+class Dropped:
+    """What ``drop_versions_before`` did: versions of fields and of data dropped from the
+    catalogue (and from how many resources), and in the datasets' GeoPackages: files cut, data
+    versions and feature changes deleted, bytes given back, and notes on files whose space did
+    not all come back (why)."""
+
+    resources: int = 0
+    field_versions: int = 0
+    data_versions: int = 0
+    files: int = 0
+    file_versions: int = 0
+    changes: int = 0
+    freed: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _cut_catalogue(conn: Connection, before: str, when: str) -> tuple[int, int, int]:
+    """Cut each resource's history before ``before``: (resources, field versions, data versions)."""
+    counts = [0, 0, 0]
+    for rid, upto in versions.cuts_before(conn, before):
+        fields, data = versions.cut(conn, rid, upto, when)
+        counts[0] += 1
+        counts[1] += fields
+        counts[2] += data
+    return counts[0], counts[1], counts[2]
+
+
+def drop_versions_before(db: Database, before: str, between: Callable[[], None] = lambda: None) -> Dropped:
+    """``catalogue vacuum --drop-versions-before``: forget the versions made before ``before``
+    (an ISO time, as the store keeps them), of fields and of data, but each resource's newest
+    version and its newest version of data; blocking. A resource's history is cut at one number:
+    the versions up to it go, and from then on a version up to it (0 too) is refused plainly.
+
+    The order across the two databases: the catalogue first (one transaction: the versions and
+    the cut), then each dataset's GeoPackage (services/edits.py ``forget_history``: its versions
+    up to the cut, their feature changes, then VACUUM). A crash or a stop (``between`` is called
+    before each file, and may raise) between the two leaves GeoPackage versions the catalogue no
+    longer lists: nothing shows them (the catalogue refuses what lies before its cut), the
+    start-up does not bring them back (the file's applied version is still known here, and
+    versions up to the cut are never added again), and the next run cuts every file whose
+    dataset has a cut, so it finishes the work. The other order would leave, after a crash,
+    versions the catalogue lists whose features are gone."""
+    dropped = Dropped(*db.write_sync(_cut_catalogue, before, now()))
+    from catalogue_app.services import edits  # the edit service loads the GeoPackage side
+
+    root = edits.files_dir(db)
+    for row in db.read_sync(lambda conn: [dict(r) for r in versions.cut_datasets(conn)]):
+        path = files.working_copy(root / row["folder"])
+        if path is None or path.suffix != ".gpkg":
+            continue
+        between()
+        try:
+            done = edits.forget_history(path, row["upto"], row["dropped"])
+        except Exception as exc:  # busy beyond an edit's wait, or damaged: the next run tries again
+            dropped.notes.append(f"the GeoPackage of dataset {row['resource_id']} was left as it was ({exc})")
+            continue
+        if done.versions or done.changes:
+            dropped.files += 1
+            dropped.file_versions += done.versions
+            dropped.changes += done.changes
+            dropped.freed += max(0, done.size_before - done.size_after)
+            if done.why_not:
+                dropped.notes.append(f"the GeoPackage of dataset {row['resource_id']}: {done.why_not}")
+    return dropped

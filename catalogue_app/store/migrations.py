@@ -1285,9 +1285,20 @@ def versions(conn) -> None:
         conn.execute("ALTER TABLE datasets ADD COLUMN data_version INTEGER NOT NULL DEFAULT 0")
 
 
+# Migration 31: where ``catalogue vacuum --drop-versions-before`` cut each resource's history:
+# its versions numbered up to ``upto`` were dropped at ``dropped`` (store/versions.py ``cut``).
+HISTORY_CUTS = """
+CREATE TABLE IF NOT EXISTS resource_history_cuts (
+    resource_id INTEGER PRIMARY KEY REFERENCES resources(id) ON DELETE CASCADE,
+    upto        INTEGER NOT NULL,
+    dropped     TEXT NOT NULL
+);
+"""
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
                     RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT, token_details, resource_origins,
-                    listed_extents, unlisted_words, versions]
+                    listed_extents, unlisted_words, versions, HISTORY_CUTS]

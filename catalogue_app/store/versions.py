@@ -100,17 +100,60 @@ def drop_older_than(conn: sqlite3.Connection, before: str) -> int:
     return conn.execute("DELETE FROM resource_versions WHERE created < ? AND state = 'done'", (before,)).rowcount
 
 
-def drop_field_versions_older_than(conn: sqlite3.Connection, before: str) -> tuple[int, int]:
-    """Forget the versions of fields (metadata, and reverts of fields) made before ``before`` (an
-    ISO time), but the newest version of each resource (numbers go on from it, never given
-    twice); returns how many went, and how many versions of data as old are left (their features
-    are kept in the datasets' GeoPackages)."""
-    older = ("created < ? AND state = 'done' AND number < (SELECT MAX(n.number) FROM resource_versions n"
-             " WHERE n.resource_id = resource_versions.resource_id)")
-    gone = conn.execute(f"DELETE FROM resource_versions WHERE {older} AND (kind = 'metadata'"
-                        " OR (kind = 'revert' AND changes IS NOT NULL))", (before,)).rowcount
-    left = conn.execute(f"SELECT COUNT(*) FROM resource_versions WHERE {older}", (before,)).fetchone()[0]
-    return gone, left
+# -- dropping old history (catalogue vacuum --drop-versions-before; migration 31) ----------------
+DATA = "(kind IN ('data', 'replace') OR (kind = 'revert' AND changes IS NULL))"  # services/history.py is_data
+
+
+def cuts_before(conn: sqlite3.Connection, before: str) -> list[tuple[int, int]]:
+    """Where each resource's history would be cut to forget what was made before ``before`` (an
+    ISO time): (resource id, upto) for the resources with versions to drop, the versions numbered
+    up to ``upto`` going. The cut stops before the first version made at or after ``before``,
+    before the resource's newest version (numbers go on from it, never given twice), and before
+    its newest version of data (the one its GeoPackage holds as applied, by which the start-up
+    knows the file's history is known here)."""
+    rows = conn.execute(
+        "SELECT resource_id,"
+        " MIN(CASE WHEN created >= ? OR state != 'done' THEN number END),"
+        " MAX(CASE WHEN state = 'done' THEN number END),"
+        f" MAX(CASE WHEN state = 'done' AND {DATA} THEN number END)"
+        " FROM resource_versions WHERE resource_id IN (SELECT resource_id FROM resource_versions WHERE created < ?)"
+        " GROUP BY resource_id", (before, before)).fetchall()
+    out = []
+    for rid, first_new, newest, newest_data in rows:
+        if newest is None:
+            continue
+        upto = min(newest, newest_data or newest, first_new or newest) - 1
+        if upto >= 1 and conn.execute("SELECT 1 FROM resource_versions WHERE resource_id = ? AND number <= ?"
+                                      " AND state = 'done'", (rid, upto)).fetchone():
+            out.append((rid, upto))
+    return out
+
+
+def cut(conn: sqlite3.Connection, resource_id: int, upto: int, when: str) -> tuple[int, int]:
+    """Drop the resource's versions numbered up to ``upto`` and record the cut (never lowered);
+    returns how many versions of fields and how many of data went."""
+    data = conn.execute(f"DELETE FROM resource_versions WHERE resource_id = ? AND number <= ? AND state = 'done'"
+                        f" AND {DATA}", (resource_id, upto)).rowcount
+    fields = conn.execute("DELETE FROM resource_versions WHERE resource_id = ? AND number <= ? AND state = 'done'",
+                          (resource_id, upto)).rowcount
+    conn.execute("INSERT INTO resource_history_cuts (resource_id, upto, dropped) VALUES (?, ?, ?)"
+                 " ON CONFLICT (resource_id) DO UPDATE SET upto = excluded.upto, dropped = excluded.dropped"
+                 " WHERE excluded.upto > resource_history_cuts.upto", (resource_id, upto, when))
+    return fields, data
+
+
+def cut_of(conn: sqlite3.Connection, resource_id: int) -> sqlite3.Row | None:
+    """The resource's cut (upto, dropped), or None when its history was never cut."""
+    return conn.execute("SELECT upto, dropped FROM resource_history_cuts WHERE resource_id = ?",
+                        (resource_id,)).fetchone()
+
+
+def cut_datasets(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    """The vector datasets whose history was cut: resource id, folder, upto, dropped."""
+    return conn.execute("SELECT d.resource_id, d.folder, c.upto, c.dropped FROM resource_history_cuts c"
+                        " JOIN datasets d ON d.resource_id = c.resource_id JOIN resources r ON r.id = c.resource_id"
+                        " WHERE d.folder IS NOT NULL AND d.folder != '' AND r.subtype IN ('vector', 'vector_time')"
+                        " ORDER BY d.resource_id").fetchall()
 
 
 def bury(conn: sqlite3.Connection, resource_uuid: str, resource_id: int, resource_type: str, title: str,
