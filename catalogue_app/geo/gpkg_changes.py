@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 
 from . import gpkg_access
+from . import gpkg_edit
 from .gpkg_edit import CHANGES, STATE, VERSIONS, NotVector, layer_of
 
 BUSY_MS = 60_000
@@ -108,6 +109,9 @@ def _delta(conn: sqlite3.Connection, after: int) -> GeometryDelta | None:
     if applied is None or applied < after:
         return None
     if after and conn.execute(f"SELECT 1 FROM {VERSIONS} WHERE number = ?", (after,)).fetchone() is None:
+        return None
+    cut = gpkg_edit.cut_of(conn)
+    if cut is not None and after <= cut[0]:  # vacuum dropped changes the held copy lacks
         return None
     final: dict[int, bytes | None] = {}
     inserted = deleted = 0

@@ -1158,7 +1158,7 @@ def cut_message(number: int, upto: int, on: str) -> str:
     return f"Version {number} is no longer known: {cause}."
 
 
-def _cut(conn: sqlite3.Connection) -> tuple[int, str] | None:
+def cut_of(conn: sqlite3.Connection) -> tuple[int, str] | None:
     """(upto, when) of the file's cut, or None when its history was never cut."""
     if not _has_history(conn):
         return None
@@ -1171,7 +1171,7 @@ def _cut(conn: sqlite3.Connection) -> tuple[int, str] | None:
 def refuse_cut(conn: sqlite3.Connection, number: int) -> None:
     """HistoryCut when version ``number`` lies in the history that was dropped (inside a
     transaction: an edit's, for a revert)."""
-    found = _cut(conn)
+    found = cut_of(conn)
     if found is not None and number <= found[0]:
         raise HistoryCut(number, *found)
 
@@ -1182,7 +1182,7 @@ def history_cut(path: str | Path) -> tuple[int, str] | None:
     with gpkg_access.sqlite(path):
         conn = _reading(path)
         try:
-            return _cut(conn)
+            return cut_of(conn)
         finally:
             conn.close()
 
@@ -1229,7 +1229,7 @@ def forget_versions(path: str | Path, upto: int, when: str, *, compact: bool = T
         try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                old = _cut(conn)
+                old = cut_of(conn)
                 if not _has_history(conn):
                     conn.execute("ROLLBACK")
                     return Forgotten(0, 0, 0, before, before, False, "no history")

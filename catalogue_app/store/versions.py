@@ -95,11 +95,6 @@ def set_data_version(conn: sqlite3.Connection, resource_id: int, number: int) ->
     conn.execute("UPDATE datasets SET data_version = ? WHERE resource_id = ?", (number, resource_id))
 
 
-def drop_older_than(conn: sqlite3.Connection, before: str) -> int:
-    """Forget done versions made before ``before`` (an ISO time); returns how many went."""
-    return conn.execute("DELETE FROM resource_versions WHERE created < ? AND state = 'done'", (before,)).rowcount
-
-
 # -- dropping old history (catalogue vacuum --drop-versions-before; migration 31) ----------------
 DATA = "(kind IN ('data', 'replace') OR (kind = 'revert' AND changes IS NULL))"  # services/history.py is_data
 

@@ -209,6 +209,21 @@ def test_an_edit_is_read_again_when_the_history_cannot_tell(tmp_path, reads):
     same_as_fresh(path, v2)
 
 
+def test_a_layer_held_as_uploaded_is_read_again_after_a_vacuum_cut(tmp_path, reads):
+    """A copy held at version 0 cannot be patched from what a cut left: a moved polygon's first
+    change is gone with the dropped versions."""
+    path = polygons(tmp_path / "vacuumed.gpkg", 500)
+    warm(path, 0)
+    edit = Editor(path)
+    edit(Update(3, {}, shapely.MultiPolygon([shapely.box(-20, -20, 20, 20)]), True))
+    v2 = edit(Delete(4))
+    gpkg_edit.forget_versions(path, 1, "2026-11-28T00:00:00Z")
+    reads.clear()
+    warm(path, v2)
+    assert len(reads) == 1, "patched from a cut history"
+    same_as_fresh(path, v2)
+
+
 def test_the_arrays_are_made_whole_again_in_the_background(tmp_path, reads, monkeypatch):
     monkeypatch.setattr(layer_cache, "COMPACT_PARTS", 20)
     path = polygons(tmp_path / "grow.gpkg", 400)
