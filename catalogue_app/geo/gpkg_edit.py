@@ -685,17 +685,24 @@ def _insert_many(conn: sqlite3.Connection, layer: Layer, changes: list[Insert], 
     rows, blobs, wkbs, bounds = batch
     table = _quote(layer.table)
     fids = range(start, start + len(rows))
+    trigger = _rtree_insert_trigger(conn, layer)
+    if trigger is not None:  # the spatial index filled below, without a call back into Python per row
+        conn.execute(f"DROP TRIGGER {_quote(trigger[0])}")
     at = 0
-    while at < len(rows):  # the rows that set the same columns, one statement each run
-        names = rows[at].keys()
+    while at < len(rows):  # the rows that set the same columns (in the same order), one statement each run
+        names = tuple(rows[at])
         end = at + 1
-        while end < len(rows) and rows[end].keys() == names:
+        while end < len(rows) and tuple(rows[end]) == names:
             end += 1
         columns = [layer.fid, *names, layer.geometry]
         conn.executemany(f"INSERT INTO {table} ({', '.join(_quote(c) for c in columns)})"
                          f" VALUES ({', '.join('?' * len(columns))})",
                          [(fids[i], *rows[i].values(), blobs[i]) for i in range(at, end)])
         at = end
+    if trigger is not None:  # what the trigger would have written, then the trigger as it was
+        conn.executemany(f"INSERT OR REPLACE INTO {_quote(layer.rtree)} VALUES (?, ?, ?, ?, ?)",
+                         [(fid, x0, x1, y0, y1) for fid, (x0, y0, x1, y1) in zip(fids, bounds.tolist())])
+        conn.execute(trigger[1])
     work.inserted.extend(fids)
     every = list(layer.fields)
     encode = msgspec.json.Encoder().encode  # the values are text, numbers or None here: JSON as _json makes it
@@ -798,6 +805,27 @@ def _quick_value(f: Field, value: Any) -> Any:
     if kind == "float" and of is float and math.isfinite(value):
         return value
     return _value(f, value, None)
+
+
+def _rtree_insert_trigger(conn: sqlite3.Connection, layer: Layer) -> tuple[str, str] | None:
+    """The name and SQL of the trigger that adds a new row to the layer's spatial index, when
+    it is the GeoPackage standard's (as GDAL writes it: spacing and quotes aside); None else."""
+    if layer.rtree is None or layer.geometry is None:
+        return None
+    name = f"{layer.rtree}_insert"
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ? AND tbl_name = ?",
+                       (name, layer.table)).fetchone()
+    if row is None or not row[0]:
+        return None
+    t, g, i = layer.table, layer.geometry, layer.fid
+    standard = (f"CREATE TRIGGER {name} AFTER INSERT ON {t} WHEN (new.{g} NOT NULL AND NOT ST_IsEmpty(NEW.{g})) "
+                f"BEGIN INSERT OR REPLACE INTO {layer.rtree} VALUES (NEW.{i}, ST_MinX(NEW.{g}), ST_MaxX(NEW.{g}), "
+                f"ST_MinY(NEW.{g}), ST_MaxY(NEW.{g})); END")
+    return (name, row[0]) if _bare_sql(row[0]) == _bare_sql(standard) else None
+
+
+def _bare_sql(sql: str) -> str:
+    return re.sub(r"[\s\"'`\[\];]", "", sql).lower()
 
 
 def _next_fid(conn: sqlite3.Connection, layer: Layer, count: int) -> int | None:
