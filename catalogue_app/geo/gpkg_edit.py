@@ -804,6 +804,11 @@ def _quick_value(f: Field, value: Any) -> Any:
         return value
     if kind == "float" and of is float and math.isfinite(value):
         return value
+    if kind == "date" and of is str and len(value) == 10 and value[4] == value[7] == "-":
+        try:
+            return dt.date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass
     return _value(f, value, None)
 
 
@@ -938,10 +943,20 @@ def _write_version(conn: sqlite3.Connection, version: Reserved, *, via: str, kin
                  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                  (version.number, version.uuid, version.created, version.user_id, version.username, via, kind,
                   reverts_to, _json(summary)))
-    conn.executemany(f"INSERT INTO {CHANGES} (version, fid, op, before, after, geometry, before_wkb, after_wkb)"
-                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                     [(version.number, fid, op, _json(before), _json(after), geometry, bw, aw)
-                      for fid, op, before, after, geometry, bw, aw in records])
+    every = (f"INSERT INTO {CHANGES} (version, fid, op, before, after, geometry, before_wkb, after_wkb)"
+             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+    new = f"INSERT INTO {CHANGES} (version, fid, op, after, geometry, after_wkb) VALUES (?, ?, 'insert', ?, 1, ?)"
+    statement, rows = every, []
+    for fid, op, before, after, geometry, bw, aw in records:  # in order, one statement per run of one kind
+        plain = op == "insert" and before is None and bw is None and geometry == 1  # a new feature: fewer values
+        if (new if plain else every) is not statement and rows:
+            conn.executemany(statement, rows)
+            rows = []
+        statement = new if plain else every
+        rows.append((version.number, fid, _json(after), aw) if plain else
+                    (version.number, fid, op, _json(before), _json(after), geometry, bw, aw))
+    if rows:
+        conn.executemany(statement, rows)
     conn.execute(f"INSERT INTO {STATE} (id, applied_version, applied_uuid) VALUES (1, ?, ?)"
                  " ON CONFLICT (id) DO UPDATE SET applied_version = excluded.applied_version,"
                  " applied_uuid = excluded.applied_uuid", (version.number, version.uuid))
