@@ -590,7 +590,7 @@ class TransactionReader:
                 continue
             if not len(prop):  # text alone (the commonest)
                 if name != target.geometry:
-                    nil = (prop.get(XSI_NIL) or "").strip().lower() == "true"
+                    nil = bool(prop.keys()) and (prop.get(XSI_NIL) or "").strip().lower() == "true"
                     properties[name] = None if nil else _value(target, name, prop.text or "", where)
                 continue
             shapes = [c for c in _elements(prop) if is_gml(c)]
