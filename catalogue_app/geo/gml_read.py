@@ -129,7 +129,7 @@ def point_position(element: etree._Element, *, default_crs: CrsName | None = Non
     if element.tag not in _POINT_TAGS or len(element) != 1:
         return None
     pos = element[0]
-    if pos.tag not in _POS_TAGS or len(pos) or pos.attrib:
+    if pos.tag not in _POS_TAGS or len(pos) or pos.keys():
         return None
     srs = element.get("srsName")
     if srs:
@@ -141,18 +141,20 @@ def point_position(element: etree._Element, *, default_crs: CrsName | None = Non
         crs = default_crs
         if crs is None:
             return None
-    words = (pos.text or "").split()
-    if len(words) not in (2, 3):
+    found = _POSITION.match(pos.text or "")
+    if found is None:
         return None
-    try:
-        numbers = [float(word) for word in words]
-    except ValueError:
-        return None
-    if not all(map(math.isfinite, numbers)) or not all(map(_NUMBER.match, words)):
+    x, y, z = found.groups()
+    numbers = [float(x), float(y)] if z is None else [float(x), float(y), float(z)]
+    if not all(map(math.isfinite, numbers)):
         return None
     if crs is not None and crs.north_first:
         numbers[0], numbers[1] = numbers[1], numbers[0]
     return tuple(numbers), crs
+
+
+_WORD = r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+_POSITION = re.compile(rf"\s*{_WORD}\s+{_WORD}(?:\s+{_WORD})?\s*\Z")  # two or three numbers, as _NUMBER reads each
 
 
 def make_points(positions: list[tuple[float, ...]]) -> list[BaseGeometry]:

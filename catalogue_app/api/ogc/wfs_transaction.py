@@ -593,7 +593,7 @@ class TransactionReader:
                     nil = bool(prop.keys()) and (prop.get(XSI_NIL) or "").strip().lower() == "true"
                     properties[name] = None if nil else _value(target, name, prop.text or "", where)
                 continue
-            shapes = [c for c in _elements(prop) if is_gml(c)]
+            shapes = ([prop[0]] if is_gml(prop[0]) else []) if len(prop) == 1 else [c for c in _elements(prop) if is_gml(c)]
             if name == target.geometry:
                 if len(shapes) > 1:
                     raise _error("InvalidParameterValue", f"{where}: {_local(prop)} holds more than one geometry.",
