@@ -14,9 +14,11 @@ says (the layer's own CRS in the request's default form).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import shapely
 import shapely.errors
@@ -50,9 +52,22 @@ class GmlGeometry:
     crs: CrsName | None
 
 
+_TAGS: dict[str, tuple[str | None, str]] = {}   # tag -> (namespace, local name), the tags seen so far
+
+
+def _split(tag: str) -> tuple[str | None, str]:
+    found = _TAGS.get(tag)
+    if found is None:
+        name = etree.QName(tag)
+        found = (name.namespace, name.localname)
+        if len(_TAGS) < 4096:
+            _TAGS[tag] = found
+    return found
+
+
 def local(element: etree._Element) -> str:
     tag = element.tag
-    return etree.QName(tag).localname if isinstance(tag, str) else ""
+    return _split(tag)[1] if isinstance(tag, str) else ""
 
 
 def is_gml(element: etree._Element) -> bool:
@@ -60,8 +75,14 @@ def is_gml(element: etree._Element) -> bool:
     tag = element.tag
     if not isinstance(tag, str):
         return False
-    name = etree.QName(tag)
-    return name.namespace in GML_NAMESPACES and name.localname in GEOMETRIES
+    namespace, name = _split(tag)
+    return namespace in GML_NAMESPACES and name in GEOMETRIES
+
+
+@functools.lru_cache(maxsize=64)
+def _crs_name(srs: str) -> CrsName:
+    """``parse_crs_name``, once per name (many geometries of one Transaction name the same)."""
+    return parse_crs_name(srs)
 
 
 def _children(element: etree._Element) -> list[etree._Element]:
@@ -87,7 +108,7 @@ def read_geometry(element: etree._Element, *, default_north_first: bool = False,
     srs = element.get("srsName") or _inner_srs(element)
     if srs:
         try:
-            crs: CrsName | None = parse_crs_name(srs)
+            crs: CrsName | None = _crs_name(srs)
         except QueryError as exc:
             raise GmlError(exc.message) from None
         north_first = crs.north_first
@@ -97,6 +118,59 @@ def read_geometry(element: etree._Element, *, default_north_first: bool = False,
     reader = _Reader(north_first, gml2_east_first, srs)
     geometry = reader.geometry(element)
     return GmlGeometry(geometry, crs)
+
+
+def point_position(element: etree._Element, *, default_crs: CrsName | None = None
+                   ) -> tuple[tuple[float, ...], CrsName | None] | None:
+    """The position (east first) and CRS of a gml:Point in the form GDAL and QGIS send: a
+    Point holding one gml:pos of two or three numbers and nothing else, its srsName on it or
+    none (then ``default_crs``); None for any other form or for what ``read_geometry`` refuses,
+    which reads it (and says why). Many points are then made into geometries at once."""
+    if element.tag not in _POINT_TAGS or len(element) != 1:
+        return None
+    pos = element[0]
+    if pos.tag not in _POS_TAGS or len(pos) or pos.keys():
+        return None
+    srs = element.get("srsName")
+    if srs:
+        try:
+            crs: CrsName | None = _crs_name(srs)
+        except QueryError:
+            return None
+    else:
+        crs = default_crs
+        if crs is None:
+            return None
+    found = _POSITION.match(pos.text or "")
+    if found is None:
+        return None
+    x, y, z = found.groups()
+    numbers = [float(x), float(y)] if z is None else [float(x), float(y), float(z)]
+    if not all(map(math.isfinite, numbers)):
+        return None
+    if crs is not None and crs.north_first:
+        numbers[0], numbers[1] = numbers[1], numbers[0]
+    return tuple(numbers), crs
+
+
+_WORD = r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+_POSITION = re.compile(rf"\s*{_WORD}\s+{_WORD}(?:\s+{_WORD})?\s*\Z")  # two or three numbers, as _NUMBER reads each
+
+
+def make_points(positions: list[tuple[float, ...]]) -> list[BaseGeometry]:
+    """Points at ``positions`` (as ``point_position`` gives them), made at once."""
+    import numpy as np
+    out: list[Any] = [None] * len(positions)
+    for size in (2, 3):
+        at = [i for i, p in enumerate(positions) if len(p) == size]
+        if at:
+            for i, point in zip(at, shapely.points(np.array([positions[i] for i in at], dtype=float)).tolist()):
+                out[i] = point
+    return out
+
+
+_POINT_TAGS = frozenset(f"{{{ns}}}Point" for ns in GML_NAMESPACES)
+_POS_TAGS = frozenset(f"{{{ns}}}pos" for ns in GML_NAMESPACES)
 
 
 def _inner_srs(element: etree._Element) -> str | None:

@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import shapely
 from shapely.geometry.base import BaseGeometry
 
@@ -169,6 +170,9 @@ def _empty_flag(blob: bytes) -> bool:
     return bool(blob[3] & 0x10)
 
 
+_POINT_TYPES = frozenset({1, 1001, 2001, 3001})  # WKB Point, ISO Z, M, ZM
+
+
 def _blob_bounds(blob: bytes) -> tuple[float, float, float, float] | None:
     if blob is None or _empty_flag(blob):
         return None
@@ -176,6 +180,11 @@ def _blob_bounds(blob: bytes) -> tuple[float, float, float, float] | None:
     if size:
         x0, x1, y0, y1 = struct.unpack_from("<4d" if blob[3] & 1 else ">4d", blob, 8)
         return x0, y0, x1, y1
+    if len(blob) >= 29:  # a point without an envelope (as GDAL writes them): its coordinates read directly
+        order = "<" if blob[8] == 1 else ">"
+        if struct.unpack_from(order + "I", blob, 9)[0] in _POINT_TYPES:
+            x, y = struct.unpack_from(order + "2d", blob, 13)
+            return None if math.isnan(x) or math.isnan(y) else (x, y, x, y)
     bounds = shapely.from_wkb(_wkb_of(blob)).bounds
     return None if any(math.isnan(v) for v in bounds) else bounds
 
@@ -192,19 +201,27 @@ def _blob(geometry: BaseGeometry, srs_id: int) -> bytes:
     return b"GP\x00\x03" + struct.pack("<i4d", srs_id, x0, x1, y0, y1) + wkb
 
 
-def _bound(index: int):
-    def fn(blob):
-        if blob is None:
-            return None
-        box = _blob_bounds(blob)
-        return None if box is None else box[index]
-    return fn
-
-
 def _register(conn: sqlite3.Connection) -> None:
     conn.create_function("ST_IsEmpty", 1, lambda b: None if b is None else int(_empty_flag(b)), deterministic=True)
+    last: list = [None, None]  # the last blob asked about and its bounds: a trigger asks four times per row
+
+    def bounds(blob):
+        if blob == last[0]:
+            return last[1]
+        box = _blob_bounds(blob)
+        last[0], last[1] = blob, box
+        return box
+
+    def bound(index: int):
+        def fn(blob):
+            if blob is None:
+                return None
+            box = bounds(blob)
+            return None if box is None else box[index]
+        return fn
+
     for name, i in (("ST_MinX", 0), ("ST_MinY", 1), ("ST_MaxX", 2), ("ST_MaxY", 3)):
-        conn.create_function(name, 1, _bound(i), deterministic=True)
+        conn.create_function(name, 1, bound(i), deterministic=True)
 
 
 def connect(path: str | Path, *, wal: bool = True) -> sqlite3.Connection:
@@ -477,29 +494,7 @@ def _geometry(layer: Layer, geometry: BaseGeometry | None, crs: str | None, fid:
     if not np.isfinite(shapely.get_coordinates(geometry)).all():
         raise EditError(f"{where}: the geometry has coordinates that are not finite numbers.")
     if crs is not None and (layer.crs is None or not _same_crs(crs, layer.crs)):
-        try:
-            source = _crs_obj(crs)
-        except Exception:
-            raise EditError(f"{where}: {crs!r} is not a coordinate reference system this service knows.") from None
-        if layer.crs is None:
-            raise EditError(f"{where}: the layer's coordinate reference system is undefined, so a geometry in "
-                            f"{crs} cannot be put into it; send it in the layer's own coordinates.")
-        key = (crs, layer.crs)
-        transformer = _TRANSFORMERS.get(key)
-        if transformer is None:
-            try:
-                transformer = _TRANSFORMERS[key] = _transformer(source.to_wkt(), layer.crs)
-            except Exception:
-                raise EditError(f"{where}: a geometry in {crs} cannot be transformed into the layer's "
-                                f"{layer.crs}.") from None
-        sent = shapely.get_coordinates(geometry)
-        geometry = shapely.transform(geometry, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])))
-        coords = shapely.get_coordinates(geometry)
-        back = np.column_stack(transformer.transform(coords[:, 0], coords[:, 1], direction="INVERSE"))
-        # a point far outside the CRS's area may come out clamped to its edge: it does not come back
-        if not np.isfinite(coords).all() or not np.allclose(back, sent, rtol=1e-6, atol=1e-3):
-            raise EditError(f"{where}: the geometry lies outside the area where the layer's coordinate reference "
-                            f"system ({layer.crs}) is defined.")
+        geometry = _into_layer(layer, geometry, crs, where)
     if layer.crs is not None and _geographic(layer.crs):
         x0, y0, x1, y1 = geometry.bounds
         if y0 < -90 - 1e-9 or y1 > 90 + 1e-9 or x0 < -360 or x1 > 360:
@@ -508,6 +503,36 @@ def _geometry(layer: Layer, geometry: BaseGeometry | None, crs: str | None, fid:
     if not shapely.is_valid(geometry):
         raise EditError(f"{where}: the geometry is invalid ({shapely.is_valid_reason(geometry)}).")
     return _blob(geometry, layer.srs_id)
+
+
+def _into_layer(layer: Layer, geometry, crs: str, where: str):
+    """``geometry`` (one, or an array of them) moved from ``crs`` into the layer's CRS;
+    EditError when the CRS is unknown or a geometry lies outside the layer's CRS's area."""
+    import numpy as np
+    try:
+        source = _crs_obj(crs)
+    except Exception:
+        raise EditError(f"{where}: {crs!r} is not a coordinate reference system this service knows.") from None
+    if layer.crs is None:
+        raise EditError(f"{where}: the layer's coordinate reference system is undefined, so a geometry in "
+                        f"{crs} cannot be put into it; send it in the layer's own coordinates.")
+    key = (crs, layer.crs)
+    transformer = _TRANSFORMERS.get(key)
+    if transformer is None:
+        try:
+            transformer = _TRANSFORMERS[key] = _transformer(source.to_wkt(), layer.crs)
+        except Exception:
+            raise EditError(f"{where}: a geometry in {crs} cannot be transformed into the layer's "
+                            f"{layer.crs}.") from None
+    sent = shapely.get_coordinates(geometry)
+    geometry = shapely.transform(geometry, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])))
+    coords = shapely.get_coordinates(geometry)
+    back = np.column_stack(transformer.transform(coords[:, 0], coords[:, 1], direction="INVERSE"))
+    # a point far outside the CRS's area may come out clamped to its edge: it does not come back
+    if not np.isfinite(coords).all() or not np.allclose(back, sent, rtol=1e-6, atol=1e-3):
+        raise EditError(f"{where}: the geometry lies outside the area where the layer's coordinate reference "
+                        f"system ({layer.crs}) is defined.")
+    return geometry
 
 
 _GEOGRAPHIC: dict[str, bool] = {}
@@ -546,8 +571,11 @@ def _state(conn: sqlite3.Connection) -> tuple[int, str | None]:
     return (row[0], row[1]) if row else (0, None)
 
 
-def _json(value: dict[str, Any] | None) -> str | None:
-    return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+def _json(value: dict[str, Any] | str | None) -> str | None:
+    """A history record's values as JSON text (text: made already)."""
+    if value is None or isinstance(value, str):
+        return value
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _row(conn: sqlite3.Connection, layer: Layer, fid: int) -> tuple[dict[str, Any], bytes | None] | None:
@@ -570,7 +598,8 @@ def _bounds_of(blob: bytes | None) -> tuple[float, float, float, float] | None:
 class _Work:
     """What an edit did so far, before it is numbered."""
 
-    records: list[tuple] = field(default_factory=list)  # (fid, op, before, after, geometry, before_wkb, after_wkb)
+    records: list[tuple] = field(default_factory=list)  # (fid, op, before, after, geometry, before_wkb, after_wkb);
+    # before and after: dicts of values, or their JSON text
     inserted: list[int] = field(default_factory=list)
     updated: int = 0
     deleted: int = 0
@@ -617,6 +646,202 @@ def _insert(conn: sqlite3.Connection, layer: Layer, change: Insert, work: _Work,
     work.records.append((fid, "insert", None, stored, 1, None, None if blob is None else _wkb_of(blob)))
     if (box := _bounds_of(blob)) is not None:
         work.grown.append(box)
+
+
+def _insert_one(conn: sqlite3.Connection, layer: Layer, change: Insert, work: _Work, trusted: bool) -> None:
+    try:
+        _insert(conn, layer, change, work, trusted)
+    except EditError as exc:  # which of the new features: by its place among the inserts
+        place = len(work.inserted) + 1
+        raise EditError(str(exc).replace("the new feature", f"the new feature {place}", 1)) from None
+
+
+def _grouped(todo: Iterable[Change], trusted: bool) -> Iterable[Change | list[Insert]]:
+    """The changes in order, each run of two or more new features (no fid given, not a revert)
+    as one list, which ``_insert_many`` takes at once."""
+    run: list[Insert] = []
+    for change in todo:
+        if not trusted and isinstance(change, Insert) and change.fid is None:
+            run.append(change)
+            continue
+        if run:
+            yield run if len(run) > 1 else run[0]
+            run = []
+        yield change
+    if run:
+        yield run if len(run) > 1 else run[0]
+
+
+def _insert_many(conn: sqlite3.Connection, layer: Layer, changes: list[Insert], work: _Work) -> None:
+    """New features: checked together, then written with one statement per run of rows that
+    set the same columns. When one is refused, they are taken one by one instead (nothing was
+    written), so that the refusal is the same as ``_insert`` gives, naming the first refused."""
+    batch = _checked_batch(layer, changes)
+    start = _next_fid(conn, layer, len(changes)) if batch is not None else None
+    if batch is None or start is None:
+        for change in changes:
+            _insert_one(conn, layer, change, work, False)
+        return
+    rows, blobs, wkbs, bounds = batch
+    table = _quote(layer.table)
+    fids = range(start, start + len(rows))
+    trigger = _rtree_insert_trigger(conn, layer)
+    if trigger is not None:  # the spatial index filled below, without a call back into Python per row
+        conn.execute(f"DROP TRIGGER {_quote(trigger[0])}")
+    at = 0
+    while at < len(rows):  # the rows that set the same columns (in the same order), one statement each run
+        names = tuple(rows[at])
+        end = at + 1
+        while end < len(rows) and tuple(rows[end]) == names:
+            end += 1
+        columns = [layer.fid, *names, layer.geometry]
+        conn.executemany(f"INSERT INTO {table} ({', '.join(_quote(c) for c in columns)})"
+                         f" VALUES ({', '.join('?' * len(columns))})",
+                         [(fids[i], *rows[i].values(), blobs[i]) for i in range(at, end)])
+        at = end
+    if trigger is not None:  # what the trigger would have written, then the trigger as it was
+        conn.executemany(f"INSERT OR REPLACE INTO {_quote(layer.rtree)} VALUES (?, ?, ?, ?, ?)",
+                         [(fid, x0, x1, y0, y1) for fid, (x0, y0, x1, y1) in zip(fids, bounds.tolist())])
+        conn.execute(trigger[1])
+    work.inserted.extend(fids)
+    every = list(layer.fields)
+    encode = msgspec.json.Encoder().encode  # the values are text, numbers or None here: JSON as _json makes it
+    work.records.extend((fid, "insert", None, encode({name: values.get(name) for name in every}).decode(), 1, None,
+                         wkb) for fid, values, wkb in zip(fids, rows, wkbs))
+    work.grown.append((float(bounds[:, 0].min()), float(bounds[:, 1].min()), float(bounds[:, 2].max()),
+                       float(bounds[:, 3].max())))
+
+
+_TYPE_IDS = {"Point": 0, "LineString": 1, "LinearRing": 2, "Polygon": 3, "MultiPoint": 4, "MultiLineString": 5,
+             "MultiPolygon": 6, "GeometryCollection": 7}
+
+
+def _checked_batch(layer: Layer, changes: list[Insert]):
+    """The rows (field values), geometry blobs, their WKB and bounds (an n x 4 array) of new
+    features, checked as ``_insert`` checks each; None when one of them would be refused or is
+    not of the kinds done here (no geometry, geometries in several CRSs)."""
+    import numpy as np
+    if layer.geometry is None:
+        return None
+    crs = changes[0].crs
+    geometries = np.empty(len(changes), dtype=object)
+    for i, change in enumerate(changes):
+        if not isinstance(change.geometry, BaseGeometry) or change.crs != crs:
+            return None
+        geometries[i] = change.geometry
+    rows = _checked_rows(layer, changes)
+    if rows is None:
+        return None
+    if shapely.is_empty(geometries).any():
+        return None
+    kinds = np.unique(shapely.get_type_id(geometries))
+    allowed = _FAMILY.get(layer.geometry_type)
+    if allowed is not None and not set(kinds.tolist()) <= {_TYPE_IDS[name] for name in allowed}:
+        return None
+    if not layer.z:
+        with_z = shapely.has_z(geometries)
+        if with_z.any():
+            geometries[with_z] = shapely.force_2d(geometries[with_z])
+    if not np.isfinite(shapely.get_coordinates(geometries)).all():
+        return None
+    if crs is not None and (layer.crs is None or not _same_crs(crs, layer.crs)):
+        try:
+            geometries = _into_layer(layer, geometries, crs, "the new feature")
+        except EditError:
+            return None
+    bounds = shapely.bounds(geometries)
+    if layer.crs is not None and _geographic(layer.crs):
+        if ((bounds[:, 1] < -90 - 1e-9).any() or (bounds[:, 3] > 90 + 1e-9).any() or (bounds[:, 0] < -360).any()
+                or (bounds[:, 2] > 360).any()):
+            return None
+    if not shapely.is_valid(geometries).all():
+        return None
+    wkbs = shapely.to_wkb(geometries, flavor="iso", byte_order=1).tolist()
+    point = b"GP\x00\x01" + struct.pack("<i", layer.srs_id)
+    if kinds.tolist() == [0]:  # points: no envelope, as _blob writes them
+        blobs = [point + wkb for wkb in wkbs]
+    else:
+        points = shapely.get_type_id(geometries) == 0
+        boxed = struct.Struct("<i4d")
+        blobs = [point + wkb if is_point else b"GP\x00\x03" + boxed.pack(layer.srs_id, x0, x1, y0, y1) + wkb
+                 for wkb, is_point, (x0, y0, x1, y1) in zip(wkbs, points.tolist(), bounds.tolist())]
+    return rows, blobs, wkbs, bounds
+
+
+def _checked_rows(layer: Layer, changes: list[Insert]) -> list[dict[str, Any]] | None:
+    """The field values of new features as ``_resolve_fields`` makes them; None when one is
+    refused."""
+    fields: dict[Any, Field | None] = {}
+    required = [f.name for f in layer.fields.values() if f.notnull]
+    rows = []
+    try:
+        for change in changes:
+            values = {}
+            for name, value in (change.properties or {}).items():
+                f = fields.get(name, _UNSET)
+                if f is _UNSET:
+                    f = fields[name] = layer.field_named(str(name))
+                if f is None:
+                    return None
+                values[f.name] = _quick_value(f, value)
+            if required and any(values.get(name) is None for name in required):
+                return None
+            rows.append(values)
+    except EditError:
+        return None
+    return rows
+
+
+_UNSET = object()
+
+
+def _quick_value(f: Field, value: Any) -> Any:
+    """``_value`` for a new feature, the commonest cases first."""
+    kind, of = f.kind, type(value)
+    if kind == "text" and of is str and "\x00" not in value:
+        return value
+    if kind == "int" and of is int and f.low <= value <= f.high:
+        return value
+    if kind == "float" and of is float and math.isfinite(value):
+        return value
+    if kind == "date" and of is str and len(value) == 10 and value[4] == value[7] == "-":
+        try:
+            return dt.date.fromisoformat(value).isoformat()
+        except ValueError:
+            pass
+    return _value(f, value, None)
+
+
+def _rtree_insert_trigger(conn: sqlite3.Connection, layer: Layer) -> tuple[str, str] | None:
+    """The name and SQL of the trigger that adds a new row to the layer's spatial index, when
+    it is the GeoPackage standard's (as GDAL writes it: spacing and quotes aside); None else."""
+    if layer.rtree is None or layer.geometry is None:
+        return None
+    name = f"{layer.rtree}_insert"
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ? AND tbl_name = ?",
+                       (name, layer.table)).fetchone()
+    if row is None or not row[0]:
+        return None
+    t, g, i = layer.table, layer.geometry, layer.fid
+    standard = (f"CREATE TRIGGER {name} AFTER INSERT ON {t} WHEN (new.{g} NOT NULL AND NOT ST_IsEmpty(NEW.{g})) "
+                f"BEGIN INSERT OR REPLACE INTO {layer.rtree} VALUES (NEW.{i}, ST_MinX(NEW.{g}), ST_MaxX(NEW.{g}), "
+                f"ST_MinY(NEW.{g}), ST_MaxY(NEW.{g})); END")
+    return (name, row[0]) if _bare_sql(row[0]) == _bare_sql(standard) else None
+
+
+def _bare_sql(sql: str) -> str:
+    return re.sub(r"[\s\"'`\[\];]", "", sql).lower()
+
+
+def _next_fid(conn: sqlite3.Connection, layer: Layer, count: int) -> int | None:
+    """The fid SQLite would give the next new row (those after it follow one by one while the
+    edit holds the write lock); None when ``count`` of them would not fit."""
+    last = conn.execute(f"SELECT MAX({_quote(layer.fid)}) FROM {_quote(layer.table)}").fetchone()[0] or 0
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sqlite_sequence'").fetchone():
+        seq = conn.execute("SELECT MAX(seq) FROM sqlite_sequence WHERE lower(name) = lower(?)",
+                           (layer.table,)).fetchone()[0]
+        last = max(last, seq or 0)
+    return last + 1 if last + count < 2**63 else None
 
 
 def _existing(conn: sqlite3.Connection, layer: Layer, fid: Any) -> tuple[dict[str, Any], bytes | None]:
@@ -718,10 +943,20 @@ def _write_version(conn: sqlite3.Connection, version: Reserved, *, via: str, kin
                  " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                  (version.number, version.uuid, version.created, version.user_id, version.username, via, kind,
                   reverts_to, _json(summary)))
-    conn.executemany(f"INSERT INTO {CHANGES} (version, fid, op, before, after, geometry, before_wkb, after_wkb)"
-                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                     [(version.number, fid, op, _json(before), _json(after), geometry, bw, aw)
-                      for fid, op, before, after, geometry, bw, aw in records])
+    every = (f"INSERT INTO {CHANGES} (version, fid, op, before, after, geometry, before_wkb, after_wkb)"
+             " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+    new = f"INSERT INTO {CHANGES} (version, fid, op, after, geometry, after_wkb) VALUES (?, ?, 'insert', ?, 1, ?)"
+    statement, rows = every, []
+    for fid, op, before, after, geometry, bw, aw in records:  # in order, one statement per run of one kind
+        plain = op == "insert" and before is None and bw is None and geometry == 1  # a new feature: fewer values
+        if (new if plain else every) is not statement and rows:
+            conn.executemany(statement, rows)
+            rows = []
+        statement = new if plain else every
+        rows.append((version.number, fid, _json(after), aw) if plain else
+                    (version.number, fid, op, _json(before), _json(after), geometry, bw, aw))
+    if rows:
+        conn.executemany(statement, rows)
     conn.execute(f"INSERT INTO {STATE} (id, applied_version, applied_uuid) VALUES (1, ?, ?)"
                  " ON CONFLICT (id) DO UPDATE SET applied_version = excluded.applied_version,"
                  " applied_uuid = excluded.applied_uuid", (version.number, version.uuid))
@@ -758,13 +993,11 @@ def apply(path: str | Path, changes: Sequence[Change] | Callable[[sqlite3.Connec
                 trusted = callable(changes)  # changes made here (a revert) bring back what the layer held
                 todo = changes(conn, layer) if trusted else changes
                 work = _Work()
-                for change in todo:
-                    if isinstance(change, Insert):
-                        try:
-                            _insert(conn, layer, change, work, trusted)
-                        except EditError as exc:  # which of the new features: by its place among the inserts
-                            place = len(work.inserted) + 1
-                            raise EditError(str(exc).replace("the new feature", f"the new feature {place}", 1)) from None
+                for change in _grouped(todo, trusted):
+                    if isinstance(change, list):
+                        _insert_many(conn, layer, change, work)
+                    elif isinstance(change, Insert):
+                        _insert_one(conn, layer, change, work, trusted)
                     elif isinstance(change, Update):
                         _update(conn, layer, change, work, trusted)
                     elif isinstance(change, Delete):

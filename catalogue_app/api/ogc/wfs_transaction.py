@@ -47,7 +47,7 @@ from catalogue_app.geo.features import (
     parse_crs_name,
     read_features,
 )
-from catalogue_app.geo.gml_read import GmlError, is_gml, read_geometry
+from catalogue_app.geo.gml_read import GmlError, is_gml, make_points, point_position, read_geometry
 from catalogue_app.geo.xml import read_xml
 from catalogue_app.services import edits as edits_service
 from catalogue_app.services.errors import Forbidden, Invalid, NotFound, NotSignedIn, Refused
@@ -74,13 +74,27 @@ def _error(code: str, message: str, locator: str | None = "Transaction") -> OgcE
     return OgcError(code, message, locator, 200)
 
 
+_TAGS: dict[str, tuple[str | None, str]] = {}   # tag -> (namespace, local name), the tags seen so far
+
+
+def _split(tag: str) -> tuple[str | None, str]:
+    found = _TAGS.get(tag)
+    if found is None:
+        name = etree.QName(tag)
+        found = (name.namespace, name.localname)
+        if len(_TAGS) < 4096:
+            _TAGS[tag] = found
+    return found
+
+
 def _local(element: etree._Element) -> str:
     tag = element.tag
-    return etree.QName(tag).localname if isinstance(tag, str) else ""
+    return _split(tag)[1] if isinstance(tag, str) else ""
 
 
 def _namespace(element: etree._Element) -> str | None:
-    return etree.QName(element.tag).namespace if isinstance(element.tag, str) else None
+    tag = element.tag
+    return _split(tag)[0] if isinstance(tag, str) else None
 
 
 def _elements(element: etree._Element) -> list[etree._Element]:
@@ -88,6 +102,8 @@ def _elements(element: etree._Element) -> list[etree._Element]:
 
 
 def _text(element: etree._Element) -> str:
+    if not len(element):  # no child, not even a comment: its text alone
+        return element.text or ""
     return "".join(element.itertext())
 
 
@@ -132,6 +148,8 @@ class Target:
     geometry: str | None                         # the geometry column
     spelled: dict[str, str] = field(default_factory=dict)   # XML name -> field name
     default_crs: CrsName | None = None           # the CRS of geometries without srsName
+    known: dict[str, str] = field(default_factory=dict)     # property names read so far -> field
+    tags: dict[str, str] = field(default_factory=dict)      # property elements' tags -> field ("": not one)
 
     @property
     def name(self) -> str:
@@ -140,15 +158,22 @@ class Target:
     def property(self, raw: str, where: str) -> str:
         """The field (or the geometry column) a property name means: with or without a prefix,
         the last step of a path, as the layer or DescribeFeatureType spells it, in any case."""
+        found = self.known.get(raw)
+        if found is not None:
+            return found
         name = raw.strip().rsplit("/", 1)[-1].rpartition(":")[2].strip()
         if name in self.fields or name == self.geometry:
-            return name
-        if name in self.spelled:
-            return self.spelled[name]
-        every = [*self.fields, *([self.geometry] if self.geometry else [])]
-        by_case = [f for f in every if f.lower() == name.lower() or xml_name(f).lower() == name.lower()]
-        if len(by_case) == 1:
-            return by_case[0]
+            found = name
+        elif name in self.spelled:
+            found = self.spelled[name]
+        else:
+            every = [*self.fields, *([self.geometry] if self.geometry else [])]
+            by_case = [f for f in every if f.lower() == name.lower() or xml_name(f).lower() == name.lower()]
+            found = by_case[0] if len(by_case) == 1 else None
+        if found is not None:
+            if len(self.known) < 1024:
+                self.known[raw] = found
+            return found
         raise _error("InvalidParameterValue", f'{where}: "{raw.strip()[:80]}" is not a property of {self.name}: use '
                      f'{", ".join(xml_name(f) for f in every)}.', "propertyName")
 
@@ -225,9 +250,9 @@ def _value(target: Target, name: str, raw: str | None, where: str) -> Any:
     kind = target.fields[name]
     if raw is None:
         return None
-    text = raw.strip()
     if kind == "xsd:string":
         return raw
+    text = raw.strip()
     if not text:
         return None
     try:
@@ -259,16 +284,23 @@ def _value(target: Target, name: str, raw: str | None, where: str) -> Any:
 
 
 def _geometry(target: Target, element: etree._Element, where: str, dialect: Dialect,
-              default: CrsName | None) -> tuple[Any, str | None]:
-    """A GML geometry as (shapely geometry, CRS for the edit service: None for the layer's)."""
-    try:
-        read = read_geometry(element, gml2_east_first=dialect.answer == "1.0", default_crs=default or target.default_crs)
-    except GmlError as exc:
-        raise _error("InvalidParameterValue", f"{where}: {exc.message}", target.geometry) from None
-    crs = read.crs
+              default: CrsName | None, position: bool = False) -> tuple[Any, str | None]:
+    """A GML geometry as (shapely geometry, CRS for the edit service: None for the layer's).
+    With ``position``, a point in the commonest form comes as its position (a tuple), for the
+    caller to make many points at once (``make_points``)."""
+    found = point_position(element, default_crs=default or target.default_crs) if position else None
+    if found is not None:
+        geometry, crs = found
+    else:
+        try:
+            read = read_geometry(element, gml2_east_first=dialect.answer == "1.0",
+                                 default_crs=default or target.default_crs)
+        except GmlError as exc:
+            raise _error("InvalidParameterValue", f"{where}: {exc.message}", target.geometry) from None
+        geometry, crs = read.geometry, read.crs
     if crs is None or crs.code in (None, CUSTOM_CODE):
-        return read.geometry, None
-    return read.geometry, f"EPSG:{crs.code}"
+        return geometry, None
+    return geometry, f"EPSG:{crs.code}"
 
 
 def _srs(element: etree._Element) -> CrsName | None:
@@ -523,30 +555,51 @@ class TransactionReader:
         features = _elements(action)
         if not features:
             raise _error("InvalidParameterValue", f"{where} holds no feature.")
+        read = []
         for i, feature in enumerate(features, 1):
             self._counted()
             target = self._use(self.layers.named(_feature_type_name(feature)))
-            properties, geometry, crs = self.feature(target, feature, f"{where}, feature {i}", default)
+            read.append(self.feature(target, feature, f"{where}, feature {i}", default, positions=True))
+        positions = [geometry for _, geometry, _ in read if isinstance(geometry, tuple)]
+        points = iter(make_points(positions)) if positions else None
+        for properties, geometry, crs in read:
+            if isinstance(geometry, tuple):
+                geometry = next(points)
             self.plan.changes.append(edits_service.Insert(properties=properties, geometry=geometry, crs=crs))
         self.plan.inserts.append((action.get("handle"), len(features)))
 
-    def feature(self, target: Target, feature: etree._Element, where: str,
-                default: CrsName | None) -> tuple[dict[str, Any], Any, str | None]:
-        """The properties, geometry and CRS of a feature element."""
+    def feature(self, target: Target, feature: etree._Element, where: str, default: CrsName | None,
+                positions: bool = False) -> tuple[dict[str, Any], Any, str | None]:
+        """The properties, geometry and CRS of a feature element (with ``positions``, a point's
+        position as a tuple, see ``_geometry``)."""
         properties: dict[str, Any] = {}
         geometry, crs = None, None
-        for prop in _elements(feature):
-            if _namespace(prop) in GML_NAMESPACES and _local(prop) in ("boundedBy", "name", "description",
-                                                                       "identifier", "location", "metaDataProperty"):
+        for prop in feature:
+            tag = prop.tag
+            name = target.tags.get(tag) if isinstance(tag, str) else ""  # "": a comment or a processing instruction
+            if name is None:
+                namespace, local = _split(tag)
+                if namespace in GML_NAMESPACES and local in ("boundedBy", "name", "description", "identifier",
+                                                             "location", "metaDataProperty"):
+                    name = ""
+                else:
+                    name = target.property(local, where)
+                if len(target.tags) < 1024:
+                    target.tags[tag] = name
+            if not name:
                 continue
-            name = target.property(_local(prop), where)
-            shapes = [c for c in _elements(prop) if is_gml(c)]
+            if not len(prop):  # text alone (the commonest)
+                if name != target.geometry:
+                    nil = bool(prop.keys()) and (prop.get(XSI_NIL) or "").strip().lower() == "true"
+                    properties[name] = None if nil else _value(target, name, prop.text or "", where)
+                continue
+            shapes = ([prop[0]] if is_gml(prop[0]) else []) if len(prop) == 1 else [c for c in _elements(prop) if is_gml(c)]
             if name == target.geometry:
                 if len(shapes) > 1:
                     raise _error("InvalidParameterValue", f"{where}: {_local(prop)} holds more than one geometry.",
                                  _local(prop))
                 if shapes:
-                    geometry, crs = _geometry(target, shapes[0], where, self.dialect, default)
+                    geometry, crs = _geometry(target, shapes[0], where, self.dialect, default, positions)
                 continue
             if _elements(prop):
                 raise _error("InvalidParameterValue", f"{where}: {_local(prop)} holds elements; its type is "
