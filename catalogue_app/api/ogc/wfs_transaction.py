@@ -305,10 +305,20 @@ def _date_value(raw: str) -> str:
     return date.fromisoformat(raw.strip().replace("/", "-")[:10]).isoformat()
 
 
+_BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+
+
+def _boolean_value(raw: str) -> bool:
+    found = _BOOLEANS.get(raw.strip().lower())
+    if found is None:
+        raise ValueError(raw)
+    return found
+
+
 # What ``_value`` gives for the commonest values of a type, quicker; anything else (empty, another
 # form, wrong) raises ValueError, and ``_value`` reads it (or says why not).
-_QUICK: dict[str, Any] = {"xsd:string": str, "xsd:date": _date_value, **{kind: _int_value for kind in INTEGER_TYPES},
-                          **{kind: _real_value for kind in REAL_TYPES}}
+_QUICK: dict[str, Any] = {"xsd:string": str, "xsd:date": _date_value, "xsd:boolean": _boolean_value,
+                          **{kind: _int_value for kind in INTEGER_TYPES}, **{kind: _real_value for kind in REAL_TYPES}}
 
 
 def _geometry(target: Target, element: etree._Element, where: str, dialect: Dialect,
