@@ -704,10 +704,11 @@ def _insert_many(conn: sqlite3.Connection, layer: Layer, changes: list[Insert], 
                          [(fid, x0, x1, y0, y1) for fid, (x0, y0, x1, y1) in zip(fids, bounds.tolist())])
         conn.execute(trigger[1])
     work.inserted.extend(fids)
-    every = list(layer.fields)
+    every = tuple(layer.fields)
     encode = msgspec.json.Encoder().encode  # the values are text, numbers or None here: JSON as _json makes it
-    work.records.extend((fid, "insert", None, encode({name: values.get(name) for name in every}).decode(), 1, None,
-                         wkb) for fid, values, wkb in zip(fids, rows, wkbs))
+    work.records.extend((fid, "insert", None, encode(values if tuple(values) == every else
+                                                     {name: values.get(name) for name in every}).decode(), 1, None, wkb)
+                        for fid, values, wkb in zip(fids, rows, wkbs))
     work.grown.append((float(bounds[:, 0].min()), float(bounds[:, 1].min()), float(bounds[:, 2].max()),
                        float(bounds[:, 3].max())))
 

@@ -150,6 +150,10 @@ class Target:
     default_crs: CrsName | None = None           # the CRS of geometries without srsName
     known: dict[str, str] = field(default_factory=dict)     # property names read so far -> field
     tags: dict[str, str] = field(default_factory=dict)      # property elements' tags -> field ("": not one)
+    quick: dict[str, Any] = field(default_factory=dict)     # field -> its commonest values read quickly (_QUICK)
+
+    def __post_init__(self) -> None:
+        self.quick = {name: _QUICK[kind] for name, kind in self.fields.items() if kind in _QUICK}
 
     @property
     def name(self) -> str:
@@ -281,6 +285,40 @@ def _value(target: Target, name: str, raw: str | None, where: str) -> Any:
         raise _error("InvalidParameterValue", f'{where}: "{text[:80]}" is not a value of {xml_name(name)}, '
                      f"whose type is {kind}.", xml_name(name)) from None
     return raw
+
+
+def _int_value(raw: str) -> int:
+    text = raw.strip()
+    if _INTEGER.match(text):
+        return int(text)
+    raise ValueError(text)
+
+
+def _real_value(raw: str) -> float:
+    number = float(raw)
+    if math.isfinite(number):
+        return number
+    raise ValueError(raw)
+
+
+def _date_value(raw: str) -> str:
+    return date.fromisoformat(raw.strip().replace("/", "-")[:10]).isoformat()
+
+
+_BOOLEANS = {"true": True, "1": True, "false": False, "0": False}
+
+
+def _boolean_value(raw: str) -> bool:
+    found = _BOOLEANS.get(raw.strip().lower())
+    if found is None:
+        raise ValueError(raw)
+    return found
+
+
+# What ``_value`` gives for the commonest values of a type, quicker; anything else (empty, another
+# form, wrong) raises ValueError, and ``_value`` reads it (or says why not).
+_QUICK: dict[str, Any] = {"xsd:string": str, "xsd:date": _date_value, "xsd:boolean": _boolean_value,
+                          **{kind: _int_value for kind in INTEGER_TYPES}, **{kind: _real_value for kind in REAL_TYPES}}
 
 
 def _geometry(target: Target, element: etree._Element, where: str, dialect: Dialect,
@@ -574,9 +612,10 @@ class TransactionReader:
         position as a tuple, see ``_geometry``)."""
         properties: dict[str, Any] = {}
         geometry, crs = None, None
+        tags, quick_of, column = target.tags, target.quick, target.geometry
         for prop in feature:
             tag = prop.tag
-            name = target.tags.get(tag) if isinstance(tag, str) else ""  # "": a comment or a processing instruction
+            name = tags.get(tag) if isinstance(tag, str) else ""  # "": a comment or a processing instruction
             if name is None:
                 namespace, local = _split(tag)
                 if namespace in GML_NAMESPACES and local in ("boundedBy", "name", "description", "identifier",
@@ -584,14 +623,25 @@ class TransactionReader:
                     name = ""
                 else:
                     name = target.property(local, where)
-                if len(target.tags) < 1024:
-                    target.tags[tag] = name
+                if len(tags) < 1024:
+                    tags[tag] = name
             if not name:
                 continue
             if not len(prop):  # text alone (the commonest)
-                if name != target.geometry:
-                    nil = bool(prop.keys()) and (prop.get(XSI_NIL) or "").strip().lower() == "true"
-                    properties[name] = None if nil else _value(target, name, prop.text or "", where)
+                if name == column:
+                    continue
+                if prop.keys() and (prop.get(XSI_NIL) or "").strip().lower() == "true":
+                    properties[name] = None
+                    continue
+                text = prop.text or ""
+                quick = quick_of.get(name)
+                if quick is not None:
+                    try:
+                        properties[name] = quick(text)
+                        continue
+                    except (ValueError, OverflowError):
+                        pass
+                properties[name] = _value(target, name, text, where)
                 continue
             shapes = ([prop[0]] if is_gml(prop[0]) else []) if len(prop) == 1 else [c for c in _elements(prop) if is_gml(c)]
             if name == target.geometry:
