@@ -55,7 +55,8 @@ class GmlGeometry:
 _TAGS: dict[str, tuple[str | None, str]] = {}   # tag -> (namespace, local name), the tags seen so far
 
 
-def _split(tag: str) -> tuple[str | None, str]:
+def split_tag(tag: str) -> tuple[str | None, str]:
+    """(namespace, local name) of an element's tag, remembered for the tags seen so far."""
     found = _TAGS.get(tag)
     if found is None:
         name = etree.QName(tag)
@@ -67,7 +68,7 @@ def _split(tag: str) -> tuple[str | None, str]:
 
 def local(element: etree._Element) -> str:
     tag = element.tag
-    return _split(tag)[1] if isinstance(tag, str) else ""
+    return split_tag(tag)[1] if isinstance(tag, str) else ""
 
 
 def is_gml(element: etree._Element) -> bool:
@@ -75,7 +76,7 @@ def is_gml(element: etree._Element) -> bool:
     tag = element.tag
     if not isinstance(tag, str):
         return False
-    namespace, name = _split(tag)
+    namespace, name = split_tag(tag)
     return namespace in GML_NAMESPACES and name in GEOMETRIES
 
 

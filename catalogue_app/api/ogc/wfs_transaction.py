@@ -47,7 +47,7 @@ from catalogue_app.geo.features import (
     parse_crs_name,
     read_features,
 )
-from catalogue_app.geo.gml_read import GmlError, is_gml, make_points, point_position, read_geometry
+from catalogue_app.geo.gml_read import GmlError, is_gml, make_points, point_position, read_geometry, split_tag
 from catalogue_app.geo.xml import read_xml
 from catalogue_app.services import edits as edits_service
 from catalogue_app.services.errors import Forbidden, Invalid, NotFound, NotSignedIn, Refused
@@ -74,27 +74,14 @@ def _error(code: str, message: str, locator: str | None = "Transaction") -> OgcE
     return OgcError(code, message, locator, 200)
 
 
-_TAGS: dict[str, tuple[str | None, str]] = {}   # tag -> (namespace, local name), the tags seen so far
-
-
-def _split(tag: str) -> tuple[str | None, str]:
-    found = _TAGS.get(tag)
-    if found is None:
-        name = etree.QName(tag)
-        found = (name.namespace, name.localname)
-        if len(_TAGS) < 4096:
-            _TAGS[tag] = found
-    return found
-
-
 def _local(element: etree._Element) -> str:
     tag = element.tag
-    return _split(tag)[1] if isinstance(tag, str) else ""
+    return split_tag(tag)[1] if isinstance(tag, str) else ""
 
 
 def _namespace(element: etree._Element) -> str | None:
     tag = element.tag
-    return _split(tag)[0] if isinstance(tag, str) else None
+    return split_tag(tag)[0] if isinstance(tag, str) else None
 
 
 def _elements(element: etree._Element) -> list[etree._Element]:
@@ -617,7 +604,7 @@ class TransactionReader:
             tag = prop.tag
             name = tags.get(tag) if isinstance(tag, str) else ""  # "": a comment or a processing instruction
             if name is None:
-                namespace, local = _split(tag)
+                namespace, local = split_tag(tag)
                 if namespace in GML_NAMESPACES and local in ("boundedBy", "name", "description", "identifier",
                                                              "location", "metaDataProperty"):
                     name = ""
