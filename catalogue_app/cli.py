@@ -443,6 +443,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("ids", nargs="+", type=_count, metavar="ID", help="resource ids")
     p.set_defaults(run=publish)
 
+    from catalogue_app.packages import cli as package_cli
+
+    package_cli.add_parsers(commands, common)
+
     from catalogue_app.management.registry import COMMANDS
 
     for name in COMMANDS:

@@ -1296,9 +1296,72 @@ CREATE TABLE IF NOT EXISTS resource_history_cuts (
 """
 
 
+# Migration 32: field packages (catalogue_app/packages/). ``catalogue_identity`` holds this
+# catalogue's own id, made once, which the packages it exports name as their maker. ``packages``
+# are the packages this catalogue exported or imported; ``package_members`` the resources each
+# one carried, with this catalogue's version of each when it exported it or after it imported
+# it (the sync points a later "since" package is compared with); ``package_conflicts`` the
+# resources changed on both sides, the incoming copy kept aside until a user chooses.
+PACKAGES = """
+CREATE TABLE IF NOT EXISTS catalogue_identity (
+    id       TEXT PRIMARY KEY,
+    created  TEXT NOT NULL
+);
+INSERT INTO catalogue_identity (id, created)
+    SELECT lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4' || substr(hex(randomblob(2)), 2)
+                 || '-' || substr('89ab', 1 + (abs(random()) % 4), 1) || substr(hex(randomblob(2)), 2)
+                 || '-' || hex(randomblob(6))),
+           strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+    WHERE NOT EXISTS (SELECT 1 FROM catalogue_identity);
+CREATE TABLE IF NOT EXISTS packages (
+    id         TEXT PRIMARY KEY,                 -- the manifest's id (a uuid)
+    direction  TEXT NOT NULL CHECK (direction IN ('export', 'import')),
+    created    TEXT NOT NULL,                    -- when this catalogue exported or imported it
+    user_id    INTEGER REFERENCES users(id) ON DELETE SET NULL,
+    maker      TEXT NOT NULL,                    -- the id of the catalogue that made it
+    base       TEXT,                             -- a "since" package: the package it follows
+    file_name  TEXT,                             -- an export: its file under packages/ (NULL once removed)
+    size       INTEGER,
+    manifest   TEXT NOT NULL DEFAULT '{}',       -- the manifest, as JSON
+    report     TEXT NOT NULL DEFAULT '{}'        -- what exporting or importing it did, as JSON
+);
+CREATE INDEX IF NOT EXISTS packages_base ON packages(base) WHERE base IS NOT NULL;
+CREATE TABLE IF NOT EXISTS package_members (
+    package_id          TEXT NOT NULL REFERENCES packages(id) ON DELETE CASCADE,
+    uuid                TEXT NOT NULL,           -- the resource's uuid (the same in every catalogue)
+    local_version       INTEGER NOT NULL DEFAULT 0,  -- this catalogue's latest version number of it
+                                                     -- when exported, or after the import
+    local_data_version  INTEGER NOT NULL DEFAULT 0,  -- datasets.data_version then
+    peer_version        INTEGER,                 -- an import: the version number the package gave
+    peer_data_version   INTEGER,
+    data                TEXT NOT NULL DEFAULT 'none',  -- whole | clipped | changes | metadata_only | remote | none
+    outcome             TEXT,                    -- an import: created | updated | unchanged | conflict |
+                                                 -- deleted | kept | refused | failed
+    PRIMARY KEY (package_id, uuid)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS package_members_uuid ON package_members(uuid);
+CREATE TABLE IF NOT EXISTS package_conflicts (
+    id             INTEGER PRIMARY KEY,
+    package_id     TEXT NOT NULL REFERENCES packages(id) ON DELETE CASCADE,
+    uuid           TEXT NOT NULL,
+    resource_id    INTEGER REFERENCES resources(id) ON DELETE SET NULL,
+    kind           TEXT NOT NULL,                -- changed_both | deleted_here | deleted_there
+    title          TEXT NOT NULL DEFAULT '',
+    created        TEXT NOT NULL,
+    version_uuid   TEXT,                         -- the incoming copy: a resource_versions row kept aside
+    folder         TEXT,                         -- its files, under files/ (NULL: none)
+    record         TEXT NOT NULL DEFAULT '{}',   -- its record, as the package carried it
+    state          TEXT NOT NULL DEFAULT 'open', -- open | kept_local | kept_incoming | kept_both
+    resolved       TEXT,
+    resolved_by    INTEGER REFERENCES users(id) ON DELETE SET NULL
+);
+CREATE INDEX IF NOT EXISTS package_conflicts_open ON package_conflicts(resource_id) WHERE state = 'open';
+"""
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
                     RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT, token_details, resource_origins,
-                    listed_extents, unlisted_words, versions, HISTORY_CUTS]
+                    listed_extents, unlisted_words, versions, HISTORY_CUTS, PACKAGES]
