@@ -254,6 +254,12 @@ def test_estimate(pk):
                                                        "clip": "true"})
         assert r.status_code == 200, r.text
         assert 0 < r.json()["bytes"] < whole["bytes"]
+        r = c.get("/api/v2/packages/estimate", params={"query": f"filter{{pk}}={pk['document']['pk']}"})
+        assert r.status_code == 200 and r.json()["resources"] == 1, r.text
+        schema = c.get("/api/v2/schema/", params={"format": "json"}).json()
+        assert {"/api/v2/packages/estimate/", "/api/v2/packages/exports/", "/api/v2/packages/{package_id}/download/",
+                "/api/v2/packages/", "/api/v2/packages/{package_id}/"} <= set(schema["paths"])
+        assert "ExportRequest" in json.dumps(schema["paths"]["/api/v2/packages/exports/"]["post"])
     with login(pk["srv"], pk["member"]) as c:
         r = c.get("/api/v2/packages/estimate", params={"ids": int(pk["points"]["pk"])})
         assert r.json() == {"resources": 1, "bytes": r.json()["bytes"], "left_out": 1}
