@@ -377,3 +377,12 @@ def test_since_a_package_carries_the_changes_the_deletions_and_the_new(pk, tmp_p
     # the versions after the base only
     assert record["history"] and all(v["number"] > base_version for v in record["history"])
     assert record["fields"]["abstract"] == "seen in the field"
+
+
+def test_a_superuser_and_the_owner_take_private_data_with_it(pk, tmp_path):
+    points = pk["points"]
+    for client in (pk["admin"], login(pk["srv"], pk["owner"])):
+        z = download(client, export(client, {"ids": [int(points["pk"])]}), tmp_path)
+        manifest = manifest_of(z)
+        assert by_uuid(manifest)[points["uuid"]]["data"] == "whole" and manifest["left_out"] == []
+        assert f"resources/{points['uuid']}/data/data.gpkg" in z.namelist()
