@@ -6,7 +6,6 @@ for each kind of caller; and bad requests, each a 400 in the error envelope."""
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import zipfile
 from pathlib import Path
