@@ -237,6 +237,11 @@ def _end_record(path: Path, label: str) -> tuple[int, int]:
     return entries, cd_size
 
 
+def _why(exc: BaseException) -> str:
+    """A reading error in few words (zipfile names the member again, which the message does)."""
+    return str(exc).split(" for file ")[0] or type(exc).__name__
+
+
 def _size(n: int) -> str:
     return zips.size_label(n)
 
@@ -426,7 +431,7 @@ class Package:
             with self._zip.open(self._infos[name]) as src:
                 return src.read(MAX_MANIFEST + 1)
         except _READ_ERRORS as exc:
-            raise PackageError(f"{self.label} is damaged: '{name}' cannot be read ({exc}).") from None
+            raise PackageError(f"{self.label} is damaged: '{name}' cannot be read ({_why(exc)}).") from None
 
     def names(self) -> list[str]:
         """The members listed in the manifest, in the zip's order."""
@@ -450,13 +455,13 @@ class Package:
         try:
             src = self._zip.open(self._infos[name])
         except _READ_ERRORS as exc:
-            raise PackageError(f"{self.label} is damaged: '{name}' cannot be read ({exc}).") from None
+            raise PackageError(f"{self.label} is damaged: '{name}' cannot be read ({_why(exc)}).") from None
         with src:
             while True:
                 try:
                     chunk = src.read(CHUNK)
                 except _READ_ERRORS as exc:
-                    raise PackageError(f"{self.label} is damaged: '{name}' cannot be read ({exc}).") from None
+                    raise PackageError(f"{self.label} is damaged: '{name}' cannot be read ({_why(exc)}).") from None
                 if not chunk:
                     break
                 size += len(chunk)
