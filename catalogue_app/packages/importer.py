@@ -406,7 +406,7 @@ def create_from_record(conn: Connection, record: dict[str, Any], folder: Path | 
         if record.get("resource_type") == "dataset" and data_version:
             package_writes.set_data_version(conn, rid, data_version)
         _thumbnail(conn, rid, uuid, record, folder, files_dir)
-        written.data_changed = bool(found)
+        written.data_changed = bool(found) and _member_path(folder, record, record.get("thumbnail")) is None
     except BaseException:
         written.undo()
         raise
