@@ -194,3 +194,24 @@ def test_an_update_needs_the_change_right(office, field):
         report = back(office, field, manifest["id"], as_client=s)
     assert uuids(report, "refused") == {doc["uuid"]}, report
     assert c.get(f"/api/v2/resources/{doc['pk']}").json()["resource"]["title"] == "A note someone else brings back"
+
+
+def test_the_command_line_refuses_a_damaged_package_with_exit_1(office, field):
+    path = field["tmp"] / "office.zip"
+    make_package(office["dir"], path)
+    cut = field["tmp"] / "cut.zip"
+    cut.write_bytes(path.read_bytes()[:-200])
+    before = counts(field["dir"])
+    done = import_cli(field["dir"], cut)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "Refused:" in done.stderr and "cut.zip" in done.stderr, done.stderr
+    done = import_cli(field["dir"], path, "--user", "nobody-here")
+    assert done.returncode == 1 and "nobody-here" in done.stderr, done.stderr
+    assert counts(field["dir"]) == before
+
+
+def test_the_import_is_in_the_openapi_document(field):
+    paths = field["admin"].get("/api/v2/schema/", params={"format": "json"}).json()["paths"]
+    assert "post" in paths["/api/v2/packages/imports/"]
+    body = paths["/api/v2/packages/imports/"]["post"]["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert body
