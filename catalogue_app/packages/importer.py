@@ -490,6 +490,13 @@ def _update_data(conn: Connection, rid: int, record: dict[str, Any], folder: Pat
         rows = _move_files(found, target, written)
         path = files.working_copy(target)
         if path is not None and path.suffix == ".gpkg":
+            # the data versions the new file holds join our history (numbered after ours where
+            # taken), the file's own numbers following; then the replace is a version of ours
+            inside = {v["uuid"] for v in gpkg_edit.versions(path)}
+            added = package_writes.add_history(conn, rid, [v for v in record.get("history") or []
+                                                           if v.get("uuid") in inside])
+            for version_uuid, number in sorted(added, key=lambda a: -a[1]):
+                gpkg_edit.renumber(path, version_uuid, number)
             user = history.username_of(conn, by_user_id)
             version = versions.add(conn, rid, kind="replace", via=VIA, user_id=by_user_id, username=user,
                                    summary={"files": sorted(n for n, _, _ in rows)})
