@@ -676,16 +676,11 @@ def _sync_point(conn: Connection, package_id: str, item: Item) -> None:
 
 def _set_aside(conn: Connection, package_id: str, record: dict[str, Any] | None, item: Item, folder: Path | None,
                files_dir: Path) -> None:
-    """The incoming copy kept aside (packages/conflicts.py); until that exists, listed only."""
-    try:
-        from catalogue_app.packages import conflicts
-    except ImportError:
-        return
-    try:
-        conflicts.set_aside(conn, package_id, record or {}, item.pk, item.kind or "changed_both", folder,
-                            files_dir=files_dir)
-    except NotImplementedError:
-        log.info("conflicts are not kept aside yet: %s listed only", item.uuid)
+    """The incoming copy kept aside (packages/conflicts.py): ours stays as it is."""
+    from catalogue_app.packages import conflicts  # (it calls this module back to resolve)
+
+    conflicts.set_aside(conn, package_id, record or {}, item.pk, item.kind or "changed_both", folder,
+                        files_dir=files_dir)
 
 
 def after(done: Done, db, files_dir: Path) -> None:

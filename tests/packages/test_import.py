@@ -238,3 +238,20 @@ def test_data_replaced_in_the_field_replace_ours_as_a_version(office, field):
                                          "layers": countries["alternate"], "styles": "", "crs": "EPSG:4326",
                                          "bbox": "-90,-180,90,180", "width": 128, "height": 64, "format": "image/png"})
     assert r.status_code == 200 and r.headers["content-type"] == "image/png"
+
+
+def test_a_change_kept_here_is_not_overwritten_by_a_later_package(office, field):
+    c = office["c"]
+    doc = upload_document(c, "A note changed here, later there")
+    manifest, fc, pks = out_and_back(office, field, doc["uuid"])
+    assert c.patch(f"/api/v2/resources/{doc['pk']}", json={"title": "Office's version"}).status_code == 200
+    first = field["tmp"] / "first.zip"
+    make_package(field["dir"], first, uuids_=[doc["uuid"]])
+    report = import_over_http(office["admin"], first)["output_params"]["report"]
+    assert uuids(report, "unchanged") == {doc["uuid"]}, report
+    assert fc.patch(f"/api/v2/resources/{pks[doc['uuid']]}", json={"title": "Field's version"}).status_code == 200
+    second = field["tmp"] / "second.zip"
+    make_package(field["dir"], second, uuids_=[doc["uuid"]])
+    report = import_over_http(office["admin"], second)["output_params"]["report"]
+    assert uuids(report, "conflicts") == {doc["uuid"]}, report
+    assert c.get(f"/api/v2/resources/{doc['pk']}").json()["resource"]["title"] == "Office's version"
