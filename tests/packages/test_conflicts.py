@@ -106,12 +106,7 @@ def test_deleted_here_has_no_version_and_belongs_to_its_importer(world):
 
 
 # -- keeping theirs or both: the import writes the record (packages/importer.py) --------------------
-def needs_import():
-    pytest.importorskip("catalogue_app.packages._write", reason="the import's writing of records is not here yet")
-
-
 def test_keep_incoming_makes_theirs_a_new_version(world):
-    needs_import()
     here, cid, title = changed_both(world)
     r = world.resolve(cid, "incoming")
     assert r.status_code == 200, r.text
@@ -127,7 +122,6 @@ def test_keep_incoming_makes_theirs_a_new_version(world):
 
 
 def test_keep_both_makes_theirs_a_new_resource(world):
-    needs_import()
     here, cid, title = changed_both(world)
     r = world.resolve(cid, "both")
     assert r.status_code == 200, r.text
