@@ -23,7 +23,6 @@ import json
 import logging
 import mimetypes
 import os
-import shutil
 import uuid as uuids
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -705,6 +704,3 @@ def after(done: Done, db, files_dir: Path) -> None:
     for rid in done.data_changed:
         thumbnails.redraw_after_quiet(db, files_dir, rid, quiet=0)
 
-
-def remove_tree(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)
