@@ -90,6 +90,10 @@ def claim(conn: Connection, viewer: Viewer, conflict_id: int, keep: Any) -> Row:
         raise Invalid("keep: the incoming side deleted this resource; keep local or incoming.")
     if keep in ("both", "incoming") and not record.get("fields") and row["kind"] != "deleted_there":
         raise Invalid("keep: the package carried no copy of this resource to keep.")
+    if keep == "both" and record.get("resource_type") == "dataset" and not _brings_data(record) \
+            and package_conflicts.member_data(conn, row["package_id"], row["uuid"]) == "changes":
+        raise Invalid("keep: this package brought only the feature edits made since the last package, not the whole"
+                      " data, so a copy beside ours would have no data: keep local or incoming.")
     if keep == "both" and not rules.may_add_resources(viewer):
         raise Forbidden("You may not add resources, so you may not keep both copies.")
     resource = _resource(conn, viewer, row)
