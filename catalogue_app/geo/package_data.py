@@ -92,6 +92,7 @@ def clip_vector(source: Path, target: Path, bbox: Box) -> int:
             written = 0
             fid_name = info.get("fid_column") or "fid"
             options = {"FID": fid_name, "GEOMETRY_NAME": info.get("geometry_name") or "geom"}
+            part = target.with_name(target.name + ".part.gpkg")
             for start in range(0, len(fids), BATCH):
                 meta, got, geometry, field_data = pyogrio.raw.read(source, layer=layer, fids=fids[start:start + BATCH],
                                                                    return_fids=True)
@@ -99,12 +100,20 @@ def clip_vector(source: Path, target: Path, bbox: Box) -> int:
                 keep = np.asarray(shapely.intersects(area, shapes), dtype=bool) & ~shapely.is_missing(shapes)
                 if not keep.any():
                     continue
+                # a field named as the FID column gives each feature its fid (GDAL's GeoPackage driver)
                 names = [fid_name, *meta["fields"]]
                 values = [np.asarray(got)[keep], *(np.asarray(v)[keep] for v in field_data)]
-                pyogrio.raw.write(target, np.asarray(geometry, dtype=object)[keep], values, names, layer=layer,
+                into = part if written else target
+                part.unlink(missing_ok=True)
+                pyogrio.raw.write(into, np.asarray(geometry, dtype=object)[keep], values, names, layer=layer,
                                   driver="GPKG", geometry_type=info["geometry_type"], crs=info["crs"],
-                                  encoding="UTF-8", append=written > 0, layer_options=None if written else options)
+                                  encoding="UTF-8", layer_options=options)
+                if written:  # GDAL appends no fids: the batch's rows are copied in by SQLite
+                    _append(target, part, layer)
                 written += int(keep.sum())
+            part.unlink(missing_ok=True)
+            if written:
+                _set_extent(target, layer, options["GEOMETRY_NAME"])
             if not written:  # an empty layer of the same shape: the dataset is there, with nothing in the area
                 meta, _, geometry, field_data = pyogrio.raw.read(source, layer=layer, max_features=0)
                 pyogrio.raw.write(target, geometry, field_data, meta["fields"], layer=layer, driver="GPKG",
@@ -115,6 +124,36 @@ def clip_vector(source: Path, target: Path, bbox: Box) -> int:
     except Exception as exc:  # GDAL's own errors come in several types
         raise GeoError(f"The dataset could not be clipped: {exc}") from exc
     return written
+
+
+def _append(target: Path, part: Path, layer: str) -> None:
+    """Copy the rows of ``layer`` in the GeoPackage ``part`` (made as ``target`` was) into ``target``."""
+    conn = gpkg_edit.connect(target, wal=False)
+    try:
+        conn.execute("ATTACH DATABASE ? AS part", (str(part),))
+        conn.execute("BEGIN")
+        conn.execute(f'INSERT INTO main."{_quoted(layer)}" SELECT * FROM part."{_quoted(layer)}"')
+        conn.execute("COMMIT")
+        conn.execute("DETACH DATABASE part")
+    finally:
+        conn.close()
+
+
+def _set_extent(target: Path, layer: str, geometry: str) -> None:
+    """The layer's extent in gpkg_contents, from its spatial index (rows copied in by SQLite)."""
+    conn = gpkg_edit.connect(target, wal=False)
+    try:
+        index = f"rtree_{layer}_{geometry}"
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (index,)).fetchone():
+            box = conn.execute(f'SELECT min(minx), min(miny), max(maxx), max(maxy) FROM "{_quoted(index)}"').fetchone()
+            conn.execute("UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, max_y = ? WHERE table_name = ?",
+                         (*box, layer))
+    finally:
+        conn.close()
+
+
+def _quoted(name: str) -> str:
+    return name.replace('"', '""')
 
 
 def clip_raster(source: Path, target: Path, bbox: Box) -> bool:

@@ -88,7 +88,7 @@ def test_a_dry_run_writes_nothing(office, field):
 
 
 # -- back from the field: a "since" package ----------------------------------------------------------
-from tests.conftest import USER_PASSWORD  # noqa: E402
+from tests.conftest import USER_PASSWORD, poll  # noqa: E402
 from tests.packages.conftest import upload_countries, upload_document  # noqa: E402
 
 WFS = {"service": "WFS", "version": "2.0.0", "request": "GetFeature", "outputFormat": "application/json"}
@@ -215,3 +215,43 @@ def test_the_import_is_in_the_openapi_document(field):
     assert "post" in paths["/api/v2/packages/imports/"]
     body = paths["/api/v2/packages/imports/"]["post"]["requestBody"]["content"]["multipart/form-data"]["schema"]
     assert body
+
+
+def test_data_replaced_in_the_field_replace_ours_as_a_version(office, field):
+    from tests.api.test_uploads import CITIES, shapefile_parts
+
+    c = office["c"]
+    countries = upload_countries(c, "Countries replaced in the field")
+    manifest, fc, pks = out_and_back(office, field, countries["uuid"])
+    fpk = pks[countries["uuid"]]
+    r = fc.post("/api/v2/uploads/upload", files=shapefile_parts(CITIES),
+                data={"action": "replace", "resource_pk": str(fpk), "overwrite_existing_layer": "true"})
+    assert r.status_code == 201, r.text
+    assert poll(fc, f"/api/v2/resource-service/execution-status/{r.json()['execution_id']}")["status"] == "finished"
+    report = back(office, field, manifest["id"])
+    assert uuids(report, "updated") == {countries["uuid"]}, json.dumps(report, indent=1)
+    now = features(c, countries["alternate"])
+    assert len(now) == 243
+    history = c.get(f"/api/v2/resources/{countries['pk']}/versions").json()["versions"]
+    assert any(v["kind"] == "replace" and v["via"] == "package" for v in history), history
+    r = c.get("/geoserver/ows", params={"service": "WMS", "version": "1.3.0", "request": "GetMap",
+                                         "layers": countries["alternate"], "styles": "", "crs": "EPSG:4326",
+                                         "bbox": "-90,-180,90,180", "width": 128, "height": 64, "format": "image/png"})
+    assert r.status_code == 200 and r.headers["content-type"] == "image/png"
+
+
+def test_a_change_kept_here_is_not_overwritten_by_a_later_package(office, field):
+    c = office["c"]
+    doc = upload_document(c, "A note changed here, later there")
+    manifest, fc, pks = out_and_back(office, field, doc["uuid"])
+    assert c.patch(f"/api/v2/resources/{doc['pk']}", json={"title": "Office's version"}).status_code == 200
+    first = field["tmp"] / "first.zip"
+    make_package(field["dir"], first, uuids_=[doc["uuid"]])
+    report = import_over_http(office["admin"], first)["output_params"]["report"]
+    assert uuids(report, "unchanged") == {doc["uuid"]}, report
+    assert fc.patch(f"/api/v2/resources/{pks[doc['uuid']]}", json={"title": "Field's version"}).status_code == 200
+    second = field["tmp"] / "second.zip"
+    make_package(field["dir"], second, uuids_=[doc["uuid"]])
+    report = import_over_http(office["admin"], second)["output_params"]["report"]
+    assert uuids(report, "conflicts") == {doc["uuid"]}, report
+    assert c.get(f"/api/v2/resources/{doc['pk']}").json()["resource"]["title"] == "Office's version"
