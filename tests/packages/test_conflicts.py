@@ -151,3 +151,23 @@ def test_the_aside_files_are_no_orphans_and_go_into_backups(world):
     archive = world.srv.data_dir / "backups" / f"conflicts-{cid}.tar"
     with tarfile.open(archive) as tar:
         assert f"files/aside-{cid}/data/notes.txt" in tar.getnames()
+
+
+def test_an_incoming_copy_that_cannot_be_written_leaves_all_as_it_was(world):
+    """A record the import cannot write (a field of the wrong kind): 409 with the reason, the
+    resource, its history, the conflict and its files as they were."""
+    doc = world.new_document()
+    world.patch(doc["pk"], title=unique("Office title "))
+    here = world.resource(doc["pk"])
+    record = world.incoming(here, title={"not": "a title"})
+    cid = world.set_aside(here, record, folder=world.files_under_tmp())
+    history = world.versions(here["pk"])
+    for _try in range(2):
+        r = world.resolve(cid, "incoming")
+        assert r.status_code == 409, r.text
+        assert "could not be written here" in r.json()["errors"][0]
+        assert world.conflict(cid).json()["conflict"]["state"] == "open"
+        assert world.versions(here["pk"]) == history
+        assert world.resource(here["pk"])["title"] == here["title"]
+        assert (world.files / f"aside-{cid}" / "data" / "notes.txt").is_file()
+    assert world.resolve(cid, "local").status_code == 200
