@@ -171,3 +171,23 @@ def test_an_incoming_copy_that_cannot_be_written_leaves_all_as_it_was(world):
         assert world.resource(here["pk"])["title"] == here["title"]
         assert (world.files / f"aside-{cid}" / "data" / "notes.txt").is_file()
     assert world.resolve(cid, "local").status_code == 200
+
+
+def test_vacuum_stops_at_an_open_conflict_and_drops_a_resolved_one(world):
+    """``catalogue vacuum --drop-versions-before`` keeps the copy an open conflict keeps aside (and
+    what follows it); once resolved, its version goes with the others before the date."""
+    from tests.management.backup_helpers import job
+
+    here, cid, _title = changed_both(world)
+    world.patch(here["pk"], title=unique("Office title, later "))
+    numbers = [(v["number"], v["kind"]) for v in world.versions(here["pk"])]
+    assert [kind for _n, kind in numbers] == ["metadata", "incoming", "metadata"]
+    cutoff = world.versions(here["pk"])[0]["created"]
+    admin = world.client("admin")
+    assert job(admin, "vacuum", drop_versions_before=cutoff)["outcome"] == "SUCCESS"
+    assert [(v["number"], v["kind"]) for v in world.versions(here["pk"])] == numbers[:2]
+    assert world.resolve(cid, "local").status_code == 200
+    assert job(admin, "vacuum", drop_versions_before=cutoff)["outcome"] == "SUCCESS"
+    assert [(v["number"], v["kind"]) for v in world.versions(here["pk"])] == numbers[:1]
+    shown = world.conflict(cid).json()["conflict"]
+    assert shown["state"] == "kept_local" and shown["version"] is None
