@@ -139,7 +139,7 @@ def plan(conn: Connection, manifest: dict[str, Any], user_id: int | None) -> lis
         row = package_writes.resource_by_uuid(conn, item.uuid)
         item.pk = row["id"] if row is not None else None
         done = earlier.get(item.uuid)
-        if maker == ours and not base:
+        if (maker == ours and not base) or (before is not None and before["direction"] == "export"):
             item.message = "This catalogue made this package."
         elif done is not None and done["outcome"] not in ("failed", None):
             item.message, item.again = "This package was imported before.", True
@@ -599,7 +599,10 @@ def commit(conn: Connection, manifest: dict[str, Any], signer: str | None, recor
     items = plan(conn, manifest, user_id)
     package_id = manifest["id"]
     ours = packages.our_id(conn)
-    writes = manifest["catalogue"]["id"] != ours or bool(manifest.get("base"))
+    exported = packages.get(conn, package_id)
+    # a package of ours (or one this catalogue exported) leaves the sync points as they are
+    writes = (manifest["catalogue"]["id"] != ours or bool(manifest.get("base"))) and not (
+        exported is not None and exported["direction"] == "export")
     if writes:
         packages.record_import(conn, package_id, maker=manifest["catalogue"]["id"], base=manifest.get("base"),
                                user_id=user_id, manifest=manifest)
