@@ -51,7 +51,7 @@ def setting(flagged_server):
             "datasets": dataset_pk, "resources": dataset_pk,
             "users": make_user(admin)["pk"], "groups": make_group(admin)["pk"],
             # bodies read before the object is looked up: no object needed
-            "harvesters": 999999, "remotes": 999999,
+            "harvesters": 999999, "remotes": 999999, "packages": 999999,
         }
         yield doc, made, admin, flagged_server
 
