@@ -85,6 +85,8 @@ def export_over_http(client, **cut) -> tuple[dict, bytes]:
 
 
 def test_take_offline_then_import_in_the_field(tab, field_tab, office, tmp_path):
+    tab.go("/", wait="section.search[data-loaded] .card")
+    assert not tab.page.is_visible("#take-offline")  # signed-in users only
     tab.sign_in("alice", USER_PASSWORD)
     tab.go("/?extent=" + ",".join(str(v) for v in AREA), wait="section.search[data-loaded] .card")
     tab.page.click("#take-offline")

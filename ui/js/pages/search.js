@@ -76,7 +76,7 @@ function build(main) {
       button.removeAttribute('aria-pressed');
       if (box) setParams({ extent: box.join(',') });
     } }, 'Draw an area'),
-    currentUser() ? h('button', { type: 'button', class: 'secondary', id: 'take-offline', 'aria-haspopup': 'dialog', onclick: (e) => offline(e.currentTarget) }, 'Take offline') : null);
+    h('button', { type: 'button', class: 'secondary', id: 'take-offline', 'aria-haspopup': 'dialog', hidden: !currentUser(), onclick: (e) => offline(e.currentTarget) }, 'Take offline'));
   const root = h('section', { class: 'search' },
     h('h1', { class: 'visually-hidden' }, 'Browse the catalogue'),
     searchForm,
@@ -286,6 +286,7 @@ function emptyState(filtered) {
 
 async function update(params, ctx) {
   view.q.value = params.get('q') || '';
+  view.root.querySelector('#take-offline').hidden = !currentUser();  // signed-in users only
   delete view.root.dataset.loaded;  // set again once these results are shown
   renderChips(params);
   const page = Math.max(1, parseInt(params.get('page') || '1', 10) || 1);
