@@ -27,6 +27,8 @@ def readme_shot(page, name: str) -> None:
     """The page as it is (the screen, not the whole page) for the README, when asked for."""
     if os.environ.get("CATALOGUE_README_SCREENSHOTS"):
         README_SHOTS.mkdir(parents=True, exist_ok=True)
+        page.evaluate("document.getElementById('toast').className = ''")  # "Signed in as ..." fades out first
+        page.wait_for_timeout(300)
         page.screenshot(path=str(README_SHOTS / name))
 
 
@@ -88,7 +90,7 @@ def test_take_offline_then_import_in_the_field(tab, field_tab, office, tmp_path)
     tab.go("/", wait="section.search[data-loaded] .card")
     assert not tab.page.is_visible("#take-offline")  # signed-in users only
     tab.sign_in("alice", USER_PASSWORD)
-    tab.go("/?extent=" + ",".join(str(v) for v in AREA), wait="section.search[data-loaded] .card")
+    tab.go("/?type=dataset&extent=" + ",".join(str(v) for v in AREA), wait="section.search[data-loaded] .card")
     tab.page.click("#take-offline")
     dialog = tab.page.locator("dialog.offline[open]")
     dialog.wait_for()

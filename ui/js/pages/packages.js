@@ -44,7 +44,7 @@ export function reportView(report) {
       report.maker ? [' from the catalogue ', h('code', {}, report.maker)] : null, '. ', signed,
       report.base ? [' It follows the package ', h('code', {}, report.base), '.'] : null),
     h('ul', { class: 'report-counts', 'aria-label': 'Outcome counts' }, counts.map(([key, label, n]) => h('li', { class: n ? `count ${key}` : 'count none', dataset: { outcome: key } },
-      h('strong', {}, String(n)), ` ${label.toLowerCase()}`))),
+      h('strong', {}, String(n)), ` ${key === 'conflicts' && n === 1 ? 'conflict' : label.toLowerCase()}`))),
     OUTCOMES.filter(([key]) => (report[key] || []).length).map(([key, label, meaning]) => h('section', { class: `report-list ${key}`, dataset: { outcome: key } },
       h('h3', {}, `${label} (${report[key].length})`), h('p', { class: 'muted small-text' }, meaning), resourceItems(report[key]))),
     (report.notes || []).length ? h('section', { class: 'report-list notes' }, h('h3', {}, 'Notes'),
@@ -107,7 +107,11 @@ async function importFile(file, dryRun, out, refresh) {
     bar.value = 100;
     const report = state.output_params?.report || {};
     status.textContent = dryRun ? 'Checked.' : 'Imported.';
-    const again = dryRun ? h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => importFile(file, false, out, refresh) }, `Import ${file.name} now`)) : null;
+    const again = dryRun ? h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => {
+      const dry = out.parentElement?.querySelector('input[name=dry_run]');
+      if (dry) dry.checked = false;  // the form says what is done now
+      importFile(file, false, out, refresh);
+    } }, `Import ${file.name} now`)) : null;
     out.append(h('h3', { class: 'report-title', tabindex: '-1' }, dryRun ? 'What importing it would do' : 'Report'), reportView(report));
     if (again) out.append(again);
     out.querySelector('.report-title').focus();
@@ -180,7 +184,7 @@ function conflictCard(c, refill) {
   };
   const rows = (c.differences || []).map((d) => h('tr', { class: 'differs', dataset: { field: d.field } },
     h('th', { scope: 'row' }, fieldLabel(d.field)), value(d.local), value(d.incoming)));
-  const facts = [['Version', (s) => (s.version ? `${s.version}` : '—')], ['Last changed', (s) => shown(s.last_updated)],
+  const facts = [['Version (in its own catalogue)', (s) => (s.version ? `${s.version}` : '—')], ['Last changed', (s) => shown(s.last_updated)],
     ['Changed by', (s) => s.changed_by || '—']];
   for (const [label, of] of facts) {
     rows.push(h('tr', { class: 'fact' }, h('th', { scope: 'row' }, label),
