@@ -64,8 +64,8 @@ NEEDS: dict[str, Need] = {
     "create": Need("add resources"),
     "ingest": INGEST,  # a dataset's ingest is an 'import' whose action is 'ingest'
     "publish": Need("publish resources to a remote", person=rules.may_publish, who="superusers"),
-    "package_export": Need("export packages", person=lambda viewer: not viewer.is_anonymous, who="signed-in users"),
     "package_import": Need("import packages"),
+    "package_export": Need("export packages", person=lambda viewer: not viewer.is_anonymous, who="signed-in users"),
 }
 COMMAND = Need("run management commands", person=rules.may_run_management, who="staff")
 

@@ -28,8 +28,8 @@ JOBS = {
     "apply_metadata": "catalogue_app.jobs.apply:ApplyMetadata",
     "apply_style": "catalogue_app.jobs.apply:ApplyStyle",
     "publish": "catalogue_app.publishing.job:PublishResource",
-    "package_export": "catalogue_app.jobs.package_export:ExportPackage",
     "package_import": "catalogue_app.jobs.package_import:ImportPackage",
+    "package_export": "catalogue_app.jobs.package_export:ExportPackage",
 }
 
 
