@@ -194,3 +194,18 @@ def test_signing_key_in_administration(tab):
     assert fingerprint.startswith("SHA256:")
     assert "CATALOGUE_TRUSTED_KEYS" in tab.page.text_content(".trusted-keys")
     tab.shot("signing-key")
+
+
+def test_a_file_that_is_no_package_is_refused_with_its_reason(tab, alice, tmp_path):
+    bad = tmp_path / "notes.zip"
+    bad.write_bytes(b"these are field notes, not a zip")
+    tab.allow(r"status of 4\d\d .*/api/v2/packages/imports")  # should the refusal come before the job
+    tab.sign_in("alice", USER_PASSWORD)
+    tab.go("/packages", wait="section.packages[data-loaded]")
+    tab.page.set_input_files("form[aria-label='Import a package'] input[type=file]", str(bad))
+    tab.page.click("form[aria-label='Import a package'] button[type=submit]")
+    alert = tab.page.locator(".import-out [role=alert]")
+    alert.wait_for(timeout=60_000)
+    assert alert.text_content().startswith("notes.zip was not imported: ")
+    assert len(alert.text_content()) > len("notes.zip was not imported: ") + 10  # and why
+    tab.shot("not-a-package")
