@@ -78,6 +78,13 @@ class Settings(msgspec.Struct, kw_only=True):
     # (processes.follow_launcher).
     launcher_pid: int = 0
     launcher_tmp: str = ""
+    # Field packages (catalogue_app/packages/): the fingerprints of the signing keys whose packages
+    # are imported ("SHA256:..."; empty: any signer, and unsigned packages, are accepted), whether
+    # exports are signed with this catalogue's key, and the disk space (MB) an import always
+    # leaves free beside the room it needs.
+    trusted_keys: tuple[str, ...] = ()
+    sign_packages: bool = True
+    package_reserve_mb: int = 64
 
     @property
     def reader_threads(self) -> int:
@@ -130,6 +137,15 @@ def _rules(value: str) -> tuple[str, ...]:
     return tuple(part.strip() for part in value.replace(";", ",").split(",") if part.strip())
 
 
+def _fingerprints(value: str) -> tuple[str, ...]:
+    """Comma-separated key fingerprints, each written "SHA256:..." (the prefix added when left out)."""
+    found = []
+    for part in _rules(value):
+        part = part.rstrip("=")
+        found.append("SHA256:" + (part[7:] if part.upper().startswith("SHA256:") else part))
+    return tuple(found)
+
+
 # Environment variable -> (Settings field, parser).
 ENVIRONMENT = {
     "CATALOGUE_DATA_DIR": ("data_dir", Path),
@@ -160,6 +176,9 @@ ENVIRONMENT = {
     "CATALOGUE_SERVER_PID": ("server_pid", int),
     "CATALOGUE_LAUNCHER_PID": ("launcher_pid", int),
     "CATALOGUE_LAUNCHER_TMP": ("launcher_tmp", str),
+    "CATALOGUE_TRUSTED_KEYS": ("trusted_keys", _fingerprints),
+    "CATALOGUE_SIGN_PACKAGES": ("sign_packages", _bool),
+    "CATALOGUE_PACKAGE_RESERVE_MB": ("package_reserve_mb", int),
 }
 
 
@@ -186,6 +205,8 @@ def load_settings(environ: dict[str, str] | None = None, **overrides: object) ->
         raise SystemExit("CATALOGUE_SESSION_SECONDS must be at least 1")
     if not settings.thumbnail_quiet_seconds >= 0:
         raise SystemExit("CATALOGUE_THUMBNAIL_QUIET must be a number of seconds, at least 0")
+    if settings.package_reserve_mb < 0:
+        raise SystemExit("CATALOGUE_PACKAGE_RESERVE_MB must be at least 0")
     if min(settings.read_threads, settings.layer_cache_mb, settings.reads_at_once) < 0:
         raise SystemExit("CATALOGUE_READ_THREADS, CATALOGUE_READS_AT_ONCE and CATALOGUE_LAYER_CACHE_MB must be at least 0")
     return settings

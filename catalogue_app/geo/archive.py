@@ -30,12 +30,19 @@ class ZipLimits:
 
     max_total_bytes: int = 2 * 1024**3
     max_entries: int = 10_000
+    # An entry that would expand more than this many times its compressed size (counted for
+    # entries above RATIO_FROM bytes) is refused; None: no such bound.
+    max_ratio: int | None = None
+
+
+RATIO_FROM = 1024 * 1024
 
 
 DEFAULT_LIMITS = ZipLimits()
 
 
-def _size_label(n: int) -> str:
+def size_label(n: int) -> str:
+    """A byte count for people: "512 bytes", "3.4 MB"."""
     for unit in ("bytes", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
             return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
@@ -43,7 +50,13 @@ def _size_label(n: int) -> str:
     return f"{n} bytes"  # pragma: no cover
 
 
-def _safe_parts(name: str) -> tuple[str, ...] | None:
+def too_compressed(info: zipfile.ZipInfo, limits: ZipLimits) -> bool:
+    """Whether the entry expands beyond the limits' ratio (the mark of a zip bomb)."""
+    return (limits.max_ratio is not None and info.file_size > RATIO_FROM
+            and info.file_size > limits.max_ratio * max(info.compress_size, 1))
+
+
+def safe_parts(name: str) -> tuple[str, ...] | None:
     """The path components of an entry name, or None when the entry must be refused."""
     text = name.replace("\\", "/")
     if text.startswith("/") or (len(text) > 1 and text[1] == ":"):
@@ -54,7 +67,8 @@ def _safe_parts(name: str) -> tuple[str, ...] | None:
     return parts
 
 
-def _is_link(info: zipfile.ZipInfo) -> bool:
+def is_link(info: zipfile.ZipInfo) -> bool:
+    """Whether the entry is a symbolic link (as zip tools on Unix store one)."""
     mode = info.external_attr >> 16
     return info.create_system == 3 and stat.S_ISLNK(mode)
 
@@ -83,23 +97,26 @@ def extract_zip(archive: str | Path, staging: str | Path, limits: ZipLimits = DE
         plan: list[tuple[zipfile.ZipInfo, tuple[str, ...]]] = []
         declared = 0
         for info in infos:
-            parts = _safe_parts(info.filename)
+            parts = safe_parts(info.filename)
             if parts is None:
                 raise GeoError(
                     f"{label} holds the entry '{info.filename}', whose path leaves the archive's folder "
                     "(absolute or with '..'); such archives are refused. Zip the files with relative paths."
                 )
-            if _is_link(info):
+            if is_link(info):
                 raise GeoError(f"{label} holds the link '{info.filename}'; archives with links are refused.")
             if info.flag_bits & 0x1:
                 raise GeoError(f"{label} holds the encrypted entry '{info.filename}'; send an archive without a password.")
+            if too_compressed(info, limits):
+                raise GeoError(f"{label} holds the entry '{info.filename}', which would expand to {size_label(info.file_size)}"
+                               f" from {size_label(info.compress_size)}: refused as a zip bomb.")
             if not parts or parts[0] in _IGNORED_TOP_FOLDERS:
                 continue
             declared += info.file_size
             plan.append((info, parts))
         if declared > limits.max_total_bytes:
             raise GeoError(
-                f"{label} would expand to {_size_label(declared)}, more than the {_size_label(limits.max_total_bytes)} "
+                f"{label} would expand to {size_label(declared)}, more than the {size_label(limits.max_total_bytes)} "
                 "accepted; send the files unzipped or in smaller parts."
             )
         if not any(not info.is_dir() for info, _ in plan):
@@ -134,7 +151,7 @@ def _write_entries(zf: zipfile.ZipFile, plan, target: Path, limits: ZipLimits, l
                     written += len(chunk)
                     if written > limits.max_total_bytes:
                         raise GeoError(
-                            f"{label} expands to more than the {_size_label(limits.max_total_bytes)} accepted; "
+                            f"{label} expands to more than the {size_label(limits.max_total_bytes)} accepted; "
                             "send the files unzipped or in smaller parts."
                         )
                     out.write(chunk)

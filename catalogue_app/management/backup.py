@@ -33,7 +33,7 @@ are the lock files, tmp/, import/, the -wal/-shm files (the copy is one self-con
 and the backups/ folder itself.
 
 The archive is a tar (``--gzip``: gzip-compressed) of ``catalogue.sqlite3``, ``files/...``,
-``thumbs/...`` and, last, ``manifest.json``: the format and its version, the catalogue's
+``thumbs/...``, ``keys/...`` (the signing key of field packages) and, last, ``manifest.json``: the format and its version, the catalogue's
 version, when it was made, the database's schema version (user_version), counts (resources,
 users, ...), the files the snapshot named but the catalogue lacked, and each member's size
 and SHA-256, which ``restore`` checks.
@@ -69,6 +69,7 @@ MANIFEST = "manifest.json"
 DATABASE = "catalogue.sqlite3"
 FILES = "files"
 THUMBS = "thumbs"
+KEYS = "keys"  # the catalogue's signing key (packages/keys.py): restored with it, so its fingerprint stays
 BACKUPS = "backups"  # the default place of backups, in the data folder
 PAGES = 1024  # database pages copied per step of the online backup (4 MB at SQLite's 4 KB pages)
 ATTEMPTS = 3  # snapshots tried when files named by one were removed before they were linked
@@ -160,6 +161,7 @@ def take_snapshot(ctx: CommandContext, database: Path, workspace: Path) -> Snaps
             integrity.begin_snapshot(conn)
             try:
                 missing = link_named_files(ctx, conn, staged)
+                link_keys(ctx, staged)
                 if missing and attempt < ATTEMPTS:
                     ctx.say(f"{len(missing)} file(s) named by the snapshot were removed meanwhile: taking it again")
                     continue
@@ -214,6 +216,16 @@ def link_named_files(ctx: CommandContext, conn, staged: Path) -> list[str]:
         if not _link(thumbs / name, staged / THUMBS / name):
             missing.append(f"{THUMBS}/{name}")
     return missing
+
+
+def link_keys(ctx: CommandContext, staged: Path) -> None:
+    """The files of the data folder's keys/ (the signing key, written once and never changed)."""
+    source = ctx.data_dir / KEYS
+    if not source.is_dir():
+        return
+    for entry in os.scandir(source):
+        if entry.is_file(follow_symlinks=False) and not entry.name.startswith("."):
+            _link(Path(entry.path), staged / KEYS / entry.name)
 
 
 def _copy_geopackage(ctx: CommandContext, source: Path, target: Path) -> bool:
@@ -279,7 +291,7 @@ def write_archive(ctx: CommandContext, snap: Snapshot, target: Path, gzip: bool)
     part = target.with_name(f".{target.name}.part-{secrets.token_hex(4)}")
     members: list[dict[str, Any]] = []
     paths = [(snap.folder / DATABASE, DATABASE)]
-    for top in (FILES, THUMBS):
+    for top in (FILES, THUMBS, KEYS):
         base = snap.folder / top
         if base.is_dir():
             paths += [(base / rel, f"{top}/{rel}") for rel in files.relative_files(base)]
@@ -290,7 +302,8 @@ def write_archive(ctx: CommandContext, snap: Snapshot, target: Path, gzip: bool)
                     ctx.check()
                     info = tarfile.TarInfo(name)
                     stat = path.stat()
-                    info.size, info.mtime, info.mode = stat.st_size, int(stat.st_mtime), 0o644
+                    info.size, info.mtime = stat.st_size, int(stat.st_mtime)
+                    info.mode = 0o600 if name.startswith(KEYS + "/") else 0o644
                     reader = _Hashing(path, ctx)
                     try:
                         tar.addfile(info, reader)

@@ -2,7 +2,7 @@
 
 Command line only, into an empty or new data folder on which no server runs. Every member of
 the archive is checked as it is read: a regular file (no links, devices or folders of its own),
-a relative path without ``..`` inside catalogue.sqlite3, files/ or thumbs/ (and passed through
+a relative path without ``..`` inside catalogue.sqlite3, files/, thumbs/ or keys/ (and passed through
 tarfile's ``data`` filter), then against the manifest (size and SHA-256). It is extracted into
 a temporary folder beside the target (same file system), the database is checked
 (``PRAGMA integrity_check``) and brought up to this version's schema when older, and only then
@@ -20,7 +20,7 @@ import zlib
 from pathlib import Path
 
 from catalogue_app import files
-from catalogue_app.management.backup import DATABASE, FILES, FORMAT, FORMAT_VERSION, MANIFEST, THUMBS
+from catalogue_app.management.backup import DATABASE, FILES, FORMAT, FORMAT_VERSION, KEYS, MANIFEST, THUMBS
 from catalogue_app.management.base import Command, CommandContext, CommandError
 from catalogue_app.store import db as dbmod
 from catalogue_app.store import integrity
@@ -70,6 +70,7 @@ class Restore(Command):
                 ctx.say(f"Database schema {schema} brought up to {newest}.")
             for sub in ("tmp", "import", FILES, THUMBS):
                 (work / sub).mkdir(exist_ok=True)
+            keep_keys_private(work / KEYS)
             files.sync_tree(work)
             if target.exists():
                 target.rmdir()  # empty, as checked
@@ -90,6 +91,14 @@ class Restore(Command):
             ctx.say(f"  MISSING {name}: absent from the catalogue when the backup was made")
 
 
+def keep_keys_private(folder: Path) -> None:
+    """The restored signing key readable by this user only, as the catalogue made it."""
+    if folder.is_dir():
+        folder.chmod(0o700)
+        for path in folder.iterdir():
+            path.chmod(0o600)
+
+
 def _safe(member: tarfile.TarInfo, work: Path) -> None:
     """CommandError unless the member is a plain file at a harmless place."""
     name = member.name
@@ -99,7 +108,8 @@ def _safe(member: tarfile.TarInfo, work: Path) -> None:
     parts = name.split("/")
     if name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts):
         raise CommandError(f"Refused: member {name!r} has an absolute path or '..' in it.")
-    if not (name in (DATABASE, MANIFEST) or (parts[0] in (FILES, THUMBS) and len(parts) > 1)):
+    if not (name in (DATABASE, MANIFEST) or (parts[0] in (FILES, THUMBS) and len(parts) > 1)
+            or (parts[0] == KEYS and len(parts) == 2)):
         raise CommandError(f"Refused: member {name!r} is not part of a catalogue backup.")
     try:
         tarfile.data_filter(member, str(work))

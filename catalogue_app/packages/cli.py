@@ -39,4 +39,23 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def run_key(args: argparse.Namespace) -> int:
-    raise SystemExit("catalogue key: not there yet")
+    """Print this catalogue's signing key: its fingerprint (first line), then its public key (PEM).
+    The key is made on first use; no server is needed."""
+    import sys
+
+    from catalogue_app.config import load_settings
+    from catalogue_app.packages import keys
+
+    settings = load_settings(data_dir=getattr(args, "data_dir", None))
+    try:
+        signer = keys.signer(settings.data_dir)
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"catalogue key: {exc}") from None
+    print(signer.fingerprint)
+    print(signer.public_pem, end="")
+    trusted = ", ".join(settings.trusted_keys) or "any signer, and unsigned packages"
+    print(f"This catalogue's signing key ({keys.key_path(settings.data_dir)}); exports are "
+          f"{'signed' if settings.sign_packages else 'NOT signed (CATALOGUE_SIGN_PACKAGES)'}. Give the fingerprint to "
+          f"the catalogues that import its packages (their CATALOGUE_TRUSTED_KEYS). Imports here accept: {trusted}.",
+          file=sys.stderr)
+    return 0
