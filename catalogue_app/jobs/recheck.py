@@ -64,6 +64,7 @@ NEEDS: dict[str, Need] = {
     "create": Need("add resources"),
     "ingest": INGEST,  # a dataset's ingest is an 'import' whose action is 'ingest'
     "publish": Need("publish resources to a remote", person=rules.may_publish, who="superusers"),
+    "package_import": Need("import packages"),
 }
 COMMAND = Need("run management commands", person=rules.may_run_management, who="staff")
 

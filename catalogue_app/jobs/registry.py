@@ -28,6 +28,7 @@ JOBS = {
     "apply_metadata": "catalogue_app.jobs.apply:ApplyMetadata",
     "apply_style": "catalogue_app.jobs.apply:ApplyStyle",
     "publish": "catalogue_app.publishing.job:PublishResource",
+    "package_import": "catalogue_app.jobs.package_import:ImportPackage",
 }
 
 
