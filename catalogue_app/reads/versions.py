@@ -19,7 +19,7 @@ import msgspec
 from catalogue_app import files, rules
 from catalogue_app.services import access, history
 from catalogue_app.services.errors import Forbidden, NotFound, refusal_for
-from catalogue_app.store import Connection, Row, datasets, field_history, versions
+from catalogue_app.store import Connection, Row, datasets, field_history, package_conflicts, versions
 from catalogue_app.store.resources import Viewer
 
 
@@ -32,8 +32,11 @@ class VersionUser(msgspec.Struct):
 
 class Version(msgspec.Struct, kw_only=True):
     """One version of a resource. ``kind``: data (features edited), replace (new data uploaded),
-    metadata (fields changed), revert (fields or data put back as at ``reverts_to``). ``via``:
-    api, wfs-t, ui, iso, harvest, owner, upload, revert. ``summary``: metadata and reverts of
+    metadata (fields changed), revert (fields or data put back as at ``reverts_to``), incoming
+    (a copy changed in another catalogue, brought by a package and kept aside as a conflict:
+    nothing of the resource changed; ``summary.state`` says whether it is still aside or was
+    dismissed, applied or copied, and ``changes`` are ours before, theirs after). ``via``:
+    api, wfs-t, ui, iso, harvest, owner, upload, revert, package. ``summary``: metadata and reverts of
     fields name the ``fields``; data versions count what they did."""
 
     uuid: str
@@ -154,6 +157,8 @@ def one(conn: Connection, viewer: Viewer, rid: int, number: int, files_dir: Path
     """One version with its changes."""
     resource = history.visible(conn, viewer, rid)
     row = versions.one(conn, rid, number) if 0 < number < 2**62 else None
+    if row is None and 0 < number < 2**62:  # an incoming copy a package conflict keeps aside
+        row = package_conflicts.version_row(conn, rid, number)
     if row is None:
         cut = versions.cut_of(conn, rid)
         gone = f" ({history.cut_message(number, cut['upto'], cut['dropped'])})" if cut and number <= cut["upto"] else ""

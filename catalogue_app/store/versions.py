@@ -62,8 +62,9 @@ def pending(conn: sqlite3.Connection) -> list[sqlite3.Row]:
 
 def of_resource(conn: sqlite3.Connection, resource_id: int, offset: int = 0, limit: int = 10,
                 include_pending: bool = False) -> tuple[int, list[sqlite3.Row]]:
-    """The resource's versions, newest first, and how many there are."""
-    where = "resource_id = ?" + ("" if include_pending else " AND state = 'done'")
+    """The resource's versions, newest first, and how many there are: those done, and those
+    a package conflict keeps aside (kind ``incoming``: store/package_conflicts.py)."""
+    where = "resource_id = ?" + ("" if include_pending else " AND state != 'pending'")
     total = conn.execute(f"SELECT COUNT(*) FROM resource_versions WHERE {where}", (resource_id,)).fetchone()[0]
     rows = conn.execute(f"SELECT {COLUMNS} FROM resource_versions WHERE {where} ORDER BY number DESC"
                         " LIMIT ? OFFSET ?", (resource_id, limit, offset)).fetchall()
