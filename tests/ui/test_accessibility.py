@@ -62,6 +62,9 @@ PAGES = [
     ("member", "/upload", ".dropzone"),
     ("member", "/upload?kind=document", ".dropzone"),
     ("member", "/me", "h1:text('My things')"),
+    # field packages: the search page's "Take offline" dialog, the Packages page
+    ("member", "/?extent=-10,35,30,60", "section.search[data-loaded] .card", "#take-offline"),
+    ("member", "/packages", "section.packages[data-loaded]"),
     ("member", "/me/tokens", "form[aria-label='New token']"),
     ("member", "/admin", "text=Only staff may administer"),
     ("admin", "/", "section.search[data-loaded] .card", "#menu-toggle"),
@@ -75,6 +78,7 @@ PAGES = [
     ("admin", "/admin/harvesting", "tr[data-harvester]", "button:text('New harvester')"),
     ("admin", "/admin/harvesting?harvester={harvester}", ".sessions h3, .sessions li"),
     ("admin", "/admin/remotes", ".tab-body h2:text('Remote catalogues')"),
+    ("admin", "/admin/keys", ".signing-key #key-fingerprint"),
 ]
 
 

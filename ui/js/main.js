@@ -14,9 +14,10 @@ const ROUTES = [
   [/^\/(dataset|document|map|geostory|dashboard|geoapp)\/(\d+)\/edit$/, () => import('./pages/edit.js')],
   [/^\/login$/, () => import('./pages/login.js')],
   [/^\/upload$/, () => import('./pages/upload.js')],
+  [/^\/packages$/, () => import('./pages/packages.js')],
   [/^\/me$/, () => import('./pages/mine.js')],
   [/^\/me\/tokens$/, () => import('./pages/tokens.js')],
-  [/^\/admin(?:\/(users|groups|executions|commands|harvesting|remotes))?$/, () => import('./pages/admin.js')],
+  [/^\/admin(?:\/(users|groups|executions|commands|harvesting|remotes|keys))?$/, () => import('./pages/admin.js')],
 ];
 
 export function parseHash() {
@@ -33,7 +34,7 @@ export function go(path, params) {
 function renderNav(user) {
   const links = [h('a', { href: '#/' }, 'Browse')];
   if (user) {
-    links.push(h('a', { href: '#/upload' }, 'Upload'), h('a', { href: '#/map/new' }, 'New map'), h('a', { href: '#/me' }, 'My things'));
+    links.push(h('a', { href: '#/upload' }, 'Upload'), h('a', { href: '#/packages' }, 'Packages'), h('a', { href: '#/map/new' }, 'New map'), h('a', { href: '#/me' }, 'My things'));
     if (user.is_staff || user.is_superuser) links.push(h('a', { href: '#/admin' }, 'Admin'));
     links.push(h('span', { class: 'who' }, user.username),
       h('button', { type: 'button', class: 'link', onclick: async () => { await signOut(); toast('Signed out.'); go('/'); } }, 'Sign out'));

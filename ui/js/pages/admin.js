@@ -3,7 +3,7 @@
 // and the remote catalogues published to (publishing.js).
 
 import { api, currentUser } from '../api.js';
-import { errorBox, field, formatDate, h, mount, personName, toast } from '../dom.js';
+import { copyButton, errorBox, field, formatDate, h, mount, personName, toast } from '../dom.js';
 
 const JOBS_SHOWN = 100;
 
@@ -19,7 +19,7 @@ function nameAndUser(u) {
   return full && full !== u.username ? `${u.username} (${full})` : u.username;
 }
 
-const TABS = [['users', 'People'], ['groups', 'Groups'], ['executions', 'Jobs'], ['commands', 'Commands'], ['harvesting', 'Harvesting'], ['remotes', 'Remote catalogues']];
+const TABS = [['users', 'People'], ['groups', 'Groups'], ['executions', 'Jobs'], ['commands', 'Commands'], ['harvesting', 'Harvesting'], ['remotes', 'Remote catalogues'], ['keys', 'Signing key']];
 
 export async function render(main, ctx) {
   const user = currentUser();
@@ -42,7 +42,7 @@ export async function render(main, ctx) {
     if (!user.is_superuser) mount(body, h('section', { class: 'panel' }, h('h2', {}, 'Remote catalogues'), h('p', {}, 'Only superusers manage the remote catalogues resources are published to.')));
     else await (await import('./publishing.js')).remotesTab(body);
   } else {
-    await ({ users, groups, executions })[tab](body);
+    await ({ users, groups, executions, keys })[tab](body);
   }
 }
 
@@ -191,4 +191,30 @@ async function executions(body) {
       h('p', { class: 'muted small-text' }, total > rows.length ? `The newest ${rows.length} of ${total}, newest first.` : 'Newest first.'),
       scroller('Background jobs, newest first', h('table', {}, h('thead', {}, h('tr', {}, ['When', 'Job', 'Input', 'Status', 'By', 'Message'].map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, rows)), 'executions-table')]
       : h('p', { class: 'muted' }, 'No jobs yet.')));
+}
+
+// The key this catalogue signs its packages with (its fingerprint is what another catalogue puts
+// in its trusted keys), and the fingerprints this one trusts: both settings of the environment.
+async function keys(body) {
+  let key;
+  try { key = await api('/api/v2/admin/signing-key'); } catch (error) {
+    mount(body, h('section', { class: 'panel' }, h('h2', {}, 'Signing key'), errorBox(error)));
+    return;
+  }
+  const fingerprint = h('input', { id: 'key-fingerprint', readonly: true, value: key.fingerprint, spellcheck: 'false' });
+  const trusted = key.trusted_keys || [];
+  mount(body, h('section', { class: 'panel signing-key' }, h('h2', {}, 'Signing key'),
+    h('p', {}, 'This catalogue signs the packages it exports with its own key. Another catalogue that should trust its packages ',
+      'adds this fingerprint to its trusted keys.'),
+    h('div', { class: 'field' }, h('label', { for: 'key-fingerprint' }, 'Fingerprint'),
+      h('div', { class: 'copy-row key-row' }, fingerprint, copyButton(() => key.fingerprint, 'Copy', { 'aria-label': 'Copy the fingerprint' }))),
+    h('p', { class: 'small-text' }, key.signs_packages ? 'Packages exported here are signed.' : 'Packages exported here are not signed ',
+      key.signs_packages ? null : h('span', {}, '(', h('code', {}, 'CATALOGUE_SIGN_PACKAGES'), ' is off).')),
+    key.public_key ? h('details', {}, h('summary', {}, 'Public key (PEM)'), h('pre', { class: 'session-details' }, key.public_key)) : null),
+  h('section', { class: 'panel trusted-keys' }, h('h2', {}, 'Trusted keys'),
+    trusted.length
+      ? [h('p', {}, 'Packages are imported only when signed by one of these keys:'), h('ul', {}, trusted.map((f) => h('li', {}, h('code', {}, f))))]
+      : h('p', {}, 'None set: packages signed by any key, and unsigned ones, are imported; each import’s report says who signed it.'),
+    h('p', { class: 'muted small-text' }, 'A setting of the server’s environment, read when it starts: ', h('code', {}, 'CATALOGUE_TRUSTED_KEYS'),
+      ' (fingerprints separated by commas). Change it where the catalogue is started, then restart it.')));
 }

@@ -2,7 +2,7 @@
 // address holds the whole state (#/?q=...&type=...&page=2&extent=w,s,e,n); the page updates in
 // place when only the query changes, so the map keeps its view.
 
-import { api, currentUser } from '../api.js';
+import { api, currentUser, query } from '../api.js';
 import { field, formatDate, h, mount, personName, plainText, select, TYPE_LABELS, typeImage } from '../dom.js';
 import { go } from '../main.js';
 import { boundsOf, boxOf, createMap, drawBox, viewExtent } from '../map.js';
@@ -75,7 +75,8 @@ function build(main) {
       const box = await drawBox(view.map);
       button.removeAttribute('aria-pressed');
       if (box) setParams({ extent: box.join(',') });
-    } }, 'Draw an area'));
+    } }, 'Draw an area'),
+    h('button', { type: 'button', class: 'secondary', id: 'take-offline', 'aria-haspopup': 'dialog', hidden: !currentUser(), onclick: (e) => offline(e.currentTarget) }, 'Take offline'));
   const root = h('section', { class: 'search' },
     h('h1', { class: 'visually-hidden' }, 'Browse the catalogue'),
     searchForm,
@@ -106,6 +107,18 @@ function build(main) {
   });
   form.addEventListener('submit', (e) => e.preventDefault());
   return state;
+}
+
+// "Take offline" (offline.js): the current search and area into a package file. The filters the
+// package has no field of its own for travel as the resources list's query.
+async function offline(opener) {
+  const params = new URLSearchParams(location.hash.split('?')[1] || '');
+  const box = (params.get('extent') || '').split(',').map(Number);
+  const drawn = box.length === 4 && box.every(Number.isFinite) ? box : null;
+  const all = apiParams(params);
+  const rest = Object.fromEntries(Object.entries(all).filter(([key]) => /^filter\{(subtype|category|owner|source|regions|date)/.test(key)));
+  const { takeOffline } = await import('../offline.js');
+  takeOffline({ params, drawn, visible: viewExtent(view.map), listQuery: query(rest).slice(1), opener });
 }
 
 async function lookups() {
@@ -273,6 +286,7 @@ function emptyState(filtered) {
 
 async function update(params, ctx) {
   view.q.value = params.get('q') || '';
+  view.root.querySelector('#take-offline').hidden = !currentUser();  // signed-in users only
   delete view.root.dataset.loaded;  // set again once these results are shown
   renderChips(params);
   const page = Math.max(1, parseInt(params.get('page') || '1', 10) || 1);

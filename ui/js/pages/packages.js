@@ -1,0 +1,193 @@
+// Packages (signed-in users): import a package file (checked first with a dry run when asked),
+// with a progress bar and then its report; the packages this user exported or imported, with the
+// file of each export; and the open conflicts of imports, each with both versions side by side
+// and a choice: keep this catalogue's, keep the incoming one, or keep both.
+
+import { api, currentUser, followExecution, sendWithProgress } from '../api.js';
+import { checkbox, errorBox, field, formatBytes, formatDateTime, h, keepFocus, mount, toast, TYPE_LABELS } from '../dom.js';
+
+// The report's lists, in the order they are shown, with what each means.
+const OUTCOMES = [
+  ['created', 'Created', 'New here.'],
+  ['updated', 'Updated', 'Changed only on the other side: brought up to date, with their history.'],
+  ['unchanged', 'Unchanged', 'Nothing new, or changed only here.'],
+  ['conflicts', 'Conflicts', 'Changed on both sides: this catalogue’s copy is kept, the incoming one is set aside for you to choose (below).'],
+  ['deleted', 'Deleted', 'Deleted on the other side and not changed here.'],
+  ['kept', 'Kept', 'Deleted on the other side but changed here since: kept.'],
+  ['left_out', 'Left out', 'Not in the package, or metadata only.'],
+  ['refused', 'Refused', 'You may not change these here.'],
+  ['failed', 'Failed', 'Left as they were.'],
+];
+
+// A list of resources as reports name them ({uuid, title, resource_type, pk, message|reason}):
+// each a link to its page here when it has one.
+export function resourceItems(items, why = 'message') {
+  return h('ul', { class: 'report-items' }, items.map((item) => {
+    const type = item.resource_type;
+    const title = item.title || item.uuid || '(untitled)';
+    const name = item.pk && type ? h('a', { href: `#/${type}/${item.pk}` }, title) : h('span', {}, title);
+    const note = item[why] || item.message || item.reason;
+    return h('li', { dataset: { uuid: item.uuid || '' } }, name,
+      type ? [' ', h('span', { class: `badge ${type}` }, TYPE_LABELS[type] || type)] : null,
+      note ? h('span', { class: 'muted' }, ` — ${note}`) : null);
+  }));
+}
+
+// An import's report: where the package came from and who signed it, a count of each outcome,
+// then each non-empty list and the notes.
+export function reportView(report) {
+  const counts = OUTCOMES.map(([key, label]) => [key, label, (report[key] || []).length]);
+  const signed = report.signed_by ? ['Signed by ', h('code', {}, report.signed_by), '.'] : ['Not signed.'];
+  return h('div', { class: 'report', dataset: { dryRun: String(Boolean(report.dry_run)) } },
+    report.dry_run ? h('p', { class: 'ok-note' }, 'A dry run: this is what importing it would do. Nothing was changed.') : null,
+    h('p', { class: 'small-text' }, 'Package ', h('code', {}, report.package || '?'),
+      report.maker ? [' from the catalogue ', h('code', {}, report.maker)] : null, '. ', signed,
+      report.base ? [' It follows the package ', h('code', {}, report.base), '.'] : null),
+    h('ul', { class: 'report-counts', 'aria-label': 'Outcome counts' }, counts.map(([key, label, n]) => h('li', { class: n ? `count ${key}` : 'count none', dataset: { outcome: key } },
+      h('strong', {}, String(n)), ` ${label.toLowerCase()}`))),
+    OUTCOMES.filter(([key]) => (report[key] || []).length).map(([key, label, meaning]) => h('section', { class: `report-list ${key}`, dataset: { outcome: key } },
+      h('h3', {}, `${label} (${report[key].length})`), h('p', { class: 'muted small-text' }, meaning), resourceItems(report[key]))),
+    (report.notes || []).length ? h('section', { class: 'report-list notes' }, h('h3', {}, 'Notes'),
+      h('ul', {}, report.notes.map((n) => h('li', {}, typeof n === 'string' ? n : n.message || JSON.stringify(n))))) : null);
+}
+
+export async function render(main, ctx) {
+  if (!currentUser()) { location.hash = `#/login?next=${encodeURIComponent('/packages')}`; return; }
+  const list = h('div', { class: 'package-list' }, h('p', { class: 'muted' }, 'Loading…'));
+  const conflicts = h('div', { class: 'conflict-list' }, h('p', { class: 'muted' }, 'Loading…'));
+  const refresh = () => Promise.all([fillPackages(list), fillConflicts(conflicts)]);
+  mount(main, h('section', { class: 'page packages' }, h('h1', {}, 'Packages'),
+    h('p', { class: 'muted' }, 'A package is one file that carries resources to a catalogue with no network between them, and their changes back. ',
+      'Make one with “Take offline” on the ', h('a', { href: '#/' }, 'search page'), '.'),
+    importPanel(refresh),
+    h('section', { class: 'panel', 'aria-labelledby': 'conflicts-title' }, h('h2', { id: 'conflicts-title' }, 'Conflicts to resolve'), conflicts),
+    h('section', { class: 'panel', 'aria-labelledby': 'packages-title' }, h('h2', { id: 'packages-title' }, 'Your packages'), list)));
+  await refresh();
+  if (ctx.isCurrent()) main.querySelector('.packages').dataset.loaded = 'true';
+}
+
+function importPanel(refresh) {
+  const input = h('input', { type: 'file', name: 'file', accept: '.zip,application/zip', required: true });
+  const dry = checkbox('dry_run', 'Check first (dry run): show what importing it would do, and change nothing', true);
+  const submit = h('button', { type: 'submit' }, 'Import');
+  const out = h('div', { class: 'import-out', 'aria-live': 'polite' });
+  const form = h('form', { class: 'import-form', 'aria-label': 'Import a package' },
+    field('Package file', input, 'A .zip made by “Take offline” here or in another catalogue.'), dry,
+    h('div', { class: 'actions' }, submit));
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const file = input.files[0];
+    if (!file) { input.focus(); return; }
+    submit.disabled = true;
+    try { await importFile(file, form.elements.dry_run.checked, out, refresh); } finally { submit.disabled = false; }
+  });
+  return h('section', { class: 'panel', 'aria-labelledby': 'import-title' }, h('h2', { id: 'import-title' }, 'Import a package'), form, out);
+}
+
+// Sends the file, follows the import, shows its report; after a dry run, offers the import itself.
+async function importFile(file, dryRun, out, refresh) {
+  const bar = h('progress', { max: 100, value: 0, 'aria-label': `Progress of ${file.name}` });
+  const status = h('p', { class: 'status' }, `Sending ${formatBytes(file.size)}…`);
+  mount(out, h('div', { class: 'upload' }, h('strong', {}, file.name, dryRun ? ' (dry run)' : ''), bar, status));
+  const form = new FormData();
+  form.append('file', file, file.name);
+  form.append('dry_run', dryRun ? 'true' : 'false');
+  try {
+    const receipt = await sendWithProgress('/api/v2/packages/imports', form, (sent, total) => {
+      bar.value = Math.round((sent / total) * 50);
+      status.textContent = `Sending: ${formatBytes(sent)} of ${formatBytes(total)}`;
+    });
+    status.textContent = dryRun ? 'Received. Checking…' : 'Received. Importing…';
+    const state = await followExecution(receipt.execution_id, (s) => {
+      if (s.status === 'finished' || s.status === 'failed') return;
+      bar.value = 50 + Math.round((s.progress || 0) / 2);
+      status.textContent = s.status === 'ready' ? 'Waiting for its turn…' : `${dryRun ? 'Checking' : 'Importing'}${s.progress ? ` (${Math.round(s.progress)}%)` : ''}…`;
+    });
+    if (state.status === 'failed') throw new Error(state.log || 'The import failed.');
+    bar.value = 100;
+    const report = state.output_params?.report || {};
+    status.textContent = dryRun ? 'Checked.' : 'Imported.';
+    const again = dryRun ? h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => importFile(file, false, out, refresh) }, `Import ${file.name} now`)) : null;
+    out.append(h('h3', { class: 'report-title', tabindex: '-1' }, dryRun ? 'What importing it would do' : 'Report'), reportView(report), again);
+    out.querySelector('.report-title').focus();
+    if (!dryRun) await refresh();
+  } catch (error) {
+    bar.value = 0;
+    out.querySelector('.upload')?.classList.add('failed');
+    mount(status, errorBox(new Error(`${file.name} was not imported: ${error.message}`)));
+  }
+}
+
+async function fillPackages(list) {
+  let data;
+  try { data = await api('/api/v2/packages/'); } catch (error) { mount(list, errorBox(error)); return; }
+  const packages = data.packages || data.results || [];
+  if (!packages.length) { mount(list, h('p', { class: 'muted' }, 'No packages yet.')); return; }
+  const count = (p) => p.resources ?? p.report?.resources?.length ?? p.manifest?.resources?.length ?? '';
+  mount(list, h('div', { class: 'table-wrap', role: 'region', 'aria-label': 'Your packages', tabindex: 0 }, h('table', {},
+    h('thead', {}, h('tr', {}, ['When', 'What', 'Resources', 'Size', 'Package', 'File'].map((t) => h('th', { scope: 'col' }, t)))),
+    h('tbody', {}, packages.map((p) => {
+      const exported = p.direction === 'export';
+      const url = p.download_url || (exported && p.file_name !== null ? `/api/v2/packages/${p.id}/download` : null);
+      return h('tr', { dataset: { package: p.id, direction: p.direction } },
+        h('td', {}, formatDateTime(p.created)),
+        h('td', {}, exported ? 'Exported' : 'Imported', p.base ? h('span', { class: 'muted' }, ' (changes since an earlier package)') : null),
+        h('td', {}, String(count(p))), h('td', {}, p.size ? formatBytes(p.size) : ''),
+        h('td', {}, h('code', {}, String(p.id).slice(0, 8))),
+        h('td', {}, exported && url ? h('a', { href: url, download: '' }, 'Download', h('span', { class: 'visually-hidden' }, ` the package of ${formatDateTime(p.created)}`)) : ''));
+    })))));
+}
+
+// One value of a summary as text (times as dates with their time of day).
+function shown(value) {
+  if (typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(value)) return formatDateTime(value);
+  if (value === null || value === undefined || value === '') return '—';
+  if (Array.isArray(value)) return value.map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v))).join(', ') || '—';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}
+
+const KINDS = { changed_both: 'Changed on both sides', deleted_here: 'Deleted here, changed there', deleted_there: 'Deleted there, changed here' };
+
+async function fillConflicts(box) {
+  let data;
+  try { data = await api('/api/v2/packages/conflicts'); } catch (error) { mount(box, errorBox(error)); return; }
+  const open = data.conflicts || [];
+  if (!open.length) { mount(box, h('p', { class: 'muted' }, 'No conflicts: nothing waits for your choice.')); return; }
+  keepFocus(() => mount(box, open.map((c) => conflictCard(c, () => fillConflicts(box)))),
+    () => box.querySelector('button') || box.closest('section').querySelector('h2'));
+}
+
+function conflictCard(c, refill) {
+  const local = c.local || {};
+  const incoming = c.incoming || {};
+  const keys = [...new Set([...Object.keys(local), ...Object.keys(incoming)])];
+  const titleId = `conflict-${c.id}`;
+  const rows = keys.map((key) => {
+    const differs = shown(local[key]) !== shown(incoming[key]);
+    return h('tr', { class: differs ? 'differs' : null },
+      h('th', { scope: 'row' }, key.replace(/_/g, ' '), differs ? h('span', { class: 'visually-hidden' }, ' (differs)') : null),
+      h('td', {}, shown(local[key])), h('td', {}, shown(incoming[key])));
+  });
+  const choose = async (keep, label) => {
+    try {
+      await api(`/api/v2/packages/conflicts/${c.id}`, { method: 'POST', json: { keep } });
+      toast(`${c.title}: ${label}.`);
+      await refill();
+    } catch (error) { toast(error.message, 'error'); }
+  };
+  const name = c.pk && c.resource_type ? h('a', { href: `#/${c.resource_type}/${c.pk}` }, c.title || c.uuid) : (c.title || c.uuid);
+  const button = (keep, text, done, cls) => h('button', { type: 'button', class: cls, dataset: { keep, focus: `${c.id}-${keep}` },
+    'aria-describedby': titleId, onclick: () => choose(keep, done) }, text);
+  return h('article', { class: 'conflict', dataset: { conflict: c.id } },
+    h('h3', { id: titleId }, name),
+    h('p', { class: 'meta' }, h('span', { class: 'badge warn' }, KINDS[c.kind] || c.kind), h('span', {}, formatDateTime(c.created)),
+      c.package ? h('span', {}, 'from package ', h('code', {}, String(c.package).slice(0, 8))) : null),
+    keys.length ? h('div', { class: 'table-wrap', role: 'region', 'aria-label': `Both versions of ${c.title}`, tabindex: 0 }, h('table', { class: 'side-by-side' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Field'), h('th', { scope: 'col' }, 'This catalogue'), h('th', { scope: 'col' }, 'Incoming'))),
+      h('tbody', {}, rows))) : null,
+    h('div', { class: 'actions' },
+      button('local', 'Keep this catalogue’s', 'kept this catalogue’s copy', 'secondary'),
+      button('incoming', 'Keep the incoming', 'kept the incoming copy', 'secondary'),
+      button('both', 'Keep both', 'kept both (the incoming one as a new resource)', 'secondary')));
+}
