@@ -443,6 +443,8 @@ def test_take_an_area_into_the_field_and_bring_the_changes_back(tmp_path, places
     assert len(versions(s, world["pk"])) > before_versions["world"]
     for name in ("points", "countries", "world"):  # owners stay as the office knows them
         assert ok(s.get(f"/api/v2/resources/{resources[name]['pk']}"))["resource"]["owner"]["username"] == owner["username"]
+    # the permissions the field could not hold (a user it does not know) are still there
+    assert permissions(o, points["pk"]) == office_perms
 
     step("4e", "office: the deletion applied where the office changed nothing; kept and listed where it did")
     assert s.get(f"/api/v2/resources/{notes['pk']}").status_code == 404
