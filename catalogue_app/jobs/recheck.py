@@ -65,6 +65,7 @@ NEEDS: dict[str, Need] = {
     "ingest": INGEST,  # a dataset's ingest is an 'import' whose action is 'ingest'
     "publish": Need("publish resources to a remote", person=rules.may_publish, who="superusers"),
     "package_import": Need("import packages"),
+    "package_export": Need("export packages", person=lambda viewer: not viewer.is_anonymous, who="signed-in users"),
 }
 COMMAND = Need("run management commands", person=rules.may_run_management, who="staff")
 

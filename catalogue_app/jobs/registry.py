@@ -29,6 +29,7 @@ JOBS = {
     "apply_style": "catalogue_app.jobs.apply:ApplyStyle",
     "publish": "catalogue_app.publishing.job:PublishResource",
     "package_import": "catalogue_app.jobs.package_import:ImportPackage",
+    "package_export": "catalogue_app.jobs.package_export:ExportPackage",
 }
 
 

@@ -23,6 +23,18 @@ def add_parsers(commands: argparse._SubParsersAction, common: Callable[[argparse
 
 
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
+    """``catalogue package export``: the search (as the web UI's), the area, since a package, -o FILE."""
+    parser.add_argument("--search", metavar="Q", help="text to search for in titles and abstracts")
+    parser.add_argument("--bbox", metavar="W,S,E,N", help="the area, in longitude/latitude: west,south,east,north")
+    parser.add_argument("--type", dest="types", action="append", metavar="T",
+                        help="a resource type (dataset, document, map...); may repeat")
+    parser.add_argument("--keyword", dest="keywords", action="append", metavar="K", help="a keyword; may repeat")
+    parser.add_argument("--ids", metavar="1,2", help="resource ids, comma-separated")
+    parser.add_argument("--query", metavar="QUERY", help="a query string as /api/v2/resources takes it")
+    parser.add_argument("--since", metavar="PACKAGE", help="only what changed since this package (its id)")
+    parser.add_argument("--clip", action="store_true", help="clip the data to the --bbox area")
+    parser.add_argument("--user", metavar="NAME", help="export as this user (default: the first superuser)")
+    parser.add_argument("-o", "--output", required=True, metavar="FILE", help="the package file to write")
     parser.set_defaults(run=run_export)
 
 
@@ -31,7 +43,66 @@ def add_import_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
-    raise SystemExit("catalogue package export: not there yet")
+    """Write the package here and now (the export job's steps) to ``-o FILE``, and record it, so
+    that a later ``--since`` export can follow it. Exit 2 for bad arguments, 1 when it fails."""
+    import os
+    import sys
+    from pathlib import Path
+
+    from catalogue_app import files
+    from catalogue_app.cli import _prepare, _settings
+    from catalogue_app.packages import export
+    from catalogue_app.services import package_exports as service
+    from catalogue_app.services.errors import Refused
+    from catalogue_app.store import users
+    from catalogue_app.store.db import Database
+
+    settings = _settings(args)
+    _prepare(settings)
+    output = Path(args.output).expanduser().resolve()
+    if output.is_dir() or not output.parent.is_dir():
+        print(f"catalogue package export: {output} is no file in an existing folder", file=sys.stderr)
+        return 2
+    body = {"q": args.search, "types": args.types or [], "keywords": args.keywords or [], "bbox": args.bbox,
+            "ids": args.ids, "clip": args.clip, "since": args.since, "query": args.query}
+    database = Database(settings.database_path)
+    workspace = output.parent / f".{output.name}.part-{os.getpid()}"
+    try:
+        if args.user:
+            user = database.read_sync(users.by_username, args.user)
+        else:
+            first = database.read_sync(users.principal_superuser)
+            user = database.read_sync(users.get, first) if first is not None else None
+        if user is None or not user["is_active"]:
+            print(f"catalogue package export: no active user {args.user or '(superuser)'}", file=sys.stderr)
+            return 2
+        try:
+            cut = database.read_sync(service.export_request, user["id"], body)
+        except Refused as exc:
+            print(f"catalogue package export: {exc.message}", file=sys.stderr)
+            return 2
+        workspace.mkdir(parents=True, exist_ok=True)
+        try:
+            built = export.build(database, user_id=user["id"], cut=cut, base_url=settings.base_url,
+                                 data_dir=settings.data_dir, files_dir=settings.files_dir, target=output,
+                                 workspace=workspace, sign=settings.sign_packages)
+        except Refused as exc:
+            print(f"catalogue package export: {exc.message}", file=sys.stderr)
+            return 1
+        database.write_sync(export.record, built, user["id"], None)
+    finally:
+        files.remove(workspace)
+        database.close()
+    report = built.report
+    print(f"package {built.package_id}: {report['resources']} resource(s), {export.size_text(built.size)},"
+          f" written to {output}")
+    if built.manifest["base"]:
+        print(f"since package {built.manifest['base']}; {report['deleted']} deletion(s)")
+    for item in report["left_out"]:
+        print(f"left out: {item['title']} ({item['uuid']}): {item['reason']}")
+    if report["signed_by"]:
+        print(f"signed by {report['signed_by']}")
+    return 0
 
 
 def run_import(args: argparse.Namespace) -> int:

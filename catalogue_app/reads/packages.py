@@ -14,6 +14,7 @@ import msgspec
 
 from catalogue_app import files
 from catalogue_app.services import access
+from catalogue_app.services import package_exports as package_service
 from catalogue_app.services.errors import Invalid, NotFound
 from catalogue_app.store import Connection, package_exports, resources
 from catalogue_app.store.resources import ResourceQuery, Viewer
@@ -117,11 +118,13 @@ class Estimate(msgspec.Struct):
     left_out: int
 
 
-def estimate(conn: Connection, user_id: int, query: ResourceQuery | None, tkeyword_ids: list[int], force_and: bool,
-             clip: bool, since: str | None, bbox: tuple[float, float, float, float] | None, files_dir: Path,
-             thumbs_dir: Path) -> Estimate:
-    """How many resources an export would carry, roughly how many bytes, and how many travel
-    without their data (a clipped dataset counted by the share of its extent the area covers)."""
+def estimate(conn: Connection, user_id: int, body: dict[str, Any], files_dir: Path, data_dir: Path) -> Estimate:
+    """How many resources an export asked with ``body`` would carry, roughly how many bytes, and
+    how many travel without their data (a clipped dataset counted by the share of its extent the
+    area covers). Invalid as the export itself would refuse the request."""
+    cut = package_service.export_request(conn, user_id, body)
+    query, tkeyword_ids, force_and = package_service.resource_query(cut, user_id)
+    bbox, clip, since, thumbs_dir = cut.bbox, cut.clip, cut.since, data_dir / "thumbs"
     found = selection(conn, user_id, query, tkeyword_ids, force_and, clip, since)
     size = 0
     for item in found.items:

@@ -119,3 +119,10 @@ def kinds(conn: sqlite3.Connection, ids: list[int]) -> dict[int, sqlite3.Row]:
                 f" FROM resources r WHERE r.id IN ({marks})", chunk):
             out[row["id"]] = row
     return out
+
+
+def local_version(conn: sqlite3.Connection, package_id: str, uuid: str) -> int:
+    """Our version number of a resource recorded for a package (0: none)."""
+    row = conn.execute("SELECT local_version FROM package_members WHERE package_id = ? AND uuid = ?",
+                       (package_id, uuid)).fetchone()
+    return row[0] if row else 0

@@ -43,7 +43,7 @@ def _dict(row: sqlite3.Row | None, leave: set[str] = frozenset()) -> dict[str, A
     return None if row is None else {k: row[k] for k in row.keys() if k not in leave}
 
 
-def record_of(conn: sqlite3.Connection, resource_id: int, *, history_after: int = 0) -> dict[str, Any] | None:
+def record_of(conn: sqlite3.Connection, resource_id: int, history_after: int = 0) -> dict[str, Any] | None:
     """The record of resource ``resource_id`` (None when there is none), with the history versions
     numbered above ``history_after`` (0: all of them)."""
     row = conn.execute("SELECT * FROM resources WHERE id = ?", (resource_id,)).fetchone()
