@@ -60,7 +60,7 @@ FAMILIES = (root, users, groups, routes, lookups, actions, fields, maps, executi
             permissions, limits, uploads, upload_sessions, datasets, documents, metadata, csw, embed,
             styles, ogc_service, async_actions, oauth, openapi, thumbnails, assets, metadata_editor, sessions, web_ui,
             harvesting, publishing, management, tokens, feature_edits, history, data_state,
-            packages_export, packages_import, signing_key, package_conflicts)
+            packages_export, packages_import, package_conflicts, signing_key)
 
 
 # The runners of background work in app.state, in the order they start (and stop the other way):

@@ -61,11 +61,12 @@ async def import_package(ctx: Ctx) -> Response[Receipt]:
         if item.size == 0:
             raise invalid("file: the file sent is empty.")
         os.rename(item.path, item.path.parent / "package.zip")
-        params = package_imports.params(ctx.viewer, "package.zip", dry_run=sent.dry_run,
-                                        trusted_keys=tuple(getattr(ctx.settings, "trusted_keys", ()) or ()))
-        receipt = await queue_job(ctx, package_imports.FUNC, package_imports.FUNC, params, None,
-                                  name=multipart.safe_name(item.filename or "package.zip", "file"), source="package",
-                                  exclusive=False, exec_id=exec_id)
+        name = multipart.safe_name(item.filename or "package.zip", "file")
+        params = package_imports.params(ctx.viewer, "package.zip", name=name, dry_run=sent.dry_run,
+                                        trusted_keys=tuple(ctx.settings.trusted_keys),
+                                        reserve_bytes=ctx.settings.package_reserve_mb * 1024 * 1024)
+        receipt = await queue_job(ctx, package_imports.FUNC, package_imports.FUNC, params, None, name=name,
+                                  source="package", exclusive=False, exec_id=exec_id)
     except BaseException:
         files.remove(workspace)
         raise

@@ -24,7 +24,8 @@ class ImportPackage:
     def stage(self, params: dict[str, Any], ctx) -> dict[str, Any]:
         path = ctx.workspace / "upload" / params["file"]
         package = importer.open_checked(path, trusted_keys=tuple(params.get("trusted_keys") or ()),
-                                        room_in=ctx.folders.files)
+                                        room_in=ctx.folders.files, reserve_bytes=params.get("reserve_bytes"),
+                                        label=params.get("name"))
         with package:
             records = importer.read_records(package)
             items = ctx.db.read_sync(importer.plan, package.manifest, params["user_id"])

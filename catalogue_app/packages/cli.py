@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from pathlib import Path
 
 
 def add_parsers(commands: argparse._SubParsersAction, common: Callable[[argparse.ArgumentParser], None]) -> None:
@@ -39,6 +40,10 @@ def add_export_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def add_import_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", type=Path, metavar="FILE", help="the package file (.zip)")
+    parser.add_argument("--dry-run", action="store_true", help="print what importing it would do, and change nothing")
+    parser.add_argument("--user", metavar="NAME", help="the user who imports it (default: the first superuser)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(run=run_import)
 
 
@@ -106,7 +111,73 @@ def run_export(args: argparse.Namespace) -> int:
 
 
 def run_import(args: argparse.Namespace) -> int:
-    raise SystemExit("catalogue package import: not there yet")
+    """Import the package here and now, as the job of ``POST /api/v2/packages/imports`` does
+    (with or without a server on the data folder: the database's own locks serve both); print
+    the report. Exit 1 when the package is refused outright (nothing is then written)."""
+    import json
+    import os
+    import sys
+    import uuid
+
+    from catalogue_app import cli as main_cli
+    from catalogue_app import files
+    from catalogue_app.jobs.folders import Folders
+    from catalogue_app.jobs.package_import import ImportPackage, place_upload
+    from catalogue_app.jobs.runner import JobContext
+    from catalogue_app.services import package_imports
+    from catalogue_app.services.errors import Refused
+    from catalogue_app.store.db import Database
+
+    settings = main_cli._settings(args)
+    main_cli._prepare(settings)
+    if not args.file.is_file():
+        print(f"Refused: {args.file} is not a file.", file=sys.stderr)
+        return 1
+    database = Database(settings.database_path)
+    workspace = files.claim_workspace(settings.tmp_dir / f"package-import-{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    try:
+        viewer = database.read_sync(package_imports.importer_of, args.user)
+        params = package_imports.params(viewer, place_upload(workspace, args.file), name=args.file.name,
+                                        dry_run=args.dry_run, trusted_keys=tuple(settings.trusted_keys),
+                                        reserve_bytes=settings.package_reserve_mb * 1024 * 1024)
+        job = ImportPackage()
+        ctx = JobContext(f"cli-{uuid.uuid4()}", workspace, Folders.of(settings), database, reports=False)
+        staged = job.stage(params, ctx)
+        output = database.write_sync(lambda conn: job.commit(conn, params, staged, ctx))
+        job.after(params, staged, ctx)
+    except Refused as exc:
+        print(f"Refused: {exc.message}", file=sys.stderr)
+        return 1
+    except ValueError as exc:  # the package itself: archive.PackageError, importer.ImportRefused
+        print(f"Refused: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        files.remove(workspace)
+        database.close()
+    report = output["report"]
+    print(json.dumps(report, indent=2, ensure_ascii=False) if args.json else report_text(report))
+    return 0
+
+
+def report_text(report: dict) -> str:
+    """The import's report for people: what was done with each resource, and the notes."""
+    lines = [f"Package {report.get('package')} from catalogue {report.get('maker')}"
+             f" ({'signed by ' + report['signed_by'] if report.get('signed_by') else 'not signed'})"
+             f"{' (dry run: nothing was changed)' if report.get('dry_run') else ''}"]
+    if report.get("base"):
+        lines.append(f"The changes since package {report['base']}.")
+    for key in ("created", "updated", "unchanged", "conflicts", "deleted", "kept", "left_out", "refused", "failed"):
+        items = report.get(key) or []
+        if not items:
+            continue
+        lines.append(f"{key.replace('_', ' ')}: {len(items)}")
+        for item in items:
+            pk = f" (pk {item['pk']})" if item.get("pk") is not None else ""
+            note = f": {item.get('message') or item.get('reason')}" if item.get("message") or item.get("reason") else ""
+            lines.append(f"  {item.get('resource_type') or ''} {item.get('uuid')} {item.get('title') or ''!r}{pk}{note}")
+    for note in report.get("notes") or []:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
 
 
 def run_key(args: argparse.Namespace) -> int:

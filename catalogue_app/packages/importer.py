@@ -48,20 +48,21 @@ class ImportRefused(ValueError):
 
 
 # -- opening ----------------------------------------------------------------------------------------
-def open_checked(path: Path, *, trusted_keys: tuple[str, ...] = (), room_in: Path | None = None):
+def open_checked(path: Path, *, trusted_keys: tuple[str, ...] = (), room_in: Path | None = None,
+                 reserve_bytes: int | None = None, label: str | None = None):
     """The package at ``path``, opened and checked whole (every member's hash too) before
-    anything is written; archive.PackageError (a ValueError) when it cannot be trusted."""
-    from catalogue_app.packages.archive import Package, PackageError
+    anything is written; archive.PackageError or ImportRefused (ValueErrors) when it cannot be
+    trusted or read."""
+    from catalogue_app.packages.archive import Package
 
-    package = Package.open(path, trusted_keys=tuple(trusted_keys), room_in=room_in)
+    extra = {"reserve_bytes": reserve_bytes} if reserve_bytes is not None else {}
+    package = Package.open(path, trusted_keys=tuple(trusted_keys), room_in=room_in, label=label, **extra)
     try:
         package.verify()
         _check_manifest(package.manifest)
     except BaseException:
         package.close()
         raise
-    if not isinstance(package.manifest, dict):
-        raise PackageError("The package's manifest is not a JSON object.")
     return package
 
 
@@ -225,6 +226,15 @@ def report_of(manifest: dict[str, Any], signer: str | None, items: list[Item], *
     return out
 
 
+def _within(folder: Path, relative: str) -> Path:
+    """``relative`` (a name a package gave) as a path inside ``folder``; ValueError when it is
+    absolute or climbs out."""
+    parts = relative.replace("\\", "/").split("/")
+    if not relative or relative.startswith("/") or "\x00" in relative or any(p in ("", ".", "..") for p in parts):
+        raise ValueError(f"{relative!r} is not a plain relative path.")
+    return folder.joinpath(*parts)
+
+
 # -- staging: the members of what will be written, out of the package ------------------------------
 def members_of(package, uuid: str) -> list[str]:
     prefix = f"resources/{uuid}/"
@@ -237,7 +247,7 @@ def extract_resource(package, uuid: str, target: Path) -> Path:
     prefix = f"resources/{uuid}/"
     target.mkdir(parents=True, exist_ok=True)
     for name in members_of(package, uuid):
-        package.extract(name, files.inside(target, name[len(prefix):]))
+        package.extract(name, _within(target, name[len(prefix):]))
     files.sync_tree(target)
     return target
 
@@ -279,7 +289,7 @@ def _member_path(folder: Path | None, record: dict[str, Any], member: str | None
     prefix = f"resources/{record['uuid']}/"
     relative = member[len(prefix):] if member.startswith(prefix) else member
     try:
-        path = files.inside(folder, relative)
+        path = _within(folder, relative)
     except ValueError:
         return None
     return path if path.is_file() else None
@@ -311,7 +321,7 @@ def _move_files(found: list[tuple[str, Path, str | None]], target: Path, written
         written.made.append(target)
     rows = []
     for name, source, mime in found:
-        dest = files.inside(target, name)
+        dest = _within(target, name)
         dest.parent.mkdir(parents=True, exist_ok=True)
         os.rename(source, dest)
         written.moved.append((source, dest))
@@ -396,7 +406,7 @@ def create_from_record(conn: Connection, record: dict[str, Any], folder: Path | 
         if record.get("resource_type") == "dataset" and data_version:
             package_writes.set_data_version(conn, rid, data_version)
         _thumbnail(conn, rid, uuid, record, folder, files_dir)
-        written.data_changed = bool(found)
+        written.data_changed = bool(found) and _member_path(folder, record, record.get("thumbnail")) is None
     except BaseException:
         written.undo()
         raise
@@ -540,9 +550,9 @@ def _change(item: dict[str, Any], fids: dict[int, int]) -> gpkg_edit.Insert | gp
     geometry = after.get("geometry")
     shape = shapely.geometry.shape(geometry) if geometry else None
     if op == "insert":
-        return gpkg_edit.Insert(dict(after.get("properties") or {}), shape, "EPSG:4326", fid)
+        return gpkg_edit.Insert(dict(after.get("properties") or {}), shape, None, fid)
     if op == "update":
-        return gpkg_edit.Update(fid, dict(after.get("properties") or {}), shape, "geometry" in after, "EPSG:4326")
+        return gpkg_edit.Update(fid, dict(after.get("properties") or {}), shape, "geometry" in after, None)
     if op == "delete":
         return gpkg_edit.Delete(fid)
     raise ValueError(f"changes.json: {op!r} is not an insert, an update or a delete.")

@@ -47,7 +47,7 @@ def group_id(conn: sqlite3.Connection, name: str | None) -> int | None:
 
 
 def resource_by_uuid(conn: sqlite3.Connection, uuid: str) -> sqlite3.Row | None:
-    return conn.execute("SELECT id, uuid, resource_type, title, owner_id FROM resources WHERE uuid = ?",
+    return conn.execute("SELECT * FROM resources WHERE uuid = ?",
                         (uuid,)).fetchone()
 
 

@@ -1,0 +1,196 @@
+"""Importing a field package (packages/importer.py), black-box: two catalogues in this process,
+each with its own data folder, and nothing between them but package files, made by the test's
+own writer (tests/packages/maker.py) from the format. The command line is run as a process."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import ADMIN_PASSWORD, login, make_user
+from tests.packages.conftest import counts, import_cli, import_over_http
+from tests.packages.maker import make_package
+
+
+def uuids(report: dict, key: str) -> set[str]:
+    return {item["uuid"] for item in report[key]}
+
+
+def test_a_fresh_catalogue_gets_everything_with_the_same_uuids(office, field):
+    path = field["tmp"] / "office.zip"
+    manifest = make_package(office["dir"], path)
+    make_user(field["admin"], username=office["owner"]["username"])
+    status = import_over_http(field["admin"], path)
+    assert status["status"] == "finished", (status, status.get("log"), status.get("output_params"))
+    report = status["output_params"]["report"]
+    assert report["package"] == manifest["id"] and report["dry_run"] is False
+    wanted = {office["countries"]["uuid"], office["document"]["uuid"], office["map"]["uuid"]}
+    assert wanted <= uuids(report, "created"), report
+    assert not report["failed"], report
+    admin = field["admin"]
+    for item in report["created"]:
+        r = admin.get(f"/api/v2/resources/{item['pk']}")
+        assert r.status_code == 200, r.text
+        assert r.json()["resource"]["uuid"] == item["uuid"]
+    countries = next(i for i in report["created"] if i["uuid"] == office["countries"]["uuid"])
+    d = admin.get(f"/api/v2/datasets/{countries['pk']}").json()["dataset"]
+    assert d["owner"]["username"] == office["owner"]["username"]
+    assert d["alternate"] == office["countries"]["alternate"]
+    assert d["title"] == office["countries"]["title"]
+    # the data opens: WFS features and a WMS map
+    r = admin.get("/geoserver/ows", params={"service": "WFS", "version": "2.0.0", "request": "GetFeature",
+                                             "typeNames": d["alternate"], "outputFormat": "application/json"})
+    assert r.status_code == 200, r.text
+    assert len(r.json()["features"]) == 177
+    r = admin.get("/geoserver/ows", params={"service": "WMS", "version": "1.3.0", "request": "GetMap",
+                                             "layers": d["alternate"], "styles": "", "crs": "EPSG:4326",
+                                             "bbox": "-90,-180,90,180", "width": 256, "height": 128,
+                                             "format": "image/png"})
+    assert r.status_code == 200 and r.headers["content-type"] == "image/png", r.text[:300]
+    m = next(i for i in report["created"] if i["uuid"] == office["map"]["uuid"])
+    layers = admin.get(f"/api/v2/maps/{m['pk']}/maplayers").json()
+    assert [layer["dataset"]["pk"] for layer in layers] == [countries["pk"]]
+    doc = next(i for i in report["created"] if i["uuid"] == office["document"]["uuid"])
+    r = admin.get(f"/api/v2/documents/{doc['pk']}")
+    assert r.status_code == 200
+    # twice: nothing changes the second time
+    before = counts(field["dir"])
+    again = import_over_http(field["admin"], path)
+    assert again["status"] == "finished", again
+    assert not again["output_params"]["report"]["created"] and not again["output_params"]["report"]["updated"]
+    assert wanted <= uuids(again["output_params"]["report"], "unchanged")
+    assert counts(field["dir"]) == before
+
+
+def test_an_unknown_owner_gives_it_to_the_importer_and_says_so(office, field):
+    path = field["tmp"] / "office.zip"
+    make_package(office["dir"], path, uuids_=[office["document"]["uuid"]])
+    done = import_cli(field["dir"], path, "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    [item] = report["created"]
+    doc = field["admin"].get(f"/api/v2/documents/{item['pk']}").json()["document"]
+    assert doc["owner"]["username"] == "admin"
+    assert any(office["owner"]["username"] in note and "importer" in note for note in report["notes"]), report
+
+
+def test_a_dry_run_writes_nothing(office, field):
+    path = field["tmp"] / "office.zip"
+    make_package(office["dir"], path)
+    before = counts(field["dir"])
+    done = import_cli(field["dir"], path, "--dry-run")
+    assert done.returncode == 0, done.stderr
+    assert "dry run" in done.stdout and "created: 3" in done.stdout, done.stdout
+    assert counts(field["dir"]) == before
+    status = import_over_http(field["admin"], path, dry_run=True)
+    assert status["status"] == "finished" and status["output_params"]["report"]["dry_run"] is True
+    assert len(status["output_params"]["report"]["created"]) == 3
+    assert counts(field["dir"]) == before
+
+
+# -- back from the field: a "since" package ----------------------------------------------------------
+from tests.conftest import USER_PASSWORD  # noqa: E402
+from tests.packages.conftest import upload_countries, upload_document  # noqa: E402
+
+WFS = {"service": "WFS", "version": "2.0.0", "request": "GetFeature", "outputFormat": "application/json"}
+
+
+def features(client, alternate: str) -> dict:
+    r = client.get("/geoserver/ows", params={**WFS, "typeNames": alternate})
+    assert r.status_code == 200, r.text
+    return {int(f["id"].rsplit(".", 1)[1]): f for f in r.json()["features"]}
+
+
+def out_and_back(office, field, *uuid_list):
+    """The office's package of these resources imported in the field (its owner a user there
+    too); returns (the package's manifest, the field owner's client, {uuid: field pk})."""
+    path = field["tmp"] / "out.zip"
+    manifest = make_package(office["dir"], path, uuids_=list(uuid_list))
+    make_user(field["admin"], username=office["owner"]["username"])
+    status = import_over_http(field["admin"], path)
+    assert status["status"] == "finished", (status, status.get("log"), status.get("output_params"))
+    pks = {i["uuid"]: i["pk"] for i in status["output_params"]["report"]["created"]}
+    assert set(pks) == set(uuid_list)
+    return manifest, login(field["srv"], {**office["owner"], "password": USER_PASSWORD}), pks
+
+
+def back(office, field, base: str, as_client=None) -> dict:
+    """The field's package of what changed since ``base``, imported at the office; the report."""
+    path = field["tmp"] / "back.zip"
+    make_package(field["dir"], path, base=base)
+    status = import_over_http(as_client or office["admin"], path)
+    assert status["status"] == "finished", (status, status.get("log"), status.get("output_params"))
+    return status["output_params"]["report"]
+
+
+def test_changes_made_only_in_the_field_come_back_with_their_history(office, field):
+    c = office["c"]
+    countries = upload_countries(c, "Countries to take out")
+    doc = upload_document(c, "A note to delete in the field")
+    manifest, fc, pks = out_and_back(office, field, countries["uuid"], doc["uuid"])
+    fpk = pks[countries["uuid"]]
+    r = fc.patch(f"/api/v2/resources/{fpk}", json={"title": "Countries, checked in the field"})
+    assert r.status_code == 200, r.text
+    r = fc.post(f"/api/v2/datasets/{fpk}/edits", json={
+        "update": [{"id": 1, "properties": {"name": "Renamed in the field"}}], "delete": [2]})
+    assert r.status_code == 200, r.text
+    field_version = r.json()["version"]
+    r = fc.delete(f"/api/v2/resources/{pks[doc['uuid']]}")
+    assert r.status_code in (200, 204), r.text
+    report = back(office, field, manifest["id"])
+    assert uuids(report, "updated") == {countries["uuid"]}, report
+    assert uuids(report, "deleted") == {doc["uuid"]}, report
+    assert not report["conflicts"] and not report["failed"], report
+    d = c.get(f"/api/v2/datasets/{countries['pk']}").json()["dataset"]
+    assert d["title"] == "Countries, checked in the field"
+    now = features(c, countries["alternate"])
+    assert now[1]["properties"]["name"] == "Renamed in the field" and 2 not in now and len(now) == 176
+    assert c.get(f"/api/v2/documents/{doc['pk']}").status_code == 404
+    history = c.get(f"/api/v2/resources/{countries['pk']}/versions").json()
+    found = {v["uuid"]: v for v in history["versions"]}
+    assert field_version["uuid"] in found, history
+    assert found[field_version["uuid"]]["user"]["username"] == office["owner"]["username"]
+    assert any(v["via"] == "package" and v["kind"] == "metadata" for v in history["versions"]), history
+    # the same package again: nothing changes
+    again = back(office, field, manifest["id"])
+    assert not again["updated"] and not again["deleted"] and not again["created"], again
+
+
+def test_changes_on_both_sides_are_a_conflict_and_ours_is_kept(office, field):
+    c = office["c"]
+    countries = upload_countries(c, "Countries changed on both sides")
+    doc = upload_document(c, "A note changed here, deleted there")
+    manifest, fc, pks = out_and_back(office, field, countries["uuid"], doc["uuid"])
+    assert fc.patch(f"/api/v2/resources/{pks[countries['uuid']]}", json={"title": "Field title"}).status_code == 200
+    assert fc.delete(f"/api/v2/resources/{pks[doc['uuid']]}").status_code in (200, 204)
+    assert c.patch(f"/api/v2/resources/{countries['pk']}", json={"title": "Office title"}).status_code == 200
+    assert c.patch(f"/api/v2/resources/{doc['pk']}", json={"abstract": "changed here"}).status_code == 200
+    report = back(office, field, manifest["id"])
+    assert uuids(report, "conflicts") == {countries["uuid"]}, report
+    assert uuids(report, "kept") == {doc["uuid"]}, report
+    assert c.get(f"/api/v2/resources/{countries['pk']}").json()["resource"]["title"] == "Office title"
+    assert c.get(f"/api/v2/documents/{doc['pk']}").status_code == 200
+
+
+def test_changed_only_here_stays_as_it_is(office, field):
+    c = office["c"]
+    doc = upload_document(c, "A note changed at the office only")
+    manifest, fc, pks = out_and_back(office, field, doc["uuid"])
+    assert c.patch(f"/api/v2/resources/{doc['pk']}", json={"title": "Office's own"}).status_code == 200
+    path = field["tmp"] / "whole.zip"
+    make_package(field["dir"], path)  # a whole package of the field: that document unchanged there
+    status = import_over_http(office["admin"], path)
+    report = status["output_params"]["report"]
+    assert doc["uuid"] in uuids(report, "unchanged"), report
+    assert c.get(f"/api/v2/resources/{doc['pk']}").json()["resource"]["title"] == "Office's own"
+
+
+def test_an_update_needs_the_change_right(office, field):
+    c = office["c"]
+    doc = upload_document(c, "A note someone else brings back")
+    manifest, fc, pks = out_and_back(office, field, doc["uuid"])
+    assert fc.patch(f"/api/v2/resources/{pks[doc['uuid']]}", json={"title": "Changed in the field"}).status_code == 200
+    stranger = make_user(office["admin"])
+    with login(office["srv"], stranger) as s:
+        report = back(office, field, manifest["id"], as_client=s)
+    assert uuids(report, "refused") == {doc["uuid"]}, report
+    assert c.get(f"/api/v2/resources/{doc['pk']}").json()["resource"]["title"] == "A note someone else brings back"
