@@ -366,9 +366,21 @@ def test_take_an_area_into_the_field_and_bring_the_changes_back(tmp_path, places
     expect(r.status_code < 500, r.text[:300])  # no data here: a clear answer, not a server error
 
     step("2d", "field: every page and service of the resources works")
+    expect(f.get("/catalogue/").status_code == 200)
     for name, res in fr.items():
-        detail = ok(f.get(f"/api/v2/resources/{res['pk']}"))["resource"]
+        detail = ok(f.get(f"/api/v2/resources/{res['pk']}", params={"include[]": "links"}))["resource"]
         expect(detail["uuid"] == resources[name]["uuid"])
+        links = [link for link in detail.get("links") or [] if link["url"].startswith(field.url)]
+        if name == "cities":  # metadata only: no address that offers data it does not have
+            offered = [link["url"] for link in links if link["link_type"] in ("data", "image")
+                       or link["link_type"].startswith("OGC:")]
+            expect(not offered, f"cities, metadata only, offers {offered}")
+            continue
+        for link in links:  # its page, metadata documents, services (their capabilities), downloads
+            kind = link["link_type"]
+            params = {"service": kind[4:], "request": "GetCapabilities"} if kind.startswith("OGC:") else None
+            r = f.get(link["url"], params=params)
+            expect(r.status_code == 200, f"{name}: {kind} {link['url']}: {r.status_code} {r.text[:200]}")
     fcountries = ok(f.get(f"/api/v2/datasets/{fr['countries']['pk']}"))["dataset"]
     fpoints = ok(f.get(f"/api/v2/datasets/{fr['points']['pk']}"))["dataset"]
     fworld = ok(f.get(f"/api/v2/datasets/{fr['world']['pk']}"))["dataset"]
