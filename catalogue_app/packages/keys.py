@@ -138,5 +138,3 @@ def verify(public_pem: str, signature: bytes, data: bytes) -> str:
     except InvalidSignature:
         raise BadSignature("the signature does not match the manifest") from None
     return fingerprint(key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw))
-
-

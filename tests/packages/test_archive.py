@@ -358,9 +358,8 @@ def test_a_zip_bomb_is_refused_before_it_is_expanded(tmp_path):
     path = write_package(tmp_path, None)
     zeros = b"\0" * (64 * 1024 * 1024)
     name = f"resources/{UUID}/data/zeros.csv"
-    bomb = rezip(path, tmp_path / "bomb.zip", add={},
-                 edit_manifest=lambda m: m["members"].update({name: {"size": len(zeros),
-                                                                     "sha256": hashlib.sha256(zeros).hexdigest()}}))
+    listed = {name: {"size": len(zeros), "sha256": hashlib.sha256(zeros).hexdigest()}}
+    bomb = rezip(path, tmp_path / "bomb.zip", edit_manifest=lambda m: m["members"].update(listed))
     with zipfile.ZipFile(bomb, "a", compression=zipfile.ZIP_DEFLATED) as z:
         z.writestr(name, zeros)
     del zeros
