@@ -16,7 +16,7 @@ from litestar.params import FromPath, FromQuery, Parameter
 from litestar.response import File
 
 from catalogue_app.api import pagination
-from catalogue_app.api.context import Context, Ctx
+from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import ApiError
 from catalogue_app.api.request_bodies import declared_body
 from catalogue_app.api.resources.executions import Receipt, queue_job

@@ -71,8 +71,10 @@ def _layer(source: Path) -> str:
 
 def clip_vector(source: Path, target: Path, bbox: Box) -> int:
     """The features of the GeoPackage ``source`` that intersect the longitude/latitude box, written
-    with their own fids into one new GeoPackage ``target`` (same layer name, fields and CRS);
-    read by a bounding-box read, ``BATCH`` features at a time. Returns how many."""
+    with their own fids into one new GeoPackage ``target`` (same layer name, fields and CRS).
+    The area's features are found by a bounding-box read (GDAL, through the spatial index), their
+    geometries tested ``BATCH`` at a time; their rows are then copied as they are stored, in one
+    SQLite statement. Returns how many."""
     import numpy as np
     import pyogrio
     import pyogrio.raw
@@ -89,32 +91,81 @@ def clip_vector(source: Path, target: Path, bbox: Box) -> int:
             _, fids, _, _ = pyogrio.raw.read(source, layer=layer, bbox=tuple(area.bounds), read_geometry=False,
                                              columns=[], return_fids=True)
             fids = np.sort(np.asarray(fids, dtype=np.int64))
-            written = 0
-            fid_name = info.get("fid_column") or "fid"
-            options = {"FID": fid_name, "GEOMETRY_NAME": info.get("geometry_name") or "geom"}
+            kept = []
             for start in range(0, len(fids), BATCH):
-                meta, got, geometry, field_data = pyogrio.raw.read(source, layer=layer, fids=fids[start:start + BATCH],
-                                                                   return_fids=True)
+                _, got, geometry, _ = pyogrio.raw.read(source, layer=layer, fids=fids[start:start + BATCH], columns=[],
+                                                       return_fids=True)
                 shapes = shapely.from_wkb(geometry)
                 keep = np.asarray(shapely.intersects(area, shapes), dtype=bool) & ~shapely.is_missing(shapes)
-                if not keep.any():
-                    continue
-                names = [fid_name, *meta["fields"]]
-                values = [np.asarray(got)[keep], *(np.asarray(v)[keep] for v in field_data)]
-                pyogrio.raw.write(target, np.asarray(geometry, dtype=object)[keep], values, names, layer=layer,
-                                  driver="GPKG", geometry_type=info["geometry_type"], crs=info["crs"],
-                                  encoding="UTF-8", append=written > 0, layer_options=None if written else options)
-                written += int(keep.sum())
-            if not written:  # an empty layer of the same shape: the dataset is there, with nothing in the area
-                meta, _, geometry, field_data = pyogrio.raw.read(source, layer=layer, max_features=0)
-                pyogrio.raw.write(target, geometry, field_data, meta["fields"], layer=layer, driver="GPKG",
-                                  geometry_type=info["geometry_type"], crs=info["crs"], encoding="UTF-8",
-                                  layer_options=options)
+                kept.append(np.asarray(got, dtype=np.int64)[keep])
+            # the layer, empty, shaped as the source's: its fid column, geometry column, fields and CRS
+            meta, _, geometry, field_data = pyogrio.raw.read(source, layer=layer, where="1 = 0")
+            options = {"FID": info.get("fid_column") or "fid", "GEOMETRY_NAME": info.get("geometry_name") or "geom"}
+            pyogrio.raw.write(target, geometry, field_data, meta["fields"], layer=layer, driver="GPKG",
+                              geometry_type=info["geometry_type"], crs=info["crs"], encoding="UTF-8",
+                              layer_options=options)
+        chosen = np.concatenate(kept) if kept else np.zeros(0, dtype=np.int64)
+        if len(chosen):
+            with gpkg_access.sqlite(source):
+                _copy_rows(source, target, layer, options["FID"], options["GEOMETRY_NAME"], chosen)
+            _set_extent(target, layer, options["GEOMETRY_NAME"])
     except GeoError:
         raise
-    except Exception as exc:  # GDAL's own errors come in several types
+    except Exception as exc:  # GDAL's and SQLite's own errors come in several types
+        target.unlink(missing_ok=True)
         raise GeoError(f"The dataset could not be clipped: {exc}") from exc
-    return written
+    return int(len(chosen))
+
+
+def _copy_rows(source: Path, target: Path, layer: str, fid: str, geometry: str, fids) -> None:
+    """Copy the rows of ``layer`` whose fid is in ``fids`` from ``source`` into the same layer of
+    ``target`` (made empty with the same columns), as they are stored, in one transaction, and
+    their entries of the source's spatial index (its insert trigger set aside meanwhile, so that
+    no geometry is read again)."""
+    conn = gpkg_edit.connect(target, wal=False)
+    try:
+        conn.execute("PRAGMA synchronous = OFF")  # a new file of ours: the package syncs what it holds
+        conn.execute("ATTACH DATABASE ? AS src", (str(source),))
+        table, index = _quoted(layer), _quoted(f"rtree_{layer}_{geometry}")
+        columns = ", ".join(f'"{_quoted(r[1])}"' for r in conn.execute(f'PRAGMA main.table_info("{table}")'))
+        indexed = all(conn.execute(f"SELECT 1 FROM {db}.sqlite_master WHERE name = ?", (f"rtree_{layer}_{geometry}",))
+                      .fetchone() for db in ("main", "src"))
+        trigger = conn.execute("SELECT name, sql FROM main.sqlite_master WHERE type = 'trigger' AND name = ?",
+                               (f"rtree_{layer}_{geometry}_insert",)).fetchone() if indexed else None
+        conn.execute("CREATE TEMP TABLE kept (fid INTEGER PRIMARY KEY)")
+        conn.execute("BEGIN")
+        for start in range(0, len(fids), BATCH * 10):
+            conn.executemany("INSERT INTO temp.kept (fid) VALUES (?)", ((int(f),) for f in fids[start:start + BATCH * 10]))
+        if trigger is not None:
+            conn.execute(f'DROP TRIGGER main."{_quoted(trigger[0])}"')
+        conn.execute(f'INSERT INTO main."{table}" ({columns}) SELECT {columns} FROM src."{table}"'
+                     f' WHERE "{_quoted(fid)}" IN (SELECT fid FROM temp.kept)')
+        if trigger is not None:
+            conn.execute(f'INSERT INTO main."{index}" SELECT * FROM src."{index}" WHERE id IN (SELECT fid FROM temp.kept)')
+            conn.execute(trigger[1])
+        conn.execute("COMMIT")
+        conn.execute("DETACH DATABASE src")
+    finally:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        conn.close()
+
+
+def _set_extent(target: Path, layer: str, geometry: str) -> None:
+    """The layer's extent in gpkg_contents, from its spatial index (rows copied in by SQLite)."""
+    conn = gpkg_edit.connect(target, wal=False)
+    try:
+        index = f"rtree_{layer}_{geometry}"
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (index,)).fetchone():
+            box = conn.execute(f'SELECT min(minx), min(miny), max(maxx), max(maxy) FROM "{_quoted(index)}"').fetchone()
+            conn.execute("UPDATE gpkg_contents SET min_x = ?, min_y = ?, max_x = ?, max_y = ? WHERE table_name = ?",
+                         (*box, layer))
+    finally:
+        conn.close()
+
+
+def _quoted(name: str) -> str:
+    return name.replace('"', '""')
 
 
 def clip_raster(source: Path, target: Path, bbox: Box) -> bool:

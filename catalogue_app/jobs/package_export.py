@@ -11,11 +11,12 @@ from typing import Any
 
 from catalogue_app import files
 from catalogue_app.packages import export
+from catalogue_app.services.package_exports import check_cut
 
 
 class ExportPackage:
     def stage(self, params: dict[str, Any], ctx) -> export.Built:
-        cut = export.check_cut(params.get("cut") or {})
+        cut = check_cut(params.get("cut") or {})
         return export.build(ctx.db, user_id=params["user_id"], cut=cut, base_url=params.get("base") or "",
                             data_dir=ctx.folders.data, files_dir=ctx.folders.files,
                             target=ctx.workspace / "package.zip", workspace=ctx.workspace,

@@ -26,7 +26,7 @@ def add_parsers(commands: argparse._SubParsersAction, common: Callable[[argparse
 def add_export_arguments(parser: argparse.ArgumentParser) -> None:
     """``catalogue package export``: the search (as the web UI's), the area, since a package, -o FILE."""
     parser.add_argument("--search", metavar="Q", help="text to search for in titles and abstracts")
-    parser.add_argument("--bbox", metavar="W,S,E,N", help="the area, in longitude/latitude: west,south,east,north")
+    parser.add_argument("--bbox", metavar="W,S,E,N", help="the area, in longitude/latitude: west,south,east,north (--bbox=-5,41,10,51 when it starts with a minus)")
     parser.add_argument("--type", dest="types", action="append", metavar="T",
                         help="a resource type (dataset, document, map...); may repeat")
     parser.add_argument("--keyword", dest="keywords", action="append", metavar="K", help="a keyword; may repeat")

@@ -2,8 +2,8 @@
 member into one package file (docs/package-format.md), whole, clipped to an area, or "since" a
 package exported or imported here before.
 
-``check_cut`` checks what was asked (the body of ``POST /api/v2/packages/exports``, the options of
-``catalogue package export``); ``build`` writes the package file (slow work, no transaction: the
+What was asked (the body of ``POST /api/v2/packages/exports``, the options of ``catalogue package
+export``) is checked by services/package_exports.py; ``build`` writes the package file (slow work, no transaction: the
 job's stage, or the command); ``record`` stores the export and its sync points in the
 transaction that keeps it. The same functions serve the job (jobs/package_export.py) and the
 command line (packages/cli.py).
@@ -25,7 +25,7 @@ from catalogue_app.geo.errors import GeoError
 from catalogue_app.packages import keys
 from catalogue_app.packages.archive import PackageWriter
 from catalogue_app.reads import packages as package_reads
-from catalogue_app.services.package_exports import FOLDER, Cut, check_cut, resource_query  # noqa: F401 - check_cut for the job and the command
+from catalogue_app.services.package_exports import FOLDER, Cut, resource_query
 from catalogue_app.store import package_exports, package_records, users
 from catalogue_app.store.db import Database
 

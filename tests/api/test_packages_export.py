@@ -6,7 +6,6 @@ for each kind of caller; and bad requests, each a 400 in the error envelope."""
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import zipfile
 from pathlib import Path
@@ -254,6 +253,12 @@ def test_estimate(pk):
                                                        "clip": "true"})
         assert r.status_code == 200, r.text
         assert 0 < r.json()["bytes"] < whole["bytes"]
+        r = c.get("/api/v2/packages/estimate", params={"query": f"filter{{pk}}={pk['document']['pk']}"})
+        assert r.status_code == 200 and r.json()["resources"] == 1, r.text
+        schema = c.get("/api/v2/schema/", params={"format": "json"}).json()
+        assert {"/api/v2/packages/estimate/", "/api/v2/packages/exports/", "/api/v2/packages/{package_id}/download/",
+                "/api/v2/packages/", "/api/v2/packages/{package_id}/"} <= set(schema["paths"])
+        assert "ExportRequest" in json.dumps(schema["paths"]["/api/v2/packages/exports/"]["post"])
     with login(pk["srv"], pk["member"]) as c:
         r = c.get("/api/v2/packages/estimate", params={"ids": int(pk["points"]["pk"])})
         assert r.json() == {"resources": 1, "bytes": r.json()["bytes"], "left_out": 1}
@@ -371,3 +376,12 @@ def test_since_a_package_carries_the_changes_the_deletions_and_the_new(pk, tmp_p
     # the versions after the base only
     assert record["history"] and all(v["number"] > base_version for v in record["history"])
     assert record["fields"]["abstract"] == "seen in the field"
+
+
+def test_a_superuser_and_the_owner_take_private_data_with_it(pk, tmp_path):
+    points = pk["points"]
+    for client in (pk["admin"], login(pk["srv"], pk["owner"])):
+        z = download(client, export(client, {"ids": [int(points["pk"])]}), tmp_path)
+        manifest = manifest_of(z)
+        assert by_uuid(manifest)[points["uuid"]]["data"] == "whole" and manifest["left_out"] == []
+        assert f"resources/{points['uuid']}/data/data.gpkg" in z.namelist()
