@@ -46,7 +46,8 @@ class ImportPackage:
             return {"package_id": manifest["id"],
                     "report": importer.report_of(manifest, staged["signer"], items, dry_run=True)}
         self.done = importer.commit(conn, manifest, staged["signer"], staged["records"], staged["staged"],
-                                    user_id=params["user_id"], files_dir=ctx.folders.files)
+                                    user_id=params["user_id"], files_dir=ctx.folders.files,
+                                    note=lambda names: files.note_folders(ctx.workspace, names))
         files.sync_folder(ctx.folders.files)
         return {"package_id": manifest["id"], "report": self.done.report}
 

@@ -12,7 +12,10 @@ of the local resource changes.
 ``dismissed``), theirs (the import's ``apply_update`` with the aside record and files: a new
 version; the row's state ``applied``) or both (the import's ``create_from_record``: the incoming
 copy becomes a new resource with a new uuid, titled "<title> (from <who made the package>)"; the
-row's state ``copied``). Who may: services/package_conflicts.py checks, then calls ``resolve``.
+row's state ``copied``). Each resolution is one write: the conflict marked, the import's writes,
+the version row, and the package's sync point for the resource (package_members: our version now,
+the outcome the resolution), so that a later package compares with what both sides agreed on. Who
+may: services/package_conflicts.py checks, then calls ``carry_out``.
 """
 
 from __future__ import annotations
@@ -212,6 +215,10 @@ def carry_out(conn: Connection, viewer: Viewer, row: Any, keep: str, files_dir: 
         copy = written.resource_id
     user = users.get(conn, viewer.id) if viewer.id is not None else None
     mark(conn, row, state, copy, user["username"] if user is not None else None)
+    # the two catalogues agree again on this resource: the sync point a later package is compared with
+    package_conflicts.settle_member(conn, row["package_id"], row["uuid"],
+                                    versions.latest_number(conn, pk) if pk is not None else 0,
+                                    package_conflicts.data_version(conn, pk) if pk is not None else 0, state)
     package_conflicts.drop_folder(conn, row["id"])
     return {"pk": pk, "copy": copy}, written
 

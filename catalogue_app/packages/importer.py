@@ -23,8 +23,8 @@ import json
 import logging
 import mimetypes
 import os
-import shutil
 import uuid as uuids
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -106,6 +106,8 @@ class Item:
     data_version: int | None = None
     data: str = "none"
     deletion: bool = False
+    agreed: int | None = None        # changed only here: the version both last agreed on (the sync point stays)
+    again: bool = False              # imported before: its member row stays as that import left it
 
     def shown(self) -> dict[str, Any]:
         out: dict[str, Any] = {"uuid": self.uuid, "title": self.title, "resource_type": self.resource_type}
@@ -136,10 +138,10 @@ def plan(conn: Connection, manifest: dict[str, Any], user_id: int | None) -> lis
         row = package_writes.resource_by_uuid(conn, item.uuid)
         item.pk = row["id"] if row is not None else None
         done = earlier.get(item.uuid)
-        if maker == ours and not base:
+        if (maker == ours and not base) or (before is not None and before["direction"] == "export"):
             item.message = "This catalogue made this package."
         elif done is not None and done["outcome"] not in ("failed", None):
-            item.message = "This package was imported before."
+            item.message, item.again = "This package was imported before.", True
         elif row is None:
             _unknown_here(conn, item, maker, base, package_id, viewer)
         else:
@@ -187,7 +189,7 @@ def _known_here(conn: Connection, item: Item, row, maker: str, base: str | None,
         item.outcome, item.kind = "conflicts", "changed_both"
         item.message = "Changed here and there since they last agreed: ours is kept, theirs aside."
     elif here:
-        item.message = "Changed here only: ours is kept."
+        item.message, item.agreed = "Changed here only: ours is kept.", sync["local_version"]
 
 
 def _deletion(conn: Connection, entry: dict[str, Any], maker: str, base: str | None, package_id: str, viewer,
@@ -201,7 +203,7 @@ def _deletion(conn: Connection, entry: dict[str, Any], maker: str, base: str | N
     item.pk = row["id"]
     done = earlier.get(item.uuid)
     if done is not None and done["outcome"] not in ("failed", None):
-        item.message = "This package was imported before."
+        item.message, item.again = "This package was imported before.", True
         return item
     sync = packages.sync_point(conn, item.uuid, maker=maker, base=base, exclude=package_id)
     agreed = sync["local_version"] if sync is not None else _int(entry.get("base_version"))
@@ -266,6 +268,13 @@ class Written:
     retired: list[Path] = field(default_factory=list)
     data_changed: bool = False
     edited: tuple[Path, int] | None = None                         # a working copy edited: its path, its last version
+    note: Callable[[list[str]], None] | None = None                # told the folders of files/ it makes or retires
+
+    def noting(self, *names: str) -> None:
+        """Say, before they are made or retired, which folders of files/ this write touches (the
+        job's workspace keeps them, so that a crash before the commit leaves no stray folder)."""
+        if self.note is not None:
+            self.note(list(names))
 
     def undo(self) -> None:
         """Put the moved files back where they came from and remove what was made (the write
@@ -317,6 +326,7 @@ def _data_files(record: dict[str, Any], folder: Path | None) -> list[tuple[str, 
 def _move_files(found: list[tuple[str, Path, str | None]], target: Path, written: Written) -> list[tuple[str, int, str]]:
     """Move the files into ``target`` (made now) and give their file rows."""
     if not target.exists():
+        written.noting(target.name)
         target.mkdir(parents=True)
         written.made.append(target)
     rows = []
@@ -375,7 +385,8 @@ def _type_rows(conn: Connection, rid: int, record: dict[str, Any], folder: Path 
 
 
 def create_from_record(conn: Connection, record: dict[str, Any], folder: Path | None, *, files_dir: Path,
-                       importer_id: int, new_uuid: str | None = None, title: str | None = None) -> Written:
+                       importer_id: int, new_uuid: str | None = None, title: str | None = None,
+                       note: Callable[[list[str]], None] | None = None) -> Written:
     """Write ``record`` as a new resource (its uuid, or ``new_uuid`` for a second copy, then
     titled ``title``), its files moved from ``folder`` into files/, inside the caller's write
     transaction. Owner, group, contacts and permissions by name (unknown owner: ``importer_id``,
@@ -387,7 +398,7 @@ def create_from_record(conn: Connection, record: dict[str, Any], folder: Path | 
         owner_id = importer_id
         notes.append(f"The owner {record.get('owner')!r} is not a user here: the importer owns it.")
     rid, more = package_writes.create(conn, record, uuid=uuid, owner_id=owner_id, title=title)
-    written = Written(rid, notes + more)
+    written = Written(rid, notes + more, note=note)
     try:
         found = _data_files(record, folder)
         data_folder = None
@@ -414,13 +425,13 @@ def create_from_record(conn: Connection, record: dict[str, Any], folder: Path | 
 
 
 def apply_update(conn: Connection, resource_id: int, record: dict[str, Any], folder: Path | None, *,
-                 files_dir: Path, by_user_id: int | None) -> Written:
+                 files_dir: Path, by_user_id: int | None, note: Callable[[list[str]], None] | None = None) -> Written:
     """Write ``record`` over the existing resource ``resource_id`` (fields, keywords, regions,
     contacts, links, styles, permissions by name, map layers...) as one ``metadata`` version via
     "package", and its data: ``changes.json`` applied version by version to a copy of the working
     GeoPackage, or whole data replacing it (a ``replace`` version); inside the caller's write
     transaction. Raises on failure (the caller rolls back and calls ``undo``)."""
-    written = Written(resource_id)
+    written = Written(resource_id, note=note)
     uuid = record["uuid"]
     by = history.By(by_user_id, VIA)
     try:
@@ -470,6 +481,7 @@ def _update_data(conn: Connection, rid: int, record: dict[str, Any], folder: Pat
     new_name = f"{record['uuid']}-{uuids.uuid4().hex[:8]}"
     target = files_dir / new_name
     old_folder = files_dir / current
+    written.noting(new_name, current)
     if changes_path is not None:
         working = files.working_copy(old_folder)
         if working is None or working.suffix != ".gpkg":
@@ -490,6 +502,13 @@ def _update_data(conn: Connection, rid: int, record: dict[str, Any], folder: Pat
         rows = _move_files(found, target, written)
         path = files.working_copy(target)
         if path is not None and path.suffix == ".gpkg":
+            # the data versions the new file holds join our history (numbered after ours where
+            # taken), the file's own numbers following; then the replace is a version of ours
+            inside = {v["uuid"] for v in gpkg_edit.versions(path)}
+            added = package_writes.add_history(conn, rid, [v for v in record.get("history") or []
+                                                           if v.get("uuid") in inside])
+            for version_uuid, number in sorted(added, key=lambda a: -a[1]):
+                gpkg_edit.renumber(path, version_uuid, number)
             user = history.username_of(conn, by_user_id)
             version = versions.add(conn, rid, kind="replace", via=VIA, user_id=by_user_id, username=user,
                                    summary={"files": sorted(n for n, _, _ in rows)})
@@ -571,14 +590,18 @@ class Done:
 
 
 def commit(conn: Connection, manifest: dict[str, Any], signer: str | None, records: dict[str, dict[str, Any]],
-           staged: dict[str, str], *, user_id: int, files_dir: Path) -> Done:
+           staged: dict[str, str], *, user_id: int, files_dir: Path,
+           note: Callable[[list[str]], None] | None = None) -> Done:
     """Write the package: plan again (things may have changed since it was staged), then each
     resource in a savepoint of its own, the links between them, the deletions, and the sync
     points. ``staged``: the folder each resource's members were extracted to, by uuid."""
     items = plan(conn, manifest, user_id)
     package_id = manifest["id"]
     ours = packages.our_id(conn)
-    writes = manifest["catalogue"]["id"] != ours or bool(manifest.get("base"))
+    exported = packages.get(conn, package_id)
+    # a package of ours (or one this catalogue exported) leaves the sync points as they are
+    writes = (manifest["catalogue"]["id"] != ours or bool(manifest.get("base"))) and not (
+        exported is not None and exported["direction"] == "export")
     if writes:
         packages.record_import(conn, package_id, maker=manifest["catalogue"]["id"], base=manifest.get("base"),
                                user_id=user_id, manifest=manifest)
@@ -597,10 +620,19 @@ def commit(conn: Connection, manifest: dict[str, Any], signer: str | None, recor
                     resource_service.delete(conn, viewer, item.pk)
                     done.deleted.append(item.uuid)
                 elif item.outcome == "created":
-                    written = create_from_record(conn, record, folder, files_dir=files_dir, importer_id=user_id)
+                    if folder is None and record is not None and any(
+                            (record.get(k) or {}).get("files") for k in ("dataset", "document")):
+                        raise ValueError("Its files were not read out of the package (it changed here while the "
+                                         "package was read); import the package again.")
+                    written = create_from_record(conn, record, folder, files_dir=files_dir, importer_id=user_id,
+                                                 note=note)
                     item.pk = written.resource_id
                 elif item.outcome == "updated":
-                    written = apply_update(conn, item.pk, record, folder, files_dir=files_dir, by_user_id=user_id)
+                    if folder is None:
+                        raise ValueError("It was not read out of the package (it changed here while the package "
+                                         "was read); import the package again.")
+                    written = apply_update(conn, item.pk, record, folder, files_dir=files_dir, by_user_id=user_id,
+                                           note=note)
                 elif item.outcome == "conflicts":
                     _set_aside(conn, package_id, record, item, folder, files_dir)
                 if writes:
@@ -631,8 +663,13 @@ def commit(conn: Connection, manifest: dict[str, Any], signer: str | None, recor
 
 
 def _sync_point(conn: Connection, package_id: str, item: Item) -> None:
+    """The member row of the resource: what both sides agree on after this import."""
+    if item.again:
+        return
     rid = item.pk if item.outcome != "deleted" else None
     local = package_writes.latest_version(conn, rid) if rid is not None else 0
+    if item.agreed is not None:
+        local = item.agreed
     local_data = package_writes.data_version(conn, rid) if rid is not None else 0
     packages.set_member(conn, package_id, item.uuid, local_version=local, local_data_version=local_data,
                         peer_version=item.version, peer_data_version=item.data_version, data=item.data,
@@ -641,16 +678,11 @@ def _sync_point(conn: Connection, package_id: str, item: Item) -> None:
 
 def _set_aside(conn: Connection, package_id: str, record: dict[str, Any] | None, item: Item, folder: Path | None,
                files_dir: Path) -> None:
-    """The incoming copy kept aside (packages/conflicts.py); until that exists, listed only."""
-    try:
-        from catalogue_app.packages import conflicts
-    except ImportError:
-        return
-    try:
-        conflicts.set_aside(conn, package_id, record or {}, item.pk, item.kind or "changed_both", folder,
-                            files_dir=files_dir)
-    except NotImplementedError:
-        log.info("conflicts are not kept aside yet: %s listed only", item.uuid)
+    """The incoming copy kept aside (packages/conflicts.py): ours stays as it is."""
+    from catalogue_app.packages import conflicts  # (it calls this module back to resolve)
+
+    conflicts.set_aside(conn, package_id, record or {}, item.pk, item.kind or "changed_both", folder,
+                        files_dir=files_dir)
 
 
 def after(done: Done, db, files_dir: Path) -> None:
@@ -672,6 +704,3 @@ def after(done: Done, db, files_dir: Path) -> None:
     for rid in done.data_changed:
         thumbnails.redraw_after_quiet(db, files_dir, rid, quiet=0)
 
-
-def remove_tree(path: Path) -> None:
-    shutil.rmtree(path, ignore_errors=True)

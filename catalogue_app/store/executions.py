@@ -145,11 +145,12 @@ def has_ended(conn: sqlite3.Connection, exec_id: str) -> bool:
 
 
 def folder_in_use(conn: sqlite3.Connection, name: str) -> bool:
-    """Whether a folder under files/ holds a dataset's current data (datasets.folder) or
-    belongs to another resource (named by its uuid)."""
+    """Whether a folder under files/ holds a dataset's current data (datasets.folder), belongs
+    to another resource (named by its uuid) or keeps a package conflict's incoming files."""
     return conn.execute("SELECT 1 FROM datasets WHERE folder = ? UNION ALL SELECT 1 FROM resources r WHERE r.uuid = ?"
-                        " AND NOT EXISTS (SELECT 1 FROM datasets d WHERE d.resource_id = r.id) LIMIT 1",
-                        (name, name)).fetchone() is not None
+                        " AND NOT EXISTS (SELECT 1 FROM datasets d WHERE d.resource_id = r.id)"
+                        " UNION ALL SELECT 1 FROM package_conflicts WHERE folder = ? LIMIT 1",
+                        (name, name, name)).fetchone() is not None
 
 
 def ready_ids(conn: sqlite3.Connection) -> list[str]:

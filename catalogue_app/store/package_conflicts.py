@@ -64,6 +64,14 @@ def drop_folder(conn: sqlite3.Connection, conflict_id: int) -> None:
     conn.execute("UPDATE package_conflicts SET folder = NULL WHERE id = ?", (conflict_id,))
 
 
+def settle_member(conn: sqlite3.Connection, package_id: str, uuid: str, local_version: int, local_data_version: int,
+                  outcome: str) -> None:
+    """The package's sync point for the resource once its conflict is resolved: the two
+    catalogues agree again, on our version now and the package's (``outcome``: the resolution)."""
+    conn.execute("UPDATE package_members SET local_version = ?, local_data_version = ?, outcome = ?"
+                 " WHERE package_id = ? AND uuid = ?", (local_version, local_data_version, outcome, package_id, uuid))
+
+
 def version_row(conn: sqlite3.Connection, resource_id: int, number: int) -> sqlite3.Row | None:
     """A version of the resource kept aside by a conflict (kind ``incoming``), by its number, in the
     shape of store/versions.py's rows."""
@@ -103,6 +111,11 @@ def latest_version(conn: sqlite3.Connection, resource_id: int) -> sqlite3.Row | 
     """The resource's newest done version (number, username, created), or None."""
     return conn.execute("SELECT number, username, created FROM resource_versions WHERE resource_id = ?"
                         " AND state = 'done' ORDER BY number DESC LIMIT 1", (resource_id,)).fetchone()
+
+
+def data_version(conn: sqlite3.Connection, resource_id: int) -> int:
+    row = conn.execute("SELECT data_version FROM datasets WHERE resource_id = ?", (resource_id,)).fetchone()
+    return (row[0] or 0) if row else 0
 
 
 def local_facts(conn: sqlite3.Connection, resource_id: int) -> sqlite3.Row | None:

@@ -77,8 +77,3 @@ def set_member(conn: sqlite3.Connection, package_id: str, uuid: str, *, local_ve
         " data = excluded.data, outcome = excluded.outcome",
         (package_id, uuid, local_version, local_data_version, peer_version, peer_data_version, data, outcome))
 
-
-def counts(conn: sqlite3.Connection) -> dict[str, int]:
-    """How many resources, files and versions there are (what a refused import leaves as it was)."""
-    return {name: conn.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0]
-            for name in ("resources", "resource_files", "resource_versions", "packages", "package_members")}

@@ -71,32 +71,10 @@ class ConflictWorld(SimpleNamespace):
 
     def package(self, importer: str = "owner") -> str:
         """A packages row for an imported package made by ``MADE_BY`` in another catalogue."""
-        package_id = str(uuids.uuid4())
-        user_id = None if importer == "admin" else self.users[importer]["pk"]
-        manifest = {"format": "catalogue-package", "format_version": 1, "id": package_id, "made_by": MADE_BY,
-                    "catalogue": {"id": "field-laptop", "url": "http://laptop.invalid", "key": None}}
-
-        def write(conn):
-            conn.execute("INSERT INTO packages (id, direction, created, user_id, maker, manifest)"
-                         " VALUES (?, 'import', ?, ?, 'field-laptop', ?)", (package_id, now(), user_id, json.dumps(manifest)))
-
-        self.db.write_sync(write)
-        return package_id
+        return add_package(self.db, None if importer == "admin" else self.users[importer]["pk"])
 
     def incoming(self, resource: dict, **fields) -> dict:
-        """The package's record of ``resource`` as changed in the field: ``fields`` over its own."""
-        own = {k: resource.get(k) for k in ("title", "abstract", "purpose", "supplemental_information", "language",
-                                             "date", "date_type", "last_updated", "created")}
-        own.update(fields)
-        version = {"number": 7, "data_version": 0, "last_updated": "2026-11-01T10:00:00.000000Z"}
-        return {"uuid": resource["uuid"], "resource_type": resource["resource_type"], "fields": own, "blob": None,
-                "owner": resource["owner"]["username"], "group": None, "category": None, "license": None,
-                "keywords": ["field"], "tkeywords": [], "regions": [], "contacts": [], "extra_metadata": [],
-                "links": [], "linked_resources": [], "permissions": {"users": {}, "groups": {}},
-                "thumbnail": None, "iso_metadata": None, "styles": [], "dataset": None, "remote_layer": None,
-                "document": None, "map": None, "geoapp": None, "origin": None, "version": version,
-                "history": [{"uuid": str(uuids.uuid4()), "number": 6, "username": "someone"},
-                            {"uuid": str(uuids.uuid4()), "number": 7, "username": MADE_BY}]}
+        return incoming_record(resource, **fields)
 
     def files_under_tmp(self, name: str = "notes.txt", data: bytes = b"notes from the field\n") -> Path:
         """A folder of incoming files under tmp/, as the import extracts them."""
@@ -122,6 +100,39 @@ class ConflictWorld(SimpleNamespace):
         r = self.client(who).get("/api/v2/packages/conflicts")
         assert r.status_code == 200, r.text
         return r.json()["conflicts"]
+
+
+def add_package(db: Database, user_id: int | None) -> str:
+    """A packages row for a package made by ``MADE_BY`` in another catalogue and imported here by
+    the user ``user_id``; returns its id."""
+    package_id = str(uuids.uuid4())
+    manifest = {"format": "catalogue-package", "format_version": 1, "id": package_id, "made_by": MADE_BY,
+                "catalogue": {"id": "field-laptop", "url": "http://laptop.invalid", "key": None}}
+
+    def write(conn):
+        conn.execute("INSERT INTO packages (id, direction, created, user_id, maker, manifest)"
+                     " VALUES (?, 'import', ?, ?, 'field-laptop', ?)", (package_id, now(), user_id, json.dumps(manifest)))
+
+    db.write_sync(write)
+    return package_id
+
+
+def incoming_record(resource: dict, **fields) -> dict:
+    """The package's record of ``resource`` (its API JSON) as changed in the field: ``fields``
+    over its own, the keyword "field", and version 7 made there by ``MADE_BY``."""
+    own = {k: resource.get(k) for k in ("title", "abstract", "purpose", "supplemental_information", "language",
+                                         "date", "date_type", "last_updated", "created", "subtype", "is_published",
+                                         "is_approved", "advertised", "featured", "metadata_only")}
+    own.update(fields)
+    version = {"number": 7, "data_version": 0, "last_updated": "2026-11-01T10:00:00.000000Z"}
+    return {"uuid": resource["uuid"], "resource_type": resource["resource_type"], "fields": own, "blob": None,
+            "owner": resource["owner"]["username"], "group": None, "category": None, "license": None,
+            "keywords": ["field"], "tkeywords": [], "regions": [], "contacts": [], "extra_metadata": [],
+            "links": [], "linked_resources": [], "permissions": {"users": {}, "groups": {}},
+            "thumbnail": None, "iso_metadata": None, "styles": [], "dataset": None, "remote_layer": None,
+            "document": None, "map": None, "geoapp": None, "origin": None, "version": version,
+            "history": [{"uuid": str(uuids.uuid4()), "number": 6, "username": "someone"},
+                        {"uuid": str(uuids.uuid4()), "number": 7, "username": MADE_BY}]}
 
 
 def make_world(tmp_path_factory) -> ConflictWorld:

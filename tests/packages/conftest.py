@@ -7,7 +7,6 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -69,10 +68,6 @@ def counts(data_dir: Path) -> dict:
         conn.close()
     out["files"] = sorted(p.relative_to(data_dir).as_posix() for p in (data_dir / "files").rglob("*") if p.is_file())
     return out
-
-
-def settle(seconds: float = 0.2) -> None:
-    time.sleep(seconds)
 
 
 @pytest.fixture(scope="module")

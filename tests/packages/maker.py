@@ -15,7 +15,7 @@ from typing import Any
 
 from catalogue_app import files
 from catalogue_app.geo import gpkg_edit
-from catalogue_app.geo.package_data import write_changes
+from catalogue_app.geo.package_data import Replaced, write_changes
 from catalogue_app.packages.archive import PackageWriter
 from catalogue_app.store import package_exports
 from catalogue_app.store.package_records import record_of, style_bodies, uploaded_iso
@@ -87,10 +87,13 @@ def _resource(conn, w: PackageWriter, data_dir: Path, work: Path, rid: int,
                                                    (rid,)).fetchone()[0]
         working = files.working_copy(folder)
         if working is not None and changed is not None and working.suffix == ".gpkg":
-            write_changes(working, changed["local_data_version"], work / f"{uuid}-changes.json")
-            w.add_file(prefix + "changes.json", work / f"{uuid}-changes.json")
-            data = "changes"
-        elif working is not None:
+            try:
+                write_changes(working, changed["local_data_version"], work / f"{uuid}-changes.json")
+                w.add_file(prefix + "changes.json", work / f"{uuid}-changes.json")
+                data = "changes"
+            except Replaced:  # replaced since: the whole data travel
+                pass
+        if working is not None and data == "none":
             copy = work / f"{uuid}{working.suffix}"
             if working.suffix == ".gpkg":
                 gpkg_edit.copy_database(working, copy, history=True)

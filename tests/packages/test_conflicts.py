@@ -106,12 +106,7 @@ def test_deleted_here_has_no_version_and_belongs_to_its_importer(world):
 
 
 # -- keeping theirs or both: the import writes the record (packages/importer.py) --------------------
-def needs_import():
-    pytest.importorskip("catalogue_app.packages._write", reason="the import's writing of records is not here yet")
-
-
 def test_keep_incoming_makes_theirs_a_new_version(world):
-    needs_import()
     here, cid, title = changed_both(world)
     r = world.resolve(cid, "incoming")
     assert r.status_code == 200, r.text
@@ -127,7 +122,6 @@ def test_keep_incoming_makes_theirs_a_new_version(world):
 
 
 def test_keep_both_makes_theirs_a_new_resource(world):
-    needs_import()
     here, cid, title = changed_both(world)
     r = world.resolve(cid, "both")
     assert r.status_code == 200, r.text
@@ -139,3 +133,21 @@ def test_keep_both_makes_theirs_a_new_resource(world):
     assert copy["uuid"] != here["uuid"]
     assert [v["summary"]["state"] for v in world.versions(here["pk"]) if v["kind"] == "incoming"] == ["copied"]
     assert not (world.files / f"aside-{cid}").exists()
+
+
+def test_the_aside_files_are_no_orphans_and_go_into_backups(world):
+    """check does not call them orphans (repair and the start-up's sweep ask the same question),
+    and a backup holds them."""
+    import tarfile
+
+    from tests.management.backup_helpers import job
+
+    _here, cid, _title = changed_both(world)
+    admin = world.client("admin")
+    found = job(admin, "check", min_age=0)
+    assert f"files/aside-{cid}" not in found["output_message"], found["output_message"]
+    done = job(admin, "backup", output=f"conflicts-{cid}.tar")
+    assert done["outcome"] == "SUCCESS", done
+    archive = world.srv.data_dir / "backups" / f"conflicts-{cid}.tar"
+    with tarfile.open(archive) as tar:
+        assert f"files/aside-{cid}/data/notes.txt" in tar.getnames()

@@ -88,7 +88,7 @@ def test_a_dry_run_writes_nothing(office, field):
 
 
 # -- back from the field: a "since" package ----------------------------------------------------------
-from tests.conftest import USER_PASSWORD  # noqa: E402
+from tests.conftest import USER_PASSWORD, poll  # noqa: E402
 from tests.packages.conftest import upload_countries, upload_document  # noqa: E402
 
 WFS = {"service": "WFS", "version": "2.0.0", "request": "GetFeature", "outputFormat": "application/json"}
@@ -194,3 +194,116 @@ def test_an_update_needs_the_change_right(office, field):
         report = back(office, field, manifest["id"], as_client=s)
     assert uuids(report, "refused") == {doc["uuid"]}, report
     assert c.get(f"/api/v2/resources/{doc['pk']}").json()["resource"]["title"] == "A note someone else brings back"
+
+
+def test_the_command_line_refuses_a_damaged_package_with_exit_1(office, field):
+    path = field["tmp"] / "office.zip"
+    make_package(office["dir"], path)
+    cut = field["tmp"] / "cut.zip"
+    cut.write_bytes(path.read_bytes()[:-200])
+    before = counts(field["dir"])
+    done = import_cli(field["dir"], cut)
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "Refused:" in done.stderr and "cut.zip" in done.stderr, done.stderr
+    done = import_cli(field["dir"], path, "--user", "nobody-here")
+    assert done.returncode == 1 and "nobody-here" in done.stderr, done.stderr
+    assert counts(field["dir"]) == before
+
+
+def test_the_import_is_in_the_openapi_document(field):
+    paths = field["admin"].get("/api/v2/schema/", params={"format": "json"}).json()["paths"]
+    assert "post" in paths["/api/v2/packages/imports/"]
+    body = paths["/api/v2/packages/imports/"]["post"]["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert body
+
+
+def test_data_replaced_in_the_field_replace_ours_as_a_version(office, field):
+    from tests.api.test_uploads import CITIES, shapefile_parts
+
+    c = office["c"]
+    countries = upload_countries(c, "Countries replaced in the field")
+    manifest, fc, pks = out_and_back(office, field, countries["uuid"])
+    fpk = pks[countries["uuid"]]
+    r = fc.post("/api/v2/uploads/upload", files=shapefile_parts(CITIES),
+                data={"action": "replace", "resource_pk": str(fpk), "overwrite_existing_layer": "true"})
+    assert r.status_code == 201, r.text
+    assert poll(fc, f"/api/v2/resource-service/execution-status/{r.json()['execution_id']}")["status"] == "finished"
+    report = back(office, field, manifest["id"])
+    assert uuids(report, "updated") == {countries["uuid"]}, json.dumps(report, indent=1)
+    now = features(c, countries["alternate"])
+    assert len(now) == 243
+    history = c.get(f"/api/v2/resources/{countries['pk']}/versions").json()["versions"]
+    assert any(v["kind"] == "replace" and v["via"] == "package" for v in history), history
+    r = c.get("/geoserver/ows", params={"service": "WMS", "version": "1.3.0", "request": "GetMap",
+                                         "layers": countries["alternate"], "styles": "", "crs": "EPSG:4326",
+                                         "bbox": "-90,-180,90,180", "width": 128, "height": 64, "format": "image/png"})
+    assert r.status_code == 200 and r.headers["content-type"] == "image/png"
+
+
+def test_a_change_kept_here_is_not_overwritten_by_a_later_package(office, field):
+    c = office["c"]
+    doc = upload_document(c, "A note changed here, later there")
+    manifest, fc, pks = out_and_back(office, field, doc["uuid"])
+    assert c.patch(f"/api/v2/resources/{doc['pk']}", json={"title": "Office's version"}).status_code == 200
+    first = field["tmp"] / "first.zip"
+    make_package(field["dir"], first, uuids_=[doc["uuid"]])
+    report = import_over_http(office["admin"], first)["output_params"]["report"]
+    assert uuids(report, "unchanged") == {doc["uuid"]}, report
+    assert fc.patch(f"/api/v2/resources/{pks[doc['uuid']]}", json={"title": "Field's version"}).status_code == 200
+    second = field["tmp"] / "second.zip"
+    make_package(field["dir"], second, uuids_=[doc["uuid"]])
+    report = import_over_http(office["admin"], second)["output_params"]["report"]
+    assert uuids(report, "conflicts") == {doc["uuid"]}, report
+    assert c.get(f"/api/v2/resources/{doc['pk']}").json()["resource"]["title"] == "Office's version"
+
+
+def export_cli(data_dir, out, *args: str):
+    import os
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "catalogue_app", "package", "export", "-o", str(out), "--data-dir",
+                           str(data_dir), *args], capture_output=True, text=True, timeout=180,
+                          env={**os.environ, "CATALOGUE_ADMIN_PASSWORD": ADMIN_PASSWORD})
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    import zipfile
+
+    return json.loads(zipfile.ZipFile(out).read("manifest.json"))
+
+
+def test_the_exports_own_packages_go_out_and_come_back(office, field):
+    """The export of this catalogue (catalogue package export), not the tests' writer."""
+    c = office["c"]
+    countries = upload_countries(c, "Countries exported for real")
+    out = field["tmp"] / "real.zip"
+    manifest = export_cli(office["dir"], out, "--ids", str(countries["pk"]))
+    make_user(field["admin"], username=office["owner"]["username"])
+    done = import_cli(field["dir"], out, "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert uuids(report, "created") == {countries["uuid"]}, report
+    fpk = report["created"][0]["pk"]
+    fc = login(field["srv"], {**office["owner"], "password": USER_PASSWORD})
+    assert len(features(fc, countries["alternate"])) == 177
+    r = fc.post(f"/api/v2/datasets/{fpk}/edits", json={"update": [{"id": 3, "properties": {"name": "Edited"}}]})
+    assert r.status_code == 200, r.text
+    assert fc.patch(f"/api/v2/resources/{fpk}", json={"abstract": "Seen in the field"}).status_code == 200
+    back_path = field["tmp"] / "real-back.zip"
+    since = export_cli(field["dir"], back_path, "--since", manifest["id"])
+    assert since["base"] == manifest["id"]
+    status = import_over_http(office["admin"], back_path)
+    assert status["status"] == "finished", status
+    report = status["output_params"]["report"]
+    assert uuids(report, "updated") == {countries["uuid"]}, report
+    assert features(c, countries["alternate"])[3]["properties"]["name"] == "Edited"
+    assert c.get(f"/api/v2/resources/{countries['pk']}").json()["resource"]["abstract"] == "Seen in the field"
+
+
+def test_a_package_of_our_own_changes_nothing(office, field):
+    path = field["tmp"] / "own.zip"
+    make_package(office["dir"], path, uuids_=[office["document"]["uuid"]])
+    before = counts(office["dir"])
+    status = import_over_http(office["admin"], path)
+    report = status["output_params"]["report"]
+    assert uuids(report, "unchanged") == {office["document"]["uuid"]} and not report["created"], report
+    assert counts(office["dir"]) == before

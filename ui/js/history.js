@@ -82,7 +82,25 @@ export function describe(version) {
     const what = Array.isArray(s.fields) ? `${fieldNames(s.fields)} put back` : featuresText(s).replace(/^No/, 'no');
     return `Reverted to version ${to ?? '?'}${who}: ${what}`;
   }
+  if (version.kind === 'incoming') return incomingText(version, who);
   return `${fieldsText(s.fields)} changed${who}${FIELDS_VIA[version.via] || ''}`;
+}
+
+// What became of a copy brought by a package and kept aside as a conflict (summary.state).
+const INCOMING_STATE = {
+  aside: 'kept aside until someone chooses which copy to keep',
+  dismissed: 'not kept: the copy here was kept',
+  applied: 'kept in place of the copy here (the next version)',
+  copied: 'kept as a resource of its own',
+};
+
+// A version of kind "incoming": the copy changed in another catalogue, which changed nothing here.
+function incomingText(version, who) {
+  const s = version.summary || {};
+  const from = s.made_by ? ` made by ${s.made_by}` : '';
+  const differs = Array.isArray(s.fields) && s.fields.length ? `, differing in the ${fieldNames(s.fields)}` : '';
+  const copy = s.state === 'copied' && s.copy ? ` (resource ${s.copy})` : '';
+  return `Changed elsewhere too${who}, brought in a package${from}${differs}; ${INCOMING_STATE[s.state] || 'kept aside'}${copy}`;
 }
 
 // "2 minutes ago", "yesterday", "3 days ago"; the date itself after a month.
@@ -144,11 +162,11 @@ function updatedList(updates) {
       h('tbody', {}, rows.map(([id, name, b, a]) => h('tr', {}, h('th', { scope: 'row' }, id), h('td', {}, name), b, a))))));
 }
 
-function fieldsTable(fields) {
+function fieldsTable(fields, columns = ['Before', 'After']) {
   const entries = ordered(Object.keys(fields || {})).map((name) => [name, fields[name]]);
   if (!entries.length) return null;
   return h('div', { class: 'change-block' }, h('div', { class: 'table-wrap' }, h('table', {},
-    h('thead', {}, h('tr', {}, ['Field', 'Before', 'After'].map((c) => h('th', { scope: 'col' }, c)))),
+    h('thead', {}, h('tr', {}, ['Field', ...columns].map((c) => h('th', { scope: 'col' }, c)))),
     h('tbody', {}, entries.map(([name, change]) => h('tr', {}, h('th', { scope: 'row' }, capital(fieldName(name))),
       valueCell(change.before), valueCell(change.after)))))));
 }
@@ -156,7 +174,8 @@ function fieldsTable(fields) {
 // What one version changed (GET .../versions/{n}), as the page shows it.
 function changesOf(resource, version) {
   const changes = version.changes || {};
-  const parts = [fieldsTable(changes.fields)];
+  // a copy kept aside (kind "incoming") compares ours with theirs; nothing of the resource changed
+  const parts = [fieldsTable(changes.fields, version.kind === 'incoming' ? ['Here', 'Brought by the package'] : undefined)];
   const f = changes.features;
   const ofData = version.kind === 'data' || version.kind === 'replace' || (version.kind === 'revert' && !Object.keys(changes.fields || {}).length);
   if (f) {
@@ -222,7 +241,8 @@ export function historySection(el, resource, { note = null, onReverted = null } 
     }
     if (turn !== loaded) return;
     const versions = data.versions || [];
-    const newest = page === 1 ? versions[0]?.number : null;
+    // the newest version that made the resource what it is (a copy kept aside changed nothing)
+    const newest = page === 1 ? versions.find((v) => v.kind !== 'incoming')?.number : null;
     const items = versions.map((v) => item(v, v.number === newest));
     const last = page * PAGE_SIZE >= data.total;
     if (last && data.total > 0 && versions[versions.length - 1]?.number === 1) items.push(original());
@@ -251,7 +271,7 @@ export function historySection(el, resource, { note = null, onReverted = null } 
     return h('li', { class: 'version', dataset: { number: version.number } },
       head(`Version ${version.number}`, describe(version), version.created),
       h('div', { class: 'version-actions' }, toggle,
-        mayRevert && !newest ? revertButton(version.number) : null,
+        mayRevert && !newest && version.kind !== 'incoming' ? revertButton(version.number) : null,
         newest ? h('span', { class: 'muted small-text' }, 'This is the resource as it is now.') : null),
       box);
   }
