@@ -42,7 +42,7 @@ def incoming_fields(conn: Connection, record: dict[str, Any]) -> dict[str, Any]:
     """The incoming record's fields named and valued as store/field_history.py ``snapshot`` gives
     a resource's (relations by name; thesaurus keywords by their id here, those unknown here
     left out)."""
-    fields = record.get("fields") or {}
+    fields = _fields(record)
     out: dict[str, Any] = {name: fields.get(name) for name in field_history.TEXT}
     out.update({name: bool(fields.get(name)) for name in field_history.FLAGS})
     out["owner"] = record.get("owner")
@@ -53,15 +53,15 @@ def incoming_fields(conn: Connection, record: dict[str, Any]) -> dict[str, Any]:
     out["extent"] = None if any(v is None for v in box) else {
         "coords": box, "srid": fields.get("srid"), "ll": [fields.get(k) for k in field_history.LL_BOX]}
     out["blob"] = record.get("blob")
-    out["keywords"] = sorted(record.get("keywords") or [])
+    out["keywords"] = _names(record.get("keywords"))
     tkeywords = [package_conflicts.tkeyword_id(conn, t.get("thesaurus"), t.get("about"))
                  for t in record.get("tkeywords") or [] if isinstance(t, dict)]
     out["tkeywords"] = sorted(t for t in tkeywords if t is not None)
-    out["regions"] = sorted(record.get("regions") or [])
+    out["regions"] = _names(record.get("regions"))
     contacts: dict[str, list[tuple[int, str]]] = {role: [] for role in field_history.CONTACT_ROLES}
     for c in record.get("contacts") or []:
         if isinstance(c, dict) and c.get("role") in contacts and c.get("username"):
-            contacts[c["role"]].append((c.get("position") or 0, c["username"]))
+            contacts[c["role"]].append((_whole(c.get("position")), str(c["username"])))
     out.update({role: [name for _pos, name in sorted(found)] for role, found in contacts.items()})
     origin = record.get("origin")
     out["origin"] = ({"url": origin.get("url"), "title": origin.get("title")}
@@ -75,6 +75,15 @@ def incoming_fields(conn: Connection, record: dict[str, Any]) -> dict[str, Any]:
     elif kind not in ("document", "map"):
         out["name"] = (record.get("geoapp") or {}).get("name")
     return out
+
+
+def _fields(record: dict[str, Any]) -> dict[str, Any]:
+    fields = record.get("fields")
+    return fields if isinstance(fields, dict) else {}
+
+
+def _names(value: Any) -> list[str]:
+    return sorted(v for v in value if isinstance(v, str)) if isinstance(value, list) else []
 
 
 def differences(conn: Connection, resource_id: int, record: dict[str, Any]) -> dict[str, list[Any]]:
@@ -91,13 +100,18 @@ def changed_by(record: dict[str, Any]) -> str | None:
     history = [h for h in record.get("history") or [] if isinstance(h, dict)]
     if not history:
         return None
-    return max(history, key=lambda h: h.get("number") or 0).get("username")
+    name = max(history, key=lambda h: _whole(h.get("number"))).get("username")
+    return name if isinstance(name, str) else None
 
 
 def incoming_version(record: dict[str, Any]) -> tuple[int, int]:
     """The record's (version number, data version) there."""
-    v = record.get("version") or {}
-    return int(v.get("number") or 0), int(v.get("data_version") or 0)
+    v = record.get("version") if isinstance(record.get("version"), dict) else {}
+    return _whole(v.get("number")), _whole(v.get("data_version"))
+
+
+def _whole(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 # -- setting aside ---------------------------------------------------------------------------------
@@ -115,7 +129,8 @@ def set_aside(conn: Connection, package_id: str, record: dict[str, Any], resourc
     Nothing of the local resource changes."""
     if kind not in KINDS:
         raise ValueError(f"kind: expected one of {', '.join(KINDS)}")
-    title = (record.get("fields") or {}).get("title") or record.get("title") or ""
+    title = _fields(record).get("title") or record.get("title") or ""
+    title = title if isinstance(title, str) else ""
     conflict_id = package_conflicts.add(conn, package_id, record.get("uuid") or "", resource_id, kind, title, record)
     version_uuid = None
     if resource_id is not None and kind != "deleted_there":
@@ -160,7 +175,8 @@ def copy_title(row: Any, record: dict[str, Any]) -> str:
         made_by = json.loads(row["manifest"] or "{}").get("made_by")
     except (ValueError, AttributeError, IndexError, KeyError):
         pass
-    title = (record.get("fields") or {}).get("title") or row["title"] or "Untitled"
+    title = _fields(record).get("title")
+    title = title if isinstance(title, str) and title else row["title"] or "Untitled"
     return f"{title} (from {made_by or 'the field'})"
 
 

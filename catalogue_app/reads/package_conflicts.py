@@ -71,9 +71,11 @@ def _local(conn: Connection, resource_id: int | None) -> Side | None:
 
 
 def _incoming(record: dict[str, Any], title: str) -> Side:
-    fields = record.get("fields") or {}
+    fields = record.get("fields") if isinstance(record.get("fields"), dict) else {}
     number, data_version = conflicts.incoming_version(record)
-    return Side(title=fields.get("title", title), last_updated=fields.get("last_updated"), version=number,
+    theirs, when = fields.get("title"), fields.get("last_updated")
+    return Side(title=theirs if isinstance(theirs, str) else title, last_updated=when if isinstance(when, str) else None,
+                version=number,
                 data_version=data_version, changed_by=conflicts.changed_by(record))
 
 

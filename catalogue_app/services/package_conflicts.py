@@ -18,7 +18,7 @@ from typing import Any
 from catalogue_app import rules
 from catalogue_app.packages import conflicts
 from catalogue_app.services import access
-from catalogue_app.services.errors import Conflict, Forbidden, Invalid, NotFound, NotSignedIn
+from catalogue_app.services.errors import Conflict, Forbidden, Invalid, NotFound, NotSignedIn, Refused
 from catalogue_app.store import Connection, Row, package_conflicts, resources
 from catalogue_app.store.db import Database
 from catalogue_app.store.resources import Viewer
@@ -90,14 +90,19 @@ def claim(conn: Connection, viewer: Viewer, conflict_id: int, keep: Any) -> Row:
         raise Invalid("keep: the incoming side deleted this resource; keep local or incoming.")
     if keep in ("both", "incoming") and not record.get("fields") and row["kind"] != "deleted_there":
         raise Invalid("keep: the package carried no copy of this resource to keep.")
+    if keep == "both" and record.get("resource_type") == "dataset" and not _brings_data(record) \
+            and package_conflicts.member_data(conn, row["package_id"], row["uuid"]) == "changes":
+        raise Invalid("keep: this package brought only the feature edits made since the last package, not the whole"
+                      " data, so a copy beside ours would have no data: keep local or incoming.")
     if keep == "both" and not rules.may_add_resources(viewer):
         raise Forbidden("You may not add resources, so you may not keep both copies.")
     resource = _resource(conn, viewer, row)
     if keep == "incoming" and resource is not None and not viewer.is_superuser:
         if row["kind"] == "deleted_there" and not access.may(conn, viewer, resource, access.DELETE):
             raise Forbidden("You may not delete this resource, so you may not keep its deletion.")
-        if _brings_data(record) and resource["resource_type"] == "dataset" \
-                and not access.may(conn, viewer, resource, access.CHANGE_DATA):
+        carried = package_conflicts.member_data(conn, row["package_id"], row["uuid"])
+        if (_brings_data(record) or carried in ("whole", "clipped", "changes")) \
+                and resource["resource_type"] == "dataset" and not access.may(conn, viewer, resource, access.CHANGE_DATA):
             raise Forbidden("You may not change the data of this dataset, so you may not keep the incoming copy.")
     if not package_conflicts.claim(conn, conflict_id, conflicts.KEEP[keep], viewer.id):
         raise Conflict("This conflict was resolved already.")
@@ -107,7 +112,13 @@ def claim(conn: Connection, viewer: Viewer, conflict_id: int, keep: Any) -> Row:
 def _resolve(conn: Connection, viewer: Viewer, conflict_id: int, keep: Any, files_dir: Path,
              done: list) -> tuple[dict[str, Any], Row]:
     row = claim(conn, viewer, conflict_id, keep)
-    result, written = conflicts.carry_out(conn, viewer, row, keep, files_dir)
+    try:
+        result, written = conflicts.carry_out(conn, viewer, row, keep, files_dir)
+    except Refused:
+        raise
+    except Exception as exc:  # the incoming copy does not fit here (any more): the write is rolled back
+        raise Conflict(f"The incoming copy could not be written here ({exc}); nothing was changed and the conflict"
+                       " is still open.") from exc
     if written is not None:
         done.append(written)
     return result, row

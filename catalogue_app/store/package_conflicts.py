@@ -72,6 +72,13 @@ def settle_member(conn: sqlite3.Connection, package_id: str, uuid: str, local_ve
                  " WHERE package_id = ? AND uuid = ?", (local_version, local_data_version, outcome, package_id, uuid))
 
 
+def member_data(conn: sqlite3.Connection, package_id: str, uuid: str) -> str | None:
+    """What the package carried of the resource's data (whole, clipped, changes, ...), as its
+    import recorded it (None: not recorded)."""
+    row = conn.execute("SELECT data FROM package_members WHERE package_id = ? AND uuid = ?", (package_id, uuid)).fetchone()
+    return row[0] if row else None
+
+
 def version_row(conn: sqlite3.Connection, resource_id: int, number: int) -> sqlite3.Row | None:
     """A version of the resource kept aside by a conflict (kind ``incoming``), by its number, in the
     shape of store/versions.py's rows."""

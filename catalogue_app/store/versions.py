@@ -106,10 +106,11 @@ def cuts_before(conn: sqlite3.Connection, before: str) -> list[tuple[int, int]]:
     up to ``upto`` going. The cut stops before the first version made at or after ``before``,
     before the resource's newest version (numbers go on from it, never given twice), and before
     its newest version of data (the one its GeoPackage holds as applied, by which the start-up
-    knows the file's history is known here)."""
+    knows the file's history is known here), and before a copy an open package conflict keeps
+    aside (a resolved one's version goes with the others)."""
     rows = conn.execute(
         "SELECT resource_id,"
-        " MIN(CASE WHEN created >= ? OR state != 'done' THEN number END),"
+        " MIN(CASE WHEN created >= ? OR state IN ('pending', 'aside') THEN number END),"
         " MAX(CASE WHEN state = 'done' THEN number END),"
         f" MAX(CASE WHEN state = 'done' AND {DATA} THEN number END)"
         " FROM resource_versions WHERE resource_id IN (SELECT resource_id FROM resource_versions WHERE created < ?)"
@@ -120,7 +121,7 @@ def cuts_before(conn: sqlite3.Connection, before: str) -> list[tuple[int, int]]:
             continue
         upto = min(newest, newest_data or newest, first_new or newest) - 1
         if upto >= 1 and conn.execute("SELECT 1 FROM resource_versions WHERE resource_id = ? AND number <= ?"
-                                      " AND state = 'done'", (rid, upto)).fetchone():
+                                      " AND state NOT IN ('pending', 'aside')", (rid, upto)).fetchone():
             out.append((rid, upto))
     return out
 
@@ -130,8 +131,8 @@ def cut(conn: sqlite3.Connection, resource_id: int, upto: int, when: str) -> tup
     returns how many versions of fields and how many of data went."""
     data = conn.execute(f"DELETE FROM resource_versions WHERE resource_id = ? AND number <= ? AND state = 'done'"
                         f" AND {DATA}", (resource_id, upto)).rowcount
-    fields = conn.execute("DELETE FROM resource_versions WHERE resource_id = ? AND number <= ? AND state = 'done'",
-                          (resource_id, upto)).rowcount
+    fields = conn.execute("DELETE FROM resource_versions WHERE resource_id = ? AND number <= ?"
+                          " AND state NOT IN ('pending', 'aside')", (resource_id, upto)).rowcount
     conn.execute("INSERT INTO resource_history_cuts (resource_id, upto, dropped) VALUES (?, ?, ?)"
                  " ON CONFLICT (resource_id) DO UPDATE SET upto = excluded.upto, dropped = excluded.dropped"
                  " WHERE excluded.upto > resource_history_cuts.upto", (resource_id, upto, when))

@@ -151,3 +151,43 @@ def test_the_aside_files_are_no_orphans_and_go_into_backups(world):
     archive = world.srv.data_dir / "backups" / f"conflicts-{cid}.tar"
     with tarfile.open(archive) as tar:
         assert f"files/aside-{cid}/data/notes.txt" in tar.getnames()
+
+
+def test_an_incoming_copy_that_cannot_be_written_leaves_all_as_it_was(world):
+    """A record the import cannot write (a field of the wrong kind): 409 with the reason, the
+    resource, its history, the conflict and its files as they were."""
+    doc = world.new_document()
+    world.patch(doc["pk"], title=unique("Office title "))
+    here = world.resource(doc["pk"])
+    record = world.incoming(here, title={"not": "a title"})
+    cid = world.set_aside(here, record, folder=world.files_under_tmp())
+    history = world.versions(here["pk"])
+    for _try in range(2):
+        r = world.resolve(cid, "incoming")
+        assert r.status_code == 409, r.text
+        assert "could not be written here" in r.json()["errors"][0]
+        assert world.conflict(cid).json()["conflict"]["state"] == "open"
+        assert world.versions(here["pk"]) == history
+        assert world.resource(here["pk"])["title"] == here["title"]
+        assert (world.files / f"aside-{cid}" / "data" / "notes.txt").is_file()
+    assert world.resolve(cid, "local").status_code == 200
+
+
+def test_vacuum_stops_at_an_open_conflict_and_drops_a_resolved_one(world):
+    """``catalogue vacuum --drop-versions-before`` keeps the copy an open conflict keeps aside (and
+    what follows it); once resolved, its version goes with the others before the date."""
+    from tests.management.backup_helpers import job
+
+    here, cid, _title = changed_both(world)
+    world.patch(here["pk"], title=unique("Office title, later "))
+    numbers = [(v["number"], v["kind"]) for v in world.versions(here["pk"])]
+    assert [kind for _n, kind in numbers] == ["metadata", "incoming", "metadata"]
+    cutoff = world.versions(here["pk"])[0]["created"]
+    admin = world.client("admin")
+    assert job(admin, "vacuum", drop_versions_before=cutoff)["outcome"] == "SUCCESS"
+    assert [(v["number"], v["kind"]) for v in world.versions(here["pk"])] == numbers[:2]
+    assert world.resolve(cid, "local").status_code == 200
+    assert job(admin, "vacuum", drop_versions_before=cutoff)["outcome"] == "SUCCESS"
+    assert [(v["number"], v["kind"]) for v in world.versions(here["pk"])] == numbers[:1]
+    shown = world.conflict(cid).json()["conflict"]
+    assert shown["state"] == "kept_local" and shown["version"] is None

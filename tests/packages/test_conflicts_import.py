@@ -51,6 +51,10 @@ def test_a_dataset_changed_on_both_sides(office, field):
     assert versions[0]["kind"] == "incoming" and versions[0]["summary"]["state"] == "aside"
     assert versions[0]["number"] == conflict["version"]
     # keep theirs: the field's title and feature edit become the office's, as new versions
+    # a copy beside ours would have no data: the package brought only the field's feature edits
+    r = c.post(f"/api/v2/packages/conflicts/{conflict['id']}", json={"keep": "both"})
+    assert r.status_code == 400 and "only the feature edits" in r.json()["errors"][0], r.text
+    assert c.get(f"/api/v2/packages/conflicts/{conflict['id']}").json()["conflict"]["state"] == "open"
     r = c.post(f"/api/v2/packages/conflicts/{conflict['id']}", json={"keep": "incoming"})
     assert r.status_code == 200, r.text
     assert r.json()["conflict"]["state"] == "kept_incoming"
@@ -108,3 +112,24 @@ def test_keep_local_after_an_import(office, field):
     # the same package again: no second conflict
     again = back(office, field, manifest["id"])
     assert not again["conflicts"], again
+
+
+def test_deleted_here_and_changed_there_brought_back(office, field):
+    c, admin = office["c"], office["admin"]
+    doc = upload_document(c, "Deleted at the office")
+    manifest, fc, pks = out_and_back(office, field, doc["uuid"])
+    assert fc.patch(f"/api/v2/resources/{pks[doc['uuid']]}", json={"title": "Still needed in the field"}).status_code == 200
+    assert c.delete(f"/api/v2/resources/{doc['pk']}").status_code in (200, 204)
+    report = back(office, field, manifest["id"])  # imported by the office's admin
+    assert doc["uuid"] in {i["uuid"] for i in report["conflicts"]}, report
+    # a conflict on a resource deleted here belongs to whoever imported the package (and superusers)
+    assert doc["uuid"] not in {x["uuid"] for x in c.get("/api/v2/packages/conflicts").json()["conflicts"]}
+    conflict = next(x for x in admin.get("/api/v2/packages/conflicts").json()["conflicts"] if x["uuid"] == doc["uuid"])
+    assert (conflict["kind"], conflict["pk"], conflict["local"]) == ("deleted_here", None, None)
+    assert conflict["incoming"]["title"] == "Still needed in the field"
+    r = admin.post(f"/api/v2/packages/conflicts/{conflict['id']}", json={"keep": "incoming"})
+    assert r.status_code == 200, r.text
+    back_here = r.json()["conflict"]
+    assert back_here["state"] == "kept_incoming" and back_here["pk"]
+    again = c.get(f"/api/v2/resources/{back_here['pk']}").json()["resource"]
+    assert (again["uuid"], again["title"]) == (doc["uuid"], "Still needed in the field")

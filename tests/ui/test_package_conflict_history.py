@@ -44,6 +44,7 @@ def test_the_history_shows_a_copy_kept_aside_without_revert(tab, ui_server, as_a
                               " to keep"), summary
     # no revert on the copy kept aside; the version before it is the resource as it is now
     assert first.locator("button:text('Revert to this version')").count() == 0
+    assert first.locator("a:text('Choose which copy to keep')").get_attribute("href") == "#/packages"
     second = page.locator(".history li.version").nth(1)
     assert second.locator("text=This is the resource as it is now.").count() == 1
     assert second.locator("button:text('Revert to this version')").count() == 0

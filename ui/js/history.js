@@ -272,6 +272,8 @@ export function historySection(el, resource, { note = null, onReverted = null } 
       head(`Version ${version.number}`, describe(version), version.created),
       h('div', { class: 'version-actions' }, toggle,
         mayRevert && !newest && version.kind !== 'incoming' ? revertButton(version.number) : null,
+        mayRevert && version.kind === 'incoming' && version.summary?.state === 'aside'
+          ? h('a', { href: '#/packages', class: 'small-text' }, 'Choose which copy to keep') : null,
         newest ? h('span', { class: 'muted small-text' }, 'This is the resource as it is now.') : null),
       box);
   }
