@@ -44,7 +44,7 @@ export function reportView(report) {
       report.maker ? [' from the catalogue ', h('code', {}, report.maker)] : null, '. ', signed,
       report.base ? [' It follows the package ', h('code', {}, report.base), '.'] : null),
     h('ul', { class: 'report-counts', 'aria-label': 'Outcome counts' }, counts.map(([key, label, n]) => h('li', { class: n ? `count ${key}` : 'count none', dataset: { outcome: key } },
-      h('strong', {}, String(n)), ` ${label.toLowerCase()}`))),
+      h('strong', {}, String(n)), ` ${key === 'conflicts' && n === 1 ? 'conflict' : label.toLowerCase()}`))),
     OUTCOMES.filter(([key]) => (report[key] || []).length).map(([key, label, meaning]) => h('section', { class: `report-list ${key}`, dataset: { outcome: key } },
       h('h3', {}, `${label} (${report[key].length})`), h('p', { class: 'muted small-text' }, meaning), resourceItems(report[key]))),
     (report.notes || []).length ? h('section', { class: 'report-list notes' }, h('h3', {}, 'Notes'),
@@ -107,8 +107,13 @@ async function importFile(file, dryRun, out, refresh) {
     bar.value = 100;
     const report = state.output_params?.report || {};
     status.textContent = dryRun ? 'Checked.' : 'Imported.';
-    const again = dryRun ? h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => importFile(file, false, out, refresh) }, `Import ${file.name} now`)) : null;
-    out.append(h('h3', { class: 'report-title', tabindex: '-1' }, dryRun ? 'What importing it would do' : 'Report'), reportView(report), again);
+    const again = dryRun ? h('div', { class: 'actions' }, h('button', { type: 'button', onclick: () => {
+      const dry = out.parentElement?.querySelector('input[name=dry_run]');
+      if (dry) dry.checked = false;  // the form says what is done now
+      importFile(file, false, out, refresh);
+    } }, `Import ${file.name} now`)) : null;
+    out.append(h('h3', { class: 'report-title', tabindex: '-1' }, dryRun ? 'What importing it would do' : 'Report'), reportView(report));
+    if (again) out.append(again);
     out.querySelector('.report-title').focus();
     if (!dryRun) await refresh();
   } catch (error) {
@@ -154,21 +159,37 @@ async function fillConflicts(box) {
   try { data = await api('/api/v2/packages/conflicts'); } catch (error) { mount(box, errorBox(error)); return; }
   const open = data.conflicts || [];
   if (!open.length) { mount(box, h('p', { class: 'muted' }, 'No conflicts: nothing waits for your choice.')); return; }
+  // the list names a resource by its id; its type (for the link to its page) is looked up
+  await Promise.all(open.filter((c) => c.pk && !c.resource_type).map((c) => api(`/api/v2/resources/${c.pk}`, { params: { 'exclude[]': '*', 'include[]': ['pk', 'resource_type'] } })
+    .then((found) => { c.resource_type = found.resource?.resource_type; }).catch(() => null)));
   keepFocus(() => mount(box, open.map((c) => conflictCard(c, () => fillConflicts(box)))),
     () => box.querySelector('button') || box.closest('section').querySelector('h2'));
 }
 
+// A field's name in words ("data_quality_statement": "Data quality statement").
+function fieldLabel(name) {
+  const text = String(name).replace(/_/g, ' ');
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+// A conflict: the fields in which the two copies differ, side by side, then each copy's version,
+// when it was last changed and by whom; and the three choices.
 function conflictCard(c, refill) {
-  const local = c.local || {};
+  const local = c.local;
   const incoming = c.incoming || {};
-  const keys = [...new Set([...Object.keys(local), ...Object.keys(incoming)])];
   const titleId = `conflict-${c.id}`;
-  const rows = keys.map((key) => {
-    const differs = shown(local[key]) !== shown(incoming[key]);
-    return h('tr', { class: differs ? 'differs' : null },
-      h('th', { scope: 'row' }, key.replace(/_/g, ' '), differs ? h('span', { class: 'visually-hidden' }, ' (differs)') : null),
-      h('td', {}, shown(local[key])), h('td', {}, shown(incoming[key])));
-  });
+  const value = (v) => {
+    const text = shown(v);
+    return h('td', { class: 'value' }, text === '—' ? h('span', { class: 'muted' }, 'empty') : text);
+  };
+  const rows = (c.differences || []).map((d) => h('tr', { class: 'differs', dataset: { field: d.field } },
+    h('th', { scope: 'row' }, fieldLabel(d.field)), value(d.local), value(d.incoming)));
+  const facts = [['Version (in its own catalogue)', (s) => (s.version ? `${s.version}` : '—')], ['Last changed', (s) => shown(s.last_updated)],
+    ['Changed by', (s) => s.changed_by || '—']];
+  for (const [label, of] of facts) {
+    rows.push(h('tr', { class: 'fact' }, h('th', { scope: 'row' }, label),
+      h('td', {}, local ? of(local) : h('em', {}, 'Deleted here')), h('td', {}, of(incoming))));
+  }
   const choose = async (keep, label) => {
     try {
       await api(`/api/v2/packages/conflicts/${c.id}`, { method: 'POST', json: { keep } });
@@ -176,18 +197,20 @@ function conflictCard(c, refill) {
       await refill();
     } catch (error) { toast(error.message, 'error'); }
   };
-  const name = c.pk && c.resource_type ? h('a', { href: `#/${c.resource_type}/${c.pk}` }, c.title || c.uuid) : (c.title || c.uuid);
-  const button = (keep, text, done, cls) => h('button', { type: 'button', class: cls, dataset: { keep, focus: `${c.id}-${keep}` },
+  const type = c.resource_type;
+  const name = c.pk && type ? h('a', { href: `#/${type}/${c.pk}` }, c.title || c.uuid) : (c.title || c.uuid);
+  const button = (keep, text, done) => h('button', { type: 'button', class: 'secondary', dataset: { keep, focus: `${c.id}-${keep}` },
     'aria-describedby': titleId, onclick: () => choose(keep, done) }, text);
   return h('article', { class: 'conflict', dataset: { conflict: c.id } },
     h('h3', { id: titleId }, name),
     h('p', { class: 'meta' }, h('span', { class: 'badge warn' }, KINDS[c.kind] || c.kind), h('span', {}, formatDateTime(c.created)),
       c.package ? h('span', {}, 'from package ', h('code', {}, String(c.package).slice(0, 8))) : null),
-    keys.length ? h('div', { class: 'table-wrap', role: 'region', 'aria-label': `Both versions of ${c.title}`, tabindex: 0 }, h('table', { class: 'side-by-side' },
+    (c.differences || []).length ? null : h('p', { class: 'muted small-text' }, 'Their fields are the same; their data or history differ.'),
+    h('div', { class: 'table-wrap', role: 'region', 'aria-label': `Both copies of ${c.title}`, tabindex: 0 }, h('table', { class: 'side-by-side' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Field'), h('th', { scope: 'col' }, 'This catalogue'), h('th', { scope: 'col' }, 'Incoming'))),
-      h('tbody', {}, rows))) : null,
+      h('tbody', {}, rows))),
     h('div', { class: 'actions' },
-      button('local', 'Keep this catalogue’s', 'kept this catalogue’s copy', 'secondary'),
-      button('incoming', 'Keep the incoming', 'kept the incoming copy', 'secondary'),
-      button('both', 'Keep both', 'kept both (the incoming one as a new resource)', 'secondary')));
+      button('local', c.kind === 'deleted_here' ? 'Keep it deleted' : 'Keep this catalogue’s', 'kept this catalogue’s copy'),
+      button('incoming', c.kind === 'deleted_there' ? 'Delete it, as the other side did' : 'Keep the incoming', 'kept the incoming copy'),
+      c.kind === 'deleted_there' ? null : button('both', 'Keep both', 'kept both (the incoming one as a new resource)')));
 }
