@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import ADMIN_PASSWORD, USER_PASSWORD, Server, make_user, wait_finished
-from tests.ogc.conftest import upload_shapefile
+from tests.ogc.conftest import PRIVATE, upload_shapefile
 from tests.ui.conftest import CHECKOUT, DATA, Browsing
 
 AREA = [-10.0, 35.0, 30.0, 60.0]  # Europe, more or less
@@ -194,3 +194,38 @@ def test_signing_key_in_administration(tab):
     assert fingerprint.startswith("SHA256:")
     assert "CATALOGUE_TRUSTED_KEYS" in tab.page.text_content(".trusted-keys")
     tab.shot("signing-key")
+
+
+def test_a_file_that_is_no_package_is_refused_with_its_reason(tab, alice, tmp_path):
+    bad = tmp_path / "notes.zip"
+    bad.write_bytes(b"these are field notes, not a zip")
+    tab.allow(r"status of 4\d\d .*/api/v2/packages/imports")  # should the refusal come before the job
+    tab.sign_in("alice", USER_PASSWORD)
+    tab.go("/packages", wait="section.packages[data-loaded]")
+    tab.page.set_input_files("form[aria-label='Import a package'] input[type=file]", str(bad))
+    tab.page.click("form[aria-label='Import a package'] button[type=submit]")
+    alert = tab.page.locator(".import-out [role=alert]")
+    alert.wait_for(timeout=60_000)
+    assert alert.text_content().startswith("notes.zip was not imported: ")
+    assert len(alert.text_content()) > len("notes.zip was not imported: ") + 10  # and why
+    tab.shot("not-a-package")
+
+
+def test_data_one_may_not_download_is_named_as_left_out(tab, ui_admin, alice, tmp_path):
+    """A dataset alice may view but not download travels as metadata only, and the dialog says so."""
+    survey = upload_shapefile(ui_admin, DATA / "naturalearth_cities", PRIVATE, dataset_title="Survey points")
+    r = ui_admin.put(f"/api/v2/resources/{survey['pk']}/permissions",
+                     json={"users": [{"id": alice["pk"], "permissions": "view"}]})
+    assert r.status_code == 200, r.text
+    tab.sign_in("alice", USER_PASSWORD)
+    tab.go("/?q=Survey", wait="section.search[data-loaded] .card")
+    tab.page.click("#take-offline")
+    dialog = tab.page.locator("dialog.offline[open]")
+    assert dialog.locator("input[name=area][value=none]").is_checked()  # no area drawn: the search as it is
+    assert dialog.locator("label:has-text('Cut data to this area') input").is_disabled()
+    tab.until("/left out/.test(document.querySelector('.offline-estimate').textContent)", timeout=30)
+    dialog.locator("button:text('Download package')").click()
+    left_out = dialog.locator(".left-out li")
+    left_out.first.wait_for(timeout=60_000)
+    assert "Survey points" in left_out.first.text_content()
+    tab.shot("left-out")

@@ -146,8 +146,8 @@ async function runExport(cut, box, dialog) {
     mount(box, h('h3', {}, 'The package is ready'),
       h('p', { class: 'ok-note' }, typeof count === 'number' ? `${count} resource${count === 1 ? '' : 's'} in one file.` : 'Done.'),
       h('div', { class: 'actions' }, link, close),
-      leftOut.length ? h('div', { class: 'left-out' }, h('h4', {}, `Left out (${leftOut.length})`),
-        h('p', { class: 'muted small-text' }, 'The search found these, but they could not travel, or travel as metadata only:'),
+      leftOut.length ? h('div', { class: 'left-out' }, h('h4', {}, `Left out, or metadata only (${leftOut.length})`),
+        h('p', { class: 'muted small-text' }, 'The search found these, but their data could not travel; each says why.'),
         resourceItems(leftOut, 'reason')) : h('p', { class: 'muted small-text' }, 'Nothing was left out.'),
       h('p', { class: 'small-text' }, 'Your packages stay listed on the ', h('a', { href: '#/packages', onclick: () => dialog.close() }, 'Packages page'), '.'));
     link.focus();

@@ -119,7 +119,7 @@ async function importFile(file, dryRun, out, refresh) {
   } catch (error) {
     bar.value = 0;
     out.querySelector('.upload')?.classList.add('failed');
-    mount(status, errorBox(new Error(`${file.name} was not imported: ${error.message}`)));
+    status.replaceWith(errorBox(new Error(`${file.name} was not imported: ${error.message}`)));
   }
 }
 
