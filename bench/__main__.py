@@ -330,11 +330,12 @@ def main() -> None:
     parser.add_argument("--resources", type=int, default=100_000)
     parser.add_argument("--resource-workers", type=int, default=2)
     parser.add_argument("--million", action="store_true", help="also search, extent and keywords at 1,000,000 resources")
-    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking", "mixed", "seed", "harvest", "edits"],
+    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking", "mixed", "seed", "harvest", "edits", "packages"],
                         help="run one group")
     parser.add_argument("--binary", action="append", default=[], help="(--only binary) another executable to measure")
     parser.add_argument("--harvest-records", type=int, default=2000, help="(--only harvest) resources of the remote")
     parser.add_argument("--uploads", type=int, default=3, help="uploads of the 100 MB Shapefile per catalogue size")
+    parser.add_argument("--package-datasets", type=int, default=100, help="(--only packages) datasets of 10,000 features")
     args = parser.parse_args()
     if args.only == "binary":
         from bench.binary import binary_benchmarks
@@ -379,6 +380,11 @@ def main() -> None:
 
         edits_benchmarks(args)
         return
+    if args.only == "packages":
+        from bench.packages import packages_benchmarks
+
+        packages_benchmarks(args)
+        return
     if shutil.which("wrk") is None:
         raise SystemExit("wrk is needed: apt-get install wrk (make bench does it)")
     basic = "Basic " + base64.b64encode(f"admin:{PASSWORD}".encode()).decode()
@@ -416,9 +422,11 @@ def main() -> None:
         from bench.uploads import upload_benchmarks
 
         from bench.edits import edits_benchmarks
+        from bench.packages import packages_benchmarks
 
         upload_benchmarks(args)
         edits_benchmarks(args)
+        packages_benchmarks(args)
         ui_benchmarks(args)
         memory_benchmarks()
         binary_benchmarks()
