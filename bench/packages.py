@@ -30,7 +30,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import zipfile
@@ -40,6 +39,7 @@ import httpx
 import numpy as np
 
 from bench.__main__ import PASSWORD, seed_users, start_server
+from bench.probe import run_catalogue
 from bench.uploads import peak_mb, reset_peak, server_pids, status_mb
 from catalogue_app.config import load_settings
 
@@ -70,15 +70,9 @@ def make_layer(path: Path, count: int, seed: int) -> Path:
 
 def cli(data: Path, *args: str) -> tuple[float, float, subprocess.CompletedProcess]:
     """``catalogue ARGS`` on a data folder: (seconds, peak resident MB of the process, result)."""
-    env = {**os.environ, "CATALOGUE_ADMIN_PASSWORD": PASSWORD}
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "catalogue_app", *args, "--data-dir", str(data)],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    out = proc.stdout.read()
-    _, status, usage = os.wait4(proc.pid, 0)  # the usage of this process alone (ru_maxrss in KB)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    took = time.perf_counter() - started
-    return took, usage.ru_maxrss / 1024, subprocess.CompletedProcess(proc.args, proc.returncode, out, "")
+    done, peak = run_catalogue([*args, "--data-dir", str(data)], {**os.environ, "CATALOGUE_ADMIN_PASSWORD": PASSWORD})
+    return time.perf_counter() - started, peak / 2**20, done
 
 
 def working_copies(data: Path) -> list[Path]:
@@ -200,7 +194,7 @@ def build(tmp: Path, resources: int, datasets: int, features: int) -> Path:
     started = time.perf_counter()
     took, _, done = cli(data, "importlayers", "--user", "admin", str(sources))
     if done.returncode != 0:
-        raise SystemExit(f"importlayers: {done.stdout[-2000:]}")
+        raise SystemExit(f"importlayers: {(done.stdout + done.stderr)[-2000:]}")
     print(f"seeded {resources - datasets:,} resources; imported {datasets} datasets in {took:.1f} s", flush=True)
     return data
 
@@ -220,7 +214,7 @@ def packages_benchmarks(args) -> list[tuple[str, str, str, str]]:
 
         exported, export_peak, done = cli(data, "package", "export", "--user", "admin", "-o", str(tmp / "all.zip"))
         if done.returncode != 0:
-            rows.append(("(a) export: FAILED", done.stdout.strip()[-300:], "", "NO"))
+            rows.append(("(a) export: FAILED", (done.stdout + done.stderr).strip()[-300:], "", "NO"))
         else:
             size = (tmp / "all.zip").stat().st_size
             with zipfile.ZipFile(tmp / "all.zip") as z:
@@ -244,7 +238,7 @@ def packages_benchmarks(args) -> list[tuple[str, str, str, str]]:
             except ValueError:
                 pass
             if done.returncode != 0:
-                rows.append(("(b) import: FAILED", done.stdout.strip()[-300:], "", "NO"))
+                rows.append(("(b) import: FAILED", (done.stdout + done.stderr).strip()[-300:], "", "NO"))
             else:
                 rows.append(("(b) import it into a fresh catalogue",
                              f"{imported:.1f} s = {imported / copy:.2f} x pyogrio's {copy:.1f} s", "< 2 x",
@@ -260,7 +254,7 @@ def packages_benchmarks(args) -> list[tuple[str, str, str, str]]:
         whole_read, total = pyogrio_reads(layers, None)
         clip_alone = clip_layers(layers, tmp)
         if done.returncode != 0:
-            rows.append(("(e) clipped export: FAILED", done.stdout.strip()[-300:], "", "NO"))
+            rows.append(("(e) clipped export: FAILED", (done.stdout + done.stderr).strip()[-300:], "", "NO"))
         else:
             gpkgs, written = features_in(tmp / "country.zip", tmp)
             with zipfile.ZipFile(tmp / "country.zip") as z:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from bench.probe import run_catalogue
 from tests.api.test_uploads import COUNTRIES, imported, shapefile_parts
 from tests.conftest import ADMIN_PASSWORD, in_process, login, make_user
 from tests.edits.conftest import points_gpkg
@@ -25,26 +26,10 @@ PUBLIC = '{"users": {"AnonymousUser": ["view_resourcebase", "download_resourceba
 MANY = 60_000  # points in the large layer
 
 
-# Runs the command line and writes its peak memory (VmHWM: the high-water mark of this process
-# image since exec, which ru_maxrss is not: that counts the forked copy of the test process too).
-PEAK_PROBE = ("import atexit, runpy, sys\n"
-              "def peak():\n"
-              "    for line in open('/proc/self/status'):\n"
-              "        if line.startswith('VmHWM:'):\n"
-              "            sys.stderr.write('\\nPEAK_KB ' + line.split()[1] + '\\n')\n"
-              "atexit.register(peak)\n"
-              "sys.argv[0] = 'catalogue'\n"
-              "runpy.run_module('catalogue_app', run_name='__main__')\n")
-
-
 def cli(*args: str, data_dir: Path) -> tuple[subprocess.CompletedProcess, int]:
     """Run ``catalogue package export``; its result and the peak memory (bytes) of that process."""
-    done = subprocess.run([sys.executable, "-c", PEAK_PROBE, "package", "export", *args, "--data-dir",
-                           str(data_dir)], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "CATALOGUE_ADMIN_PASSWORD": ADMIN_PASSWORD})
-    head, _, peak = done.stderr.rpartition("\nPEAK_KB ")
-    done.stderr = head
-    return done, int(peak.strip()) * 1024
+    return run_catalogue(["package", "export", *args, "--data-dir", str(data_dir)],
+                         {**os.environ, "CATALOGUE_ADMIN_PASSWORD": ADMIN_PASSWORD}, timeout=300)
 
 
 def opened(path: Path) -> tuple[zipfile.ZipFile, dict]:
