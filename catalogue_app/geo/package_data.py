@@ -204,6 +204,32 @@ def clip_raster(source: Path, target: Path, bbox: Box) -> bool:
         raise GeoError(f"The raster could not be cut: {exc}") from exc
 
 
+def extent_of(path: Path) -> tuple[Box, Box] | None:
+    """The extent of a GeoPackage's one layer or a GeoTIFF, in its own CRS and in longitude and
+    latitude (None: empty, or no CRS): what a clipped dataset's record says of it."""
+    from pyproj import CRS, Transformer
+
+    try:
+        if path.suffix.lower() == ".gpkg":
+            import pyogrio
+
+            info = pyogrio.read_info(path, layer=_layer(path), force_total_bounds=True)
+            box, crs = info.get("total_bounds"), info.get("crs")
+        else:
+            import rasterio
+
+            with rasterio.open(path) as src:
+                box, crs = tuple(src.bounds), src.crs.to_wkt() if src.crs else None
+    except Exception as exc:  # GDAL's own errors come in several types
+        raise GeoError(f"The extent of the data could not be read: {exc}") from exc
+    if box is None or crs is None or not all(math.isfinite(v) for v in box) or box[0] > box[2]:
+        return None
+    native = tuple(float(v) for v in box)
+    lonlat = Transformer.from_crs(CRS.from_user_input(crs), "EPSG:4326", always_xy=True).transform_bounds(
+        *native, densify_pts=21)
+    return native, tuple(float(v) for v in lonlat)
+
+
 class Replaced(Exception):
     """The data was replaced (a new upload) after the version asked for: only whole data will do."""
 

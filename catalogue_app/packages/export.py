@@ -188,6 +188,7 @@ def _dataset_data(db: Database, writer: PackageWriter, item: package_reads.Item,
                                  "reason": "the raster lies outside the area: travels as metadata only"})
                 return "metadata_only"
             record["dataset"]["clip"] = list(cut.bbox)
+            _clipped_extent(record, part)
         elif vector:
             package_data.copy_vector(working, part, history=True)
         writer.add_file(member, part)
@@ -202,6 +203,15 @@ def _dataset_data(db: Database, writer: PackageWriter, item: package_reads.Item,
     record["dataset"]["files"] = [{"name": relative, "mime_type": "application/geopackage+sqlite3" if vector
                                    else "image/tiff", "member": member}]
     return data
+
+
+def _clipped_extent(record: dict, data: Path) -> None:
+    """A clipped dataset's record gives the extent of the data it carries, not of the whole."""
+    found = package_data.extent_of(data)
+    if found is not None:
+        native, lonlat = found
+        record["fields"].update(zip(("bbox_x0", "bbox_y0", "bbox_x1", "bbox_y1"), native))
+        record["fields"].update(zip(("ll_x0", "ll_y0", "ll_x1", "ll_y1"), lonlat))
 
 
 def _document_file(writer: PackageWriter, item: package_reads.Item, record: dict, files_dir: Path,

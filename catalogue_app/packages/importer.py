@@ -404,6 +404,8 @@ def create_from_record(conn: Connection, record: dict[str, Any], folder: Path | 
         data_folder = None
         if record.get("resource_type") == "dataset":
             data_folder = uuid if found else package_writes.no_data_folder(uuid)
+            if not found and not record.get("remote_layer"):
+                package_writes.mark_metadata_only(conn, rid)
         rows = _move_files(found, files_dir / uuid, written) if found else []
         more, _ = _type_rows(conn, rid, record, folder, data_folder, creating=True)
         written.notes += more
@@ -427,7 +429,8 @@ def create_from_record(conn: Connection, record: dict[str, Any], folder: Path | 
 def apply_update(conn: Connection, resource_id: int, record: dict[str, Any], folder: Path | None, *,
                  files_dir: Path, by_user_id: int | None, note: Callable[[list[str]], None] | None = None) -> Written:
     """Write ``record`` over the existing resource ``resource_id`` (fields, keywords, regions,
-    contacts, links, styles, permissions by name, map layers...) as one ``metadata`` version via
+    contacts, links, styles, map layers...; its owner, group and permissions stay as they are
+    here: package_writes.update says why) as one ``metadata`` version via
     "package", and its data: ``changes.json`` applied version by version to a copy of the working
     GeoPackage, or whole data replacing it (a ``replace`` version); inside the caller's write
     transaction. Raises on failure (the caller rolls back and calls ``undo``)."""
@@ -438,13 +441,10 @@ def apply_update(conn: Connection, resource_id: int, record: dict[str, Any], fol
         package_writes.add_history(conn, resource_id, [v for v in record.get("history") or []
                                                        if v.get("kind") in ("metadata", "revert") and v.get("changes")])
         with history.recorded(conn, by, resource_id, ignore=history.FROM_DATA):
-            owner_id = package_writes.user_id(conn, record.get("owner"))
-            written.notes += package_writes.update(conn, resource_id, record, owner_id=owner_id)
-            if owner_id is None:
-                written.notes.append(f"The owner {record.get('owner')!r} is not a user here: the owner is kept.")
+            written.notes += package_writes.update(conn, resource_id, record)
             more, _ = _type_rows(conn, resource_id, record, folder, None, creating=False)
             written.notes += more
-            written.notes += package_writes.write_relations(conn, resource_id, record)
+            written.notes += package_writes.write_relations(conn, resource_id, record, updating=True)
             _iso(conn, resource_id, record, folder)
             if record.get("resource_type") == "document":
                 found = _data_files(record, folder)

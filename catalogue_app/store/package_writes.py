@@ -20,8 +20,9 @@ from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 # catalogue derives itself.
 NOT_FROM_RECORD = {"id", "uuid", "resource_type", "owner_id", "group_id", "category_id", "license_id", "thumbnail_url",
                    "popular_count", "share_count", "dirty", "state", "blob", "public_view", "alternate"}
-# Not written over an existing resource either: when it was made here.
-NOT_UPDATED = NOT_FROM_RECORD | {"created"}
+# Not written over an existing resource either: when it was made here, and whether it is
+# metadata only (the other side's copy may be, for want of the data, while ours has them).
+NOT_UPDATED = NOT_FROM_RECORD | {"created", "metadata_only"}
 DATASET_COLUMNS = ("store", "charset", "geometry_type", "feature_count", "crs_wkt", "has_time", "time_attribute",
                    "featureinfo_custom_template", "use_featureinfo_custom_template")
 ATTRIBUTE_COLUMNS = ("attribute", "attribute_type", "attribute_label", "description", "display_order", "visible")
@@ -95,21 +96,26 @@ def create(conn: sqlite3.Connection, record: dict[str, Any], *, uuid: str, owner
     return rid, notes
 
 
-def update(conn: sqlite3.Connection, rid: int, record: dict[str, Any], *, owner_id: int | None) -> list[str]:
-    """The record's fields, owner (when known here), group, category and licence written over
-    the resource ``rid``. Returns notes."""
+def update(conn: sqlite3.Connection, rid: int, record: dict[str, Any]) -> list[str]:
+    """The record's fields, category and licence written over the resource ``rid``. Who owns it,
+    its group and its permissions stay as they are here: they travel to create a resource, but
+    the other side may not know all the users and groups named here, so what it sends back of
+    them is not to be trusted over ours. Returns notes."""
     notes: list[str] = []
-    row = {**_fields(conn, record, NOT_UPDATED), **_references(conn, record, notes)}
-    if owner_id is not None:
-        row["owner_id"] = owner_id
+    references = _references(conn, record, notes)
+    references.pop("group_id")
+    notes = [n for n in notes if not n.startswith("The group ")]
+    row = {**_fields(conn, record, NOT_UPDATED), **references}
     row["last_updated"] = now()
     conn.execute(f"UPDATE resources SET {', '.join(f'{k} = ?' for k in row)} WHERE id = ?", [*row.values(), rid])
     return notes
 
 
-def write_relations(conn: sqlite3.Connection, rid: int, record: dict[str, Any]) -> list[str]:
+def write_relations(conn: sqlite3.Connection, rid: int, record: dict[str, Any], *, updating: bool = False) -> list[str]:
     """Keywords, thesaurus keywords, regions, contacts, extra metadata, remote links, origin and
-    permissions of the record, replacing the resource's own. Returns notes."""
+    permissions of the record, replacing the resource's own. ``updating`` an existing resource,
+    its permissions stay as they are here, and a contact role the record leaves empty keeps its
+    contacts here (the other side leaves out the users it does not know). Returns notes."""
     notes: list[str] = []
     resource_writes.set_keywords(conn, rid, list(record.get("keywords") or []))
     tk_ids = []
@@ -128,8 +134,14 @@ def write_relations(conn: sqlite3.Connection, rid: int, record: dict[str, Any]) 
         if found is not None:
             region_ids.append(found)
     resource_writes.set_regions(conn, rid, region_ids)
-    conn.execute("DELETE FROM resource_contacts WHERE resource_id = ?", (rid,))
-    for contact in record.get("contacts") or []:
+    contacts = record.get("contacts") or []
+    if updating:  # only the roles the record names are replaced
+        roles = sorted({c.get("role") for c in contacts})
+        conn.execute(f"DELETE FROM resource_contacts WHERE resource_id = ? AND role IN ({', '.join('?' * len(roles))})",
+                     [rid, *roles])
+    else:
+        conn.execute("DELETE FROM resource_contacts WHERE resource_id = ?", (rid,))
+    for contact in contacts:
         uid = user_id(conn, contact.get("username"))
         if uid is None:
             notes.append(f"The contact {contact.get('username')!r} ({contact.get('role')}) is not a user here: left out.")
@@ -146,7 +158,8 @@ def write_relations(conn: sqlite3.Connection, rid: int, record: dict[str, Any]) 
         if "url" in values:
             conn.execute(f"INSERT INTO remote_links (resource_id, {', '.join(values)}) VALUES (?{', ?' * len(values)})",
                          [rid, *values.values()])
-    notes += set_permissions(conn, rid, record.get("permissions") or {})
+    if not updating:
+        notes += set_permissions(conn, rid, record.get("permissions") or {})
     return notes
 
 
@@ -177,6 +190,11 @@ def set_permissions(conn: sqlite3.Connection, rid: int, permissions: dict[str, A
                      rows)
     resources.refresh_public_view(conn, rid)
     return notes
+
+
+def mark_metadata_only(conn: sqlite3.Connection, rid: int) -> None:
+    """A dataset that came without its data: GeoNode's metadata_only flag says so."""
+    conn.execute("UPDATE resources SET metadata_only = 1 WHERE id = ?", (rid,))
 
 
 def set_thumbnail(conn: sqlite3.Connection, rid: int, url: str | None) -> None:

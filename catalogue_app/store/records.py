@@ -13,7 +13,8 @@ from catalogue_app.store.resources import COLUMNS, Viewer, visibility
 class LinkFacts(NamedTuple):
     """One resource's facts for its links (a tuple: a page makes many, and cheaply)."""
 
-    has_data: int = 0                   # a dataset with a datasets row (uploaded, not made up by `seed`)
+    has_data: int = 0                   # a dataset with a datasets row (uploaded, not made up by `seed`),
+                                        # but for one marked metadata only that has no files (from a package)
     has_iso: int = 0                    # an ISO XML document was uploaded for it
     extension: str | None = None        # documents: the file's extension
     file_name: str | None = None        # documents: the stored file
@@ -33,7 +34,8 @@ def link_facts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, LinkFacts]
     if not ids:
         return {}
     rows = conn.execute(
-        "SELECT r.id, d.resource_id IS NOT NULL, i.resource_id IS NOT NULL, doc.extension, doc.file_name,"
+        "SELECT r.id, d.resource_id IS NOT NULL AND (r.metadata_only = 0 OR EXISTS"
+        " (SELECT 1 FROM resource_files f WHERE f.resource_id = r.id)), i.resource_id IS NOT NULL, doc.extension, doc.file_name,"
         " doc.doc_url, doc.mime_type, rl.service_url, rl.layer_name, rl.download_url, rl.service_type"
         " FROM resources r"
         " LEFT JOIN datasets d ON d.resource_id = r.id"
