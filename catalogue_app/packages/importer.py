@@ -219,7 +219,9 @@ def _deletion(conn: Connection, entry: dict[str, Any], maker: str, base: str | N
 def report_of(manifest: dict[str, Any], signer: str | None, items: list[Item], *, dry_run: bool,
               notes: list[str] = ()) -> dict[str, Any]:
     """The import's report (docs/package-format.md): each outcome's resources, and the notes."""
-    out: dict[str, Any] = {"package": manifest.get("id"), "maker": (manifest.get("catalogue") or {}).get("id"),
+    maker = manifest.get("catalogue") or {}
+    out: dict[str, Any] = {"package": manifest.get("id"), "maker": maker.get("id"),
+                           "maker_url": maker.get("url") if isinstance(maker.get("url"), str) else None,
                            "signed_by": signer, "base": manifest.get("base"), "dry_run": dry_run,
                            **{key: [] for key in OUTCOMES}, "notes": list(notes)}
     for item in items:
