@@ -154,6 +154,26 @@ def test_take_offline_then_import_in_the_field(tab, field_tab, office, tmp_path)
     import_from_page(field_tab, package, dry_run=False)
     assert count(field_tab, "unchanged") == 2 and count(field_tab, "created") == 0
 
+    # a change in the field, then "Send changes back" on the imported package's row: a package of
+    # what changed since it, made and offered under the list
+    with field_tab.server.client(auth=("alice", USER_PASSWORD)) as c:
+        there = c.get("/api/v2/resources", params={"filter{uuid}": office["cities"]["uuid"]}).json()["resources"][0]
+        assert c.patch(f"/api/v2/resources/{there['pk']}", json={"abstract": "Seen in the field."}).status_code == 200
+    field_tab.page.reload()  # (the page is the Packages page already: its list read again)
+    field_tab.page.wait_for_selector("section.packages[data-loaded]")
+    field_tab.page.click(f"tr[data-package='{manifest['id']}'] button[data-send-back]")
+    link = field_tab.page.locator(".send-back a[download]")
+    link.wait_for(timeout=60_000)
+    field_tab.shot("send-back")
+    with field_tab.page.expect_download() as got:
+        link.click()
+    back = tmp_path / "back.zip"
+    got.value.save_as(back)
+    with zipfile.ZipFile(back) as z:
+        since = json.loads(z.read("manifest.json"))
+    assert since["base"] == manifest["id"]
+    assert [r["uuid"] for r in since["resources"]] == [office["cities"]["uuid"]]
+
 
 def test_a_conflict_resolved_from_the_page(tab, field, office, tmp_path):
     """Both sides change a resource after the office's package went out; the field's changes come

@@ -3,9 +3,9 @@
 // shows the search and the area, a size estimate before anything starts, the export's progress,
 // then the file and what was left out of it and why.
 
-import { api, followExecution } from './api.js';
+import { api } from './api.js';
 import { checkbox, errorBox, formatBytes, h, mount } from './dom.js';
-import { resourceItems } from './pages/packages.js';
+import { runExport } from './pages/packages.js';
 
 const TYPE_NAMES = { dataset: 'Datasets', document: 'Documents', map: 'Maps', app: 'Apps (stories and dashboards)' };
 // the search page's filters that the package's cut has no field of its own for: they travel in "query"
@@ -113,7 +113,7 @@ export function takeOffline({ params, drawn, visible, listQuery, opener }) {
     e.preventDefault();
     const cut = current();
     form.hidden = true;
-    await runExport(cut, progressBox, dialog);
+    await runExport(cut, progressBox, () => dialog.close());
   });
   dialog.addEventListener('close', () => { dialog.remove(); opener?.focus(); });
   document.body.append(dialog);
@@ -121,39 +121,4 @@ export function takeOffline({ params, drawn, visible, listQuery, opener }) {
   form.elements.area[0]?.focus();
   refresh();
   return dialog;
-}
-
-async function runExport(cut, box, dialog) {
-  const bar = h('progress', { max: 100, value: 0, 'aria-label': 'Progress of the package' });
-  const status = h('p', { class: 'status' }, 'Starting…');
-  const close = h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, 'Close');
-  mount(box, h('h3', {}, 'Making the package'), bar, status, h('div', { class: 'actions' }, close));
-  close.focus();
-  try {
-    const receipt = await api('/api/v2/packages/exports', { method: 'POST', json: cut });
-    const state = await followExecution(receipt.execution_id, (s) => {
-      if (s.status === 'finished' || s.status === 'failed') return;
-      if (s.progress) bar.value = Math.round(s.progress); else bar.removeAttribute('value');
-      status.textContent = s.status === 'ready' ? 'Waiting for its turn…' : `Writing the package${s.progress ? ` (${Math.round(s.progress)}%)` : ''}…`;
-    });
-    if (state.status === 'failed') throw new Error(state.log || 'The export failed.');
-    bar.value = 100;
-    const out = state.output_params || {};
-    const report = out.report || {};
-    const count = report.resources?.length ?? report.resources;
-    const leftOut = report.left_out || [];
-    const link = h('a', { class: 'button', href: out.download_url, download: '' }, `Download the package${out.size ? ` (${formatBytes(out.size)})` : ''}`);
-    mount(box, h('h3', {}, 'The package is ready'),
-      h('p', { class: 'ok-note' }, typeof count === 'number' ? `${count} resource${count === 1 ? '' : 's'} in one file.` : 'Done.'),
-      h('div', { class: 'actions' }, link, close),
-      leftOut.length ? h('div', { class: 'left-out' }, h('h4', {}, `Left out, or metadata only (${leftOut.length})`),
-        h('p', { class: 'muted small-text' }, 'The search found these, but their data could not travel; each says why.'),
-        resourceItems(leftOut, 'reason')) : h('p', { class: 'muted small-text' }, 'Nothing was left out.'),
-      h('p', { class: 'small-text' }, 'Your packages stay listed on the ', h('a', { href: '#/packages', onclick: () => dialog.close() }, 'Packages page'), '.'));
-    link.focus();
-  } catch (error) {
-    bar.value = 0;
-    mount(box, h('h3', {}, 'The package was not made'), errorBox(error), h('div', { class: 'actions' }, close));
-    close.focus();
-  }
 }

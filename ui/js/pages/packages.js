@@ -134,14 +134,24 @@ async function fillPackages(list) {
     h('thead', {}, h('tr', {}, ['When', 'What', 'Resources', 'Size', 'Package', 'File'].map((t) => h('th', { scope: 'col' }, t)))),
     h('tbody', {}, packages.map((p) => {
       const exported = p.direction === 'export';
+      const back = exported ? null : h('button', { type: 'button', class: 'secondary small', dataset: { sendBack: p.id },
+        onclick: () => sendBack(p, list) }, 'Send changes back', h('span', { class: 'visually-hidden' }, ` (what changed here since the package of ${formatDateTime(p.created)})`));
       const url = p.download_url || (exported && p.file_name !== null ? `/api/v2/packages/${p.id}/download` : null);
       return h('tr', { dataset: { package: p.id, direction: p.direction } },
         h('td', {}, formatDateTime(p.created)),
         h('td', {}, exported ? 'Exported' : 'Imported', p.base ? h('span', { class: 'muted' }, ' (changes since an earlier package)') : null),
         h('td', {}, String(count(p))), h('td', {}, p.size ? formatBytes(p.size) : ''),
         h('td', {}, h('code', {}, String(p.id).slice(0, 8))),
-        h('td', {}, exported && url ? h('a', { href: url, download: '' }, 'Download', h('span', { class: 'visually-hidden' }, ` the package of ${formatDateTime(p.created)}`)) : ''));
-    })))));
+        h('td', {}, exported && url ? h('a', { href: url, download: '' }, 'Download', h('span', { class: 'visually-hidden' }, ` the package of ${formatDateTime(p.created)}`)) : back || ''));
+    })))), list.querySelector('.send-back') || h('div', { class: 'send-back', 'aria-live': 'polite' }));
+}
+
+// "Send changes back": a package of what changed here since the imported package ``p`` (new
+// resources, changes with their history, deletions), made and offered below the list.
+async function sendBack(p, list) {
+  const box = list.querySelector('.send-back');
+  box.replaceChildren();
+  await runExport({ since: p.id }, box, () => box.replaceChildren(), () => fillPackages(list));
 }
 
 // One value of a summary as text (times as dates with their time of day).
@@ -214,4 +224,43 @@ function conflictCard(c, refill) {
       button('local', c.kind === 'deleted_here' ? 'Keep it deleted' : 'Keep this catalogue’s', 'kept this catalogue’s copy'),
       button('incoming', c.kind === 'deleted_there' ? 'Delete it, as the other side did' : 'Keep the incoming', 'kept the incoming copy'),
       c.kind === 'deleted_there' ? null : button('both', 'Keep both', 'kept both (the incoming one as a new resource)')));
+}
+
+// Make the package of ``cut`` in ``box`` (its progress, then its link and what was left out);
+// ``done`` closes what holds the box (its Close button, and leaving for the Packages page);
+// ``made``, on the Packages page, lists the new package there.
+export async function runExport(cut, box, done, made = null) {
+  const bar = h('progress', { max: 100, value: 0, 'aria-label': 'Progress of the package' });
+  const status = h('p', { class: 'status' }, 'Starting…');
+  const close = h('button', { type: 'button', class: 'secondary', onclick: done }, 'Close');
+  mount(box, h('h3', {}, 'Making the package'), bar, status, h('div', { class: 'actions' }, close));
+  close.focus();
+  try {
+    const receipt = await api('/api/v2/packages/exports', { method: 'POST', json: cut });
+    const state = await followExecution(receipt.execution_id, (s) => {
+      if (s.status === 'finished' || s.status === 'failed') return;
+      if (s.progress) bar.value = Math.round(s.progress); else bar.removeAttribute('value');
+      status.textContent = s.status === 'ready' ? 'Waiting for its turn…' : `Writing the package${s.progress ? ` (${Math.round(s.progress)}%)` : ''}…`;
+    });
+    if (state.status === 'failed') throw new Error(state.log || 'The export failed.');
+    bar.value = 100;
+    const out = state.output_params || {};
+    const report = out.report || {};
+    const count = report.resources?.length ?? report.resources;
+    const leftOut = report.left_out || [];
+    const link = h('a', { class: 'button', href: out.download_url, download: '' }, `Download the package${out.size ? ` (${formatBytes(out.size)})` : ''}`);
+    mount(box, h('h3', {}, 'The package is ready'),
+      h('p', { class: 'ok-note' }, typeof count === 'number' ? `${count} resource${count === 1 ? '' : 's'} in one file.` : 'Done.'),
+      h('div', { class: 'actions' }, link, close),
+      leftOut.length ? h('div', { class: 'left-out' }, h('h4', {}, `Left out, or metadata only (${leftOut.length})`),
+        h('p', { class: 'muted small-text' }, 'The search found these, but their data could not travel; each says why.'),
+        resourceItems(leftOut, 'reason')) : h('p', { class: 'muted small-text' }, 'Nothing was left out.'),
+      made ? null : h('p', { class: 'small-text' }, 'Your packages stay listed on the ', h('a', { href: '#/packages', onclick: done }, 'Packages page'), '.'));
+    if (made) await made();
+    link.focus();
+  } catch (error) {
+    bar.value = 0;
+    mount(box, h('h3', {}, 'The package was not made'), errorBox(error), h('div', { class: 'actions' }, close));
+    close.focus();
+  }
 }
