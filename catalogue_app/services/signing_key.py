@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from catalogue_app import rules
 from catalogue_app.config import Settings
 from catalogue_app.packages import keys
-from catalogue_app.services.errors import Forbidden, NotSignedIn
+from catalogue_app.services.errors import Conflict, Forbidden, NotSignedIn
 
 
 @dataclass(frozen=True)
@@ -26,5 +26,8 @@ def describe(caller, settings: Settings) -> SigningKey:
         raise NotSignedIn()
     if not rules.is_admin(caller):
         raise Forbidden("Only administrators may see the catalogue's signing key and its trusted keys.")
-    signer = keys.signer(settings.data_dir)
+    try:
+        signer = keys.signer(settings.data_dir)
+    except ValueError as exc:  # a damaged key file: the message says how to mend it
+        raise Conflict(str(exc), code="signing_key_unreadable") from None
     return SigningKey(signer.fingerprint, signer.public_pem, settings.sign_packages, tuple(settings.trusted_keys))

@@ -53,3 +53,16 @@ def test_it_is_declared_in_the_openapi_document(anon):
     ref = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     component = schema["components"]["schemas"][ref.rsplit("/", 1)[1]]
     assert set(component["properties"]) == {"fingerprint", "public_key", "signs_packages", "trusted_keys"}
+
+
+def test_a_damaged_key_file_is_a_clear_answer_not_a_server_error(tmp_path):
+    srv = in_process(tmp_path / "catalogue")
+    try:
+        with srv.client(auth=("admin", ADMIN_PASSWORD)) as c:
+            assert c.get(URL).status_code == 200  # the key is made
+            keys.key_path(tmp_path / "catalogue").write_text("not a key\n")
+            r = c.get(URL)
+    finally:
+        srv.stop()
+    assert_envelope(r, 409, "signing_key_unreadable")
+    assert "backup" in r.json()["errors"][0]
