@@ -27,6 +27,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from catalogue_app import files
 from catalogue_app.geo import archive as zips
 
 from . import keys
@@ -194,20 +195,7 @@ def _move_into_place(part: Path, final: Path) -> None:
             beside.unlink(missing_ok=True)
             raise
         part.unlink(missing_ok=True)
-    _sync_folder(final.parent)
-
-
-def _sync_folder(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms without folder handles
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
+    files.sync_folder(final.parent)
 
 
 def _end_record(path: Path, label: str) -> tuple[int, int]:

@@ -20,6 +20,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from catalogue_app import files
+
 KEY_FOLDER = "keys"
 KEY_FILE = "catalogue-ed25519.pem"
 MAX_PEM = 16 * 1024  # a public key PEM is about 113 bytes; anything this long is not one
@@ -86,23 +88,10 @@ def _make_key(path: Path) -> bytes:
             os.link(part, path)  # fails when another process made the key meanwhile: theirs is kept
         except FileExistsError:
             return path.read_bytes()
-        _sync_folder(path.parent)
+        files.sync_folder(path.parent)
         return pem
     finally:
         part.unlink(missing_ok=True)
-
-
-def _sync_folder(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:  # pragma: no cover - platforms without folder handles
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # pragma: no cover
-        pass
-    finally:
-        os.close(fd)
 
 
 def fingerprint(public_key_bytes: bytes) -> str:
