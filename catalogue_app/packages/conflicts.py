@@ -26,7 +26,7 @@ import uuid as uuids
 from pathlib import Path
 from typing import Any
 
-from catalogue_app.store import Connection, field_history, package_conflicts, users, versions
+from catalogue_app.store import Connection, field_history, package_conflicts, packages, users, versions
 from catalogue_app.store.resources import Viewer
 
 KINDS = ("changed_both", "deleted_here", "deleted_there")
@@ -223,7 +223,8 @@ def carry_out(conn: Connection, viewer: Viewer, row: Any, keep: str, files_dir: 
         pk = written.resource_id
         package_conflicts.set_resource(conn, row["id"], pk)
     elif state == "kept_incoming":
-        written = importer.apply_update(conn, pk, record, folder, files_dir=files_dir, by_user_id=viewer.id)
+        written = importer.apply_update(conn, pk, record, folder, files_dir=files_dir, by_user_id=viewer.id,
+                                        peer=packages.maker_of(conn, row["package_id"]))
     elif state == "kept_both":
         written = importer.create_from_record(conn, without_history(record), folder, files_dir=files_dir,
                                               importer_id=viewer.id, new_uuid=str(uuids.uuid4()),

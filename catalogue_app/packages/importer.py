@@ -429,7 +429,8 @@ def create_from_record(conn: Connection, record: dict[str, Any], folder: Path | 
 
 
 def apply_update(conn: Connection, resource_id: int, record: dict[str, Any], folder: Path | None, *,
-                 files_dir: Path, by_user_id: int | None, note: Callable[[list[str]], None] | None = None) -> Written:
+                 files_dir: Path, by_user_id: int | None, peer: str = "",
+                 note: Callable[[list[str]], None] | None = None) -> Written:
     """Write ``record`` over the existing resource ``resource_id`` (fields, keywords, regions,
     contacts, links, styles, map layers...; its owner, group and permissions stay as they are
     here: package_writes.update says why) as one ``metadata`` version via
@@ -461,7 +462,7 @@ def apply_update(conn: Connection, resource_id: int, record: dict[str, Any], fol
                             written.retired.append(aside)
                     package_writes.set_files(conn, resource_id, _move_files(found, target, written))
         if record.get("resource_type") == "dataset":
-            _update_data(conn, resource_id, record, folder, files_dir, by_user_id, written)
+            _update_data(conn, resource_id, record, folder, files_dir, by_user_id, written, peer)
         _thumbnail(conn, resource_id, uuid, record, folder, files_dir)
     except BaseException:
         written.undo()
@@ -470,7 +471,7 @@ def apply_update(conn: Connection, resource_id: int, record: dict[str, Any], fol
 
 
 def _update_data(conn: Connection, rid: int, record: dict[str, Any], folder: Path | None, files_dir: Path,
-                 by_user_id: int | None, written: Written) -> None:
+                 by_user_id: int | None, written: Written, peer: str = "") -> None:
     """A dataset's new data: its feature edits (changes.json) applied to a copy of its working
     GeoPackage, version by version, or its whole data; the copy is switched in by this write."""
     changes_path = _member_path(folder, record, f"resources/{record['uuid']}/changes.json")
@@ -497,7 +498,7 @@ def _update_data(conn: Connection, rid: int, record: dict[str, Any], folder: Pat
                 (target / name).parent.mkdir(parents=True, exist_ok=True)
                 files.copy_file(old_folder / name, target / name)
         path = files.working_copy(target)
-        last = _apply_changes(conn, rid, path, json.loads(changes_path.read_text()))
+        last = _apply_changes(conn, rid, path, json.loads(changes_path.read_text()), peer)
         written.edited = (path, last)
         rows = [(n, (target / n).stat().st_size, mimetypes.guess_type(n)[0]) for n in files.relative_files(target)]
     else:
@@ -531,18 +532,22 @@ def _update_data(conn: Connection, rid: int, record: dict[str, Any], folder: Pat
     written.data_changed = True
 
 
-def _apply_changes(conn: Connection, rid: int, path: Path, items: Any) -> int:
+def _apply_changes(conn: Connection, rid: int, path: Path, items: Any, peer: str = "") -> int:
     """The versions of changes.json applied to the GeoPackage at ``path`` (a copy not yet in
     use), each as the version it was there (its uuid, who, when), numbered here; a version known
-    here already is skipped. Returns the last number applied."""
+    here already is skipped. A feature added there gets a new id here (its id there may be
+    taken), remembered for ``peer`` so that its later changes find it. Returns the last number
+    applied."""
     if not isinstance(items, list):
         raise ValueError("changes.json is not a list of versions.")
     last = 0
-    fids: dict[int, int] = {}
+    fids = packages.fid_map(conn, rid, peer)
+    added: dict[int, int] = {}
     for item in items:
         if not isinstance(item, dict) or versions.by_uuid(conn, item.get("uuid") or "") is not None:
             continue
-        todo = [_change(c, fids) for c in item.get("changes") or []]
+        pairs = [_change(c, fids) for c in item.get("changes") or []]
+        todo = [change for change, _ in pairs]
         user = package_writes.user_id(conn, item.get("username"))
 
         def reserve(item=item, user=user) -> gpkg_edit.Reserved:
@@ -553,29 +558,33 @@ def _apply_changes(conn: Connection, rid: int, path: Path, items: Any) -> int:
 
         applied = gpkg_edit.apply(path, todo, reserve=reserve, via=item.get("via") or VIA,
                                   kind=item.get("kind") or "data")
-        for change, fid in zip([c for c in todo if isinstance(c, gpkg_edit.Insert)], applied.inserted):
-            if change.fid is not None:
-                fids[change.fid] = fid
+        for there, here in zip([fid for change, fid in pairs if isinstance(change, gpkg_edit.Insert)],
+                               applied.inserted):
+            if there is not None:
+                fids[there] = added[there] = here
         last = applied.number
+    packages.add_fids(conn, rid, peer, added)
     return last
 
 
-def _change(item: dict[str, Any], fids: dict[int, int]) -> gpkg_edit.Insert | gpkg_edit.Update | gpkg_edit.Delete:
+def _change(item: dict[str, Any], fids: dict[int, int]) -> tuple[gpkg_edit.Insert | gpkg_edit.Update | gpkg_edit.Delete,
+                                                               int | None]:
     """One feature change of changes.json (geo/gpkg_edit.py ``data_changes``'s shape, geometries
-    in longitude/latitude) as an edit."""
+    in longitude/latitude) as an edit, with the feature's id there. An insert takes a new id
+    here; a change of a feature added there names it by the id it was given here."""
     import shapely.geometry
 
-    op, fid = item.get("op"), item.get("fid")
-    fid = fids.get(fid, fid)
+    op, there = item.get("op"), item.get("fid")
+    fid = fids.get(there, there)
     after = item.get("after") or {}
     geometry = after.get("geometry")
     shape = shapely.geometry.shape(geometry) if geometry else None
     if op == "insert":
-        return gpkg_edit.Insert(dict(after.get("properties") or {}), shape, None, fid)
+        return gpkg_edit.Insert(dict(after.get("properties") or {}), shape, None, None), there
     if op == "update":
-        return gpkg_edit.Update(fid, dict(after.get("properties") or {}), shape, "geometry" in after, None)
+        return gpkg_edit.Update(fid, dict(after.get("properties") or {}), shape, "geometry" in after, None), there
     if op == "delete":
-        return gpkg_edit.Delete(fid)
+        return gpkg_edit.Delete(fid), there
     raise ValueError(f"changes.json: {op!r} is not an insert, an update or a delete.")
 
 
@@ -634,7 +643,7 @@ def commit(conn: Connection, manifest: dict[str, Any], signer: str | None, recor
                         raise ValueError("It was not read out of the package (it changed here while the package "
                                          "was read); import the package again.")
                     written = apply_update(conn, item.pk, record, folder, files_dir=files_dir, by_user_id=user_id,
-                                           note=note)
+                                           peer=manifest["catalogue"]["id"], note=note)
                 elif item.outcome == "conflicts":
                     _set_aside(conn, package_id, record, item, folder, files_dir)
                 if writes:

@@ -1359,9 +1359,23 @@ CREATE INDEX IF NOT EXISTS package_conflicts_open ON package_conflicts(resource_
 """
 
 
+# Migration 33: the features another catalogue added to a dataset, by their id there and here.
+# A feature added in the field gets a new id at the office (the field's may be taken); a later
+# package that changes or deletes it names the field's id, found here (store/packages.py).
+PACKAGE_FIDS = """
+CREATE TABLE IF NOT EXISTS package_fids (
+    resource_id  INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    peer         TEXT NOT NULL,                  -- the id of the catalogue the package came from
+    peer_fid     INTEGER NOT NULL,
+    local_fid    INTEGER NOT NULL,
+    PRIMARY KEY (resource_id, peer, peer_fid)
+) WITHOUT ROWID;
+"""
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
                     RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT, token_details, resource_origins,
-                    listed_extents, unlisted_words, versions, HISTORY_CUTS, PACKAGES]
+                    listed_extents, unlisted_words, versions, HISTORY_CUTS, PACKAGES, PACKAGE_FIDS]

@@ -77,3 +77,19 @@ def set_member(conn: sqlite3.Connection, package_id: str, uuid: str, *, local_ve
         " data = excluded.data, outcome = excluded.outcome",
         (package_id, uuid, local_version, local_data_version, peer_version, peer_data_version, data, outcome))
 
+
+def fid_map(conn: sqlite3.Connection, resource_id: int, peer: str) -> dict[int, int]:
+    """The features ``peer`` added to the dataset: {their id there: their id here}."""
+    return dict(conn.execute("SELECT peer_fid, local_fid FROM package_fids WHERE resource_id = ? AND peer = ?",
+                             (resource_id, peer)).fetchall())
+
+
+def add_fids(conn: sqlite3.Connection, resource_id: int, peer: str, pairs: dict[int, int]) -> None:
+    conn.executemany("INSERT OR REPLACE INTO package_fids (resource_id, peer, peer_fid, local_fid) VALUES (?, ?, ?, ?)",
+                     [(resource_id, peer, there, here) for there, here in pairs.items()])
+
+
+def maker_of(conn: sqlite3.Connection, package_id: str) -> str:
+    """The id of the catalogue that made a package known here ('' when it is not)."""
+    row = conn.execute("SELECT maker FROM packages WHERE id = ?", (package_id,)).fetchone()
+    return row[0] if row else ""

@@ -307,3 +307,58 @@ def test_a_package_of_our_own_changes_nothing(office, field):
     report = status["output_params"]["report"]
     assert uuids(report, "unchanged") == {office["document"]["uuid"]} and not report["created"], report
     assert counts(office["dir"]) == before
+
+
+def test_a_clipped_package_comes_back_with_edits_of_the_area_only(office, field):
+    """Europe's countries go out clipped; in the field one is renamed, one deleted and one added;
+    back at the office those three changes apply to the whole layer and nothing outside the area
+    changes. The added feature's id in the field is taken at the office: it gets another, and a
+    second "since" package that changes it again finds it there."""
+    c = office["c"]
+    countries = upload_countries(c, "Countries, Europe taken out")
+    before = features(c, countries["alternate"])
+    out = field["tmp"] / "europe.zip"
+    manifest = export_cli(office["dir"], out, "--ids", str(countries["pk"]), "--bbox=-10,35,30,60", "--clip")
+    assert {r["uuid"]: r["data"] for r in manifest["resources"]} == {countries["uuid"]: "clipped"}
+    make_user(field["admin"], username=office["owner"]["username"])
+    done = import_cli(field["dir"], out, "--json")
+    assert done.returncode == 0, done.stderr
+    fpk = json.loads(done.stdout)["created"][0]["pk"]
+    fc = login(field["srv"], {**office["owner"], "password": USER_PASSWORD})
+    there = features(fc, countries["alternate"])
+    assert 20 < len(there) < len(before) and set(there) <= set(before)  # the office's own fids
+    renamed, deleted = sorted(there)[:2]
+    r = fc.post(f"/api/v2/datasets/{fpk}/edits", json={
+        "update": [{"id": renamed, "properties": {"name": "Renamed in the field"}}], "delete": [deleted],
+        "insert": [{"properties": {"name": "Field island"},
+                    "geometry": {"type": "Polygon", "coordinates": [[[5, 45], [5.1, 45], [5.1, 45.1], [5, 45]]]}}]})
+    assert r.status_code == 200, r.text
+    back_path = field["tmp"] / "europe-back.zip"
+    export_cli(field["dir"], back_path, "--since", manifest["id"])
+    status = import_over_http(office["admin"], back_path)
+    assert status["status"] == "finished", status
+    assert uuids(status["output_params"]["report"], "updated") == {countries["uuid"]}, json.dumps(status["output_params"]["report"], indent=1)
+    now = features(c, countries["alternate"])
+    assert len(now) == len(before)  # one deleted, one added
+    assert now[renamed]["properties"]["name"] == "Renamed in the field" and deleted not in now
+    assert [f["properties"]["name"] for f in now.values()].count("Field island") == 1
+    outside = set(before) - set(there)
+    assert all(now[fid]["properties"] == before[fid]["properties"] for fid in outside)
+    # one more edit in the field, then a package since the same base: only the new edit is new
+    island = next(fid for fid, f in features(fc, countries["alternate"]).items()
+                  if f["properties"]["name"] == "Field island")  # its id in the field, taken at the office
+    assert island in before
+    r = fc.post(f"/api/v2/datasets/{fpk}/edits", json={"update": [
+        {"id": renamed, "properties": {"name": "Renamed twice"}}, {"id": island, "properties": {"name": "Field isle"}}]})
+    assert r.status_code == 200, r.text
+    again = field["tmp"] / "europe-again.zip"
+    export_cli(field["dir"], again, "--since", manifest["id"])
+    status = import_over_http(office["admin"], again)
+    assert status["status"] == "finished", status
+    report = status["output_params"]["report"]
+    assert uuids(report, "updated") == {countries["uuid"]} and not report["conflicts"], report
+    now = features(c, countries["alternate"])
+    assert now[renamed]["properties"]["name"] == "Renamed twice" and len(now) == len(before)
+    names = [f["properties"]["name"] for f in now.values()]
+    assert names.count("Field isle") == 1 and "Field island" not in names  # found by the id it got here
+    assert now[island]["properties"] == before[island]["properties"]  # the office's feature of that id: untouched
