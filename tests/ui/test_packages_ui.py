@@ -231,8 +231,9 @@ def test_a_file_that_is_no_package_is_refused_with_its_reason(tab, alice, tmp_pa
     tab.shot("not-a-package")
 
 
-def test_data_one_may_not_download_is_named_as_left_out(tab, ui_admin, alice, tmp_path):
-    """A dataset alice may view but not download travels as metadata only, and the dialog says so."""
+def test_data_one_may_not_download_is_named_as_left_out(tab, field_tab, ui_admin, alice, tmp_path):
+    """A dataset alice may view but not download travels as metadata only, and the dialog says so;
+    in the field its page says that its data stayed behind, and asks no service for them."""
     survey = upload_shapefile(ui_admin, DATA / "naturalearth_cities", PRIVATE, dataset_title="Survey points")
     r = ui_admin.put(f"/api/v2/resources/{survey['pk']}/permissions",
                      json={"users": [{"id": alice["pk"], "permissions": "view"}]})
@@ -249,3 +250,16 @@ def test_data_one_may_not_download_is_named_as_left_out(tab, ui_admin, alice, tm
     left_out.first.wait_for(timeout=60_000)
     assert "Survey points" in left_out.first.text_content()
     tab.shot("left-out")
+    with tab.page.expect_download() as got:
+        dialog.locator(".offline-progress a[download]").click()
+    package = tmp_path / "survey.zip"
+    got.value.save_as(package)
+
+    field_tab.sign_in("alice", USER_PASSWORD)
+    import_from_page(field_tab, package, dry_run=False)
+    field_tab.page.click(".report-list[data-outcome=created] li a:has-text('Survey points')")
+    note = field_tab.page.locator(".preview .metadata-only")
+    note.wait_for()
+    assert "data" in note.text_content()
+    assert field_tab.page.locator(".preview .leaflet-tile, .preview img.legend").count() == 0
+    field_tab.shot("metadata-only")

@@ -223,6 +223,12 @@ async function refreshDetails(main, resource, data) {
 }
 
 function datasetPreview(el, resource, data) {
+  // a dataset that came in a package without its data (the user could not download them there)
+  if (resource.metadata_only && !(resource.links || []).some((l) => l.link_type === 'OGC:WMS')) {
+    el.append(h('p', { class: 'metadata-only note' }, 'Metadata only: the data of this dataset are not in this catalogue. ',
+        'It came in a package without them, as whoever made the package could not download them.'));
+    return;
+  }
   const mapEl = h('div', { class: 'map-canvas preview-map', id: 'preview-map', role: 'region', 'aria-label': `Map of ${resource.title}` });
   el.append(mapEl);
   const map = createMap(mapEl);
