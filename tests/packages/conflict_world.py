@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import uuid as uuids
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -21,19 +20,14 @@ import httpx
 from catalogue_app.clock import now
 from catalogue_app.packages import conflicts
 from catalogue_app.store.db import Database
-from tests.conftest import ADMIN_PASSWORD, make_group, make_user, unique
-from tests.history.conftest import finish
+from tests.conftest import make_group, make_user, unique
+from tests.history.conftest import World, finish
 
 MADE_BY = "fieldworker"
 
 
-class ConflictWorld(SimpleNamespace):
-    def client(self, who: str) -> httpx.Client:
-        if who not in self.clients:
-            auth = None if who == "anonymous" else (
-                ("admin", ADMIN_PASSWORD) if who == "admin" else (self.users[who]["username"], self.users[who]["password"]))
-            self.clients[who] = self.srv.client(auth=auth)
-        return self.clients[who]
+class ConflictWorld(World):
+    """The history tests' world (a client per person), with what conflicts need besides."""
 
     @property
     def files(self) -> Path:
