@@ -27,3 +27,9 @@ def shown_file(conn: Connection, viewer: Viewer, url: str, uuid: str) -> dict[st
     """Whether the viewer sees a resource whose thumbnail is ``url`` (the file made for the
     resource ``uuid``): None if not."""
     return store.visible_with_url(conn, viewer, url, uuid)
+
+
+def moved_to(conn: Connection, viewer: Viewer, uuid: str, prefix: str) -> str | None:
+    """The address of the thumbnail the resource ``uuid`` has now, when the viewer may see it:
+    a page opened before the thumbnail was drawn again still shows one."""
+    return store.current_for(conn, viewer, uuid, prefix)

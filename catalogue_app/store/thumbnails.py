@@ -66,6 +66,15 @@ def visible_with_url(conn: sqlite3.Connection, viewer: Viewer, url: str, uuid: s
     return {"public": any(r[0] for r in rows)}
 
 
+def current_for(conn: sqlite3.Connection, viewer: Viewer, uuid: str, prefix: str) -> str | None:
+    """The thumbnail address of ours (under ``prefix``) that the resource ``uuid`` has now, when
+    the viewer may see it: where an address it had before leads."""
+    cond, params = resources.visibility(viewer)
+    row = conn.execute(f"SELECT r.thumbnail_url FROM resources r WHERE r.uuid = ? AND {cond}", [uuid, *params]).fetchone()
+    url = row[0] if row else None
+    return url if url and url.startswith(prefix) else None
+
+
 def drawing_source(conn: sqlite3.Connection, resource_id: int) -> dict[str, Any] | None:
     """What drawing a dataset needs: uuid, subtype, srid, crs_wkt, folder, bbox (native:
     x0, y0, x1, y1), ll_bbox, sld (its default style) and data_version; None for other resources."""

@@ -164,7 +164,12 @@ def test_new_data_draws_a_new_thumbnail(t):
     assert replaced["pk"] == first["pk"]
     new = thumbnail_url(owner, first["pk"], other_than=old)
     assert new != old and image_at(owner, new).size == (500, 200)
-    assert not file_of(t, old).exists() and owner.get(old).status_code == 404
+    assert not file_of(t, old).exists()
+    # a page opened before still shows a thumbnail: the old address leads to the new one
+    r = owner.get(old)
+    assert r.status_code == 302 and r.headers["location"] == new.removeprefix(t["srv"].url)
+    assert r.headers["cache-control"] == "private, no-cache"
+    assert image_at(owner, r.headers["location"]).size == (500, 200)
 
 
 def test_the_thumbnail_of_private_data_is_private(t):
@@ -177,9 +182,16 @@ def test_the_thumbnail_of_private_data_is_private(t):
     assert t["c"]["owner"].get(url).headers["cache-control"].startswith("private")
     # names that are no thumbnail, or climb out of the folder
     anon = t["c"]["anon"]
-    for name in ("nothing.png", "..%2Fcatalogue.sqlite3", f"{t['countries']['uuid']}-000000000000.png",
-                 f"{t['countries']['uuid']}-abc.gif"):
+    for name in ("nothing.png", "..%2Fcatalogue.sqlite3", f"{t['countries']['uuid']}-abc.gif",
+                 f"{t['private']['uuid']}-000000000000.png", f"{t['document']['uuid']}-000000000000.png"):
         assert anon.get(f"/uploaded/thumbs/{name}").status_code == 404
+    # an address the private dataset had leads nowhere for those who may not see it, and to its
+    # thumbnail for those who may
+    gone = f"/uploaded/thumbs/{t['private']['uuid']}-000000000000.png"
+    for name in ("anon", "other", "editor"):
+        assert_envelope(t["c"][name].get(gone), 404, "not_found")
+    r = t["c"]["owner"].get(gone)
+    assert r.status_code == 302 and r.headers["location"] == url.removeprefix(t["srv"].url)
 
 
 # -- set_thumbnail ------------------------------------------------------------------------------

@@ -232,14 +232,16 @@ async def delete_thumbnail(ctx: Ctx, pk: FromPath[str]) -> Outcome:
 # -- the files ----------------------------------------------------------------------------------
 @get("/uploaded/thumbs/{name:str}", include_in_schema=False)
 async def thumbnail_file(ctx: Ctx, name: FromPath[str]) -> Response[bytes]:
-    """A thumbnail file, to a caller who may see a resource it is the thumbnail of (404 otherwise)."""
+    """A thumbnail file, to a caller who may see a resource it is the thumbnail of. An address
+    replaced since (the thumbnail was drawn again) leads to the resource's current one; 404
+    otherwise."""
     found = thumbnails.NAME.fullmatch(name)
     if found is None:
         raise not_found()
     url = thumbnails.URL_PREFIX + name
     seen = await ctx.db.read(reads.shown_file, ctx.viewer, url, found["uuid"])
     if seen is None:
-        raise not_found()
+        return await _moved(ctx, url, found["uuid"])
     etag = f'"{name.rsplit(".", 1)[0].rsplit("-", 1)[1]}"'
     # revalidated every time: a resource made private stops showing its thumbnail at once
     headers = {"Cache-Control": "private, no-cache", "ETag": etag}
@@ -247,9 +249,17 @@ async def thumbnail_file(ctx: Ctx, name: FromPath[str]) -> Response[bytes]:
         return Response(b"", status_code=304, headers=headers)
     try:
         data = await asyncio.to_thread((_thumbs(ctx) / name).read_bytes)
-    except FileNotFoundError:
-        raise not_found() from None
+    except FileNotFoundError:  # replaced between the check and the read
+        return await _moved(ctx, url, found["uuid"])
     return Response(data, media_type=thumbnails.MEDIA_TYPES[found["ext"]], headers=headers)
+
+
+async def _moved(ctx: Context, url: str, uuid: str) -> Response[bytes]:
+    """A redirect to the thumbnail the resource has now, or 404 when it has none the caller may see."""
+    current = await ctx.db.read(reads.moved_to, ctx.viewer, uuid, thumbnails.URL_PREFIX)
+    if current is None or current == url:
+        raise not_found()
+    return Response(b"", status_code=302, headers={"Location": current, "Cache-Control": "private, no-cache"})
 
 
 def sweep_at_start(app) -> None:

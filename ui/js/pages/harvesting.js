@@ -73,6 +73,10 @@ export async function render(body, ctx) {
   };
 
   const act = async (harvester, status, done) => {
+    // the row shows the work at once: its other actions are gone before the server answers
+    const before = harvester.status;
+    harvester.status = status;
+    paintList();
     try {
       const data = await api(`/api/v2/harvesters/${harvester.id}/`, { method: 'PATCH', json: { status } });
       Object.assign(harvester, data.harvester);
@@ -80,7 +84,7 @@ export async function render(body, ctx) {
       toast(done);
       paintList();
       schedule(0);
-    } catch (error) { toast(error.message, 'error'); await reload(false); }
+    } catch (error) { harvester.status = before; toast(error.message, 'error'); await reload(false); }
   };
 
   const remove = async (harvester) => {
