@@ -162,7 +162,37 @@ def handle_unexpected(request: Request, exc: Exception) -> Response:
     return envelope(HTTP_500_INTERNAL_SERVER_ERROR, "A server error occurred.", "error")
 
 
-EXCEPTION_HANDLERS = {
+# The OGC APIs (/ogcapi/) answer errors in their own JSON shape: {"code", "description"}.
+OGC_API_PREFIX = "/ogcapi"
+OGC_CODES = {400: "InvalidParameterValue", 401: "NotAuthenticated", 403: "Forbidden", 404: "NotFound",
+             405: "MethodNotAllowed", 406: "NotAcceptable", 409: "Conflict", 412: "PreconditionFailed",
+             413: "RequestTooLarge", 415: "UnsupportedMediaType", 429: "Throttled", 500: "ServerError"}
+
+
+def ogc_exception(status: int, description: str, code: str | None = None,
+                  headers: dict[str, str] | None = None) -> Response:
+    """The OGC API exception: {"code", "description"} (OGC API - Common, Features Part 1)."""
+    return Response({"code": code or OGC_CODES.get(status, "Error"), "description": description},
+                    status_code=status, headers=headers, media_type=MediaType.JSON)
+
+
+def _ogc_aware(handler):
+    """The handler, answering in the OGC APIs' shape for a request under /ogcapi/."""
+
+    def answer(request: Request, exc: Exception) -> Response:
+        response = handler(request, exc)
+        path = request.scope.get("path", "")
+        if not (path == OGC_API_PREFIX or path.startswith(OGC_API_PREFIX + "/")):
+            return response
+        body = response.content if isinstance(response.content, dict) else {}
+        errors = body.get("errors") or ["Error."]
+        code = getattr(exc, "ogc_code", None)
+        return ogc_exception(response.status_code, str(errors[0]), code, dict(response.headers))
+
+    return answer
+
+
+EXCEPTION_HANDLERS = {kind: _ogc_aware(handler) for kind, handler in {
     ApiError: handle_api_error,
     Refused: handle_refused,
     WriteConflict: handle_conflict,
@@ -170,4 +200,4 @@ EXCEPTION_HANDLERS = {
     RecursionError: handle_recursion,
     HTTPException: handle_http_exception,
     Exception: handle_unexpected,
-}
+}.items()}

@@ -15,7 +15,9 @@ ENDPOINTS = ["assets", "categories", "datasets", "documents", "executionrequest"
 @get("/api/v2/", tags=["root"], summary="Names and URLs of the endpoint families")
 async def api_root(ctx: Ctx) -> dict[str, str]:
     base = ctx.base
-    return {name: f"{base}/api/v2/{name}" for name in sorted(ENDPOINTS)}
+    out = {name: f"{base}/api/v2/{name}" for name in sorted(ENDPOINTS)}
+    out["ogcapi"] = f"{base}/ogcapi/"  # the OGC APIs (Records, Features, Tiles) start there
+    return out
 
 
 ROUTES = [api_root]
