@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import functools
+import hashlib
 import json
 import math
 import os
@@ -99,6 +100,7 @@ class Update:
     geometry: BaseGeometry | None = None
     set_geometry: bool = False              # True: replace the geometry with `geometry`
     crs: str | None = None
+    replace: bool = False                   # True: the fields not in `properties` are set NULL (a whole new feature)
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,22 @@ class NotVector(Exception):
     """The file holds no feature table."""
 
 
+class MissingFeature(EditError):
+    """A feature an expectation names does not exist."""
+
+    def __init__(self, fid: int):
+        super().__init__(f"feature {fid} does not exist.")
+        self.fid = fid
+
+
+class TagMismatch(Exception):
+    """A feature is no longer as the caller read it: its entity tag is another one now."""
+
+    def __init__(self, fid: int, current: str):
+        super().__init__(f"Feature {fid} changed since it was read (its entity tag is {current} now).")
+        self.fid, self.current = fid, current
+
+
 @dataclass(frozen=True)
 class Reserved:
     """The version an edit becomes, given by the caller's ``reserve``."""
@@ -154,6 +172,7 @@ class Applied:
     extent: tuple[float, float, float, float] | None
     crs: str | None
     summary: dict[str, Any] = field(default_factory=dict)
+    tags: dict[int, str] = field(default_factory=dict)  # entity tags of the features inserted and updated, when asked
 
 
 # --- GeoPackage geometry blobs and the functions GDAL's triggers call --------------------------
@@ -590,6 +609,37 @@ def _row(conn: sqlite3.Connection, layer: Layer, fid: int) -> tuple[dict[str, An
     return props, (found[len(names)] if layer.geometry else None)
 
 
+def feature_tag(conn: sqlite3.Connection, layer: Layer, fid: int) -> str | None:
+    """The entity tag of a stored feature (quoted, as HTTP sends it): a hash of its whole row as
+    stored, every column with its name, so that it changes whenever the feature does, whatever
+    wrote it; None when there is no such feature. One lookup by the table's primary key."""
+    return row_tag(conn, layer.table, layer.fid, fid)
+
+
+def row_tag(conn: sqlite3.Connection, table: str, fid_column: str, fid: int) -> str | None:
+    """``feature_tag`` by the feature table's name and primary key column."""
+    cursor = conn.execute(f"SELECT * FROM {_quote(table)} WHERE {_quote(fid_column)} = ?", (fid,))
+    row = cursor.fetchone()
+    if row is None:
+        return None
+    digest = hashlib.blake2b(msgspec.msgpack.encode([[d[0] for d in cursor.description], list(row)]),
+                             digest_size=16).hexdigest()
+    return f'"{digest}"'
+
+
+def _check_expected(conn: sqlite3.Connection, layer: Layer, expected: dict[int, str | tuple[str, ...]]) -> None:
+    """Each feature named is there (MissingFeature) and, unless "*" is expected, its entity tag
+    is one of those expected (TagMismatch). Asked under the edit's write lock."""
+    for fid, wanted in expected.items():
+        current = feature_tag(conn, layer, fid) if isinstance(fid, int) and not isinstance(fid, bool) else None
+        if current is None:
+            raise MissingFeature(fid)
+        if wanted == "*":
+            continue
+        if current not in ((wanted,) if isinstance(wanted, str) else tuple(wanted)):
+            raise TagMismatch(fid, current)
+
+
 def _bounds_of(blob: bytes | None) -> tuple[float, float, float, float] | None:
     return None if blob is None else _blob_bounds(blob)
 
@@ -857,6 +907,10 @@ def _existing(conn: sqlite3.Connection, layer: Layer, fid: Any) -> tuple[dict[st
 def _update(conn: sqlite3.Connection, layer: Layer, change: Update, work: _Work, trusted: bool) -> None:
     old, old_blob = _existing(conn, layer, change.fid)
     values = _resolve_fields(layer, dict(change.properties or {}), change.fid)
+    if change.replace:  # a whole new feature: what it does not name is empty
+        for name, f in layer.fields.items():
+            if name not in values:
+                values[name] = _value(f, None, change.fid)
     changed = {k: v for k, v in values.items() if old.get(k) != v or type(old.get(k)) is not type(v)}
     assignments = dict(changed)
     geometry_changed = False
@@ -975,13 +1029,20 @@ def _busy_as_refusal():
 
 def apply(path: str | Path, changes: Sequence[Change] | Callable[[sqlite3.Connection, Layer], Sequence[Change]], *,
           reserve: Callable[[], Reserved], via: str, kind: str = "data", reverts_to: str | None = None,
-          base: int | None = None) -> Applied:
+          base: int | None = None, expected: dict[int, str | tuple[str, ...]] | None = None,
+          tags: bool = False) -> Applied:
     """Apply ``changes`` (or the changes ``changes(conn, layer)`` gives inside the transaction)
     to the GeoPackage at ``path`` in one transaction, with their history. ``reserve()`` is called
     once the changes are checked and applied, and names the version; if it raises, nothing is
     written. EditError for a change the layer cannot take, StaleBase when ``base`` is not the
     last version applied, NotVector for a file without features. A second edit of the same file
-    waits for the first (the SQLite write lock, with a busy timeout)."""
+    waits for the first (the SQLite write lock, with a busy timeout).
+
+    ``expected`` ({fid: entity tag, a tuple of them, or "*"}) is checked once the write lock is
+    held, before any change: MissingFeature when a feature named is not there, TagMismatch when
+    its tag (``feature_tag``) is none of those expected ("*": any). Two edits that expect the
+    same tag of a feature cannot both pass: the second checks after the first committed. With
+    ``tags``, ``Applied.tags`` gives the tags of the features inserted and updated, as committed."""
     with gpkg_access.sqlite(path), _busy_as_refusal():
         conn = connect(path)
         try:
@@ -991,6 +1052,8 @@ def apply(path: str | Path, changes: Sequence[Change] | Callable[[sqlite3.Connec
                 current, _ = _state(conn)
                 if base is not None and base != current:
                     raise StaleBase(base, current)
+                if expected:
+                    _check_expected(conn, layer, expected)
                 trusted = callable(changes)  # changes made here (a revert) bring back what the layer held
                 todo = changes(conn, layer) if trusted else changes
                 work = _Work()
@@ -1011,6 +1074,11 @@ def apply(path: str | Path, changes: Sequence[Change] | Callable[[sqlite3.Connec
                              " WHERE table_name = ?", (layer.table,))
                 summary = {"inserted": len(work.inserted), "updated": work.updated, "deleted": work.deleted,
                            "feature_count": count}
+                found_tags: dict[int, str] = {}
+                if tags:
+                    for fid in [*work.inserted, *(c.fid for c in todo if isinstance(c, Update))]:
+                        if (tag := feature_tag(conn, layer, fid)) is not None:
+                            found_tags[fid] = tag
                 version = reserve()
                 _write_version(conn, version, via=via, kind=kind, reverts_to=reverts_to, summary=summary,
                                records=work.records)
@@ -1022,7 +1090,7 @@ def apply(path: str | Path, changes: Sequence[Change] | Callable[[sqlite3.Connec
         finally:
             conn.close()
     return Applied(version.number, version.uuid, work.inserted, work.updated, work.deleted, count, extent,
-                   layer.crs, summary)
+                   layer.crs, summary, found_tags)
 
 
 def record_version(path: str | Path, version: Reserved, *, via: str, kind: str, summary: dict[str, Any] | None = None,

@@ -1,5 +1,5 @@
-"""The one way features change, whatever the route (WFS-T, the web UI's JSON endpoint, later OGC
-API Features Part 4): ``apply`` a list of inserts, updates and deletes to a vector dataset, all or
+"""The one way features change, whatever the route (WFS-T, the web UI's JSON endpoint, OGC API
+Features Part 4): ``apply`` a list of inserts, updates and deletes to a vector dataset, all or
 nothing, as a new version of it; ``revert`` to an earlier version (itself a new version); read a
 version's changes (``data_changes``) and the features as at a version (``features_at``).
 
@@ -21,7 +21,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +35,12 @@ from catalogue_app.store import Connection, resources, users, versions
 from catalogue_app.store.db import Database
 from catalogue_app.store.resources import Viewer
 
-__all__ = ["Insert", "Update", "Delete", "EditResult", "apply", "revert", "data_changes", "features_at",
+__all__ = ["Insert", "Update", "Delete", "EditResult", "StaleFeature", "apply", "revert", "data_changes", "features_at",
            "forget_history", "reconcile", "VIAS"]
 
 log = logging.getLogger("catalogue.edits")
 
-VIAS = ("wfs-t", "ui", "api", "revert")
+VIAS = ("wfs-t", "ui", "api", "revert", "ogcapi")
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,16 @@ class EditResult:
     inserted: list[int]    # new fids, in the order of the Inserts
     updated: int
     deleted: int
+    tags: dict[int, str] = field(default_factory=dict)  # entity tags of the features inserted and updated, when asked
+
+
+class StaleFeature(Conflict):
+    """A feature is no longer in the state the caller expected (its entity tag changed)."""
+
+    def __init__(self, fid: int, current: str):
+        super().__init__(f"Feature {fid} changed since it was read: nothing was changed. Read it again "
+                         "and make the change on what is there now.", {"etag": current})
+        self.fid, self.current = fid, current
 
 
 @dataclass(frozen=True)
@@ -116,7 +126,8 @@ def _settle(conn: Connection, rid: int, uuid: str, number: int, summary: dict[st
 
 
 def _run(db: Database, viewer: Viewer, target: _Target, changes: Any, via: str, base: int | None,
-         kind: str = "data", reverts_to: str | None = None) -> gpkg_edit.Applied:
+         kind: str = "data", reverts_to: str | None = None, *, expected: dict[int, Any] | None = None,
+         tags: bool = False) -> gpkg_edit.Applied:
     """The GeoPackage transaction, then the catalogue's write (blocking: run on a thread)."""
     reserved: list[gpkg_edit.Reserved] = []
 
@@ -126,7 +137,7 @@ def _run(db: Database, viewer: Viewer, target: _Target, changes: Any, via: str, 
 
     try:
         applied = gpkg_edit.apply(target.path, changes, reserve=reserve, via=via, kind=kind,
-                                  reverts_to=reverts_to, base=base)
+                                  reverts_to=reverts_to, base=base, expected=expected, tags=tags)
     except BaseException as exc:
         if reserved:
             try:
@@ -158,10 +169,14 @@ def _after_edit(db: Database, target: _Target, number: int) -> None:
     thumbnails.redraw_after_quiet(db, files_dir(db), target.rid)
 
 
-_KNOWN = (gpkg_edit.EditError, gpkg_edit.StaleBase, gpkg_edit.NotVector, gpkg_edit.EditBusy)
+_KNOWN = (gpkg_edit.EditError, gpkg_edit.StaleBase, gpkg_edit.NotVector, gpkg_edit.EditBusy, gpkg_edit.TagMismatch)
 
 
 def _refusal(exc: BaseException) -> BaseException:
+    if isinstance(exc, gpkg_edit.MissingFeature):
+        return NotFound(message=f"The dataset has no feature {exc.fid}.")
+    if isinstance(exc, gpkg_edit.TagMismatch):
+        return StaleFeature(exc.fid, exc.current)
     if isinstance(exc, gpkg_edit.EditError):
         return Invalid(str(exc))
     if isinstance(exc, gpkg_edit.StaleBase):
@@ -185,18 +200,25 @@ def _check_changes(changes: Sequence[Any]) -> list[Insert | Update | Delete]:
 
 
 async def apply(db: Database, viewer: Viewer, rid: int, changes: Sequence[Insert | Update | Delete],
-                via: str, base: int | None = None) -> EditResult:
+                via: str, base: int | None = None, *, expected: dict[int, str | tuple[str, ...]] | None = None,
+                tags: bool = False) -> EditResult:
     """Apply ``changes`` to the dataset ``rid``, in order, all or nothing, as one new version.
     Refusals: NotSignedIn (anonymous), NotFound (no such dataset the viewer may see, or not a
     vector dataset with a working copy), Forbidden (may see it, may not change its data),
     Invalid (a change the layer cannot take: the message names the feature and field), Conflict
-    (``base`` is not the dataset's current data version, or another edit held it too long)."""
+    (``base`` is not the dataset's current data version, or another edit held it too long).
+
+    ``expected`` ({fid: entity tag (geo/feature_etags.py), a tuple of them, or "*"}) is checked
+    inside the GeoPackage's write transaction, before any change: NotFound when a feature named
+    is not there, StaleFeature (a Conflict) when its tag is none of those expected ("*": any).
+    With ``tags``, the result gives the tags of the features inserted and updated."""
     if via not in VIAS:
         raise ValueError(f"unknown route {via!r}")
     todo = _check_changes(changes)
     target = await db.read(_target, viewer, rid, files_dir(db))
-    applied = await asyncio.to_thread(_run, db, viewer, target, todo, via, base)
-    return EditResult(applied.number, applied.uuid, list(applied.inserted), applied.updated, applied.deleted)
+    applied = await asyncio.to_thread(lambda: _run(db, viewer, target, todo, via, base, expected=expected, tags=tags))
+    return EditResult(applied.number, applied.uuid, list(applied.inserted), applied.updated, applied.deleted,
+                      dict(applied.tags))
 
 
 def _revert_target(conn: Connection, viewer: Viewer, rid: int, number: int, root: Path) -> tuple[_Target, str | None]:
