@@ -36,7 +36,7 @@ class Version(msgspec.Struct, kw_only=True):
     (a copy changed in another catalogue, brought by a package and kept aside as a conflict:
     nothing of the resource changed; ``summary.state`` says whether it is still aside or was
     dismissed, applied or copied, and ``changes`` are ours before, theirs after). ``via``:
-    api, wfs-t, ui, iso, harvest, owner, upload, revert, package. ``summary``: metadata and reverts of
+    api, wfs-t, ui, ogcapi, iso, harvest, owner, upload, revert, package. ``summary``: metadata and reverts of
     fields name the ``fields``; data versions count what they did."""
 
     uuid: str

@@ -65,7 +65,7 @@ function featuresText(summary) {
   return listed([`${plural(first[1], 'feature', 'features')} ${first[0]}`, ...rest.map(([verb, n]) => `${n.toLocaleString()} ${verb}`)]);
 }
 
-const DATA_VIA = { 'wfs-t': ' through QGIS or another GIS (WFS-T)', ui: ' in the web UI', api: ' through the API' };
+const DATA_VIA = { 'wfs-t': ' through QGIS or another GIS (WFS-T)', ui: ' in the web UI', api: ' through the API', ogcapi: ' through OGC API – Features' };
 const FIELDS_VIA = { iso: ' from an ISO metadata document', harvest: ' by harvesting', owner: ' (a change of owner)', upload: ' with new data uploaded' };
 
 // A version as one sentence: "3 features changed by alice through QGIS or another GIS (WFS-T)".
