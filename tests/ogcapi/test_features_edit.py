@@ -84,8 +84,10 @@ def snapshot(client, detail: dict) -> tuple:
 
 
 def fid_of(response) -> int:
-    match = re.fullmatch(r".*/ogcapi/collections/[a-z0-9_]+/items/(\d+)", response.headers["location"])
-    assert match, response.headers["location"]
+    """The new feature's id, from the Location of a response (or of headers)."""
+    location = getattr(response, "headers", response)["location"]
+    match = re.fullmatch(r".*/ogcapi/collections/[a-z0-9_]+/items/(\d+)", location)
+    assert match, location
     return int(match.group(1))
 
 
