@@ -368,7 +368,9 @@ def test_two_puts_with_the_same_tag_at_once(world):
 def test_who_may_edit(world):
     detail = world["countries"]
     srv = world["srv"]
-    with srv.client() as anon, login(srv, world["other"]) as other, login(srv, world["owner"]) as owner:
+    staff = make_user(world["admin"], is_staff=True)  # staff hold nothing on resources
+    with srv.client() as anon, login(srv, world["other"]) as other, login(srv, world["owner"]) as owner, \
+            login(srv, staff) as staff_client:
         fid = fid_of(owner.post(items(detail), json=FEATURE))
         before = snapshot(anon, detail)
         tries = (("POST", items(detail), FEATURE), ("PUT", f"{items(detail)}/{fid}", FEATURE),
@@ -379,6 +381,7 @@ def test_who_may_edit(world):
             ogc_error(r, 401)
             assert r.headers["www-authenticate"].startswith("Basic")
             ogc_error(other.request(method, path, json=body), 403, "may not change")
+            ogc_error(staff_client.request(method, path, json=body), 403, "may not change")
         assert snapshot(anon, detail) == before
         for who in ("member", "owner"):
             with login(srv, world[who]) as c:
