@@ -105,7 +105,7 @@ def parse_crs_name(text: str) -> CrsName:
 
 
 CRS84_URI = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
-_CURIE = re.compile(r"^\[?(epsg|ogc):([0-9a-z]+)\]?$")
+_CURIE = re.compile(r"^\[(epsg|ogc):([0-9a-z]+)\]$")
 
 
 def epsg_uri(code: int) -> str:
