@@ -1060,3 +1060,43 @@ def fold(text: str, casei: bool, accenti: bool) -> str:
     if casei:
         text = text.casefold()
     return text
+
+
+def _pattern_parts(pattern: str) -> list[tuple[str, str]]:
+    """A CQL2 LIKE pattern as ("any"|"one"|"text", char) pieces."""
+    parts, i = [], 0
+    while i < len(pattern):
+        c = pattern[i]
+        if c == "\\" and i + 1 < len(pattern):
+            parts.append(("text", pattern[i + 1]))
+            i += 2
+            continue
+        parts.append(("any", c) if c == "%" else ("one", c) if c == "_" else ("text", c))
+        i += 1
+    return parts
+
+
+def glob_pattern(pattern: str) -> str:
+    """A CQL2 LIKE pattern as an SQLite GLOB pattern (case-sensitive)."""
+    out = []
+    for kind, c in _pattern_parts(pattern):
+        if kind == "any":
+            out.append("*")
+        elif kind == "one":
+            out.append("?")
+        else:
+            out.append(f"[{c}]" if c in "*?[" else c)
+    return "".join(out)
+
+
+def like_pattern(pattern: str) -> str:
+    """A CQL2 LIKE pattern as an SQLite LIKE pattern with ESCAPE '\\'."""
+    out = []
+    for kind, c in _pattern_parts(pattern):
+        if kind == "any":
+            out.append("%")
+        elif kind == "one":
+            out.append("_")
+        else:
+            out.append("\\" + c if c in "%_\\" else c)
+    return "".join(out)
