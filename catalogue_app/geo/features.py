@@ -165,6 +165,7 @@ class LayerInfo:
     count: int
     fid_column: str
     types: tuple[str, ...] = ()  # the OGR type of each field ("OFTString", "OFTDate"...), as ``fields``
+    subtypes: tuple[str, ...] = ()  # and its OGR subtype ("OFSTNone", "OFSTBoolean"...)
 
 
 @functools.lru_cache(maxsize=256)
@@ -175,7 +176,8 @@ def _layer_info(path: str, _stamp: tuple) -> LayerInfo:
     return LayerInfo(name=name, fields=tuple(str(f) for f in info["fields"]),
                      geometry_name=info["geometry_name"] or "geometry", geometry_type=info["geometry_type"] or "Unknown",
                      crs=info["crs"] or "EPSG:4326", count=int(info["features"]), fid_column=info["fid_column"] or "fid",
-                     types=tuple(str(t) for t in info.get("ogr_types", ())))
+                     types=tuple(str(t) for t in info.get("ogr_types", ())),
+                     subtypes=tuple(str(t) for t in info.get("ogr_subtypes", ())))
 
 
 def file_stamp(path: str | Path) -> tuple:

@@ -20,6 +20,7 @@ from catalogue_app.geo.features import (
     CrsName,
     FeaturePage,
     FeatureQuery,
+    LayerInfo,
     QueryError,
     epsg_uri,
     layer_info,
@@ -33,11 +34,6 @@ from catalogue_app.store.resources import Viewer
 MAP_PREFIX = "map-"
 # CRSs every collection offers (Features Part 2), with the layer's own beside them
 COMMON_CRS = (CRS84_URI, epsg_uri(4326), epsg_uri(3857))
-_KINDS = {"xsd:int": "integer", "xsd:integer": "integer", "xsd:long": "integer", "xsd:short": "integer",
-          "xsd:byte": "integer", "xsd:double": "number", "xsd:float": "number", "xsd:decimal": "number",
-          "xsd:boolean": "boolean", "xsd:date": "datetime", "xsd:dateTime": "datetime", "xsd:string": "string",
-          "xsd:time": "string"}
-
 
 # --- collections -----------------------------------------------------------------------------
 
@@ -126,42 +122,38 @@ def _feature_collection(conn: Connection, viewer: Viewer, cid: str, download: bo
 
 @dataclass(frozen=True)
 class Queryables:
-    """What a collection's filters may name: ``fields`` (name -> cql2.Queryable, as listed) and
-    the geometry's name, with the time field (the ``primary-instant``) and the geometry type."""
+    """What a collection's filters may name (name -> cql2.Queryable, the geometry as "geometry"),
+    with the layer's geometry type, its date fields (name -> "date" or "date-time") and the
+    time field (the ``primary-instant``)."""
 
     fields: dict[str, cql2.Queryable]
-    geometry: str | None
     geometry_type: str | None
+    dates: dict[str, str]
     time_field: str | None
 
-    def for_parsing(self) -> dict[str, cql2.Queryable]:
-        """The queryables a filter is parsed with: the listed ones, and the geometry also by the
-        name "geometry" (how clients commonly write it) when no field has that name."""
-        out = dict(self.fields)
-        if self.geometry and self.geometry != "geometry" and "geometry" not in out:
-            out["geometry"] = cql2.Queryable("geometry", "geometry", self.geometry, "geometry")
-        return out
+
+def _layer_queryables(found: dict[str, Any], info: LayerInfo) -> Queryables:
+    from catalogue_app.geo.cql2_features import queryables_of
+
+    fields = queryables_of(info, info.types, info.subtypes)
+    dates = {name: "date" if kind == "OFTDate" else "date-time"
+             for name, kind in zip(info.fields, info.types) if kind in ("OFTDate", "OFTDateTime")}
+    return Queryables(fields, info.geometry_type, dates, found["time_field"])
 
 
-def _queryables(found: dict[str, Any]) -> Queryables:
-    fields: dict[str, cql2.Queryable] = {}
-    geometry = geometry_type = None
-    for a in found["attributes"]:
-        name, kind = a["attribute"], a["attribute_type"] or "xsd:string"
-        if kind.startswith("gml:"):
-            geometry = geometry or name
-            geometry_type = geometry_type or kind[4:].replace("PropertyType", "")
-            fields[name] = cql2.Queryable(name, "geometry", name, a.get("attribute_label") or name)
-        elif kind in _KINDS:
-            fields[name] = cql2.Queryable(name, _KINDS[kind], name, a.get("attribute_label") or name)
-    return Queryables(fields, geometry, geometry_type or found.get("geometry_type"), found["time_field"])
+def _data_path(found: dict[str, Any], files_dir: Path) -> Path:
+    path = files.working_copy(files_dir / found["folder"]) if found.get("folder") else None
+    if path is None:
+        raise NotFound(message=f'The data of "{found["cid"]}" are missing.')
+    return path
 
 
-def queryables(conn: Connection, viewer: Viewer, cid: str) -> tuple[dict[str, Any], Queryables]:
-    """A vector collection and its queryables (the fields of its features); NotFound when there
-    is no such collection with features."""
+def queryables(conn: Connection, viewer: Viewer, files_dir: Path, cid: str) -> tuple[dict[str, Any], Queryables]:
+    """A vector collection and its queryables (the fields of its features, read from its
+    data); NotFound when there is no such collection with features."""
     found = _feature_collection(conn, viewer, cid, download=False)
-    return found, _queryables(found)
+    path = _data_path(found, files_dir)
+    return found, _layer_queryables(found, layer_info(path, found.get("data_version")))
 
 
 # --- features --------------------------------------------------------------------------------
@@ -203,17 +195,56 @@ def _offered(found: dict[str, Any], name: CrsName | None, param: str) -> None:
         raise Invalid(f'{param}: "{name.name}" is not a CRS of this collection: use one of {", ".join(found["crs"])}.')
 
 
-def _apply_filter(query: FeatureQuery, ask: ItemsAsk, table: Queryables, path: Path, version: int | None) -> None:
+def _apply_filter(query: FeatureQuery, ask: ItemsAsk, table: Queryables, info: LayerInfo) -> None:
     """Narrow ``query`` by the CQL2 filter of ``ask``: parsed against the queryables and
-    compiled for the layer (geo/cql2_features.py)."""
+    compiled for the layer (geo/cql2_features.py) into a condition, a mask and a test made in
+    Python."""
+    from catalogue_app.geo.cql2_features import compile_for_layer
+
     if ask.filter_lang not in (None, "cql2-text", "cql2-json"):
         raise Invalid(f'filter-lang: "{ask.filter_lang}" is not a filter language here: use cql2-text or cql2-json.')
     try:
-        expression = cql2.parse(ask.filter or "", ask.filter_lang, table.for_parsing())
+        expression = cql2.parse(ask.filter or "", ask.filter_lang, table.fields)
+        if ask.filter_crs is not None and ask.filter_crs.name != CRS84_URI:
+            expression = _to_crs84(expression, ask.filter_crs)
+        found = compile_for_layer(expression, info.crs)
     except cql2.Cql2Error as exc:
         raise Invalid(f"filter: {exc.message}") from None
-    # TODO(cql2): compile with geo/cql2_features.py once the cql2 branch is merged.
-    raise Invalid(f"filter: filters are not available yet ({type(expression).__name__}).")
+    if found.nothing:
+        query.where = "0"
+        return
+    query.where, query.mask = found.where, found.mask
+    if found.predicate is not None:
+        query.predicate = found.predicate
+        query.predicate_fields = found.columns
+        query.predicate_geometry = found.needs_geometry
+
+
+def _to_crs84(expression: Any, source: CrsName) -> Any:
+    """The expression with the geometries of its spatial tests moved from ``source`` (the
+    filter-crs, in its own axis order) into CRS84."""
+    import dataclasses
+
+    import numpy as np
+    import shapely
+    from pyproj import Transformer
+
+    transformer = Transformer.from_crs(source.crs, "OGC:CRS84")  # the source's own axis order
+
+    def move(node: Any) -> Any:
+        if isinstance(node, cql2.Intersects):
+            shape = shapely.transform(node.geometry, lambda xy: np.column_stack(
+                transformer.transform(xy[:, 0], xy[:, 1])))
+            if not np.isfinite(shapely.get_coordinates(shape)).all():
+                raise cql2.Cql2Error("the filter's geometry lies outside the area of its filter-crs.")
+            return dataclasses.replace(node, geometry=shape)
+        if isinstance(node, (cql2.And, cql2.Or)):
+            return dataclasses.replace(node, parts=tuple(move(p) for p in node.parts))
+        if isinstance(node, cql2.Not):
+            return dataclasses.replace(node, part=move(node.part))
+        return node
+
+    return move(expression)
 
 
 def items(conn: Connection, viewer: Viewer, files_dir: Path, cid: str, ask: ItemsAsk) -> ItemsAnswer:
@@ -224,9 +255,7 @@ def items(conn: Connection, viewer: Viewer, files_dir: Path, cid: str, ask: Item
     _offered(found, ask.crs, "crs")
     _offered(found, ask.bbox_crs, "bbox-crs")
     _offered(found, ask.filter_crs, "filter-crs")
-    path = files.working_copy(files_dir / found["folder"]) if found.get("folder") else None
-    if path is None:
-        raise NotFound(message=f'The data of "{cid}" are missing.')
+    path = _data_path(found, files_dir)
     version = found.get("data_version")
     info = layer_info(path, version)
     out_crs = ask.crs or _crs84()
@@ -241,7 +270,7 @@ def items(conn: Connection, viewer: Viewer, files_dir: Path, cid: str, ask: Item
         else:
             notes.append("datetime: the features have no date; it selects them all.")
     if ask.filter is not None:
-        _apply_filter(query, ask, _queryables(found), path, version)
+        _apply_filter(query, ask, _layer_queryables(found, info), info)
     if ask.fid is not None:
         query.fids, query.start, query.count = [ask.fid], 0, 1
     try:

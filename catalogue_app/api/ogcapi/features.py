@@ -44,6 +44,73 @@ CONFORMANCE: list[str] = [
     "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions",
 ]
 
+
+def _p(name: str, description: str, schema: dict[str, Any] | None = None, where: str = "query",
+       style: dict[str, Any] | None = None) -> dict[str, Any]:
+    out = {"name": name, "in": where, "required": where == "path", "description": description,
+           "schema": schema or {"type": "string"}}
+    out.update(style or {})
+    return out
+
+
+_CID = _p("collectionId", "The collection's id (a dataset's layer name, map-{id} for a map).", where="path")
+_FID = _p("featureId", "The feature's id (an integer).", where="path")
+_F = _p("f", "The format: json/geojson or html (else the Accept header says).",
+        {"type": "string", "enum": ["json", "geojson", "html"]})
+_CRS_PARAM = _p("crs", "The CRS of the answer's coordinates: one of the collection's crs (CRS84 by default).",
+                {"type": "string", "format": "uri"})
+_ERRORS = {"400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+           "403": {"$ref": "#/components/responses/Error"}, "404": {"$ref": "#/components/responses/Error"}}
+_JSON_OR_HTML = {"application/json": {"schema": {"type": "object"}}, "text/html": {"schema": {"type": "string"}}}
+_GEOJSON_OR_HTML = {"application/geo+json": {"schema": {"type": "object"}}, "text/html": {"schema": {"type": "string"}}}
+OPENAPI: dict[str, dict] = {
+    "/collections": {"get": {
+        "summary": "The collections: the vector datasets (features), rasters and maps (tiles) you may view, and "
+                   "the catalogue's records", "operationId": "getCollections", "tags": ["Features"],
+        "parameters": [_F], "responses": {"200": {"description": "The collections", "content": _JSON_OR_HTML},
+                                          "400": _ERRORS["400"]}}},
+    "/collections/{collectionId}": {"get": {
+        "summary": "One collection", "operationId": "describeCollection", "tags": ["Features"],
+        "parameters": [_CID, _F], "responses": {"200": {"description": "The collection", "content": _JSON_OR_HTML},
+                                                **_ERRORS}}},
+    "/collections/{collectionId}/queryables": {"get": {
+        "summary": "What a filter on the collection's features may name", "operationId": "getQueryables",
+        "tags": ["Features"], "parameters": [_CID, _F],
+        "responses": {"200": {"description": "The queryables (JSON Schema)", "content": {
+            "application/schema+json": {"schema": {"type": "object"}}, "text/html": {"schema": {"type": "string"}}}},
+            **_ERRORS}}},
+    "/collections/{collectionId}/items": {"get": {
+        "summary": "The collection's features", "operationId": "getFeatures", "tags": ["Features"],
+        "parameters": [
+            _CID, _F,
+            _p("limit", "How many features a page holds (at most 10000).",
+               {"type": "integer", "minimum": 1, "maximum": common.MAX_LIMIT, "default": common.DEFAULT_LIMIT},
+               style={"style": "form", "explode": False}),
+            _p("offset", "How many matching features to skip.", {"type": "integer", "minimum": 0, "default": 0}),
+            _p("bbox", "Features that meet this box: x0,y0,x1,y1 (or with heights: 6 numbers), in bbox-crs.",
+               {"type": "array", "minItems": 4, "maxItems": 6, "items": {"type": "number"}},
+               style={"style": "form", "explode": False}),
+            _p("bbox-crs", "The CRS of bbox (CRS84 by default).", {"type": "string", "format": "uri"}),
+            _p("datetime", "An instant or interval (with .. for an open end) on the date field the collection names.",
+               style={"style": "form", "explode": False}),
+            _p("properties", "The properties to give, separated by commas.",
+               {"type": "array", "items": {"type": "string"}}, style={"style": "form", "explode": False}),
+            _CRS_PARAM,
+            _p("filter", "A CQL2 filter on the queryables."),
+            _p("filter-lang", "The filter's language.", {"type": "string", "enum": ["cql2-text", "cql2-json"],
+                                                         "default": "cql2-text"}),
+            _p("filter-crs", "The CRS of the filter's geometries (CRS84 by default).",
+               {"type": "string", "format": "uri"}),
+        ],
+        "responses": {"200": {"description": "A page of features (GeoJSON FeatureCollection)",
+                              "content": _GEOJSON_OR_HTML}, **_ERRORS}}},
+    "/collections/{collectionId}/items/{featureId}": {"get": {
+        "summary": "One feature", "operationId": "getFeature", "tags": ["Features"],
+        "parameters": [_CID, _FID, _F, _CRS_PARAM],
+        "responses": {"200": {"description": "The feature (GeoJSON Feature)", "content": _GEOJSON_OR_HTML},
+                      **_ERRORS}}},
+}
+
 QUERYABLES_REL = "http://www.opengis.net/def/rel/ogc/1.0/queryables"
 TILES_VECTOR_REL = "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector"
 TILES_MAP_REL = "http://www.opengis.net/def/rel/ogc/1.0/tilesets-map"
@@ -62,13 +129,14 @@ def _reads():
 
 
 def _path(cid: str, *rest: str) -> str:
-    return "/".join([f"{PREFIX}/collections/{quote(cid, safe='')}", *rest])
+    return "/".join([f"{PREFIX}/collections/{quote(cid, safe=':')}", *rest])
 
 
-def _records_collection(ctx: Ctx) -> dict[str, Any] | None:
-    """The record collection's document, from the records part; None until it has one."""
-    # TODO(records): return reads.records.collection(ctx.base) once the records branch is merged.
-    return None
+def _records_collection(ctx: Ctx) -> dict[str, Any]:
+    """The record collection's document, as the records part writes it."""
+    from catalogue_app.reads import records
+
+    return records.collection(ctx.base)
 
 
 # --- collections -----------------------------------------------------------------------------
@@ -120,9 +188,7 @@ async def collections(ctx: Ctx) -> Response:
     reads = _reads()
     found = await ctx.db.read(reads.collections, ctx.viewer)
     docs = [_collection_doc(ctx, c, "json") for c in found]
-    records = _records_collection(ctx)
-    if records is not None:
-        docs.insert(0, records)
+    docs.insert(0, _records_collection(ctx))
     if f == "html":
         rows = "".join(
             f"<tr><td><a href=\"{esc(_path(d['id']))}?f=html\">{esc(d['title'])}</a></td><td>{esc(d['id'])}</td>"
@@ -172,20 +238,17 @@ _SCHEMA_TYPES = {"integer": "integer", "number": "number", "boolean": "boolean",
 @get(f"{PREFIX}/collections/{{cid:str}}/queryables", include_in_schema=False)
 async def queryables(ctx: Ctx, cid: FromPath[str]) -> Response:
     f = negotiate(ctx, ("json", "html"))
-    found, table = await ctx.db.read(_reads().queryables, ctx.viewer, cid)
+    found, table = await ctx.db.read(_reads().queryables, ctx.viewer, ctx.settings.files_dir, cid)
     properties: dict[str, Any] = {}
     for name, q in table.fields.items():
         if q.kind == "geometry":
-            kind = (table.geometry_type or "").removeprefix("Multi")
-            fmt = {"Point": "point", "LineString": "linestring", "Curve": "linestring", "Polygon": "polygon",
-                   "Surface": "polygon"}.get(kind)
-            multi = (table.geometry_type or "").startswith("Multi")
-            entry: dict[str, Any] = {"title": q.title, "x-ogc-role": "primary-geometry",
-                                     "format": f"geometry-{'multi' if multi else ''}{fmt}" if fmt else "geometry-any"}
+            kind = (table.geometry_type or "").split(" ")[0]
+            fmt = {"Point": "point", "LineString": "linestring", "Polygon": "polygon", "MultiPoint": "multipoint",
+                   "MultiLineString": "multilinestring", "MultiPolygon": "multipolygon"}.get(kind, "any")
+            entry: dict[str, Any] = {"title": "Geometry", "x-ogc-role": "primary-geometry", "format": f"geometry-{fmt}"}
         elif q.kind == "datetime":
-            date_only = any(a["attribute"] == name and a["attribute_type"] == "xsd:date" for a in found["attributes"])
-            entry = {"title": q.title, "type": "string", "format": "date" if date_only else "date-time"}
-            if name == table.time_field:
+            entry = {"title": q.title, "type": "string", "format": table.dates.get(q.column, "date-time")}
+            if q.column == table.time_field:
                 entry["x-ogc-role"] = "primary-instant"
         else:
             entry = {"title": q.title, "type": _SCHEMA_TYPES[q.kind]}
