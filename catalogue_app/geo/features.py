@@ -14,7 +14,8 @@ from __future__ import annotations
 import functools
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -103,6 +104,35 @@ def parse_crs_name(text: str) -> CrsName:
                             "use EPSG:n, urn:ogc:def:crs:EPSG::n or http://www.opengis.net/def/crs/EPSG/0/n.")
 
 
+CRS84_URI = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+_CURIE = re.compile(r"^\[(epsg|ogc):([0-9a-z]+)\]$")
+
+
+def epsg_uri(code: int) -> str:
+    return f"http://www.opengis.net/def/crs/EPSG/0/{code}"
+
+
+def parse_crs_uri(text: str) -> CrsName:
+    """A CRS as the OGC APIs name it (Features Part 2): a URI (http://www.opengis.net/def/crs/
+    EPSG/0/n, .../OGC/1.3/CRS84) or a safe CURIE ([EPSG:n], [OGC:CRS84]). EPSG CRSs keep the axis
+    order of their definition (latitude first for EPSG:4326); CRS84 is longitude first. The
+    name given back is the URI. QueryError("crs") when the text is not such a name."""
+    value = text.strip()
+    low = value.lower()
+    curie = _CURIE.match(low)
+    if low in _CRS84 or (curie and curie.groups() == ("ogc", "crs84")):
+        return CrsName(CRS84_URI, 4326, _epsg(4326), False)
+    match = _EPSG_URI.match(low) or (curie if curie and curie.group(1) == "epsg" else None)
+    number = match.group(2 if match is curie else 1) if match else ""
+    if number.isdecimal() and len(number) <= 9:
+        crs = _epsg(int(number))
+        if crs is not None:
+            return CrsName(epsg_uri(int(number)), int(number), crs, _north_first(crs))
+        raise QueryError("crs", f'"{value}" is not a known EPSG coordinate reference system.')
+    raise QueryError("crs", f'"{value}" is not a coordinate reference system URI: use '
+                            f"{CRS84_URI} or http://www.opengis.net/def/crs/EPSG/0/n.")
+
+
 def default_crs_name(layer_crs: str, form: str = "urn") -> CrsName:
     """The name of a layer's own CRS ("EPSG:4326" or WKT) in ``form``: "urn" (latitude first
     where EPSG says so) or "xml" (http://www.opengis.net/gml/srs/epsg.xml#n, east first)."""
@@ -134,6 +164,8 @@ class LayerInfo:
     crs: str
     count: int
     fid_column: str
+    types: tuple[str, ...] = ()  # the OGR type of each field ("OFTString", "OFTDate"...), as ``fields``
+    subtypes: tuple[str, ...] = ()  # and its OGR subtype ("OFSTNone", "OFSTBoolean"...)
 
 
 @functools.lru_cache(maxsize=256)
@@ -143,7 +175,9 @@ def _layer_info(path: str, _stamp: tuple) -> LayerInfo:
         info = pyogrio.read_info(path, layer=name)
     return LayerInfo(name=name, fields=tuple(str(f) for f in info["fields"]),
                      geometry_name=info["geometry_name"] or "geometry", geometry_type=info["geometry_type"] or "Unknown",
-                     crs=info["crs"] or "EPSG:4326", count=int(info["features"]), fid_column=info["fid_column"] or "fid")
+                     crs=info["crs"] or "EPSG:4326", count=int(info["features"]), fid_column=info["fid_column"] or "fid",
+                     types=tuple(str(t) for t in info.get("ogr_types", ())),
+                     subtypes=tuple(str(t) for t in info.get("ogr_subtypes", ())))
 
 
 def file_stamp(path: str | Path) -> tuple:
@@ -174,7 +208,15 @@ class FeatureQuery:
     """What to read. ``bbox`` is (x0, y0, x1, y1) east first, in ``bbox_crs`` (None: the layer's
     CRS); ``properties`` are field names and may name the geometry column (None: every field and
     the geometry); ``sort`` holds (field, descending) pairs; ``crs`` is the CRS to return
-    (None: the layer's)."""
+    (None: the layer's).
+
+    Filters beyond the box (OGC API - Features; WFS leaves them unset): ``where`` an SQLite
+    condition on the layer's fields (the GeoPackage driver hands it to SQLite as it is);
+    ``mask`` a geometry in the layer's CRS that the features must intersect; ``when`` a date
+    or date-time field and an interval ((field, start, end), None for an open end) its value
+    must lie in; ``predicate`` a test made in Python on the features the others let
+    through, given the columns it names in ``predicate_fields`` (by name) and the geometries
+    (in the layer's CRS; None unless ``predicate_geometry``), returning one boolean a feature."""
 
     bbox: tuple[float, float, float, float] | None = None
     bbox_crs: CrsName | None = None
@@ -184,6 +226,18 @@ class FeatureQuery:
     start: int = 0
     count: int | None = None
     crs: CrsName | None = None
+    where: str | None = None
+    mask: object | None = None  # a shapely geometry
+    when: tuple[str, datetime | None, datetime | None] | None = None
+    predicate: Callable[[dict[str, np.ndarray], np.ndarray | None], np.ndarray] | None = None
+    predicate_fields: Sequence[str] = ()
+    predicate_geometry: bool = False
+
+    @property
+    def filtered(self) -> bool:
+        """Whether anything beyond ids narrows the features (a box or one of the filters)."""
+        return (self.bbox is not None or self.where is not None or self.mask is not None
+                or self.when is not None or self.predicate is not None)
 
 
 @dataclass
@@ -283,19 +337,75 @@ def _spatial_filter(info: LayerInfo, query: FeatureQuery) -> dict:
     return {"mask": mask if shapely.is_valid(mask) else shapely.make_valid(mask)}
 
 
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _datetime_where(info: LayerInfo, field_name: str, start: datetime | None, end: datetime | None) -> str:
+    """An SQLite condition: the value of a date or date-time field lies between ``start`` and
+    ``end`` (None: open), both included. GeoPackages hold dates as "YYYY-MM-DD" and date-times
+    as "YYYY-MM-DDTHH:MM:SS[.sss]Z" text, so the texts are compared (in UTC)."""
+    name = _resolve(info, field_name, "datetime")
+    kind = dict(zip(info.fields, info.types)).get(name, "")
+    if kind == "OFTDate":
+        column, form = _quoted(name), "%Y-%m-%d"
+    else:
+        column, form = f"substr(replace({_quoted(name)}, ' ', 'T'), 1, 19)", "%Y-%m-%dT%H:%M:%S"
+    parts = [f"{column} IS NOT NULL"]
+    if start is not None:
+        parts.append(f"{column} >= '{start.astimezone(timezone.utc).strftime(form)}'")
+    if end is not None:
+        parts.append(f"{column} <= '{end.astimezone(timezone.utc).strftime(form)}'")
+    return " AND ".join(parts)
+
+
 def _read_ids(path: str, info: LayerInfo, query: FeatureQuery,
               columns: list[str]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """The ids of the features in the box and among the ids of ``query``, with ``columns``."""
-    where = {}
+    """The ids of the features that the query's ids, box and filters let through, with ``columns``."""
+    conditions = []
     if query.fids is not None:
         ids = sorted({int(i) for i in query.fids})
         if not ids:
             return np.empty(0, dtype=np.int64), {c: np.empty(0, dtype=object) for c in columns}
-        where = {"where": f'"{info.fid_column}" IN ({",".join(map(str, ids))})'}
-    meta, fids, _geometry, fields = pyogrio.raw.read(
-        path, layer=info.name, columns=columns, read_geometry=False, return_fids=True,
-        datetime_as_string=True, **where, **_spatial_filter(info, query))
-    return np.asarray(fids, dtype=np.int64), dict(zip((str(f) for f in meta["fields"]), fields))
+        conditions.append(f'"{info.fid_column}" IN ({",".join(map(str, ids))})')
+    if query.where is not None:
+        conditions.append(f"({query.where})")
+    if query.when is not None:
+        conditions.append(_datetime_where(info, *query.when))
+    spatial = _spatial_filter(info, query)
+    also = None  # a second geometry the features must intersect (the box, when there is a mask)
+    if query.mask is not None:
+        if spatial:
+            also = spatial["mask"] if "mask" in spatial else shapely.box(*spatial["bbox"])
+        spatial = {"mask": query.mask}
+    asked = list(columns)
+    if query.predicate is not None:
+        asked += [_resolve(info, f, "filter") for f in query.predicate_fields if f != info.geometry_name]
+    asked = [f for f in info.fields if f in set(asked)]
+    geometry = also is not None or (query.predicate is not None and query.predicate_geometry)
+    where = {"where": " AND ".join(conditions)} if conditions else {}
+    try:
+        meta, fids, wkb, fields = pyogrio.raw.read(
+            path, layer=info.name, columns=asked, read_geometry=geometry, return_fids=True,
+            datetime_as_string=True, **where, **spatial)
+    except pyogrio.errors.DataSourceError as exc:  # a condition SQLite cannot read
+        raise QueryError("filter", f"The filter cannot be applied to {info.name}: {exc}") from None
+    fids = np.asarray(fids, dtype=np.int64)
+    by_name = dict(zip((str(f) for f in meta["fields"]), fields))
+    keep = None
+    if geometry:
+        shapes = shapely.from_wkb(wkb)
+        if also is not None:
+            keep = shapely.intersects(shapes, also)
+    else:
+        shapes = None
+    if query.predicate is not None and len(fids):
+        passed = np.asarray(query.predicate(by_name, shapes), dtype=bool)
+        keep = passed if keep is None else keep & passed
+    if keep is not None:
+        fids = fids[keep]
+        by_name = {k: v[keep] for k, v in by_name.items()}
+    return fids, {c: by_name[c] for c in columns}
 
 
 def _sorted_ids(fids: np.ndarray, values: list[np.ndarray], descending: list[bool]) -> np.ndarray:
@@ -315,8 +425,8 @@ def _missing(value) -> bool:
 
 def _matching(path: str, info: LayerInfo, query: FeatureQuery) -> np.ndarray | None:
     """The ids of the matching features in the order to return them, or None when every
-    feature matches in file order (no box, ids or sorting)."""
-    if query.bbox is None and query.fids is None and not query.sort:
+    feature matches in file order (no box, filter, ids or sorting)."""
+    if not query.filtered and query.fids is None and not query.sort:
         return None
     keys = [_resolve(info, name, "sort") for name, _ in query.sort]
     if info.geometry_name in keys:

@@ -199,6 +199,7 @@ class ResourceQuery:
     advertised_all: bool = False
     favorites_of: int | None = None
     tkeyword_groups: list[list[int]] = field(default_factory=list)  # OR inside, AND across
+    sql: list[tuple[str, list[Any]]] = field(default_factory=list)  # more conditions on r (OGC API Records)
 
 
 def viewer_of(conn: sqlite3.Connection, user_id: int | None, is_superuser: bool = False,
@@ -457,6 +458,9 @@ def _conditions(conn: sqlite3.Connection, viewer: Viewer,
         cond += (f" AND r.id IN (SELECT resource_id FROM resource_tkeywords WHERE tkeyword_id IN"
                  f" ({','.join('?' * len(ids))}))")
         params += ids
+    for extra_sql, extra_args in query.sql:
+        cond += f" AND ({extra_sql})"
+        params += list(extra_args)
     candidates, spec = _candidates(conn, query)
     for other in candidates[1:]:
         if other.listed:
@@ -514,7 +518,7 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
             and not spec.ordering:
         # nothing is tested but the extent and what anonymous callers list: their own extent index
         return _listed_in_extents(conn, query, limit, offset, columns)
-    ids_only = _tests_ids_only(spec, query.resource_types)
+    ids_only = _tests_ids_only(spec, query.resource_types) and not query.sql
     narrow = f" INDEXED BY {_narrow_index(viewer, query)}" if ids_only else ""
     if driver:
         count_from = Source(f"({driver[0].sql}) c CROSS JOIN resources r{narrow} ON r.id = c.id", driver[0].params)
@@ -957,12 +961,19 @@ def held_perms(conn: sqlite3.Connection, viewer: Viewer, resource_id: int) -> se
 
 def ids_matching(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery) -> list[int]:
     """Ids of every resource the query selects for the viewer (patch-all)."""
+    sql, params = matching(conn, viewer, query, "r.id")
+    return [r[0] for r in conn.execute(sql, params)]
+
+
+def matching(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery,
+             columns: str) -> tuple[str, list[Any]]:
+    """SQL selecting ``columns`` of every resource the query selects for the viewer, in no
+    order, and its parameters (the facets count over it)."""
     cond, params, spec, driver = _conditions(conn, viewer, query)
     source = Source(f"({driver[0].sql}) c CROSS JOIN resources r ON r.id = c.id", driver[0].params) if driver \
         else Source("resources r")
     where, where_params = where_clause(spec, fields_for(query.resource_types), SEARCH_FIELDS)
-    return [r[0] for r in conn.execute(f"SELECT r.id FROM {source.sql} WHERE {cond}{where}",
-                                       source.params + params + where_params)]
+    return f"SELECT {columns} FROM {source.sql} WHERE {cond}{where}", source.params + params + where_params
 
 
 def id_by_uuid(conn: sqlite3.Connection, uuid: str) -> int | None:
