@@ -241,12 +241,18 @@ def test_content_crs(world):
                        headers={"Content-Crs": "<http://www.opengis.net/def/crs/EPSG/0/4326>"})
         assert r.status_code == 201, r.text
         assert wfs_features(owner, point_layer)[fid_of(r)]["geometry"]["coordinates"] == pytest.approx([10, 45])
+        # a safe CURIE
+        r = owner.post(items(point_layer), json={"type": "Feature", "geometry": {"type": "Point", "coordinates": [x, y]},
+                                                 "properties": {"name": "Mercator CURIE"}},
+                       headers={"Content-Crs": "<[EPSG:3857]>"})
+        assert r.status_code == 201, r.text
+        assert wfs_features(owner, point_layer)[fid_of(r)]["geometry"]["coordinates"] == pytest.approx([10, 45], abs=1e-6)
         # CRS84, said aloud: longitude first
         r = owner.patch(f"{items(point_layer)}/{fid_of(r)}", json={"geometry": {"type": "Point", "coordinates": [11, 46]}},
                         headers={"Content-Crs": "<http://www.opengis.net/def/crs/OGC/1.3/CRS84>"})
         assert r.status_code == 204, r.text
         before = snapshot(owner, detail)
-        for header in ("<http://www.opengis.net/def/crs/EPSG/0/99999999>", "<somewhere>"):
+        for header in ("<http://www.opengis.net/def/crs/EPSG/0/99999999>", "<somewhere>", "EPSG:4326"):
             r = owner.post(items(detail), json=FEATURE, headers={"Content-Crs": header})
             ogc_error(r, 400, "Content-Crs")
         assert snapshot(owner, detail) == before
@@ -260,6 +266,33 @@ def cities(w: dict) -> dict:
 
 
 # --- entity tags and If-Match ----------------------------------------------------------------
+
+
+def test_the_feature_read_carries_the_tag_edits_expect(world):
+    """The single-feature GET sends the tag the edits answer and check; an edit through another
+    route (the web UI's JSON edits) changes it too, and an If-Match from before is then stale."""
+    detail = world["countries"]
+    with login(world["srv"], world["owner"]) as owner:
+        r = owner.post(items(detail), json=FEATURE)
+        fid, tag = fid_of(r), r.headers["etag"]
+        item = f"{items(detail)}/{fid}"
+        read = owner.get(item)
+        assert read.status_code == 200 and read.headers["etag"] == tag
+        other = min(wfs_features(owner, detail))
+        other_tag = owner.get(f"{items(detail)}/{other}").headers["etag"]
+        r = owner.patch(item, json={"properties": {"name": "Read, then changed"}}, headers={"If-Match": read.headers["etag"]})
+        assert r.status_code == 204, r.text
+        assert owner.get(item).headers["etag"] == r.headers["etag"] != tag
+        assert owner.get(item, params={"crs": "http://www.opengis.net/def/crs/EPSG/0/3857"}).headers["etag"] == r.headers["etag"]
+        assert owner.get(f"{items(detail)}/{other}").headers["etag"] == other_tag
+        before_ui = r.headers["etag"]
+        r = owner.post(f"/api/v2/datasets/{detail['pk']}/edits", json={"update": [{"id": fid, "properties": {"name": "In the web UI"}}]})
+        assert r.status_code == 200, r.text
+        assert owner.get(item).headers["etag"] != before_ui
+        ogc_error(owner.delete(item, headers={"If-Match": before_ui}), 412)
+        assert owner.delete(item, headers={"If-Match": owner.get(item).headers["etag"]}).status_code == 204
+        ogc_error(owner.get(item), 404)
+
 
 
 def test_tags_follow_each_feature(world):

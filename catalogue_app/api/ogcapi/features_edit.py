@@ -32,7 +32,7 @@ from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.ogcapi.common import MEDIA, PREFIX, OgcApiError, link, not_found
 from catalogue_app.api.request_bodies import decode_json
-from catalogue_app.geo.features import CUSTOM_CODE, QueryError, parse_crs_name
+from catalogue_app.geo.features import QueryError, parse_crs_uri
 from catalogue_app.reads import ogc as ogc_reads
 from catalogue_app.services import edits as edits_service
 from catalogue_app.services.errors import Forbidden
@@ -63,15 +63,16 @@ CONFORMANCE: list[str] = [
 
 
 class _Crs(msgspec.Struct, frozen=True):
-    """The CRS of the geometries sent: its name for the edit service (east first; None: the
-    layer's own) and whether the coordinates came north first."""
+    """The CRS of the geometries sent: its name for the edit service (east first) and whether
+    the coordinates came north first."""
 
-    name: str | None
+    name: str
     north_first: bool = False
 
 
 def _content_crs(ctx: Ctx) -> _Crs:
-    """The Content-Crs header (``<uri>``, Part 2); CRS84 when absent."""
+    """The Content-Crs header (``<uri>``, Part 2: a CRS URI or safe CURIE, as the crs parameter
+    of the reads takes); CRS84 when absent."""
     text = ctx.request.headers.get("content-crs")
     if text is None or not text.strip():
         return _Crs("EPSG:4326")
@@ -79,11 +80,9 @@ def _content_crs(ctx: Ctx) -> _Crs:
     if value.startswith("<") and value.endswith(">"):
         value = value[1:-1].strip()
     try:
-        found = parse_crs_name(value)
+        found = parse_crs_uri(value)
     except QueryError as exc:
         raise OgcApiError(400, f"Content-Crs: {exc.message}", "InvalidParameterValue") from None
-    if found.code == CUSTOM_CODE or found.crs is None:
-        return _Crs(None)
     return _Crs(f"EPSG:{found.code}", found.north_first)
 
 
@@ -279,14 +278,15 @@ def _operation(summary: str, op_id: str, body: str | None, answers: dict[str, st
     params: list[dict[str, Any]] = [{"name": "collectionId", "in": "path", "required": True,
                                      "schema": {"type": "string"}}]
     if item:
-        params.append({"name": "featureId", "in": "path", "required": True, "schema": {"type": "integer"}})
+        params.append({"name": "featureId", "in": "path", "required": True, "schema": {"type": "string"},
+                       "description": "The feature's id (an integer)."})
         params.append({"name": "If-Match", "in": "header", "required": False, "schema": {"type": "string"},
                        "description": "The entity tag the feature was read with; a stale one is refused (412)."})
     if body is not None:
         params.append({"name": "Content-Crs", "in": "header", "required": False, "schema": {"type": "string"},
                        "description": f"The CRS of the geometry sent, as <URI> (default <{CRS84}>)."})
     out: dict[str, Any] = {
-        "summary": summary, "operationId": op_id, "tags": ["Features (edit)"], "parameters": params,
+        "summary": summary, "operationId": op_id, "tags": ["Features"], "parameters": params,
         "responses": {code: {"description": text} for code, text in answers.items()},
     }
     if body is not None:
