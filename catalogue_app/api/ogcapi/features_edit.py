@@ -180,11 +180,12 @@ def _item_url(ctx: Ctx, cid: str, fid: int) -> str:
     return f"{ctx.base}{PREFIX}/collections/{cid}/items/{fid}"
 
 
-async def _apply(ctx: Ctx, layer: dict[str, Any], changes: list[Any],
-                 expected: dict[int, Any] | None = None) -> edits_service.EditResult:
-    """One edit through the edit service; a stale If-Match is a 412 with the feature's tag now."""
+async def _apply(ctx: Ctx, layer: dict[str, Any], changes: list[Any], expected: dict[int, Any] | None = None,
+                 tags: bool = True) -> edits_service.EditResult:
+    """One edit through the edit service (with the new tags of the features it inserted and
+    updated, when ``tags``); a stale If-Match is a 412 with the feature's tag now."""
     try:
-        return await edits_service.apply(ctx.db, ctx.viewer, layer["id"], changes, VIA, expected=expected, tags=True)
+        return await edits_service.apply(ctx.db, ctx.viewer, layer["id"], changes, VIA, expected=expected, tags=tags)
     except edits_service.StaleFeature as exc:
         raise OgcApiError(412, exc.message, "PreconditionFailed", headers={"ETag": exc.current}) from None
 
@@ -213,7 +214,7 @@ async def create_items(ctx: Ctx, cid: FromPath[str]) -> Response:
     else:
         parsed = [_feature(body, "The body", crs)]
     changes = [edits_service.Insert(props, geometry, crs.name) for props, geometry in parsed]
-    result = await _apply(ctx, layer, changes)
+    result = await _apply(ctx, layer, changes, tags=not many)
     if not many:
         fid = result.inserted[0]
         headers = {"Location": _item_url(ctx, cid, fid)}
@@ -265,7 +266,7 @@ async def delete_item(ctx: Ctx, cid: FromPath[str], fid: FromPath[str]) -> Respo
     """Delete a feature."""
     layer = await _layer(ctx, cid)
     number = _fid(fid)
-    await _apply(ctx, layer, [edits_service.Delete(number)], _if_match(ctx, number))
+    await _apply(ctx, layer, [edits_service.Delete(number)], _if_match(ctx, number), tags=False)
     return Response(None, status_code=204)
 
 
