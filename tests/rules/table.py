@@ -79,6 +79,13 @@ RESOURCE_ACTIONS = {
     "wms": "WMS GetMap of the dataset",
     "wfs": "WFS GetFeature of the dataset",
     "csw": "CSW GetRecordById of the resource",
+    # the open standards (OGC API, DCAT): the grids below the first four
+    "rec": "GET /ogcapi/collections/metadata:main/items/{uuid} (OGC API - Records)",
+    "dcat": "GET /dcat/resources/{uuid} (DCAT-AP, JSON-LD)",
+    "oapif": "GET /ogcapi/collections/{name}/items (OGC API - Features)",
+    "oedit": "PATCH /ogcapi/collections/{name}/items/{fid} (OGC API - Features, Part 4)",
+    "tile": "a PNG tile of /ogcapi/collections/{name or map-pk}/map/tiles (OGC API - Tiles)",
+    "mvt": "a vector tile of /ogcapi/collections/{name}/tiles (OGC API - Tiles)",
 }
 
 # The permission name that `perms` must show exactly when the action is allowed (any one of
@@ -97,6 +104,8 @@ PERM_OF: dict[str, tuple[str, ...] | None] = {
     "data": ("change_dataset_data",),
     "feat": ("feature_resourcebase",), "appr": ("approve_resourcebase",), "pub": ("publish_resourcebase",),
     "copy": None, "fav": None,
+    "rec": ("view_resourcebase",), "dcat": ("view_resourcebase",), "tile": ("view_resourcebase",),
+    "oapif": ("download_resourcebase",), "mvt": ("download_resourcebase",), "oedit": ("change_dataset_data",),
 }
 
 TYPES = ("dataset", "document", "map", "geoapp")
@@ -185,6 +194,92 @@ change only        Y    Y    Y    .     Y     .     -    -     -    .    .     .
 download only      -    -    -    .     -     .     -    -     -    .    .     .    .    -    -    -    -    -   .   .   -
 """
 
+# The open standards, with the same rows: a Records item and a DCAT record follow view; the
+# features and vector tiles of OGC API follow WFS (download); editing them follows the data
+# (change_dataset_data); a map tile follows WMS (view).
+
+DATASET_OPEN = """
+                  rec dcat oapif oedit tile mvt
+anonymous           -    -    -     -    -   -
+registered          -    -    -     -    -   -
+owner               Y    Y    Y     Y    Y   Y
+group member        Y    Y    Y     -    Y   Y
+group manager       Y    Y    Y     Y    Y   Y
+staff               -    -    -     -    -   -
+superuser           Y    Y    Y     Y    Y   Y
+view                Y    Y    -     -    Y   -
+view+download       Y    Y    Y     -    Y   Y
+view+change         Y    Y    -     -    Y   -
+view+metadata       Y    Y    -     -    Y   -
+view+delete         Y    Y    -     -    Y   -
+view+permissions    Y    Y    -     -    Y   -
+view+publish        Y    Y    -     -    Y   -
+view+data           Y    Y    -     Y    Y   -
+view+style          Y    Y    -     -    Y   -
+change only         Y    Y    -     -    Y   -
+download only       -    -    -     -    -   -
+"""
+
+DOCUMENT_OPEN = """
+                  rec dcat oapif oedit tile mvt
+anonymous           -    -    .     .    .   .
+registered          -    -    .     .    .   .
+owner               Y    Y    .     .    .   .
+group member        Y    Y    .     .    .   .
+group manager       Y    Y    .     .    .   .
+staff               -    -    .     .    .   .
+superuser           Y    Y    .     .    .   .
+view                Y    Y    .     .    .   .
+view+download       Y    Y    .     .    .   .
+view+change         Y    Y    .     .    .   .
+view+metadata       Y    Y    .     .    .   .
+view+delete         Y    Y    .     .    .   .
+view+permissions    Y    Y    .     .    .   .
+view+publish        Y    Y    .     .    .   .
+change only         Y    Y    .     .    .   .
+download only       -    -    .     .    .   .
+"""
+
+MAP_OPEN = """
+                  rec dcat oapif oedit tile mvt
+anonymous           -    -    .     .    -   .
+registered          -    -    .     .    -   .
+owner               Y    Y    .     .    Y   .
+group member        Y    Y    .     .    Y   .
+group manager       Y    Y    .     .    Y   .
+staff               -    -    .     .    -   .
+superuser           Y    Y    .     .    Y   .
+view                Y    Y    .     .    Y   .
+view+download       Y    Y    .     .    Y   .
+view+change         Y    Y    .     .    Y   .
+view+metadata       Y    Y    .     .    Y   .
+view+delete         Y    Y    .     .    Y   .
+view+permissions    Y    Y    .     .    Y   .
+view+publish        Y    Y    .     .    Y   .
+change only         Y    Y    .     .    Y   .
+download only       -    -    .     .    -   .
+"""
+
+GEOAPP_OPEN = """
+                  rec dcat oapif oedit tile mvt
+anonymous           -    -    .     .    .   .
+registered          -    -    .     .    .   .
+owner               Y    Y    .     .    .   .
+group member        Y    Y    .     .    .   .
+group manager       Y    Y    .     .    .   .
+staff               -    -    .     .    .   .
+superuser           Y    Y    .     .    .   .
+view                Y    Y    .     .    .   .
+view+download       Y    Y    .     .    .   .
+view+change         Y    Y    .     .    .   .
+view+metadata       Y    Y    .     .    .   .
+view+delete         Y    Y    .     .    .   .
+view+permissions    Y    Y    .     .    .   .
+view+publish        Y    Y    .     .    .   .
+change only         Y    Y    .     .    .   .
+download only       -    -    .     .    .   .
+"""
+
 # -- executions, uploads, groups, users (rows: the roles; the execution and the upload are the
 # owner's, the group is the resources' group, the user is another plain user) ---------------------
 
@@ -227,7 +322,8 @@ def parse(grid: str) -> dict[tuple[str, str], bool | None]:
     return out
 
 
-TABLES = {"dataset": parse(DATASET), "document": parse(DOCUMENT), "map": parse(MAP), "geoapp": parse(GEOAPP)}
+TABLES = {"dataset": {**parse(DATASET), **parse(DATASET_OPEN)}, "document": {**parse(DOCUMENT), **parse(DOCUMENT_OPEN)},
+          "map": {**parse(MAP), **parse(MAP_OPEN)}, "geoapp": {**parse(GEOAPP), **parse(GEOAPP_OPEN)}}
 THINGS_TABLE = parse(THINGS)
 
 

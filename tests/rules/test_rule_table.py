@@ -231,11 +231,63 @@ def do_csw(w, kind, row, c, res):
     return True
 
 
+def layer_name(res: dict) -> str:
+    return res["alternate"].split(":")[-1]
+
+
+def do_rec(w, kind, row, c, res):
+    r = c.get(f"/ogcapi/collections/metadata:main/items/{res['uuid']}")
+    allowed = not refused(r, "rec")
+    assert not allowed or r.json()["id"] == res["uuid"]
+    if not allowed:
+        assert set(r.json()) >= {"code", "description"}, r.text
+    return allowed
+
+
+def do_dcat(w, kind, row, c, res):
+    r = c.get(f"/dcat/resources/{res['uuid']}")
+    allowed = not refused(r, "dcat")
+    assert not allowed or res["uuid"] in r.text
+    return allowed
+
+
+def do_oapif(w, kind, row, c, res):
+    r = c.get(f"/ogcapi/collections/{layer_name(res)}/items", params={"limit": 1})
+    allowed = not refused(r, "oapif")
+    assert not allowed or len(r.json()["features"]) == 1
+    return allowed
+
+
+def do_oedit(w, kind, row, c, res):
+    path = f"/ogcapi/collections/{layer_name(res)}/items"
+    first = w.admin.get(path, params={"limit": 1}).json()["features"][0]
+    name, value = next((k, v) for k, v in first["properties"].items() if isinstance(v, str))
+    r = c.patch(f"{path}/{first['id']}", json={"properties": {name: value}},
+                headers={"Content-Type": "application/merge-patch+json"})
+    return not refused(r, "oedit")
+
+
+def do_tile(w, kind, row, c, res):
+    cid = layer_name(res) if kind == "dataset" else f"map-{res['pk']}"
+    r = c.get(f"/ogcapi/collections/{cid}/map/tiles/WebMercatorQuad/0/0/0")
+    allowed = not refused(r, "tile")
+    assert not allowed or r.headers["content-type"] == "image/png"
+    return allowed
+
+
+def do_mvt(w, kind, row, c, res):
+    r = c.get(f"/ogcapi/collections/{layer_name(res)}/tiles/WebMercatorQuad/0/0/0")
+    allowed = not refused(r, "mvt")
+    assert not allowed or r.headers["content-type"].startswith("application/vnd.mapbox-vector-tile")
+    return allowed
+
+
 ACTIONS = {"view": do_view, "list": do_list, "meta": do_meta, "attrs": do_attrs, "thumb": do_thumb,
            "layers": do_layers, "del": do_del, "pread": do_pread, "pwrite": do_pwrite, "dl": do_dl,
            "style": do_style, "sldup": do_sldup, "data": do_data, "copy": do_copy, "fav": do_fav,
            "feat": flag("featured"), "appr": flag("is_approved"), "pub": flag("is_published"),
-           "wms": do_wms, "wfs": do_wfs, "csw": do_csw}
+           "wms": do_wms, "wfs": do_wfs, "csw": do_csw,
+           "rec": do_rec, "dcat": do_dcat, "oapif": do_oapif, "oedit": do_oedit, "tile": do_tile, "mvt": do_mvt}
 assert set(ACTIONS) == set(table.RESOURCE_ACTIONS)
 
 
