@@ -49,7 +49,7 @@ def page_number(ctx: Ctx) -> int:
     text = param(ctx, "page")
     if text is None:
         return 1
-    if not re.fullmatch(r"\s*\+?\d{1,30}\s*", text) or int(text) < 1:
+    if not re.fullmatch(r"\s*\+?\d{1,1000}\s*", text) or int(text) < 1:
         raise ApiError(400, f"page: {text!r} is not a page number (1, 2, ...)", "invalid")
     return min(int(text), MAX_PAGE)
 
