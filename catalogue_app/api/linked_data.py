@@ -9,9 +9,12 @@ sitemap lists only public resources, whoever asks; past 50,000 it is an index of
 from __future__ import annotations
 
 import re
+from typing import Any
 from urllib.parse import urlsplit
 
 from litestar import Response, get
+from litestar.openapi import ResponseSpec
+from litestar.params import FromPath
 
 from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import ApiError
@@ -20,6 +23,11 @@ from catalogue_app.reads import dcat
 from catalogue_app.reads import linked_data as reads
 
 FORMATS = ("jsonld", "ttl")
+# what the OpenAPI document says of the answers (JSON-LD; Turtle with f=ttl)
+JSON_LD = {200: ResponseSpec(dict[str, Any], description="JSON-LD (Turtle with f=ttl or Accept: text/turtle)",
+                             media_type="application/ld+json")}
+XML = {"media_type": "application/xml", "responses": {200: ResponseSpec(str, description="A sitemap (sitemaps.org)",
+                                                                        media_type="application/xml")}}
 MAX_PAGE = 10**12  # a larger page number is past the end of any catalogue (and too large for SQL)
 ROBOTS = """User-agent: *
 Allow: /
@@ -59,7 +67,8 @@ def answer(body: bytes, fmt: str) -> Response[bytes]:
 
 
 @get("/dcat/catalog", tags=["linked data"], summary="The catalogue as DCAT-AP 3 (JSON-LD, or Turtle with f=ttl), "
-     "100 resources a page (page=1, 2...), as the caller may view them")
+     "100 resources a page (page=1, 2...), as the caller may view them", media_type="application/ld+json",
+     responses=JSON_LD)
 async def dcat_catalog(ctx: Ctx) -> Response[bytes]:
     fmt = negotiate(ctx, FORMATS, "jsonld")
     page = page_number(ctx)
@@ -71,8 +80,8 @@ async def dcat_catalog(ctx: Ctx) -> Response[bytes]:
 
 
 @get("/dcat/resources/{uuid:str}", tags=["linked data"], summary="One resource as DCAT-AP 3 (JSON-LD, or Turtle "
-     "with f=ttl), or as schema.org JSON-LD (f=schemaorg)")
-async def dcat_resource(ctx: Ctx, uuid: str) -> Response[bytes]:
+     "with f=ttl), or as schema.org JSON-LD (f=schemaorg)", media_type="application/ld+json", responses=JSON_LD)
+async def dcat_resource(ctx: Ctx, uuid: FromPath[str]) -> Response[bytes]:
     fmt = negotiate(ctx, (*FORMATS, "schemaorg"), "jsonld")
     if fmt == "schemaorg":
         body = await ctx.db.read(dcat.schema_org_of, ctx.caller, ctx.viewer, ctx.base, publisher(ctx), uuid)
@@ -85,14 +94,15 @@ async def dcat_resource(ctx: Ctx, uuid: str) -> Response[bytes]:
 
 
 @get("/sitemap.xml", tags=["linked data"], summary="The public resources' pages for search engines (an index of "
-     "/sitemaps/{n}.xml past 50,000)")
+     "/sitemaps/{n}.xml past 50,000)", **XML)
 async def sitemap(ctx: Ctx) -> Response[bytes]:
     body = await ctx.db.read(reads.sitemap, ctx.base, None)
     return Response(body, media_type="application/xml")
 
 
-@get("/sitemaps/{name:str}", tags=["linked data"], summary="One file of the sitemap index: /sitemaps/1.xml, ...")
-async def sitemap_file(ctx: Ctx, name: str) -> Response[bytes]:
+@get("/sitemaps/{name:str}", tags=["linked data"], summary="One file of the sitemap index: /sitemaps/1.xml, ...",
+     **XML)
+async def sitemap_file(ctx: Ctx, name: FromPath[str]) -> Response[bytes]:
     found = re.fullmatch(r"([1-9]\d{0,8})\.xml", name)
     body = await ctx.db.read(reads.sitemap, ctx.base, int(found.group(1))) if found else None
     if body is None:
@@ -100,7 +110,8 @@ async def sitemap_file(ctx: Ctx, name: str) -> Response[bytes]:
     return Response(body, media_type="application/xml")
 
 
-@get("/robots.txt", tags=["linked data"], summary="What crawlers may read, and where the sitemap is")
+@get("/robots.txt", tags=["linked data"], summary="What crawlers may read, and where the sitemap is",
+     media_type="text/plain")
 async def robots(ctx: Ctx) -> Response[str]:
     return Response(f"{ROBOTS}\nSitemap: {ctx.base}/sitemap.xml\n", media_type="text/plain")
 
