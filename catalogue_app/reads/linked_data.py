@@ -105,20 +105,21 @@ def sitemap_files(conn: Connection) -> int:
 def sitemap(conn: Connection, base: str, number: int | None) -> bytes | None:
     """/sitemap.xml (``number`` None): the addresses of the public resources' pages, or past
     PER_FILE of them an index of the files /sitemaps/{n}.xml; file ``number`` (from 1), None past
-    the last. Only what anyone may see is listed, whoever asks; kept until the data change."""
-    here = kept(conn)
-    key = ("sitemap", base, number)
+    the last. Only what anyone may see is listed, whoever asks. /sitemap.xml is kept until the
+    data change (the files, up to some 8 MB each, are read once a crawl and not kept)."""
+    here = kept(conn) if number is None else {}
+    key = ("sitemap", base)
     found = here.get(key)
     if found is not None:
-        return found or None
+        return found
     files = sitemap_files(conn)
+    if number is not None and not 1 <= number <= files:
+        return None
     if number is None and files > 1:
         entries = "".join(f"<sitemap><loc>{escape(base)}/sitemaps/{n}.xml</loc></sitemap>"
                           for n in range(1, files + 1))
         found = (f'<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="{SITEMAP_NS}">'
                  f"{entries}</sitemapindex>\n").encode()
-    elif number is not None and not 1 <= number <= files:
-        found = b""
     else:
         rows = store.public_page(conn, PER_FILE, ((number or 1) - 1) * PER_FILE)
         entries = "".join(f"<url><loc>{escape(record_page(base, row['uuid']))}</loc>"
@@ -126,7 +127,7 @@ def sitemap(conn: Connection, base: str, number: int | None) -> bytes | None:
         found = (f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAP_NS}">'
                  f"{entries}</urlset>\n").encode()
     here[key] = found
-    return found or None
+    return found
 
 
 def _lastmod(stamp: str | None) -> str:
