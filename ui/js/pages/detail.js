@@ -179,8 +179,6 @@ function downloads(resource) {
       : h('p', { class: 'muted' }, allowed ? 'Nothing to download.' : 'You may look at this resource, not download it.'));
 }
 
-// The metadata records the catalogue writes for every resource (through its CSW), and the ISO
-// document uploaded with it, when there was one.
 // The resource's schema.org description in the page's head (a JSON-LD data block, which no
 // browser runs as a script), for search engines that render the page; gone when the page changes.
 async function describeForSearchEngines(resource, ctx) {
@@ -197,6 +195,8 @@ async function describeForSearchEngines(resource, ctx) {
   window.addEventListener('hashchange', () => document.getElementById('schema-org')?.remove(), { once: true });
 }
 
+// The metadata records the catalogue writes for every resource (through its CSW, and DCAT-AP),
+// and the ISO document uploaded with it, when there was one.
 function records(resource) {
   const links = (resource.links || []).filter((l) => l.link_type === 'metadata');
   const named = [['ISO', 'ISO 19139 metadata (XML)'], ['Dublin Core', 'Dublin Core (XML)'], ['DCAT', 'DCAT-AP (JSON-LD)'], ['ISO (uploaded)', 'ISO metadata as uploaded (XML)']];
