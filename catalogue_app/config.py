@@ -85,6 +85,11 @@ class Settings(msgspec.Struct, kw_only=True):
     trusted_keys: tuple[str, ...] = ()
     sign_packages: bool = True
     package_reserve_mb: int = 64
+    # The catalogue's publisher, which DCAT-AP requires of a catalogue (/dcat/catalog): a name, and
+    # a web address and/or an e-mail address. Empty: the host of the base URL, and the base URL.
+    publisher_name: str = ""
+    publisher_url: str = ""
+    publisher_email: str = ""
 
     @property
     def reader_threads(self) -> int:
@@ -179,6 +184,9 @@ ENVIRONMENT = {
     "CATALOGUE_TRUSTED_KEYS": ("trusted_keys", _fingerprints),
     "CATALOGUE_SIGN_PACKAGES": ("sign_packages", _bool),
     "CATALOGUE_PACKAGE_RESERVE_MB": ("package_reserve_mb", int),
+    "CATALOGUE_PUBLISHER_NAME": ("publisher_name", str),
+    "CATALOGUE_PUBLISHER_URL": ("publisher_url", str),
+    "CATALOGUE_PUBLISHER_EMAIL": ("publisher_email", str),
 }
 
 

@@ -23,6 +23,7 @@ ATOM_NS = "http://www.w3.org/2005/Atom"
 # (name, output schema): the records the catalogue endpoint (api/ogc/csw/endpoint.py) writes
 METADATA_FORMATS = (("ISO", ISO_NS), ("Dublin Core", CSW_NS), ("Atom", ATOM_NS))
 UPLOADED_ISO = "ISO (uploaded)"
+DCAT = "DCAT"
 DATA_SUBTYPES = ("vector", "vector_time", "raster")
 UNKNOWN_SRID = "EPSG:404000"
 IMAGE_SIZE = 1024  # the longer side of the PNG and JPEG links' images
@@ -63,6 +64,8 @@ def resource_links(row: dict[str, Any], facts: LinkFacts | None, base: str, deta
     start = (f"{base}/catalogue/csw?service=CSW&version=2.0.2&request=GetRecordById&id={value(uuid)}"
              "&elementsetname=full&outputschema=")
     links = [Link("xml", "metadata", name, "text/xml", start + SCHEMAS[schema]) for name, schema in METADATA_FORMATS]
+    # DCAT-AP 3 as JSON-LD (api/linked_data.py), named by its format as the CSW records are
+    links.append(Link("jsonld", "metadata", DCAT, "application/ld+json", f"{base}/dcat/resources/{uuid}"))
     if facts.has_iso:
         links.append(uploaded_iso_link(base, row["id"]))
     # named by the layer for datasets, as GeoNode's; a fixed name otherwise: a title could be "ISO"

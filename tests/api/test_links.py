@@ -156,11 +156,18 @@ def test_every_resource_has_metadata_links(site):
         r = anon.get(links["ISO"]["url"])
         assert r.status_code == 200 and r.headers["content-type"].startswith(("application/xml", "text/xml"))
         assert b"MD_Metadata" in r.content and vector["uuid"].encode() in r.content
+        # DCAT-AP as JSON-LD, named by its format as the records above are
+        dcat = links["DCAT"]
+        assert (dcat["link_type"], dcat["mime"], dcat["extension"]) == ("metadata", "application/ld+json", "jsonld")
+        assert dcat["url"] == f"{base}/dcat/resources/{vector['uuid']}"
+        r = anon.get(dcat["url"])
+        assert r.status_code == 200 and r.headers["content-type"].startswith("application/ld+json")
+        assert any(node.get("dct:identifier") == vector["uuid"] for node in r.json()["@graph"])
     # maps and documents too
     with login(site["srv"], site["owner"]) as c:
         r = c.post("/api/v2/resources/", json={"resource_type": "map", "title": "A map"})
         made = r.json()["resource"]
-        assert {"ISO", "Dublin Core", "Atom", "Detail page"} == set(by_name(made))
+        assert {"ISO", "Dublin Core", "Atom", "DCAT", "Detail page"} == set(by_name(made))
         assert by_type(made, "html")[0]["url"] == made["detail_url"]
         assert [link["name"] for link in by_type(made, "OGC:WMS")] == [f"catalogue:map_{made['pk']}"]  # drawn by the WMS
 

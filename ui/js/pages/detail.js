@@ -74,6 +74,7 @@ export async function render(main, ctx) {
     preview.append(h('img', { class: 'thumbnail', src: resource.thumbnail_url || typeImage(resource.resource_type), alt: `Thumbnail of ${resource.title}` }));
   }
   linked(main.querySelector('.linked'), resource);
+  describeForSearchEngines(resource, ctx);
   if (currentUser()?.is_superuser) {
     import('./publishing.js').then((m) => m.publishPanel(main.querySelector('.publishing'), resource)).catch(() => { /* publishing is a nicety */ });
   }
@@ -178,11 +179,27 @@ function downloads(resource) {
       : h('p', { class: 'muted' }, allowed ? 'Nothing to download.' : 'You may look at this resource, not download it.'));
 }
 
-// The metadata records the catalogue writes for every resource (through its CSW), and the ISO
-// document uploaded with it, when there was one.
+// The resource's schema.org description in the page's head (a JSON-LD data block, which no
+// browser runs as a script), for search engines that render the page; gone when the page changes.
+async function describeForSearchEngines(resource, ctx) {
+  document.getElementById('schema-org')?.remove();
+  let described;
+  try {
+    described = await api(`/dcat/resources/${encodeURIComponent(resource.uuid)}`, { params: { f: 'schemaorg' } });
+  } catch {
+    return; // a nicety: the page is whole without it
+  }
+  if (!ctx.isCurrent()) return;
+  document.getElementById('schema-org')?.remove();
+  document.head.append(h('script', { type: 'application/ld+json', id: 'schema-org' }, JSON.stringify(described)));
+  window.addEventListener('hashchange', () => document.getElementById('schema-org')?.remove(), { once: true });
+}
+
+// The metadata records the catalogue writes for every resource (through its CSW, and DCAT-AP),
+// and the ISO document uploaded with it, when there was one.
 function records(resource) {
   const links = (resource.links || []).filter((l) => l.link_type === 'metadata');
-  const named = [['ISO', 'ISO 19139 metadata (XML)'], ['Dublin Core', 'Dublin Core (XML)'], ['ISO (uploaded)', 'ISO metadata as uploaded (XML)']];
+  const named = [['ISO', 'ISO 19139 metadata (XML)'], ['Dublin Core', 'Dublin Core (XML)'], ['DCAT', 'DCAT-AP (JSON-LD)'], ['ISO (uploaded)', 'ISO metadata as uploaded (XML)']];
   const items = named.map(([name, label]) => [links.find((l) => l.name === name), label]).filter(([link]) => link);
   if (!items.length) return null;
   return h('section', { class: 'records' }, h('h2', {}, 'Metadata records'),
