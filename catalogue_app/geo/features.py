@@ -14,10 +14,13 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sqlite3
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 import pyogrio
@@ -423,11 +426,49 @@ def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and value != value)
 
 
+def _box_ids(path: str, info: LayerInfo, query: FeatureQuery) -> np.ndarray | None:
+    """The ids (ascending) of the features that meet the query's box, from the GeoPackage's
+    spatial index: those whose envelope lies inside the box meet it; only those whose envelope
+    crosses the box's edge are read and tested (what GDAL's spatial filter decides, without
+    reading every geometry). None when the box is not a plain rectangle in the layer's CRS or
+    the layer has no spatial index."""
+    spatial = _spatial_filter(info, query)
+    if "bbox" not in spatial:
+        return None
+    x0, y0, x1, y1 = spatial["bbox"]
+    index = f"rtree_{info.name}_{info.geometry_name}"
+    uri = f"file:{quote(path)}?mode=ro"
+    try:
+        with closing(sqlite3.connect(uri, uri=True, check_same_thread=False)) as conn:
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (index,)).fetchone() is None:
+                return None
+            rows = conn.execute(
+                f"SELECT id, minx >= ? AND maxx <= ? AND miny >= ? AND maxy <= ? FROM {_quoted(index)}"
+                " WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?",
+                (x0, x1, y0, y1, x0, x1, y0, y1)).fetchall()
+        found = np.array(rows, dtype=np.int64).reshape(-1, 2)
+        inside, crossing = found[found[:, 1] == 1, 0], found[found[:, 1] == 0, 0]
+    except sqlite3.Error:
+        return None
+    if len(crossing):
+        _meta, fids, wkb, _fields = pyogrio.raw.read(path, layer=info.name, columns=[], read_geometry=True,
+                                                     return_fids=True, fids=np.sort(crossing))
+        box = shapely.box(x0, y0, x1, y1) if x1 > x0 and y1 > y0 else shapely.LineString([(x0, y0), (x1, y1)])
+        hits = shapely.intersects(shapely.from_wkb(wkb), box)
+        crossing = np.asarray(fids, dtype=np.int64)[hits]
+    return np.union1d(inside, crossing)
+
+
 def _matching(path: str, info: LayerInfo, query: FeatureQuery) -> np.ndarray | None:
     """The ids of the matching features in the order to return them, or None when every
     feature matches in file order (no box, filter, ids or sorting)."""
     if not query.filtered and query.fids is None and not query.sort:
         return None
+    if (query.bbox is not None and query.fids is None and not query.sort and query.where is None
+            and query.mask is None and query.when is None and query.predicate is None):
+        found = _box_ids(path, info, query)
+        if found is not None:
+            return found
     keys = [_resolve(info, name, "sort") for name, _ in query.sort]
     if info.geometry_name in keys:
         raise QueryError("sort", f"Features cannot be sorted by their geometry ({info.geometry_name}).")
