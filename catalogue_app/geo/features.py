@@ -391,7 +391,8 @@ def _read_ids(path: str, info: LayerInfo, query: FeatureQuery,
         meta, fids, wkb, fields = pyogrio.raw.read(
             path, layer=info.name, columns=asked, read_geometry=geometry, return_fids=True,
             datetime_as_string=True, **where, **spatial)
-    except pyogrio.errors.DataSourceError as exc:  # a condition SQLite cannot read
+    except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, pyogrio.errors.FeatureError,
+            pyogrio.errors.FieldError) as exc:  # a condition SQLite cannot read
         raise QueryError("filter", f"The filter cannot be applied to {info.name}: {exc}") from None
     fids = np.asarray(fids, dtype=np.int64)
     by_name = dict(zip((str(f) for f in meta["fields"]), fields))
