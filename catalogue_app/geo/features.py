@@ -321,7 +321,18 @@ def _spatial_filter(info: LayerInfo, query: FeatureQuery) -> dict:
     if query.bbox is None:
         return {}
     x0, y0, x1, y1 = query.bbox
-    if _same_crs(info, query.bbox_crs):
+    same = _same_crs(info, query.bbox_crs)
+    box_crs = query.bbox_crs.crs if query.bbox_crs is not None else _layer_crs(info)
+    if x0 > x1 and box_crs is not None and box_crs.is_geographic:
+        # a box across the antimeridian: its two parts east and west of it
+        parts = [shapely.box(x0, y0, 180, y1), shapely.box(-180, y0, x1, y1)] if y1 > y0 else \
+            [shapely.LineString([(x0, y0), (180, y0)]), shapely.LineString([(-180, y0), (x1, y0)])]
+        box = shapely.union_all(parts)
+        if same:
+            return {"mask": box}
+        box = shapely.segmentize(box, max(360 - x0 + x1, y1 - y0, 1e-9) / 32)
+        return {"mask": _moved(box, _target(query.bbox_crs), info)}
+    if same:
         return {"bbox": (x0, y0, x1, y1)}
     if _layer_crs(info) is None:
         raise QueryError("bbox", f"The box cannot be reprojected into the CRS of {info.name}.")
@@ -333,11 +344,50 @@ def _spatial_filter(info: LayerInfo, query: FeatureQuery) -> dict:
         box = shapely.Point(x0, y0)
     if x1 > x0 or y1 > y0:
         box = shapely.segmentize(box, max(x1 - x0, y1 - y0) / 32)
-    transformer = _transformer(_target(query.bbox_crs), info.crs)
+    return {"mask": _moved(box, _target(query.bbox_crs), info)}
+
+
+def _moved(box, source: str, info: LayerInfo):
+    """A box from ``source`` into the layer's CRS, as a mask."""
+    if _layer_crs(info) is None:
+        raise QueryError("bbox", f"The box cannot be reprojected into the CRS of {info.name}.")
+    transformer = _transformer(source, info.crs)
     mask = shapely.transform(box, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])))
     if not np.isfinite(shapely.get_coordinates(mask)).all():
         raise QueryError("bbox", f"The box lies outside the area where the CRS of {info.name} is defined.")
-    return {"mask": mask if shapely.is_valid(mask) else shapely.make_valid(mask)}
+    return mask if shapely.is_valid(mask) else shapely.make_valid(mask)
+
+
+@functools.lru_cache(maxsize=64)
+def _finite_bounds(target: str) -> tuple[float, float, float, float] | None:
+    """The box of a CRS's area of use, in that CRS (where coordinates that could not be
+    reprojected, at a pole in Web Mercator, are clamped); None when unknown."""
+    area = _crs_from(target).area_of_use
+    if area is None:
+        return None
+    west, south, east, north = area.bounds
+    transformer = Transformer.from_crs(_crs_from("EPSG:4326"), _crs_from(target), always_xy=True)
+    xs, ys = transformer.transform(np.linspace(west, east, 33).repeat(33), np.tile(np.linspace(south, north, 33), 33))
+    xs, ys = np.asarray(xs), np.asarray(ys)
+    ok = np.isfinite(xs) & np.isfinite(ys)
+    if not ok.any():
+        return None
+    return float(xs[ok].min()), float(ys[ok].min()), float(xs[ok].max()), float(ys[ok].max())
+
+
+def _finite(xy: np.ndarray, target: str) -> np.ndarray:
+    """Coordinates reprojected into ``target`` with those that could not be (infinite, at a
+    pole in Web Mercator) clamped to the CRS's area of use: JSON and GML hold no infinity."""
+    if np.isfinite(xy).all():
+        return xy
+    bounds = _finite_bounds(target)
+    if bounds is None:
+        return np.nan_to_num(xy, nan=0.0, posinf=0.0, neginf=0.0)
+    x0, y0, x1, y1 = bounds
+    out = np.nan_to_num(xy, nan=0.0, posinf=np.finfo(float).max, neginf=-np.finfo(float).max)
+    out[:, 0] = np.clip(out[:, 0], x0, x1)
+    out[:, 1] = np.clip(out[:, 1], y0, y1)
+    return out
 
 
 def _quoted(name: str) -> str:
@@ -507,9 +557,10 @@ def _read_features(path: str, query: FeatureQuery, version: int | None) -> Featu
     if geometry:
         geometries = shapely.from_wkb(wkb)
         if not same_crs:
-            transformer = _transformer(info.crs, _target(query.crs))
+            target = _target(query.crs)
+            transformer = _transformer(info.crs, target)
             geometries = shapely.transform(
-                geometries, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])))
+                geometries, lambda xy: _finite(np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])), target))
     # pyogrio returns the columns in file order, whatever the order asked for
     return FeaturePage(info.name, info.geometry_name, np.asarray(fids, dtype=np.int64), geometries,
                        [str(f) for f in meta["fields"]], list(columns), matched)

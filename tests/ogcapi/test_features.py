@@ -354,3 +354,22 @@ def test_unknown_collections_and_features_are_404(world, path):
         r = c.get(path)
     assert r.status_code == 404, r.text
     assert set(r.json()) == {"code", "description"} and r.json()["code"] == "NotFound"
+
+
+def test_a_box_across_the_antimeridian(world):
+    with client(world, "anonymous") as c:
+        fiji = c.get(f"/ogcapi/collections/{cid(world['countries'])}/items", params={"bbox": "170,-20,-170,-10"}).json()
+        north = c.get(f"/ogcapi/collections/{cid(world['countries'])}/items",
+                      params={"bbox": "170,60,-170,70", "properties": "name"}).json()
+    assert [f["properties"]["name"] for f in fiji["features"]] == ["Fiji"]
+    assert sorted(f["properties"]["name"] for f in north["features"]) == ["Russia", "United States of America"]
+
+
+def test_web_mercator_answers_are_strict_json_at_the_poles(world):
+    import json
+
+    with client(world, "anonymous") as c:
+        r = c.get(f"/ogcapi/collections/{cid(world['countries'])}/items", params={"crs": EPSG3857, "limit": 500})
+    doc = json.loads(r.text, parse_constant=lambda name: pytest.fail(f"{name} in the answer"))
+    coords = np.concatenate([shapely.get_coordinates(shapely.geometry.shape(f["geometry"])) for f in doc["features"]])
+    assert len(doc["features"]) == 177 and np.isfinite(coords).all()
