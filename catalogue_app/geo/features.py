@@ -510,16 +510,43 @@ def _box_ids(path: str, info: LayerInfo, query: FeatureQuery) -> np.ndarray | No
     return np.union1d(inside, crossing)
 
 
+def _condition_ids(path: str, info: LayerInfo, query: FeatureQuery) -> np.ndarray | None:
+    """The ids (ascending) of the features that meet the query's ``where`` and ``when``, read by
+    SQLite from the GeoPackage's table (GDAL hands these conditions to SQLite as they are: the
+    same selection, without making a feature of each row). None when SQLite cannot read the
+    table here."""
+    conditions = []
+    if query.where is not None:
+        conditions.append(f"({query.where})")
+    if query.when is not None:
+        conditions.append(_datetime_where(info, *query.when))
+    uri = f"file:{quote(path)}?mode=ro"
+    try:
+        with closing(sqlite3.connect(uri, uri=True, check_same_thread=False)) as conn:
+            rows = conn.execute(f"SELECT {_quoted(info.fid_column)} FROM {_quoted(info.name)}"
+                                f" WHERE {' AND '.join(conditions)} ORDER BY 1").fetchall()
+    except sqlite3.Error as exc:
+        if "no such column" in str(exc) or "syntax" in str(exc):
+            raise QueryError("filter", f"The filter cannot be applied to {info.name}: {exc}") from None
+        return None
+    return np.array(rows, dtype=np.int64).reshape(-1)
+
+
 def _matching(path: str, info: LayerInfo, query: FeatureQuery) -> np.ndarray | None:
     """The ids of the matching features in the order to return them, or None when every
     feature matches in file order (no box, filter, ids or sorting)."""
     if not query.filtered and query.fids is None and not query.sort:
         return None
-    if (query.bbox is not None and query.fids is None and not query.sort and query.where is None
-            and query.mask is None and query.when is None and query.predicate is None):
-        found = _box_ids(path, info, query)
-        if found is not None:
-            return found
+    if query.fids is None and not query.sort and query.mask is None and query.predicate is None:
+        # a box and conditions: read from the spatial index and the table by SQLite
+        box = _box_ids(path, info, query) if query.bbox is not None else None
+        if query.where is None and query.when is None:
+            if box is not None:
+                return box
+        elif query.bbox is None or box is not None:
+            found = _condition_ids(path, info, query)
+            if found is not None:
+                return found if box is None else np.intersect1d(found, box, assume_unique=True)
     keys = [_resolve(info, name, "sort") for name, _ in query.sort]
     if info.geometry_name in keys:
         raise QueryError("sort", f"Features cannot be sorted by their geometry ({info.geometry_name}).")
