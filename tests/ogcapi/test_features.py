@@ -373,3 +373,24 @@ def test_web_mercator_answers_are_strict_json_at_the_poles(world):
     doc = json.loads(r.text, parse_constant=lambda name: pytest.fail(f"{name} in the answer"))
     coords = np.concatenate([shapely.get_coordinates(shapely.geometry.shape(f["geometry"])) for f in doc["features"]])
     assert len(doc["features"]) == 177 and np.isfinite(coords).all()
+
+
+def test_the_record_collection_comes_first(world):
+    with client(world, "anonymous") as c:
+        docs = c.get("/ogcapi/collections").json()["collections"]
+    assert docs[0]["id"] == "metadata:main" and docs[0]["itemType"] == "record"
+
+
+def test_a_metadata_only_dataset_has_no_features(world, tmp_path):
+    admin = world["admin"]
+    dataset = upload_shapefile(admin, CITIES, dataset_title="Cities, metadata only")
+    r = admin.patch(f"/api/v2/resources/{dataset['pk']}", json={"metadata_only": True})
+    assert r.status_code == 200, r.text
+    name = cid(dataset)
+    with client(world, "admin") as c:
+        doc = c.get(f"/ogcapi/collections/{name}").json()
+        items = c.get(f"/ogcapi/collections/{name}/items")
+        one = c.get(f"/ogcapi/collections/{name}/items/1")
+    assert not {"items", "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector",
+                "http://www.opengis.net/def/rel/ogc/1.0/tilesets-map"} & rels(doc)
+    assert items.status_code == one.status_code == 404

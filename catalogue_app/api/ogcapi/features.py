@@ -194,7 +194,7 @@ async def collections(ctx: Ctx) -> Response:
             f"<tr><td><a href=\"{esc(_path(d['id']))}?f=html\">{esc(d['title'])}</a></td><td>{esc(d['id'])}</td>"
             f"<td>{esc(d.get('itemType') or ('records' if d['id'] == RECORDS_ID else 'tiles'))}</td></tr>"
             for d in docs)
-        body = ("<table class=\"ogcapi-table\"><thead><tr><th>Title</th><th>Id</th><th>Items</th></tr></thead>"
+        body = ("<table class=\"table\"><thead><tr><th>Title</th><th>Id</th><th>Items</th></tr></thead>"
                 f"<tbody>{rows}</tbody></table>")
         return html_page(ctx, "Collections", body)
     links = common.self_links(ctx, f"{PREFIX}/collections", ("json", "html"), f)
@@ -260,7 +260,7 @@ async def queryables(ctx: Ctx, cid: FromPath[str]) -> Response:
         rows = "".join(f"<tr><td>{esc(n)}</td><td>{esc(p.get('type') or p.get('format'))}</td>"
                        f"<td>{esc(p.get('x-ogc-role', ''))}</td></tr>" for n, p in properties.items())
         return html_page(ctx, f"Queryables of {found['title']}",
-                         "<table class=\"ogcapi-table\"><thead><tr><th>Name</th><th>Type</th><th>Role</th></tr>"
+                         "<table class=\"table\"><thead><tr><th>Name</th><th>Type</th><th>Role</th></tr>"
                          f"</thead><tbody>{rows}</tbody></table>")
     return Response(doc, media_type=SCHEMA_JSON)
 
@@ -360,7 +360,7 @@ def _items_html(ctx: Ctx, answer, links: list[dict[str, Any]], headers: dict[str
                   for lk in links if lk["rel"] in ("prev", "next"))
     notes = "".join(f"<p>{esc(n)}</p>" for n in answer.notes)
     body = (f"<p>{page.matched} features match; {len(page)} shown.{nav}</p>{notes}"
-            f"<table class=\"ogcapi-table\"><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+            f"<table class=\"table\"><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
     response = html_page(ctx, f"Features of {answer.collection['title']}", body)
     response.headers.update(headers)
     return response
@@ -393,7 +393,7 @@ async def feature(ctx: Ctx, cid: FromPath[str], fid: FromPath[str]) -> Response:
             text = shapely.to_wkt(page.geometries[0], rounding_precision=6)
             geometry = f"<tr><th>geometry</th><td><code>{esc(text[:2000])}{'…' if len(text) > 2000 else ''}</code></td></tr>"
         body = (f"<p><a href=\"{esc(_path(cid, 'items'))}?f=html\">All features of {esc(answer.collection['title'])}</a></p>"
-                f"<table class=\"ogcapi-table\"><tbody>{rows}{geometry}</tbody></table>")
+                f"<table class=\"table\"><tbody>{rows}{geometry}</tbody></table>")
         response = html_page(ctx, f"Feature {fid} of {answer.collection['title']}", body)
         response.headers.update(headers)
         return response
