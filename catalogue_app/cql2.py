@@ -1100,3 +1100,11 @@ def like_pattern(pattern: str) -> str:
         else:
             out.append("\\" + c if c in "%_\\" else c)
     return "".join(out)
+
+
+def balanced(parts: list[str], joiner: str, group: int = 16) -> str:
+    """SQL terms joined by AND or OR in nested groups, so that a long list stays shallow for
+    SQLite's parser (its expression depth is capped at 1000)."""
+    while len(parts) > group:
+        parts = ["(" + joiner.join(parts[i:i + group]) + ")" for i in range(0, len(parts), group)]
+    return "(" + joiner.join(parts) + ")"

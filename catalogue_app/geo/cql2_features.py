@@ -55,6 +55,7 @@ from catalogue_app.cql2 import (
     Not,
     Or,
     Queryable,
+    balanced,
     fold,
     glob_pattern,
     like_pattern,
@@ -147,7 +148,7 @@ def compile_for_layer(expr: Expr, crs: str | None = "EPSG:4326") -> LayerFilter:
             python.append(part)
         else:
             where_parts.append(sql)
-    where = " AND ".join(f"({w})" for w in where_parts) if where_parts else None
+    where = balanced([f"({w})" for w in where_parts], " AND ") if where_parts else None
     if not python:
         return LayerFilter(where=where, mask=mask)
     rest = python[0] if len(python) == 1 else And(tuple(python))
@@ -240,7 +241,7 @@ def _sql(node: Expr) -> str | None:
         parts = [_sql(p) for p in node.parts]
         if any(p is None for p in parts):
             return None
-        return (" AND " if isinstance(node, And) else " OR ").join(f"({p})" for p in parts)
+        return balanced([f"({p})" for p in parts], " AND " if isinstance(node, And) else " OR ")
     if isinstance(node, Not):
         inner = _sql(node.part)
         return None if inner is None else f"NOT ({inner})"

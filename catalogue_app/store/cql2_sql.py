@@ -37,6 +37,7 @@ from catalogue_app.cql2 import (
     Not,
     Or,
     Queryable,
+    balanced,
     fold,
     glob_pattern,
     like_pattern,
@@ -54,9 +55,9 @@ def where(expr: Expr) -> tuple[str, list[Any]]:
 
 def _sql(node: Expr, params: list[Any]) -> str:
     if isinstance(node, And):
-        return "(" + " AND ".join(_sql(p, params) for p in node.parts) + ")"
+        return balanced([_sql(p, params) for p in node.parts], " AND ")
     if isinstance(node, Or):
-        return "(" + " OR ".join(_sql(p, params) for p in node.parts) + ")"
+        return balanced([_sql(p, params) for p in node.parts], " OR ")
     if isinstance(node, Not):
         return f"NOT ({_sql(node.part, params)})"
     if isinstance(node, Const):

@@ -160,7 +160,7 @@ def test_where_is_text_with_literals_escaped(layer):
     path, _ = layer
     queryables = layer_queryables(path)
     found = compile_for_layer(parse("name = 'O''Brien \\ Land' AND pop_est > 1.5", None, queryables))
-    assert found.where == "(\"name\" = 'O''Brien \\ Land') AND (\"pop_est\" > 1.5)"
+    assert found.where == "((\"name\" = 'O''Brien \\ Land') AND (\"pop_est\" > 1.5))"
     assert found.predicate is None and found.mask is None
     nul = compile_for_layer(parse("name = 'a\x00b'", None, queryables))  # not writable in SQL text
     assert nul.where is None and nul.predicate is not None
@@ -187,3 +187,10 @@ def test_errors_are_cql2_errors(layer):
         parse("nam = 'x'", None, layer_queryables(path))
     with pytest.raises(Cql2Error, match="'gdp_md_est' is a integer|'gdp_md_est' is a"):
         parse("gdp_md_est = 'x'", None, layer_queryables(path))
+
+
+def test_long_flat_filters_stay_shallow_for_sqlite(layer):
+    path, rows = layer
+    text = "OR ".join(f"gdp_md_est={i}" for i in range(1, 1150))
+    assert len(text) < 20_000
+    assert selected(path, text) == expected(rows, lambda r: 1 <= r["gdp_md_est"] < 1150)
