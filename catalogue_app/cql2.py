@@ -312,6 +312,26 @@ _SRID = re.compile(r"\s*=\s*(\d+|CRS84)\s*;", re.IGNORECASE)
 KEYWORDS = {"AND", "OR", "NOT", "LIKE", "IN", "BETWEEN", "IS", "NULL", "TRUE", "FALSE"}
 
 
+def _number(text: str, where: str = "") -> int | float:
+    try:
+        value: int | float = float(text) if any(ch in text for ch in ".eE") else int(text)
+    except ValueError:  # an integer of more digits than Python reads: a float (infinite: refused)
+        value = float(text)
+    return _finite(value, where)
+
+
+def _finite(value: int | float, where: str = "") -> int | float:
+    """A number SQLite can take: a finite float, an integer of 64 bits (a longer one as a float)."""
+    if isinstance(value, int) and not -2**63 <= value < 2**63:
+        try:
+            value = float(value)
+        except OverflowError:
+            value = math.inf
+    if isinstance(value, float) and not math.isfinite(value):
+        raise Cql2Error(f"the number{where} is too large.")
+    return value
+
+
 class _Text:
     """A recursive-descent reader of CQL2 text over a cursor."""
 
@@ -361,9 +381,7 @@ class _Text:
             return "quoted", text[pos + 1:end], pos, end + 1
         m = _NUMBER.match(text, pos)
         if m:
-            number = m.group(0)
-            value: Any = float(number) if any(ch in number for ch in ".eE") else int(number)
-            return "number", value, pos, m.end()
+            return "number", _number(m.group(0), self.at(pos)), pos, m.end()
         m = _WORD.match(text, pos)
         if m:
             return "word", m.group(0), pos, m.end()
@@ -642,10 +660,10 @@ def _json_node(node: Any, depth: int = 0) -> Any:
         raise Cql2Error(f"the filter is nested too deeply (more than {MAX_DEPTH} levels).")
     if node is None:
         raise Cql2Error("null is not a value a filter can compare with: use isNull.")
-    if isinstance(node, (str, bool, int, float)):
-        if isinstance(node, float) and not math.isfinite(node):
-            raise Cql2Error("numbers must be finite.")
+    if isinstance(node, (str, bool)):
         return node
+    if isinstance(node, (int, float)):
+        return _finite(node)
     if isinstance(node, list):
         return [_json_node(item, depth + 1) for item in node]
     if not isinstance(node, dict):

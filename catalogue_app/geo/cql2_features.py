@@ -122,8 +122,10 @@ class LayerFilter:
     parts: tuple = field(default=(), repr=False)
 
 
-def compile_for_layer(expr: Expr, crs: str | None = "EPSG:4326") -> LayerFilter:
-    """``expr`` as a LayerFilter over a layer in ``crs`` (its geometries' CRS)."""
+def compile_for_layer(expr: Expr, crs: str | None = "EPSG:4326", filter_crs: str = "OGC:CRS84") -> LayerFilter:
+    """``expr`` as a LayerFilter over a layer in ``crs`` (its geometries' CRS); the filter's
+    geometries are in ``filter_crs`` (the ``filter-crs`` parameter; x east first as in WKT and
+    GeoJSON). Cql2Error when they cannot be moved into the layer's CRS."""
     conjuncts = list(expr.parts) if isinstance(expr, And) else [expr]
     flat: list[Expr] = []
     while conjuncts:
@@ -141,7 +143,7 @@ def compile_for_layer(expr: Expr, crs: str | None = "EPSG:4326") -> LayerFilter:
                 return LayerFilter(where="0", nothing=True)
             continue
         if mask is None and isinstance(part, Intersects):
-            mask = _in_crs(part.geometry, crs)
+            mask = _in_crs(part.geometry, crs, filter_crs)
             continue
         sql = _sql(part)
         if sql is None:
@@ -155,7 +157,7 @@ def compile_for_layer(expr: Expr, crs: str | None = "EPSG:4326") -> LayerFilter:
     columns = tuple(dict.fromkeys(n.queryable.column for n in walk(rest)
                                   if hasattr(n, "queryable") and n.queryable.kind != "geometry"))
     needs_geometry = any(isinstance(n, Intersects) for n in walk(rest))
-    shapes = {id(n): _prepared(_in_crs(n.geometry, crs)) for n in walk(rest) if isinstance(n, Intersects)}
+    shapes = {id(n): _prepared(_in_crs(n.geometry, crs, filter_crs)) for n in walk(rest) if isinstance(n, Intersects)}
 
     def predicate(values: dict[str, np.ndarray], geometries: np.ndarray | None) -> np.ndarray:
         count = len(geometries) if geometries is not None else len(next(iter(values.values()), []))
@@ -292,18 +294,23 @@ def _sql(node: Expr) -> str | None:
 FALSE, UNKNOWN, TRUE = 0, 1, 2  # Kleene's logic: AND is the least, OR the greatest, NOT 2 - x
 
 
-def _in_crs(geometry: Any, crs: str | None) -> Any:
-    """A CRS84 geometry in the layer's CRS (points added along long edges first)."""
+def _in_crs(geometry: Any, crs: str | None, filter_crs: str = "OGC:CRS84") -> Any:
+    """A filter's geometry in the layer's CRS (points added along long edges first)."""
     import shapely
     from pyproj import CRS, Transformer
+    from pyproj.exceptions import CRSError
 
     if not crs:
         return geometry
-    target = CRS.from_user_input(crs)
-    if target.equals(CRS.from_epsg(4326), ignore_axis_order=True):
+    try:
+        source, target = CRS.from_user_input(filter_crs), CRS.from_user_input(crs)
+    except CRSError:
+        raise Cql2Error(f"unknown CRS {filter_crs!r} for the filter's geometries.") from None
+    if target.equals(source, ignore_axis_order=True):
         return geometry
-    transformer = Transformer.from_crs(CRS.from_user_input("OGC:CRS84"), target, always_xy=True)
-    dense = shapely.segmentize(geometry, 1.0) if geometry.geom_type != "Point" else geometry
+    transformer = Transformer.from_crs(source, target, always_xy=True)
+    step = 1.0 if source.is_geographic else 100_000.0
+    dense = shapely.segmentize(geometry, step) if geometry.geom_type != "Point" else geometry
     moved = shapely.transform(dense, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])))
     if not np.isfinite(shapely.get_coordinates(moved)).all():
         raise Cql2Error("the filter's geometry lies outside the area where the layer's CRS is defined.")

@@ -181,6 +181,20 @@ def test_projected_layer_gets_mask_in_its_crs(layer):
     assert found.mask.x == pytest.approx(261600.8, abs=1) and found.mask.y == pytest.approx(6249447.8, abs=1)
 
 
+def test_filter_crs(layer):
+    path, rows = layer
+    queryables = layer_queryables(path)
+    # Paris in web mercator metres
+    found = compile_for_layer(parse("S_INTERSECTS(geometry, POINT(261600.8 6249447.8))", None, queryables),
+                              "EPSG:4326", filter_crs="EPSG:3857")
+    assert (found.mask.x, found.mask.y) == (pytest.approx(2.35), pytest.approx(48.85))
+    with gpkg_access.gdal(path):
+        fids = matching_fids(path, "countries", found).tolist()
+    assert fids == expected(rows, lambda r: r["geometry"].intersects(shapely.Point(2.35, 48.85)))
+    with pytest.raises(Cql2Error, match="unknown CRS"):
+        compile_for_layer(parse("S_INTERSECTS(geometry, POINT(1 2))", None, queryables), "EPSG:4326", "EPSG:0")
+
+
 def test_errors_are_cql2_errors(layer):
     path, _ = layer
     with pytest.raises(Cql2Error, match="unknown queryable 'nam'.*continent"):

@@ -213,6 +213,14 @@ def test_absurd_sizes_and_depths_are_refused():
     assert "nested" in error("S_INTERSECTS(geometry, POLYGON" + "(" * 200 + "0 0" + ")" * 200 + ")")
 
 
+def test_numbers_sqlite_cannot_hold():
+    assert parse("n = 99999999999999999999999", None, Q).value == 1e23  # past 64 bits: a float
+    assert parse("n = " + "9" * 5000 + ".5e-4990", None, Q).value == pytest.approx(1e10)
+    assert "too large" in error("n = 1e400")
+    assert "too large" in error("n = " + "9" * 5000)
+    assert "too large" in error('{"op": "=", "args": [{"property": "n"}, 1e400]}')
+
+
 def test_bad_geometries():
     assert "BBOX takes 4 numbers" in error("S_INTERSECTS(geometry, BBOX(1, 2, 3))")
     assert "south" in error(json.dumps({"op": "s_intersects", "args": [prop("geometry"), {"bbox": [0, 10, 1, 0]}]}))

@@ -27,7 +27,11 @@ QUERYABLES = {q.name: q for q in (
     Queryable("featured", "boolean", "r.featured"),
     Queryable("keywords", "string", "k.name", exists=KEYWORDS),
     Queryable("geometry", "geometry", EXTENT),
+    Queryable("time", "datetime", "r.temporal_extent_start", end="r.temporal_extent_end"),
 )}
+TIMES = {"Rivers of France": ("2000-01-01T00:00:00Z", "2010-12-31T00:00:00Z"),
+         "Zürich trams": ("2005-06-01T00:00:00Z", "2006-06-01T00:00:00Z"),
+         "Pacific islands": ("2011-01-01T00:00:00Z", "2012-01-01T00:00:00Z")}
 DOCS = [
     # title, abstract, date, keywords, extent (CRS84 box) or None, featured
     ("Rivers of France", "Where the water runs", "2020-03-01T10:00:00Z", ["water", "France"], [-5, 42, 8, 51], True),
@@ -50,6 +54,8 @@ def catalogue(tmp_path_factory):
             assert r.status_code == 201, r.text
             pk = r.json()["document"]["pk"]
             body = {"abstract": abstract, "date": date, "keywords": keywords, "featured": featured}
+            if title in TIMES:
+                body["temporal_extent_start"], body["temporal_extent_end"] = TIMES[title]
             if extent and extent[0] <= extent[2]:
                 body["extent"] = {"coords": extent, "srid": "EPSG:4326"}
             r = admin.patch(f"/api/v2/resources/{pk}", json=body)
@@ -122,6 +128,12 @@ CASES = [
     ("T_INTERSECTS(date, INTERVAL('2020-01-01', '2021-12-31'))",
      lambda r, d: moment(r) and t("2020-01-01T00:00:00Z") <= moment(r) < t("2022-01-01T00:00:00Z")),
     ("T_BEFORE(date, DATE('2020-01-01'))", lambda r, d: moment(r) and moment(r) < t("2020-01-01T00:00:00Z")),
+    ("T_INTERSECTS(time, INTERVAL('2006-01-01', '2010-06-01'))",
+     lambda r, d: d[0] in ("Rivers of France", "Zürich trams")),
+    ("T_INTERSECTS(time, DATE('2010-12-31'))", lambda r, d: d[0] == "Rivers of France"),
+    ("T_DURING(time, INTERVAL('2004-01-01', '2007-01-01'))", lambda r, d: d[0] == "Zürich trams"),
+    ("T_AFTER(time, TIMESTAMP('2010-12-31T00:00:00Z'))", lambda r, d: d[0] == "Pacific islands"),
+    ("T_BEFORE(time, INTERVAL('2011-01-01', '..'))", lambda r, d: d[0] in ("Rivers of France", "Zürich trams")),
     ("date IS NOT NULL", lambda r, d: r.get("date") is not None),
     ("featured = true", lambda r, d: d[5]),
     ("popularity >= 0", lambda r, d: True),
