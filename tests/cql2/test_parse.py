@@ -162,6 +162,34 @@ def test_standard_examples(text):
     assert parse(text, "cql2-text", STANDARD) is not None
 
 
+JSON_EXAMPLES = [  # the JSON forms of some of the above, which must read as the text does
+    ("city='Toronto'", {"op": "=", "args": [{"property": "city"}, "Toronto"]}),
+    ("owner NOT LIKE '%Mike%'", {"op": "not", "args": [{"op": "like", "args": [{"property": "owner"}, "%Mike%"]}]}),
+    ("depth BETWEEN 100.0 and 150.0", {"op": "between", "args": [{"property": "depth"}, 100.0, 150.0]}),
+    ("value NOT IN (1.0, 2.0, 3.0)",
+     {"op": "not", "args": [{"op": "in", "args": [{"property": "value"}, [1.0, 2.0, 3.0]]}]}),
+    ("material IS NULL", {"op": "isNull", "args": [{"property": "material"}]}),
+    ("floors>5 AND swimming_pool=true", {"op": "and", "args": [{"op": ">", "args": [{"property": "floors"}, 5]},
+                                                              {"op": "=", "args": [{"property": "swimming_pool"}, True]}]}),
+    ("S_INTERSECTS(geometry,POINT(36.319836 32.288087))",
+     {"op": "s_intersects", "args": [{"property": "geometry"}, {"type": "Point", "coordinates": [36.319836, 32.288087]}]}),
+    ("S_INTERSECTS(location,BBOX(-128.098193,19.873907,-63.24187,52.642309))",
+     {"op": "s_intersects", "args": [{"property": "location"}, {"bbox": [-128.098193, 19.873907, -63.24187, 52.642309]}]}),
+    ("T_INTERSECTS(event_time, INTERVAL('1969-07-16T05:32:00Z', '1969-07-24T16:50:35Z'))",
+     {"op": "t_intersects", "args": [{"property": "event_time"},
+                                     {"interval": ["1969-07-16T05:32:00Z", "1969-07-24T16:50:35Z"]}]}),
+    ("T_AFTER(built,DATE('2012-06-05'))", {"op": "t_after", "args": [{"property": "built"}, {"date": "2012-06-05"}]}),
+    ("CASEI(road_class) IN (CASEI('Οδος'),CASEI('Straße'))",
+     {"op": "in", "args": [{"op": "casei", "args": [{"property": "road_class"}]},
+                           [{"op": "casei", "args": ["Οδος"]}, {"op": "casei", "args": ["Straße"]}]]}),
+]
+
+
+@pytest.mark.parametrize("text,doc", JSON_EXAMPLES, ids=[e[0] for e in JSON_EXAMPLES])
+def test_standard_examples_in_json(text, doc):
+    assert parse(json.dumps(doc), "cql2-json", STANDARD) == parse(text, "cql2-text", STANDARD)
+
+
 def error(text, lang=None, queryables=Q) -> str:
     with pytest.raises(Cql2Error) as caught:
         parse(text, lang, queryables)
