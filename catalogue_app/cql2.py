@@ -264,8 +264,11 @@ def _geometry_from_wkt(text: str, where: str) -> Any:
 
     if re.search(r"\bEMPTY\b", text, re.IGNORECASE):
         raise Cql2Error(f"empty geometry{where}: a filter needs coordinates.")
+    import numpy as np
+
     try:
-        geom = shapely.wkt.loads(text)
+        with np.errstate(all="ignore"):  # an overflowing coordinate is refused below, not warned of
+            geom = shapely.wkt.loads(text)
     except (shapely.errors.ShapelyError, ValueError, TypeError) as exc:
         raise Cql2Error(f"not a WKT geometry{where}: {str(exc)[:200]}") from None
     return _checked_geometry(geom)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import unicodedata
-from datetime import datetime, timezone
+from datetime import datetime
 
 import pytest
 import shapely
