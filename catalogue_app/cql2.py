@@ -766,7 +766,8 @@ class _Checker:
     def queryable(self, name: str, where: str) -> Queryable:
         found = self.queryables.get(name) or self.by_lower.get(name.lower())
         if found is None:
-            known = ", ".join(sorted(self.queryables)) or "none"
+            names = sorted(self.queryables)
+            known = ", ".join(names[:60]) + (f" and {len(names) - 60} more" if len(names) > 60 else "") or "none"
             raise Cql2Error(f"unknown queryable '{name}'{where}; the queryables are: {known}.")
         return found
 
