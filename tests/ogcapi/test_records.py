@@ -234,6 +234,31 @@ def test_private_records_only_for_those_who_may_view(world, who):
     assert (world["secret"]["title"] in inside) is shown
 
 
+@pytest.mark.parametrize("who", list(SEES_SECRET))
+@pytest.mark.parametrize("search", [{}, {"q": TAG}, {"bbox": "5,45,11,48"}])
+def test_facets_count_what_the_items_list(world, who, search):
+    """Every count equals what paging through the same search finds, with no search too (where
+    the counts come from another plan: what everyone lists, plus what the caller sees besides)."""
+    c = world["clients"][who]
+    body = items(c, facets="true", limit=1000, **search)
+    assert body["numberReturned"] == body["numberMatched"]
+    expected: dict[str, dict[str, int]] = {"type": {}, "keyword": {}, "category": {}, "owner": {}}
+    usernames = {world[n]["pk"]: world[n]["username"] for n in ("alice", "bob", "carol")}
+    for feature in body["features"]:
+        p = feature["properties"]
+        bump = lambda facet, value: expected[facet].__setitem__(value, expected[facet].get(value, 0) + 1)  # noqa: E731
+        bump("type", p["type"])
+        for k in p["keywords"]:
+            bump("keyword", k)
+        for theme in p["themes"][:1]:
+            bump("category", theme["concepts"][0]["id"])
+        owner_pk = int(p["contacts"][0]["links"][0]["href"].rsplit("/", 1)[1])
+        bump("owner", usernames.get(owner_pk, "admin"))
+    for facet, counted in expected.items():
+        assert {b["value"]: b["count"] for b in body["facets"][facet]["buckets"]} == counted, facet
+    assert (world["secret"]["uuid"] in [f["id"] for f in body["features"]]) is SEES_SECRET[who]
+
+
 def test_facets_follow_the_search(world):
     c = world["clients"]["admin"]
     body = items(c, q=f"rhine {TAG}", facets="true")
