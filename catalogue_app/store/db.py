@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
-from catalogue_app.store import text_index
+from catalogue_app.store import cql2_sql, text_index
 
 try:
     import fcntl
@@ -123,7 +123,7 @@ def kept(conn: sqlite3.Connection, kind: str = "data") -> dict[Any, Any]:
 
 
 def connect(path: Path | str, *, readonly: bool = False) -> Connection:
-    """A connection with the pragmas and SQL functions (ci, REGEXP) every query may use."""
+    """A connection with the pragmas and SQL functions (ci, REGEXP, meets_box, unaccent) every query may use."""
     conn = sqlite3.connect(
         str(path), isolation_level=None, check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000,
         factory=Connection,
@@ -131,6 +131,8 @@ def connect(path: Path | str, *, readonly: bool = False) -> Connection:
     conn.row_factory = sqlite3.Row
     conn.create_function("ci", 1, _casefold, deterministic=True)
     conn.create_function("regexp", 2, _regexp, deterministic=True)
+    conn.create_function("meets_box", 5, cql2_sql.meets_box, deterministic=True)  # CQL2 S_INTERSECTS
+    conn.create_function("unaccent", 1, cql2_sql.unaccent, deterministic=True)  # CQL2 ACCENTI
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
     conn.execute("PRAGMA synchronous = NORMAL")
