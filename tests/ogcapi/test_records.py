@@ -345,6 +345,14 @@ def test_filter_cql2(world):
         {"op": "like", "args": [{"property": "title"}, f"%{TAG}"]}]})
     assert titles(items(c, filter=as_json, **{"filter-lang": "cql2-json"})) == [world["amazon"]["title"]]
     assert titles(items(c, filter=f"category = 'inlandWaters' AND title LIKE '%{TAG}'")) == [world["rhine"]["title"]]
+    assert titles(items(c, filter=f"keywords = 'water' AND title LIKE '%{TAG}'")) == [world["rhine"]["title"]]
+    assert titles(items(c, q=TAG, filter="S_INTERSECTS(geometry, BBOX(-80, -40, -30, 10))")) == [world["amazon"]["title"]]
+    assert titles(items(c, q=f"rhine {TAG}", filter="created > TIMESTAMP('2000-01-01T00:00:00Z')")) == [
+        world["rhine"]["title"]]
+    # with the other parameters and with facets
+    both = items(c, q=TAG, bbox="5,45,11,48", filter="type = 'document'", facets="true")
+    assert titles(both) == [world["rhine"]["title"]]
+    assert {b["value"] for b in both["facets"]["keyword"]["buckets"]} == {"water", "flood"}
     # the private record stays out of a filter that names it
     assert items(c, filter=f"title LIKE 'Secret%{TAG}'")["numberMatched"] == 0
     alice = world["clients"]["alice"]
