@@ -4,7 +4,8 @@ A catalogue of ``--resources`` made-up resources (`catalogue seed`, 100,000 by d
 users and groups the resource benchmarks use. Measured in one run, side by side:
 
 (a) A Records items page of 10 (``/ogcapi/collections/metadata:main/items?limit=10``) against
-    ``/api/v2/resources/?page_size=10``, with wrk, anonymous and as a member of three groups.
+    ``/api/v2/resources/?page_size=10``, with wrk, anonymous and as a member of three groups,
+    in turns (ROUNDS runs of each; the best of each is shown).
     Target: the Records page at 80% or more of the resource page's req/s.
 (b) Distinct text searches and extents (no answer repeated, so nothing kept helps), one request
     after another, on both: p50 and p99.
@@ -30,6 +31,7 @@ from bench.__main__ import (MEMBER, distinct_queries, latency, print_table, seed
                             start_server, wrk)
 
 ITEMS = "/ogcapi/collections/metadata:main/items"
+ROUNDS = 3  # runs of each page in turn
 
 
 def facet_engine(data: Path, rounds: int = 15) -> list[tuple[str, int, dict[str, float]]]:
@@ -75,8 +77,13 @@ def records_benchmarks(args) -> None:
         try:
             pairs = []
             for who, header in (("anonymous", "X-Bench: 1"), ("member of 3 groups", f"Authorization: {member}")):
-                page = wrk(f"{url}/api/v2/resources/?page_size=10", header, args.connections, args.seconds)
-                records = wrk(f"{url}{ITEMS}?limit=10", header, args.connections, args.seconds)
+                # in turns, the best of each kept: the machine is shared, and a run can meet a busy spell
+                runs: dict[str, list[dict[str, float]]] = {"page": [], "records": []}
+                for _ in range(ROUNDS):
+                    runs["page"].append(wrk(f"{url}/api/v2/resources/?page_size=10", header, args.connections,
+                                            args.seconds))
+                    runs["records"].append(wrk(f"{url}{ITEMS}?limit=10", header, args.connections, args.seconds))
+                page, records = (max(runs[k], key=lambda r: r["rps"]) for k in ("page", "records"))
                 rows.append((f"/api/v2/resources/?page_size=10, {who} {n}", args.resource_workers, page))
                 share = records["rps"] / page["rps"] if page["rps"] else 0.0
                 rows.append((f"Records items limit=10, {who} ({share:.0%}) {n}", args.resource_workers, records))

@@ -198,6 +198,9 @@ def test_paging_through_next_links(world):
 def test_limit_of_a_billion_is_capped(world):
     body = items(world["clients"]["anonymous"], q=TAG, limit=10**9)
     assert body["numberReturned"] == 2 + PAGING
+    everything = items(world["clients"]["admin"], limit=10**9)
+    assert everything["numberReturned"] == everything["numberMatched"]
+    assert items(world["clients"]["admin"], limit=10**20)["numberReturned"] == everything["numberMatched"]
 
 
 # -- who sees what ---------------------------------------------------------------------------------
