@@ -264,3 +264,33 @@ def test_a_filter_naming_an_unknown_queryable_is_a_400(live):
                          params={"filter": '{"op": "=", "args": [', "filter-lang": "cql2-json"})
     assert r.status_code == 400 and r.json()["description"].startswith("filter:")
     assert bad_json.status_code == 400 and bad_json.json()["code"] == "InvalidParameterValue"
+
+
+# --- QGIS ------------------------------------------------------------------------------------
+
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+
+def _has_qgis() -> bool:
+    try:
+        return subprocess.run([SYSTEM_PYTHON, "-c", "import qgis.core"], capture_output=True, timeout=60).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+@pytest.mark.skipif(not _has_qgis(), reason="python3-qgis is not installed")
+def test_qgis_reads_a_collection(live):
+    client = Path(__file__).with_name("qgis_oapif_client.py")
+    home = live["tmp"] / "qgis-home"
+    home.mkdir(exist_ok=True)
+    done = subprocess.run([SYSTEM_PYTHON, str(client), f"{live['srv'].url}/ogcapi", live["countries"]],
+                          capture_output=True, text=True, timeout=300,
+                          env={"PATH": "/usr/bin:/bin", "HOME": str(home), "QT_QPA_PLATFORM": "offscreen"})
+    assert done.returncode == 0 and done.stdout.strip(), done.stderr[-3000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    fields, shapes = shapefile()
+    assert got["valid"] and not got["errors"], got
+    assert {"pop_est", "continent", "name", "iso_a3", "gdp_md_est"} <= set(got["fields"])
+    assert got["count"] == 177 and got["names"] == sorted(fields["name"])
+    boxed = sorted(n for n, s in zip(fields["name"], shapes) if s.intersects(shapely.box(5, 45, 15, 55)))
+    assert got["boxed"] == boxed
