@@ -510,16 +510,46 @@ def _box_ids(path: str, info: LayerInfo, query: FeatureQuery) -> np.ndarray | No
     return np.union1d(inside, crossing)
 
 
-def _condition_ids(path: str, info: LayerInfo, query: FeatureQuery) -> np.ndarray | None:
-    """The ids (ascending) of the features that meet the query's ``where`` and ``when``, read by
-    SQLite from the GeoPackage's table (GDAL hands these conditions to SQLite as they are: the
-    same selection, without making a feature of each row). None when SQLite cannot read the
+def _counted_page(path: str, info: LayerInfo, query: FeatureQuery) -> tuple[int, np.ndarray] | None:
+    """For a query narrowed by ``where`` or ``when`` alone (no box, ids, mask, test in Python or
+    sorting): how many features match and the ids of the page, counted and paged by SQLite
+    (without listing every match). None for other queries, or when SQLite cannot read the
     table here."""
+    if (query.where is None and query.when is None) or query.bbox is not None or query.fids is not None \
+            or query.mask is not None or query.predicate is not None or query.sort:
+        return None
+    where = " AND ".join(_conditions(info, query))
+    table, fid = _quoted(info.name), _quoted(info.fid_column)
+    start = max(0, query.start)
+    limit = -1 if query.count is None else max(0, query.count)
+    uri = f"file:{quote(path)}?mode=ro"
+    try:
+        with closing(sqlite3.connect(uri, uri=True, check_same_thread=False)) as conn:
+            matched = conn.execute(f"SELECT count(*) FROM {table} WHERE {where}").fetchone()[0]
+            rows = conn.execute(f"SELECT {fid} FROM {table} WHERE {where} ORDER BY 1 LIMIT ? OFFSET ?",
+                                (limit, start)).fetchall() if limit and start < matched else []
+    except sqlite3.Error as exc:
+        if "no such column" in str(exc) or "syntax" in str(exc):
+            raise QueryError("filter", f"The filter cannot be applied to {info.name}: {exc}") from None
+        return None
+    return int(matched), np.array(rows, dtype=np.int64).reshape(-1)
+
+
+def _conditions(info: LayerInfo, query: FeatureQuery) -> list[str]:
     conditions = []
     if query.where is not None:
         conditions.append(f"({query.where})")
     if query.when is not None:
         conditions.append(_datetime_where(info, *query.when))
+    return conditions
+
+
+def _condition_ids(path: str, info: LayerInfo, query: FeatureQuery) -> np.ndarray | None:
+    """The ids (ascending) of the features that meet the query's ``where`` and ``when``, read by
+    SQLite from the GeoPackage's table (GDAL hands these conditions to SQLite as they are: the
+    same selection, without making a feature of each row). None when SQLite cannot read the
+    table here."""
+    conditions = _conditions(info, query)
     uri = f"file:{quote(path)}?mode=ro"
     try:
         with closing(sqlite3.connect(uri, uri=True, check_same_thread=False)) as conn:
@@ -569,15 +599,22 @@ def _read_features(path: str, query: FeatureQuery, version: int | None) -> Featu
     same_crs = _same_crs(info, query.crs)
     if not same_crs and _layer_crs(info) is None:
         raise QueryError("crs", f"The features of {info.name} cannot be reprojected: their CRS has no definition.")
-    ids = _matching(path, info, query)
-    matched = info.count if ids is None else len(ids)
-    start = max(0, query.start)
-    stop = matched if query.count is None else min(matched, start + max(0, query.count))
-    if start >= stop:
+    counted = _counted_page(path, info, query)
+    if counted is not None:  # conditions only: the count and the page's ids from SQLite
+        matched, ids = counted
+        page: dict = {"fids": ids}
+        empty = not len(ids)
+    else:
+        ids = _matching(path, info, query)
+        matched = info.count if ids is None else len(ids)
+        start = max(0, query.start)
+        stop = matched if query.count is None else min(matched, start + max(0, query.count))
+        empty = start >= stop
+        page = {"skip_features": start, "max_features": stop - start} if ids is None else {"fids": ids[start:stop]}
+    if empty:
         return FeaturePage(info.name, info.geometry_name, np.empty(0, dtype=np.int64),
                            np.empty(0, dtype=object) if geometry else None, fields,
                            [np.empty(0, dtype=object) for _ in fields], matched)
-    page = {"skip_features": start, "max_features": stop - start} if ids is None else {"fids": ids[start:stop]}
     meta, fids, wkb, columns = pyogrio.raw.read(
         path, layer=info.name, columns=fields, read_geometry=geometry, return_fids=True, datetime_as_string=True, **page)
     geometries = None

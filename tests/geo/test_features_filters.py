@@ -81,3 +81,11 @@ def test_a_condition_sqlite_cannot_read(gpkg):
     with pytest.raises(QueryError) as caught:
         read_features(gpkg, FeatureQuery(where="no_such_column = 1"))
     assert caught.value.param == "filter"
+
+
+def test_pages_of_a_condition(gpkg):
+    every = ogr_ids(gpkg, where="pop_est > 10000000")
+    for start, count in ((0, 10), (10, 10), (len(every) - 3, 10), (len(every), 5), (0, 0), (0, None)):
+        page = read_features(gpkg, FeatureQuery(where='"pop_est" > 10000000', start=start, count=count))
+        assert page.matched == len(every)
+        assert page.fids.tolist() == every[start:None if count is None else start + count]
