@@ -187,6 +187,9 @@ TEXT_FILTERS = [
     ("NOT (continent = 'Africa') AND gdp_md_est < 2000",
      lambda r: r["continent"] != "Africa" and r["gdp_md_est"] < 2000),
     ("S_INTERSECTS(geometry, POLYGON((-5 42, 8 42, 8 51, -5 51, -5 42)))", lambda r: r["geometry"].intersects(FRANCE_BOX)),
+    ("CASEI(name) = 'FRANCE' OR CASEI(continent) LIKE 'south%'",
+     lambda r: r["name"] == "France" or r["continent"].lower().startswith("south")),
+    ("ACCENTI(name) = 'Cote d''Ivoire'", lambda r: r["name"] == "Côte d'Ivoire"),
     ("S_INTERSECTS(geometry, POINT(2.35 48.85)) OR iso_a3 = 'DEU'",
      lambda r: r["geometry"].intersects(shapely.Point(2.35, 48.85)) or r["iso_a3"] == "DEU"),
 ]
