@@ -343,19 +343,15 @@ def _cell(value: Any) -> str:
 def _items_html(ctx: Ctx, answer, links: list[dict[str, Any]], headers: dict[str, str]) -> Response:
     page = answer.page
     cid = answer.collection["cid"]
-    kinds = []
-    if page.geometries is not None:
-        import shapely
+    from catalogue_app.geo.feature_geojson import geometry_types
 
-        kinds = shapely.get_type_id(page.geometries).tolist()
-    names = ("Point", "LineString", "LinearRing", "Polygon", "MultiPoint", "MultiLineString", "MultiPolygon",
-             "GeometryCollection")
+    kinds = geometry_types(page)
     head = "".join(f"<th>{esc(n)}</th>" for n in ["id", *page.names, "geometry"])
     columns = [c.tolist() for c in page.columns]
     rows = []
     for i, fid in enumerate(page.fids.tolist()):
         cells = "".join(f"<td>{_cell(col[i])}</td>" for col in columns)
-        kind = names[kinds[i]] if kinds and 0 <= kinds[i] < len(names) else ""
+        kind = kinds[i]
         rows.append(f"<tr><td><a href=\"{esc(_path(cid, 'items', str(fid)))}?f=html\">{fid}</a></td>{cells}"
                     f"<td>{esc(kind)}</td></tr>")
     nav = "".join(f" <a rel=\"{lk['rel']}\" href=\"{esc(lk['href'])}\">{esc(lk['title'])}</a>"
@@ -388,12 +384,10 @@ async def feature(ctx: Ctx, cid: FromPath[str], fid: FromPath[str]) -> Response:
         page = answer.page
         rows = "".join(f"<tr><th>{esc(n)}</th><td>{_cell(c.tolist()[0])}</td></tr>"
                        for n, c in zip(page.names, page.columns))
-        geometry = ""
-        if page.geometries is not None and page.geometries[0] is not None:
-            import shapely
+        from catalogue_app.geo.feature_geojson import wkt
 
-            text = shapely.to_wkt(page.geometries[0], rounding_precision=6)
-            geometry = f"<tr><th>geometry</th><td><code>{esc(text[:2000])}{'…' if len(text) > 2000 else ''}</code></td></tr>"
+        text = wkt(page, 0)
+        geometry = f"<tr><th>geometry</th><td><code>{esc(text)}</code></td></tr>" if text else ""
         body = (f"<p><a href=\"{esc(_path(cid, 'items'))}?f=html\">All features of {esc(answer.collection['title'])}</a></p>"
                 f"<table class=\"table\"><tbody>{rows}{geometry}</tbody></table>")
         response = html_page(ctx, f"Feature {fid} of {answer.collection['title']}", body)
