@@ -21,7 +21,7 @@ def gpkg(tmp_path_factory):
     path = tmp_path_factory.mktemp("filters") / "countries.gpkg"
     meta, _, wkb, fields = pyogrio.raw.read(COUNTRIES)
     n = len(wkb)
-    days = np.array([f"2020-01-01T00:00:00" for _ in range(n)], dtype="datetime64[ms]") + \
+    days = np.array(["2020-01-01T00:00:00"] * n, dtype="datetime64[ms]") + \
         np.arange(n).astype("timedelta64[h]") * 12
     pyogrio.raw.write(str(path), wkb, [*fields, days], [*[str(f) for f in meta["fields"]], "seen"], driver="GPKG",
                       crs="EPSG:4326", geometry_type="MultiPolygon", layer="countries", promote_to_multi=True)
@@ -70,7 +70,6 @@ def test_where_mask_when_and_predicate(gpkg):
 
     test = read_features(gpkg, FeatureQuery(predicate=big, predicate_fields=["pop_est"], predicate_geometry=True,
                                             start=1, count=2))
-    _, shapes = None, None
     meta, _, wkb, fields = pyogrio.raw.read(gpkg)
     pop = dict(zip(meta["fields"], fields))["pop_est"]
     expected = [i + 1 for i, (p, g) in enumerate(zip(pop, shapely.from_wkb(wkb))) if p > 1e8 and g.area > 100]
