@@ -264,8 +264,11 @@ def _geometry_from_wkt(text: str, where: str) -> Any:
 
     if re.search(r"\bEMPTY\b", text, re.IGNORECASE):
         raise Cql2Error(f"empty geometry{where}: a filter needs coordinates.")
+    import numpy as np
+
     try:
-        geom = shapely.wkt.loads(text)
+        with np.errstate(all="ignore"):  # an overflowing coordinate is refused below, not warned of
+            geom = shapely.wkt.loads(text)
     except (shapely.errors.ShapelyError, ValueError, TypeError) as exc:
         raise Cql2Error(f"not a WKT geometry{where}: {str(exc)[:200]}") from None
     return _checked_geometry(geom)
@@ -310,6 +313,26 @@ _SYMBOL = re.compile(r"<>|<=|>=|!=|[=<>(),+\-*/]")
 _WKT_FOLLOWS = re.compile(r"\s*(ZM|Z|M)?\s*(\(|EMPTY\b)", re.IGNORECASE)
 _SRID = re.compile(r"\s*=\s*(\d+|CRS84)\s*;", re.IGNORECASE)
 KEYWORDS = {"AND", "OR", "NOT", "LIKE", "IN", "BETWEEN", "IS", "NULL", "TRUE", "FALSE"}
+
+
+def _number(text: str, where: str = "") -> int | float:
+    try:
+        value: int | float = float(text) if any(ch in text for ch in ".eE") else int(text)
+    except ValueError:  # an integer of more digits than Python reads: a float (infinite: refused)
+        value = float(text)
+    return _finite(value, where)
+
+
+def _finite(value: int | float, where: str = "") -> int | float:
+    """A number SQLite can take: a finite float, an integer of 64 bits (a longer one as a float)."""
+    if isinstance(value, int) and not -2**63 <= value < 2**63:
+        try:
+            value = float(value)
+        except OverflowError:
+            value = math.inf
+    if isinstance(value, float) and not math.isfinite(value):
+        raise Cql2Error(f"the number{where} is too large.")
+    return value
 
 
 class _Text:
@@ -361,9 +384,7 @@ class _Text:
             return "quoted", text[pos + 1:end], pos, end + 1
         m = _NUMBER.match(text, pos)
         if m:
-            number = m.group(0)
-            value: Any = float(number) if any(ch in number for ch in ".eE") else int(number)
-            return "number", value, pos, m.end()
+            return "number", _number(m.group(0), self.at(pos)), pos, m.end()
         m = _WORD.match(text, pos)
         if m:
             return "word", m.group(0), pos, m.end()
@@ -642,10 +663,10 @@ def _json_node(node: Any, depth: int = 0) -> Any:
         raise Cql2Error(f"the filter is nested too deeply (more than {MAX_DEPTH} levels).")
     if node is None:
         raise Cql2Error("null is not a value a filter can compare with: use isNull.")
-    if isinstance(node, (str, bool, int, float)):
-        if isinstance(node, float) and not math.isfinite(node):
-            raise Cql2Error("numbers must be finite.")
+    if isinstance(node, (str, bool)):
         return node
+    if isinstance(node, (int, float)):
+        return _finite(node)
     if isinstance(node, list):
         return [_json_node(item, depth + 1) for item in node]
     if not isinstance(node, dict):
@@ -745,7 +766,8 @@ class _Checker:
     def queryable(self, name: str, where: str) -> Queryable:
         found = self.queryables.get(name) or self.by_lower.get(name.lower())
         if found is None:
-            known = ", ".join(sorted(self.queryables)) or "none"
+            names = sorted(self.queryables)
+            known = ", ".join(names[:60]) + (f" and {len(names) - 60} more" if len(names) > 60 else "") or "none"
             raise Cql2Error(f"unknown queryable '{name}'{where}; the queryables are: {known}.")
         return found
 
@@ -1100,3 +1122,11 @@ def like_pattern(pattern: str) -> str:
         else:
             out.append("\\" + c if c in "%_\\" else c)
     return "".join(out)
+
+
+def balanced(parts: list[str], joiner: str, group: int = 16) -> str:
+    """SQL terms joined by AND or OR in nested groups, so that a long list stays shallow for
+    SQLite's parser (its expression depth is capped at 1000)."""
+    while len(parts) > group:
+        parts = ["(" + joiner.join(parts[i:i + group]) + ")" for i in range(0, len(parts), group)]
+    return "(" + joiner.join(parts) + ")"

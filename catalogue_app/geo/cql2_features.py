@@ -55,6 +55,7 @@ from catalogue_app.cql2 import (
     Not,
     Or,
     Queryable,
+    balanced,
     fold,
     glob_pattern,
     like_pattern,
@@ -121,8 +122,10 @@ class LayerFilter:
     parts: tuple = field(default=(), repr=False)
 
 
-def compile_for_layer(expr: Expr, crs: str | None = "EPSG:4326") -> LayerFilter:
-    """``expr`` as a LayerFilter over a layer in ``crs`` (its geometries' CRS)."""
+def compile_for_layer(expr: Expr, crs: str | None = "EPSG:4326", filter_crs: str = "OGC:CRS84") -> LayerFilter:
+    """``expr`` as a LayerFilter over a layer in ``crs`` (its geometries' CRS); the filter's
+    geometries are in ``filter_crs`` (the ``filter-crs`` parameter; x east first as in WKT and
+    GeoJSON). Cql2Error when they cannot be moved into the layer's CRS."""
     conjuncts = list(expr.parts) if isinstance(expr, And) else [expr]
     flat: list[Expr] = []
     while conjuncts:
@@ -140,21 +143,21 @@ def compile_for_layer(expr: Expr, crs: str | None = "EPSG:4326") -> LayerFilter:
                 return LayerFilter(where="0", nothing=True)
             continue
         if mask is None and isinstance(part, Intersects):
-            mask = _in_crs(part.geometry, crs)
+            mask = _in_crs(part.geometry, crs, filter_crs)
             continue
         sql = _sql(part)
         if sql is None:
             python.append(part)
         else:
             where_parts.append(sql)
-    where = " AND ".join(f"({w})" for w in where_parts) if where_parts else None
+    where = balanced([f"({w})" for w in where_parts], " AND ") if where_parts else None
     if not python:
         return LayerFilter(where=where, mask=mask)
     rest = python[0] if len(python) == 1 else And(tuple(python))
     columns = tuple(dict.fromkeys(n.queryable.column for n in walk(rest)
                                   if hasattr(n, "queryable") and n.queryable.kind != "geometry"))
     needs_geometry = any(isinstance(n, Intersects) for n in walk(rest))
-    shapes = {id(n): _prepared(_in_crs(n.geometry, crs)) for n in walk(rest) if isinstance(n, Intersects)}
+    shapes = {id(n): _prepared(_in_crs(n.geometry, crs, filter_crs)) for n in walk(rest) if isinstance(n, Intersects)}
 
     def predicate(values: dict[str, np.ndarray], geometries: np.ndarray | None) -> np.ndarray:
         count = len(geometries) if geometries is not None else len(next(iter(values.values()), []))
@@ -240,7 +243,7 @@ def _sql(node: Expr) -> str | None:
         parts = [_sql(p) for p in node.parts]
         if any(p is None for p in parts):
             return None
-        return (" AND " if isinstance(node, And) else " OR ").join(f"({p})" for p in parts)
+        return balanced([f"({p})" for p in parts], " AND " if isinstance(node, And) else " OR ")
     if isinstance(node, Not):
         inner = _sql(node.part)
         return None if inner is None else f"NOT ({inner})"
@@ -291,18 +294,23 @@ def _sql(node: Expr) -> str | None:
 FALSE, UNKNOWN, TRUE = 0, 1, 2  # Kleene's logic: AND is the least, OR the greatest, NOT 2 - x
 
 
-def _in_crs(geometry: Any, crs: str | None) -> Any:
-    """A CRS84 geometry in the layer's CRS (points added along long edges first)."""
+def _in_crs(geometry: Any, crs: str | None, filter_crs: str = "OGC:CRS84") -> Any:
+    """A filter's geometry in the layer's CRS (points added along long edges first)."""
     import shapely
     from pyproj import CRS, Transformer
+    from pyproj.exceptions import CRSError
 
     if not crs:
         return geometry
-    target = CRS.from_user_input(crs)
-    if target.equals(CRS.from_epsg(4326), ignore_axis_order=True):
+    try:
+        source, target = CRS.from_user_input(filter_crs), CRS.from_user_input(crs)
+    except CRSError:
+        raise Cql2Error(f"unknown CRS {filter_crs!r} for the filter's geometries.") from None
+    if target.equals(source, ignore_axis_order=True):
         return geometry
-    transformer = Transformer.from_crs(CRS.from_user_input("OGC:CRS84"), target, always_xy=True)
-    dense = shapely.segmentize(geometry, 1.0) if geometry.geom_type != "Point" else geometry
+    transformer = Transformer.from_crs(source, target, always_xy=True)
+    step = 1.0 if source.is_geographic else 100_000.0
+    dense = shapely.segmentize(geometry, step) if geometry.geom_type != "Point" else geometry
     moved = shapely.transform(dense, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])))
     if not np.isfinite(shapely.get_coordinates(moved)).all():
         raise Cql2Error("the filter's geometry lies outside the area where the layer's CRS is defined.")

@@ -59,3 +59,18 @@ def feature(page: FeaturePage, *, links: list[dict[str, Any]], north_first: bool
     out = features(page, north_first)[0]
     out["links"] = links
     return msgspec.json.encode(out)
+
+
+def geometry_types(page: FeaturePage) -> list[str]:
+    """The type of each feature's geometry ("MultiPolygon"...; "" when it has none), for a table."""
+    if page.geometries is None:
+        return [""] * len(page)
+    return ["" if g is None else g.geom_type for g in page.geometries.tolist()]
+
+
+def wkt(page: FeaturePage, index: int, longest: int = 2000) -> str:
+    """One feature's geometry as WKT (six decimals), cut at ``longest`` characters."""
+    if page.geometries is None or page.geometries[index] is None:
+        return ""
+    text = shapely.to_wkt(page.geometries[index], rounding_precision=6)
+    return text if len(text) <= longest else text[:longest] + "…"

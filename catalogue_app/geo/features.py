@@ -14,10 +14,13 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sqlite3
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from datetime import datetime, timezone
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import quote
 
 import numpy as np
 import pyogrio
@@ -318,7 +321,18 @@ def _spatial_filter(info: LayerInfo, query: FeatureQuery) -> dict:
     if query.bbox is None:
         return {}
     x0, y0, x1, y1 = query.bbox
-    if _same_crs(info, query.bbox_crs):
+    same = _same_crs(info, query.bbox_crs)
+    box_crs = query.bbox_crs.crs if query.bbox_crs is not None else _layer_crs(info)
+    if x0 > x1 and box_crs is not None and box_crs.is_geographic:
+        # a box across the antimeridian: its two parts east and west of it
+        parts = [shapely.box(x0, y0, 180, y1), shapely.box(-180, y0, x1, y1)] if y1 > y0 else \
+            [shapely.LineString([(x0, y0), (180, y0)]), shapely.LineString([(-180, y0), (x1, y0)])]
+        box = shapely.union_all(parts)
+        if same:
+            return {"mask": box}
+        box = shapely.segmentize(box, max(360 - x0 + x1, y1 - y0, 1e-9) / 32)
+        return {"mask": _moved(box, _target(query.bbox_crs), info)}
+    if same:
         return {"bbox": (x0, y0, x1, y1)}
     if _layer_crs(info) is None:
         raise QueryError("bbox", f"The box cannot be reprojected into the CRS of {info.name}.")
@@ -330,11 +344,50 @@ def _spatial_filter(info: LayerInfo, query: FeatureQuery) -> dict:
         box = shapely.Point(x0, y0)
     if x1 > x0 or y1 > y0:
         box = shapely.segmentize(box, max(x1 - x0, y1 - y0) / 32)
-    transformer = _transformer(_target(query.bbox_crs), info.crs)
+    return {"mask": _moved(box, _target(query.bbox_crs), info)}
+
+
+def _moved(box, source: str, info: LayerInfo):
+    """A box from ``source`` into the layer's CRS, as a mask."""
+    if _layer_crs(info) is None:
+        raise QueryError("bbox", f"The box cannot be reprojected into the CRS of {info.name}.")
+    transformer = _transformer(source, info.crs)
     mask = shapely.transform(box, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])))
     if not np.isfinite(shapely.get_coordinates(mask)).all():
         raise QueryError("bbox", f"The box lies outside the area where the CRS of {info.name} is defined.")
-    return {"mask": mask if shapely.is_valid(mask) else shapely.make_valid(mask)}
+    return mask if shapely.is_valid(mask) else shapely.make_valid(mask)
+
+
+@functools.lru_cache(maxsize=64)
+def _finite_bounds(target: str) -> tuple[float, float, float, float] | None:
+    """The box of a CRS's area of use, in that CRS (where coordinates that could not be
+    reprojected, at a pole in Web Mercator, are clamped); None when unknown."""
+    area = _crs_from(target).area_of_use
+    if area is None:
+        return None
+    west, south, east, north = area.bounds
+    transformer = Transformer.from_crs(_crs_from("EPSG:4326"), _crs_from(target), always_xy=True)
+    xs, ys = transformer.transform(np.linspace(west, east, 33).repeat(33), np.tile(np.linspace(south, north, 33), 33))
+    xs, ys = np.asarray(xs), np.asarray(ys)
+    ok = np.isfinite(xs) & np.isfinite(ys)
+    if not ok.any():
+        return None
+    return float(xs[ok].min()), float(ys[ok].min()), float(xs[ok].max()), float(ys[ok].max())
+
+
+def _finite(xy: np.ndarray, target: str) -> np.ndarray:
+    """Coordinates reprojected into ``target`` with those that could not be (infinite, at a
+    pole in Web Mercator) clamped to the CRS's area of use: JSON and GML hold no infinity."""
+    if np.isfinite(xy).all():
+        return xy
+    bounds = _finite_bounds(target)
+    if bounds is None:
+        return np.nan_to_num(xy, nan=0.0, posinf=0.0, neginf=0.0)
+    x0, y0, x1, y1 = bounds
+    out = np.nan_to_num(xy, nan=0.0, posinf=np.finfo(float).max, neginf=-np.finfo(float).max)
+    out[:, 0] = np.clip(out[:, 0], x0, x1)
+    out[:, 1] = np.clip(out[:, 1], y0, y1)
+    return out
 
 
 def _quoted(name: str) -> str:
@@ -388,7 +441,8 @@ def _read_ids(path: str, info: LayerInfo, query: FeatureQuery,
         meta, fids, wkb, fields = pyogrio.raw.read(
             path, layer=info.name, columns=asked, read_geometry=geometry, return_fids=True,
             datetime_as_string=True, **where, **spatial)
-    except pyogrio.errors.DataSourceError as exc:  # a condition SQLite cannot read
+    except (pyogrio.errors.DataSourceError, pyogrio.errors.DataLayerError, pyogrio.errors.FeatureError,
+            pyogrio.errors.FieldError) as exc:  # a condition SQLite cannot read
         raise QueryError("filter", f"The filter cannot be applied to {info.name}: {exc}") from None
     fids = np.asarray(fids, dtype=np.int64)
     by_name = dict(zip((str(f) for f in meta["fields"]), fields))
@@ -423,11 +477,106 @@ def _missing(value) -> bool:
     return value is None or (isinstance(value, float) and value != value)
 
 
+def _box_ids(path: str, info: LayerInfo, query: FeatureQuery) -> np.ndarray | None:
+    """The ids (ascending) of the features that meet the query's box, from the GeoPackage's
+    spatial index: those whose envelope lies inside the box meet it; only those whose envelope
+    crosses the box's edge are read and tested (what GDAL's spatial filter decides, without
+    reading every geometry). None when the box is not a plain rectangle in the layer's CRS or
+    the layer has no spatial index."""
+    spatial = _spatial_filter(info, query)
+    if "bbox" not in spatial:
+        return None
+    x0, y0, x1, y1 = spatial["bbox"]
+    index = f"rtree_{info.name}_{info.geometry_name}"
+    uri = f"file:{quote(path)}?mode=ro"
+    try:
+        with closing(sqlite3.connect(uri, uri=True, check_same_thread=False)) as conn:
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (index,)).fetchone() is None:
+                return None
+            rows = conn.execute(
+                f"SELECT id, minx >= ? AND maxx <= ? AND miny >= ? AND maxy <= ? FROM {_quoted(index)}"
+                " WHERE maxx >= ? AND minx <= ? AND maxy >= ? AND miny <= ?",
+                (x0, x1, y0, y1, x0, x1, y0, y1)).fetchall()
+        found = np.array(rows, dtype=np.int64).reshape(-1, 2)
+        inside, crossing = found[found[:, 1] == 1, 0], found[found[:, 1] == 0, 0]
+    except sqlite3.Error:
+        return None
+    if len(crossing):
+        _meta, fids, wkb, _fields = pyogrio.raw.read(path, layer=info.name, columns=[], read_geometry=True,
+                                                     return_fids=True, fids=np.sort(crossing))
+        box = shapely.box(x0, y0, x1, y1) if x1 > x0 and y1 > y0 else shapely.LineString([(x0, y0), (x1, y1)])
+        hits = shapely.intersects(shapely.from_wkb(wkb), box)
+        crossing = np.asarray(fids, dtype=np.int64)[hits]
+    return np.union1d(inside, crossing)
+
+
+def _counted_page(path: str, info: LayerInfo, query: FeatureQuery) -> tuple[int, np.ndarray] | None:
+    """For a query narrowed by ``where`` or ``when`` alone (no box, ids, mask, test in Python or
+    sorting): how many features match and the ids of the page, counted and paged by SQLite
+    (without listing every match). None for other queries, or when SQLite cannot read the
+    table here."""
+    if (query.where is None and query.when is None) or query.bbox is not None or query.fids is not None \
+            or query.mask is not None or query.predicate is not None or query.sort:
+        return None
+    where = " AND ".join(_conditions(info, query))
+    table, fid = _quoted(info.name), _quoted(info.fid_column)
+    start = max(0, query.start)
+    limit = -1 if query.count is None else max(0, query.count)
+    uri = f"file:{quote(path)}?mode=ro"
+    try:
+        with closing(sqlite3.connect(uri, uri=True, check_same_thread=False)) as conn:
+            matched = conn.execute(f"SELECT count(*) FROM {table} WHERE {where}").fetchone()[0]
+            rows = conn.execute(f"SELECT {fid} FROM {table} WHERE {where} ORDER BY 1 LIMIT ? OFFSET ?",
+                                (limit, start)).fetchall() if limit and start < matched else []
+    except sqlite3.Error as exc:
+        if "no such column" in str(exc) or "syntax" in str(exc):
+            raise QueryError("filter", f"The filter cannot be applied to {info.name}: {exc}") from None
+        return None
+    return int(matched), np.array(rows, dtype=np.int64).reshape(-1)
+
+
+def _conditions(info: LayerInfo, query: FeatureQuery) -> list[str]:
+    conditions = []
+    if query.where is not None:
+        conditions.append(f"({query.where})")
+    if query.when is not None:
+        conditions.append(_datetime_where(info, *query.when))
+    return conditions
+
+
+def _condition_ids(path: str, info: LayerInfo, query: FeatureQuery) -> np.ndarray | None:
+    """The ids (ascending) of the features that meet the query's ``where`` and ``when``, read by
+    SQLite from the GeoPackage's table (GDAL hands these conditions to SQLite as they are: the
+    same selection, without making a feature of each row). None when SQLite cannot read the
+    table here."""
+    conditions = _conditions(info, query)
+    uri = f"file:{quote(path)}?mode=ro"
+    try:
+        with closing(sqlite3.connect(uri, uri=True, check_same_thread=False)) as conn:
+            rows = conn.execute(f"SELECT {_quoted(info.fid_column)} FROM {_quoted(info.name)}"
+                                f" WHERE {' AND '.join(conditions)} ORDER BY 1").fetchall()
+    except sqlite3.Error as exc:
+        if "no such column" in str(exc) or "syntax" in str(exc):
+            raise QueryError("filter", f"The filter cannot be applied to {info.name}: {exc}") from None
+        return None
+    return np.array(rows, dtype=np.int64).reshape(-1)
+
+
 def _matching(path: str, info: LayerInfo, query: FeatureQuery) -> np.ndarray | None:
     """The ids of the matching features in the order to return them, or None when every
     feature matches in file order (no box, filter, ids or sorting)."""
     if not query.filtered and query.fids is None and not query.sort:
         return None
+    if query.fids is None and not query.sort and query.mask is None and query.predicate is None:
+        # a box and conditions: read from the spatial index and the table by SQLite
+        box = _box_ids(path, info, query) if query.bbox is not None else None
+        if query.where is None and query.when is None:
+            if box is not None:
+                return box
+        elif query.bbox is None or box is not None:
+            found = _condition_ids(path, info, query)
+            if found is not None:
+                return found if box is None else np.intersect1d(found, box, assume_unique=True)
     keys = [_resolve(info, name, "sort") for name, _ in query.sort]
     if info.geometry_name in keys:
         raise QueryError("sort", f"Features cannot be sorted by their geometry ({info.geometry_name}).")
@@ -450,24 +599,32 @@ def _read_features(path: str, query: FeatureQuery, version: int | None) -> Featu
     same_crs = _same_crs(info, query.crs)
     if not same_crs and _layer_crs(info) is None:
         raise QueryError("crs", f"The features of {info.name} cannot be reprojected: their CRS has no definition.")
-    ids = _matching(path, info, query)
-    matched = info.count if ids is None else len(ids)
-    start = max(0, query.start)
-    stop = matched if query.count is None else min(matched, start + max(0, query.count))
-    if start >= stop:
+    counted = _counted_page(path, info, query)
+    if counted is not None:  # conditions only: the count and the page's ids from SQLite
+        matched, ids = counted
+        page: dict = {"fids": ids}
+        empty = not len(ids)
+    else:
+        ids = _matching(path, info, query)
+        matched = info.count if ids is None else len(ids)
+        start = max(0, query.start)
+        stop = matched if query.count is None else min(matched, start + max(0, query.count))
+        empty = start >= stop
+        page = {"skip_features": start, "max_features": stop - start} if ids is None else {"fids": ids[start:stop]}
+    if empty:
         return FeaturePage(info.name, info.geometry_name, np.empty(0, dtype=np.int64),
                            np.empty(0, dtype=object) if geometry else None, fields,
                            [np.empty(0, dtype=object) for _ in fields], matched)
-    page = {"skip_features": start, "max_features": stop - start} if ids is None else {"fids": ids[start:stop]}
     meta, fids, wkb, columns = pyogrio.raw.read(
         path, layer=info.name, columns=fields, read_geometry=geometry, return_fids=True, datetime_as_string=True, **page)
     geometries = None
     if geometry:
         geometries = shapely.from_wkb(wkb)
         if not same_crs:
-            transformer = _transformer(info.crs, _target(query.crs))
+            target = _target(query.crs)
+            transformer = _transformer(info.crs, target)
             geometries = shapely.transform(
-                geometries, lambda xy: np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])))
+                geometries, lambda xy: _finite(np.column_stack(transformer.transform(xy[:, 0], xy[:, 1])), target))
     # pyogrio returns the columns in file order, whatever the order asked for
     return FeaturePage(info.name, info.geometry_name, np.asarray(fids, dtype=np.int64), geometries,
                        [str(f) for f in meta["fields"]], list(columns), matched)

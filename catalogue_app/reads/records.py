@@ -9,6 +9,7 @@ whole page of items under who asks and what they asked."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -129,22 +130,25 @@ def resource_query(search: Search) -> ResourceQuery:
 
 
 class Page(msgspec.Struct):
-    """A page of items: how many match, the records (a JSON array, encoded), and the facets."""
+    """A page of items: how many match, the records (a JSON array, encoded), the facets, and the
+    whole answer encoded (when the handler gave an envelope)."""
 
     matched: int
     returned: int
     features: msgspec.Raw
     facets: dict[str, Any] | None = None
+    body: bytes | None = None
 
 
 def items(conn: Connection, caller: Caller, viewer: Viewer, base: str, search: Search, limit: int,
-          offset: int) -> Page:
-    """One page of records as the caller may see them (kept whole until the data change)."""
+          offset: int, envelope: Callable[[Page], bytes] | None = None, request: tuple = ()) -> Page:
+    """One page of records as the caller may see them, kept whole until the data change: with
+    its answer encoded by ``envelope``, which depends on nothing but the page and ``request``."""
     kept = store_kept(conn)
     pages = kept.get("ogc record pages")
     if pages is None:
         pages = kept["ogc record pages"] = {}
-    key = (base, viewer, search.key, limit, offset)
+    key = (base, viewer, search.key, limit, offset, request, envelope is not None)
     found = pages.get(key)
     if found is not None:
         return found
@@ -158,6 +162,8 @@ def items(conn: Connection, caller: Caller, viewer: Viewer, base: str, search: S
             {"value": b.key, "label": b.label, "count": b.count} for b in buckets[:FACET_SIZE]]}
             for name, buckets in counted.items()}
     found = Page(total, len(rows), msgspec.Raw(b"[" + b",".join(features) + b"]"), shown_facets)
+    if envelope is not None:
+        found.body = envelope(found)
     resource_reads.keep(pages, key, found, MAX_KEPT_PAGES)
     return found
 

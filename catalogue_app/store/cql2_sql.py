@@ -11,7 +11,7 @@ tested through that subquery template, so that a filter asks whether any related
 - Datetimes compare as the store writes them (``YYYY-MM-DDThh:mm:ss.ffffffZ``, UTC).
 - A geometry queryable is a box of four columns, ``x0, y0, x1, y1`` in CRS84: ``EXTENT`` (the
   resources' extent, searched through the R*Tree ``resource_extents``, a box across the
-  antimeridian in two parts) or another four. A resource without an extent meets nothing.
+  antimeridian in two parts) or another four. Without an extent the test is unknown (null).
   Points and rectangles are tested in SQL alone; other geometries also by ``meets_box()``, a
   function of every connection (store/db.py) backed by shapely.
 - Nulls follow SQL: a test of a null value is unknown, and the row is not selected.
@@ -37,6 +37,7 @@ from catalogue_app.cql2 import (
     Not,
     Or,
     Queryable,
+    balanced,
     fold,
     glob_pattern,
     like_pattern,
@@ -54,9 +55,9 @@ def where(expr: Expr) -> tuple[str, list[Any]]:
 
 def _sql(node: Expr, params: list[Any]) -> str:
     if isinstance(node, And):
-        return "(" + " AND ".join(_sql(p, params) for p in node.parts) + ")"
+        return balanced([_sql(p, params) for p in node.parts], " AND ")
     if isinstance(node, Or):
-        return "(" + " OR ".join(_sql(p, params) for p in node.parts) + ")"
+        return balanced([_sql(p, params) for p in node.parts], " OR ")
     if isinstance(node, Not):
         return f"NOT ({_sql(node.part, params)})"
     if isinstance(node, Const):
@@ -155,10 +156,11 @@ def _intersects(node: Intersects, params: list[Any]) -> str:
                 test += f" AND meets_box(?, {x0}, {y0}, {x1}, {y1})"
                 params.append(wkb)
         tests.append(f"({test})")
+    # without a box the test is unknown (null), as CQL2 has it: NOT of it selects nothing either
     if extent:
-        return (f"(r.ll_x0 IS NOT NULL AND r.id IN (SELECT id / 2 FROM resource_extents"
-                f" WHERE {' OR '.join(tests)}))")
-    return f"({columns[0]} IS NOT NULL AND ({' OR '.join(tests)}))"
+        return (f"(CASE WHEN r.ll_x0 IS NULL THEN NULL ELSE r.id IN (SELECT id / 2 FROM resource_extents"
+                f" WHERE {' OR '.join(tests)}) END)")
+    return f"(CASE WHEN {columns[0]} IS NULL THEN NULL ELSE ({' OR '.join(tests)}) END)"
 
 
 # --- SQL functions every connection has (store/db.py registers them) ---------------------------

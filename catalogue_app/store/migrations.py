@@ -1373,9 +1373,20 @@ CREATE TABLE IF NOT EXISTS package_fids (
 """
 
 
+# Migration 34: facets (store/facets.py) count types, categories and owners from indexes alone:
+# the visibility index carries the category, and the resources anonymous callers list have their
+# categories and owners in an index of their own.
+FACET_INDEXES = """
+DROP INDEX IF EXISTS resources_visible;
+CREATE INDEX resources_visible ON resources(id, dirty, public_view, advertised, owner_id, resource_type, created, category_id);
+CREATE INDEX IF NOT EXISTS resources_listed_facets ON resources(category_id, owner_id)
+    WHERE public_view = 1 AND dirty = 0 AND advertised = 1;
+"""
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
                     RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT, token_details, resource_origins,
-                    listed_extents, unlisted_words, versions, HISTORY_CUTS, PACKAGES, PACKAGE_FIDS]
+                    listed_extents, unlisted_words, versions, HISTORY_CUTS, PACKAGES, PACKAGE_FIDS, FACET_INDEXES]

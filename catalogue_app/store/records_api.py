@@ -8,7 +8,9 @@ from datetime import datetime, timezone
 from typing import Any
 
 from catalogue_app.cql2 import Queryable
+from catalogue_app.store.cql2_sql import EXTENT
 from catalogue_app.store.filters import match_ci
+from catalogue_app.store.resources import KEYWORDS
 
 # The queryables of the record collection: a name as clients write it, its kind, the SQL of it on r.
 QUERYABLES: dict[str, Queryable] = {q.name: q for q in (
@@ -25,10 +27,13 @@ QUERYABLES: dict[str, Queryable] = {q.name: q for q in (
     Queryable("owner", "string", "(SELECT username FROM users WHERE id = r.owner_id)", "User name of the owner"),
     Queryable("license", "string", "(SELECT identifier FROM licenses WHERE id = r.license_id)", "Licence (identifier)"),
     Queryable("doi", "string", "r.doi", "DOI of the resource"),
+    Queryable("keywords", "string", "k.name", "Keywords (a filter asks whether any keyword passes)", exists=KEYWORDS),
+    Queryable("time", "datetime", "r.temporal_extent_start", "Temporal extent of the resource",
+              end="r.temporal_extent_end"),
     Queryable("featured", "boolean", "r.featured", "Whether the resource is featured"),
     Queryable("popularity", "integer", "r.popular_count", "How many times the resource was viewed"),
     # the extent in CRS84, as its four columns west, south, east, north
-    Queryable("geometry", "geometry", "r.ll_x0,r.ll_y0,r.ll_x1,r.ll_y1", "Extent of the resource (CRS84)"),
+    Queryable("geometry", "geometry", EXTENT, "Extent of the resource (CRS84)"),
 )}
 
 # sortby names and the resource list's fields they sort by

@@ -968,12 +968,26 @@ def ids_matching(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery)
 def matching(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery,
              columns: str) -> tuple[str, list[Any]]:
     """SQL selecting ``columns`` of every resource the query selects for the viewer, in no
-    order, and its parameters (the facets count over it)."""
+    order, and its parameters (the facets count over it). Where nothing but ids and what the
+    visibility index holds is tested, the rows are read from that index alone."""
     cond, params, spec, driver = _conditions(conn, viewer, query)
-    source = Source(f"({driver[0].sql}) c CROSS JOIN resources r ON r.id = c.id", driver[0].params) if driver \
-        else Source("resources r")
+    narrow = " INDEXED BY resources_visible" if _tests_ids_only(spec, query.resource_types) and not query.sql else ""
+    source = Source(f"({driver[0].sql}) c CROSS JOIN resources r{narrow} ON r.id = c.id", driver[0].params) if driver \
+        else Source(f"resources r{narrow}")
     where, where_params = where_clause(spec, fields_for(query.resource_types), SEARCH_FIELDS)
     return f"SELECT {columns} FROM {source.sql} WHERE {cond}{where}", source.params + params + where_params
+
+
+def listed_beyond_public(viewer: Viewer, query: ResourceQuery, columns: str) -> tuple[str, list[Any]]:
+    """SQL selecting ``columns`` of the resources a signed-in user (no superuser) lists with no
+    search beyond those anonymous callers list (see ``_count_member``): few rows, found through
+    what they own and hold."""
+    shown, shown_params = _listed(SUPERUSER, query)
+    advertised, advertised_params = _advertised(viewer, query)
+    public, public_params = _listed(ANONYMOUS, query)
+    return (f"SELECT {columns} FROM ({_shown_beyond_public(viewer)}) c CROSS JOIN resources r INDEXED BY"
+            f" resources_visible ON r.id = c.id WHERE {shown}{advertised} AND NOT ({public})",
+            shown_params + advertised_params + public_params)
 
 
 def id_by_uuid(conn: sqlite3.Connection, uuid: str) -> int | None:

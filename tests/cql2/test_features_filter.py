@@ -160,7 +160,7 @@ def test_where_is_text_with_literals_escaped(layer):
     path, _ = layer
     queryables = layer_queryables(path)
     found = compile_for_layer(parse("name = 'O''Brien \\ Land' AND pop_est > 1.5", None, queryables))
-    assert found.where == "(\"name\" = 'O''Brien \\ Land') AND (\"pop_est\" > 1.5)"
+    assert found.where == "((\"name\" = 'O''Brien \\ Land') AND (\"pop_est\" > 1.5))"
     assert found.predicate is None and found.mask is None
     nul = compile_for_layer(parse("name = 'a\x00b'", None, queryables))  # not writable in SQL text
     assert nul.where is None and nul.predicate is not None
@@ -181,9 +181,30 @@ def test_projected_layer_gets_mask_in_its_crs(layer):
     assert found.mask.x == pytest.approx(261600.8, abs=1) and found.mask.y == pytest.approx(6249447.8, abs=1)
 
 
+def test_filter_crs(layer):
+    path, rows = layer
+    queryables = layer_queryables(path)
+    # Paris in web mercator metres
+    found = compile_for_layer(parse("S_INTERSECTS(geometry, POINT(261600.8 6249447.8))", None, queryables),
+                              "EPSG:4326", filter_crs="EPSG:3857")
+    assert (found.mask.x, found.mask.y) == (pytest.approx(2.35), pytest.approx(48.85))
+    with gpkg_access.gdal(path):
+        fids = matching_fids(path, "countries", found).tolist()
+    assert fids == expected(rows, lambda r: r["geometry"].intersects(shapely.Point(2.35, 48.85)))
+    with pytest.raises(Cql2Error, match="unknown CRS"):
+        compile_for_layer(parse("S_INTERSECTS(geometry, POINT(1 2))", None, queryables), "EPSG:4326", "EPSG:0")
+
+
 def test_errors_are_cql2_errors(layer):
     path, _ = layer
     with pytest.raises(Cql2Error, match="unknown queryable 'nam'.*continent"):
         parse("nam = 'x'", None, layer_queryables(path))
     with pytest.raises(Cql2Error, match="'gdp_md_est' is a integer|'gdp_md_est' is a"):
         parse("gdp_md_est = 'x'", None, layer_queryables(path))
+
+
+def test_long_flat_filters_stay_shallow_for_sqlite(layer):
+    path, rows = layer
+    text = "OR ".join(f"gdp_md_est={i}" for i in range(1, 1150))
+    assert len(text) < 20_000
+    assert selected(path, text) == expected(rows, lambda r: 1 <= r["gdp_md_est"] < 1150)

@@ -162,6 +162,34 @@ def test_standard_examples(text):
     assert parse(text, "cql2-text", STANDARD) is not None
 
 
+JSON_EXAMPLES = [  # the JSON forms of some of the above, which must read as the text does
+    ("city='Toronto'", {"op": "=", "args": [{"property": "city"}, "Toronto"]}),
+    ("owner NOT LIKE '%Mike%'", {"op": "not", "args": [{"op": "like", "args": [{"property": "owner"}, "%Mike%"]}]}),
+    ("depth BETWEEN 100.0 and 150.0", {"op": "between", "args": [{"property": "depth"}, 100.0, 150.0]}),
+    ("value NOT IN (1.0, 2.0, 3.0)",
+     {"op": "not", "args": [{"op": "in", "args": [{"property": "value"}, [1.0, 2.0, 3.0]]}]}),
+    ("material IS NULL", {"op": "isNull", "args": [{"property": "material"}]}),
+    ("floors>5 AND swimming_pool=true", {"op": "and", "args": [{"op": ">", "args": [{"property": "floors"}, 5]},
+                                                              {"op": "=", "args": [{"property": "swimming_pool"}, True]}]}),
+    ("S_INTERSECTS(geometry,POINT(36.319836 32.288087))",
+     {"op": "s_intersects", "args": [{"property": "geometry"}, {"type": "Point", "coordinates": [36.319836, 32.288087]}]}),
+    ("S_INTERSECTS(location,BBOX(-128.098193,19.873907,-63.24187,52.642309))",
+     {"op": "s_intersects", "args": [{"property": "location"}, {"bbox": [-128.098193, 19.873907, -63.24187, 52.642309]}]}),
+    ("T_INTERSECTS(event_time, INTERVAL('1969-07-16T05:32:00Z', '1969-07-24T16:50:35Z'))",
+     {"op": "t_intersects", "args": [{"property": "event_time"},
+                                     {"interval": ["1969-07-16T05:32:00Z", "1969-07-24T16:50:35Z"]}]}),
+    ("T_AFTER(built,DATE('2012-06-05'))", {"op": "t_after", "args": [{"property": "built"}, {"date": "2012-06-05"}]}),
+    ("CASEI(road_class) IN (CASEI('Οδος'),CASEI('Straße'))",
+     {"op": "in", "args": [{"op": "casei", "args": [{"property": "road_class"}]},
+                           [{"op": "casei", "args": ["Οδος"]}, {"op": "casei", "args": ["Straße"]}]]}),
+]
+
+
+@pytest.mark.parametrize("text,doc", JSON_EXAMPLES, ids=[e[0] for e in JSON_EXAMPLES])
+def test_standard_examples_in_json(text, doc):
+    assert parse(json.dumps(doc), "cql2-json", STANDARD) == parse(text, "cql2-text", STANDARD)
+
+
 def error(text, lang=None, queryables=Q) -> str:
     with pytest.raises(Cql2Error) as caught:
         parse(text, lang, queryables)
@@ -211,6 +239,14 @@ def test_absurd_sizes_and_depths_are_refused():
     assert "nested too deeply" in error(json.dumps(deep))
     assert "nested too deeply" in error("[" * 5000 + "]" * 5000, "cql2-json")
     assert "nested" in error("S_INTERSECTS(geometry, POLYGON" + "(" * 200 + "0 0" + ")" * 200 + ")")
+
+
+def test_numbers_sqlite_cannot_hold():
+    assert parse("n = 99999999999999999999999", None, Q).value == 1e23  # past 64 bits: a float
+    assert parse("n = " + "9" * 5000 + ".5e-4990", None, Q).value == pytest.approx(1e10)
+    assert "too large" in error("n = 1e400")
+    assert "too large" in error("n = " + "9" * 5000)
+    assert "too large" in error('{"op": "=", "args": [{"property": "n"}, 1e400]}')
 
 
 def test_bad_geometries():

@@ -278,8 +278,14 @@ def test_one_feature(world):
     doc = r.json()
     assert doc["type"] == "Feature" and doc["id"] == 3 and doc["properties"]["name"] == "W. Sahara"
     assert {"self", "alternate", "collection"} <= rels(doc)
-    # entity tags come from geo/feature_etags.py (sent when it knows one)
-    assert ("etag" in r.headers) == (r.headers.get("etag") is not None)
+    # entity tags come from geo/feature_etags.py (sent when it knows one): quoted, the same
+    # while the feature is unchanged, another feature's is another
+    etag = r.headers.get("etag")
+    if etag is not None:
+        with client(world, "anonymous") as c:
+            again = c.get(f"/ogcapi/collections/{cid(world['countries'])}/items/3").headers["etag"]
+            other = c.get(f"/ogcapi/collections/{cid(world['countries'])}/items/4").headers["etag"]
+        assert etag.strip("W/").startswith('"') and etag == again != other
     assert html.status_code == 200 and "W. Sahara" in html.text
 
 
@@ -354,3 +360,43 @@ def test_unknown_collections_and_features_are_404(world, path):
         r = c.get(path)
     assert r.status_code == 404, r.text
     assert set(r.json()) == {"code", "description"} and r.json()["code"] == "NotFound"
+
+
+def test_a_box_across_the_antimeridian(world):
+    with client(world, "anonymous") as c:
+        fiji = c.get(f"/ogcapi/collections/{cid(world['countries'])}/items", params={"bbox": "170,-20,-170,-10"}).json()
+        north = c.get(f"/ogcapi/collections/{cid(world['countries'])}/items",
+                      params={"bbox": "170,60,-170,70", "properties": "name"}).json()
+    assert [f["properties"]["name"] for f in fiji["features"]] == ["Fiji"]
+    assert sorted(f["properties"]["name"] for f in north["features"]) == ["Russia", "United States of America"]
+
+
+def test_web_mercator_answers_are_strict_json_at_the_poles(world):
+    import json
+
+    with client(world, "anonymous") as c:
+        r = c.get(f"/ogcapi/collections/{cid(world['countries'])}/items", params={"crs": EPSG3857, "limit": 500})
+    doc = json.loads(r.text, parse_constant=lambda name: pytest.fail(f"{name} in the answer"))
+    coords = np.concatenate([shapely.get_coordinates(shapely.geometry.shape(f["geometry"])) for f in doc["features"]])
+    assert len(doc["features"]) == 177 and np.isfinite(coords).all()
+
+
+def test_the_record_collection_comes_first(world):
+    with client(world, "anonymous") as c:
+        docs = c.get("/ogcapi/collections").json()["collections"]
+    assert docs[0]["id"] == "metadata:main" and docs[0]["itemType"] == "record"
+
+
+def test_a_metadata_only_dataset_has_no_features(world, tmp_path):
+    admin = world["admin"]
+    dataset = upload_shapefile(admin, CITIES, dataset_title="Cities, metadata only")
+    r = admin.patch(f"/api/v2/resources/{dataset['pk']}", json={"metadata_only": True})
+    assert r.status_code == 200, r.text
+    name = cid(dataset)
+    with client(world, "admin") as c:
+        doc = c.get(f"/ogcapi/collections/{name}").json()
+        items = c.get(f"/ogcapi/collections/{name}/items")
+        one = c.get(f"/ogcapi/collections/{name}/items/1")
+    assert not {"items", "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector",
+                "http://www.opengis.net/def/rel/ogc/1.0/tilesets-map"} & rels(doc)
+    assert items.status_code == one.status_code == 404

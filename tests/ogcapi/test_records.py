@@ -198,6 +198,9 @@ def test_paging_through_next_links(world):
 def test_limit_of_a_billion_is_capped(world):
     body = items(world["clients"]["anonymous"], q=TAG, limit=10**9)
     assert body["numberReturned"] == 2 + PAGING
+    everything = items(world["clients"]["admin"], limit=10**9)
+    assert everything["numberReturned"] == everything["numberMatched"]
+    assert items(world["clients"]["admin"], limit=10**20)["numberReturned"] == everything["numberMatched"]
 
 
 # -- who sees what ---------------------------------------------------------------------------------
@@ -232,6 +235,31 @@ def test_private_records_only_for_those_who_may_view(world, who):
     assert (items(c, ids=world["secret"]["uuid"])["numberMatched"] == 1) is shown
     inside = titles(items(c, q=TAG, bbox="5,45,11,48"))
     assert (world["secret"]["title"] in inside) is shown
+
+
+@pytest.mark.parametrize("who", list(SEES_SECRET))
+@pytest.mark.parametrize("search", [{}, {"q": TAG}, {"bbox": "5,45,11,48"}])
+def test_facets_count_what_the_items_list(world, who, search):
+    """Every count equals what paging through the same search finds, with no search too (where
+    the counts come from another plan: what everyone lists, plus what the caller sees besides)."""
+    c = world["clients"][who]
+    body = items(c, facets="true", limit=1000, **search)
+    assert body["numberReturned"] == body["numberMatched"]
+    expected: dict[str, dict[str, int]] = {"type": {}, "keyword": {}, "category": {}, "owner": {}}
+    usernames = {world[n]["pk"]: world[n]["username"] for n in ("alice", "bob", "carol")}
+    for feature in body["features"]:
+        p = feature["properties"]
+        bump = lambda facet, value: expected[facet].__setitem__(value, expected[facet].get(value, 0) + 1)  # noqa: E731
+        bump("type", p["type"])
+        for k in p["keywords"]:
+            bump("keyword", k)
+        for theme in p["themes"][:1]:
+            bump("category", theme["concepts"][0]["id"])
+        owner_pk = int(p["contacts"][0]["links"][0]["href"].rsplit("/", 1)[1])
+        bump("owner", usernames.get(owner_pk, "admin"))
+    for facet, counted in expected.items():
+        assert {b["value"]: b["count"] for b in body["facets"][facet]["buckets"]} == counted, facet
+    assert (world["secret"]["uuid"] in [f["id"] for f in body["features"]]) is SEES_SECRET[who]
 
 
 def test_facets_follow_the_search(world):
@@ -320,6 +348,14 @@ def test_filter_cql2(world):
         {"op": "like", "args": [{"property": "title"}, f"%{TAG}"]}]})
     assert titles(items(c, filter=as_json, **{"filter-lang": "cql2-json"})) == [world["amazon"]["title"]]
     assert titles(items(c, filter=f"category = 'inlandWaters' AND title LIKE '%{TAG}'")) == [world["rhine"]["title"]]
+    assert titles(items(c, filter=f"keywords = 'water' AND title LIKE '%{TAG}'")) == [world["rhine"]["title"]]
+    assert titles(items(c, q=TAG, filter="S_INTERSECTS(geometry, BBOX(-80, -40, -30, 10))")) == [world["amazon"]["title"]]
+    assert titles(items(c, q=f"rhine {TAG}", filter="created > TIMESTAMP('2000-01-01T00:00:00Z')")) == [
+        world["rhine"]["title"]]
+    # with the other parameters and with facets
+    both = items(c, q=TAG, bbox="5,45,11,48", filter="type = 'document'", facets="true")
+    assert titles(both) == [world["rhine"]["title"]]
+    assert {b["value"] for b in both["facets"]["keyword"]["buckets"]} == {"water", "flood"}
     # the private record stays out of a filter that names it
     assert items(c, filter=f"title LIKE 'Secret%{TAG}'")["numberMatched"] == 0
     alice = world["clients"]["alice"]

@@ -41,6 +41,8 @@ CONFORMANCE: list[str] = [
     "http://www.opengis.net/spec/cql2/1.0/conf/cql2-json",
     "http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2",
     "http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators",
+    "http://www.opengis.net/spec/cql2/1.0/conf/case-insensitive-comparison",
+    "http://www.opengis.net/spec/cql2/1.0/conf/accent-insensitive-comparison",
     "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions",
 ]
 
@@ -194,7 +196,7 @@ async def collections(ctx: Ctx) -> Response:
             f"<tr><td><a href=\"{esc(_path(d['id']))}?f=html\">{esc(d['title'])}</a></td><td>{esc(d['id'])}</td>"
             f"<td>{esc(d.get('itemType') or ('records' if d['id'] == RECORDS_ID else 'tiles'))}</td></tr>"
             for d in docs)
-        body = ("<table class=\"ogcapi-table\"><thead><tr><th>Title</th><th>Id</th><th>Items</th></tr></thead>"
+        body = ("<table class=\"table\"><thead><tr><th>Title</th><th>Id</th><th>Items</th></tr></thead>"
                 f"<tbody>{rows}</tbody></table>")
         return html_page(ctx, "Collections", body)
     links = common.self_links(ctx, f"{PREFIX}/collections", ("json", "html"), f)
@@ -260,7 +262,7 @@ async def queryables(ctx: Ctx, cid: FromPath[str]) -> Response:
         rows = "".join(f"<tr><td>{esc(n)}</td><td>{esc(p.get('type') or p.get('format'))}</td>"
                        f"<td>{esc(p.get('x-ogc-role', ''))}</td></tr>" for n, p in properties.items())
         return html_page(ctx, f"Queryables of {found['title']}",
-                         "<table class=\"ogcapi-table\"><thead><tr><th>Name</th><th>Type</th><th>Role</th></tr>"
+                         "<table class=\"table\"><thead><tr><th>Name</th><th>Type</th><th>Role</th></tr>"
                          f"</thead><tbody>{rows}</tbody></table>")
     return Response(doc, media_type=SCHEMA_JSON)
 
@@ -341,26 +343,22 @@ def _cell(value: Any) -> str:
 def _items_html(ctx: Ctx, answer, links: list[dict[str, Any]], headers: dict[str, str]) -> Response:
     page = answer.page
     cid = answer.collection["cid"]
-    kinds = []
-    if page.geometries is not None:
-        import shapely
+    from catalogue_app.geo.feature_geojson import geometry_types
 
-        kinds = shapely.get_type_id(page.geometries).tolist()
-    names = ("Point", "LineString", "LinearRing", "Polygon", "MultiPoint", "MultiLineString", "MultiPolygon",
-             "GeometryCollection")
+    kinds = geometry_types(page)
     head = "".join(f"<th>{esc(n)}</th>" for n in ["id", *page.names, "geometry"])
     columns = [c.tolist() for c in page.columns]
     rows = []
     for i, fid in enumerate(page.fids.tolist()):
         cells = "".join(f"<td>{_cell(col[i])}</td>" for col in columns)
-        kind = names[kinds[i]] if kinds and 0 <= kinds[i] < len(names) else ""
+        kind = kinds[i]
         rows.append(f"<tr><td><a href=\"{esc(_path(cid, 'items', str(fid)))}?f=html\">{fid}</a></td>{cells}"
                     f"<td>{esc(kind)}</td></tr>")
     nav = "".join(f" <a rel=\"{lk['rel']}\" href=\"{esc(lk['href'])}\">{esc(lk['title'])}</a>"
                   for lk in links if lk["rel"] in ("prev", "next"))
     notes = "".join(f"<p>{esc(n)}</p>" for n in answer.notes)
     body = (f"<p>{page.matched} features match; {len(page)} shown.{nav}</p>{notes}"
-            f"<table class=\"ogcapi-table\"><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
+            f"<table class=\"table\"><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>")
     response = html_page(ctx, f"Features of {answer.collection['title']}", body)
     response.headers.update(headers)
     return response
@@ -386,14 +384,12 @@ async def feature(ctx: Ctx, cid: FromPath[str], fid: FromPath[str]) -> Response:
         page = answer.page
         rows = "".join(f"<tr><th>{esc(n)}</th><td>{_cell(c.tolist()[0])}</td></tr>"
                        for n, c in zip(page.names, page.columns))
-        geometry = ""
-        if page.geometries is not None and page.geometries[0] is not None:
-            import shapely
+        from catalogue_app.geo.feature_geojson import wkt
 
-            text = shapely.to_wkt(page.geometries[0], rounding_precision=6)
-            geometry = f"<tr><th>geometry</th><td><code>{esc(text[:2000])}{'…' if len(text) > 2000 else ''}</code></td></tr>"
+        text = wkt(page, 0)
+        geometry = f"<tr><th>geometry</th><td><code>{esc(text)}</code></td></tr>" if text else ""
         body = (f"<p><a href=\"{esc(_path(cid, 'items'))}?f=html\">All features of {esc(answer.collection['title'])}</a></p>"
-                f"<table class=\"ogcapi-table\"><tbody>{rows}{geometry}</tbody></table>")
+                f"<table class=\"table\"><tbody>{rows}{geometry}</tbody></table>")
         response = html_page(ctx, f"Feature {fid} of {answer.collection['title']}", body)
         response.headers.update(headers)
         return response

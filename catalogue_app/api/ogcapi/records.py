@@ -6,7 +6,8 @@ import re
 from typing import Any
 from urllib.parse import urlencode
 
-from litestar import get
+import msgspec
+from litestar import Response, get
 from litestar.params import FromPath
 
 from catalogue_app import cql2
@@ -43,6 +44,7 @@ COLLECTION = f"{common.PREFIX}/collections/{common.RECORDS_ID}"
 ITEMS = f"{COLLECTION}/items"
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 MOST_TERMS = 32
+MAX_LIMIT = 1000  # records a page holds at most (a larger limit is capped): each is a whole resource
 _LIST_PARAMS = ("q", "bbox", "datetime", "type", "ids", "externalIds", "sortby", "filter", "filter-lang", "facets",
                 "filter-crs", "bbox-crs")
 CRS84 = ("http://www.opengis.net/def/crs/OGC/1.3/CRS84", "[OGC:CRS84]", "OGC:CRS84")
@@ -155,29 +157,38 @@ async def records_queryables(ctx: Ctx) -> Any:
 async def records_items(ctx: Ctx) -> Any:
     f = common.negotiate(ctx, ("json", "geojson", "html"))
     search = parse_search(ctx)
-    limit, offset = common.parse_limit(ctx), common.parse_offset(ctx)
-    page = await ctx.db.read(reads.items, ctx.caller, ctx.viewer, ctx.base, search, limit, offset,
-                             like=("ogc records", bool(search.words), bool(search.extents), bool(search.facets)))
+    limit, offset = common.parse_limit(ctx, maximum=MAX_LIMIT), common.parse_offset(ctx)
     if f == "html":
+        page = await ctx.db.read(reads.items, ctx.caller, ctx.viewer, ctx.base, search, limit, offset,
+                                 like=("ogc records", bool(search.words), bool(search.extents), bool(search.facets)))
         return _items_html(ctx, page, limit, offset)
-    kept = [(k, v) for k, v in ctx.params if k not in ("f",)]
-    links = [
-        *common.self_links(ctx, ITEMS, ("json", "html"), "json", keep=kept),
-        common.link(f"{ctx.base}{COLLECTION}", "collection", "application/json", "The catalogue's records"),
-        *common.paging_links(ctx, ITEMS, offset, limit, page.returned, page.matched),
-    ]
-    links[0]["type"] = common.MEDIA["geojson"]
-    body: dict[str, Any] = {"type": "FeatureCollection", "features": page.features,
-                            "numberMatched": page.matched, "numberReturned": page.returned,
-                            "timeStamp": common.timestamp(), "links": links}
-    if page.facets is not None:
-        body["facets"] = page.facets
-    return common.json_answer(body, "geojson")
+
+    def envelope(page: reads.Page) -> bytes:
+        kept = [(k, v) for k, v in ctx.params if k != "f"]
+        links = [
+            *common.self_links(ctx, ITEMS, ("json", "html"), "json", keep=kept),
+            common.link(f"{ctx.base}{COLLECTION}", "collection", "application/json", "The catalogue's records"),
+            *common.paging_links(ctx, ITEMS, offset, limit, page.returned, page.matched),
+        ]
+        links[0]["type"] = common.MEDIA["geojson"]
+        body: dict[str, Any] = {"type": "FeatureCollection", "features": page.features,
+                                "numberMatched": page.matched, "numberReturned": page.returned, "links": links}
+        if page.facets is not None:
+            body["facets"] = page.facets
+        body["timeStamp"] = ""  # last: each answer ends with its own
+        return _encode(body)[:-3]
+
+    page = await ctx.db.read(reads.items, ctx.caller, ctx.viewer, ctx.base, search, limit, offset, envelope,
+                             tuple(ctx.params), like=("ogc records", bool(search.words), bool(search.extents),
+                                                      bool(search.facets)))
+    stamp = f'"{common.timestamp()}"}}'.encode()
+    return Response(page.body + stamp, media_type=common.MEDIA["geojson"])
+
+
+_encode = msgspec.json.Encoder().encode
 
 
 def _items_html(ctx: Ctx, page: reads.Page, limit: int, offset: int) -> Any:
-    import msgspec
-
     features = msgspec.json.decode(bytes(page.features))
     rows = []
     for feat in features:
@@ -209,8 +220,6 @@ async def records_item(ctx: Ctx, record_id: FromPath[str]) -> Any:
 
 
 def _record_html(ctx: Ctx, rec: dict[str, Any], resource: dict[str, Any]) -> Any:
-    import msgspec
-
     p = rec["properties"]
     head = ""
     linked = reads.schema_org(resource, ctx.base)
@@ -256,7 +265,8 @@ _ITEMS_PARAMS = [
     _p("filter", "A CQL2 filter over the queryables.", {"type": "string"}),
     _p("filter-lang", "The language of filter.", {"type": "string", "enum": ["cql2-text", "cql2-json"]}),
     _p("facets", "true: add counts by type, category, keyword and owner.", {"type": "boolean"}),
-    _p("limit", "Records per page (at most 10,000).", {"type": "integer", "minimum": 1, "default": 10}),
+    _p("limit", f"Records per page (a larger limit is taken as {MAX_LIMIT:,}).",
+       {"type": "integer", "minimum": 1, "default": 10}),
     _p("offset", "Records to skip.", {"type": "integer", "minimum": 0, "default": 0}),
     _F,
 ]
