@@ -130,28 +130,17 @@ def resource_query(search: Search) -> ResourceQuery:
 
 
 class Page(msgspec.Struct):
-    """A page of items: how many match, the records (a JSON array, encoded), the facets, and the
-    whole answer encoded (when the handler gave an envelope)."""
+    """A page of items: how many match, the records (a JSON array, encoded), and the facets."""
 
     matched: int
     returned: int
     features: msgspec.Raw
     facets: dict[str, Any] | None = None
-    body: bytes | None = None
 
 
 def items(conn: Connection, caller: Caller, viewer: Viewer, base: str, search: Search, limit: int,
-          offset: int, envelope: Callable[[Page], bytes] | None = None, request: tuple = ()) -> Page:
-    """One page of records as the caller may see them, kept whole until the data change: with
-    its answer encoded by ``envelope``, which depends on nothing but the page and ``request``."""
-    kept = store_kept(conn)
-    pages = kept.get("ogc record pages")
-    if pages is None:
-        pages = kept["ogc record pages"] = {}
-    key = (base, viewer, search.key, limit, offset, request, envelope is not None)
-    found = pages.get(key)
-    if found is not None:
-        return found
+          offset: int) -> Page:
+    """One page of records as the caller may see them."""
     query = resource_query(search)
     total, rows = resources.page(conn, viewer, query, limit, offset, resources.PERMS_COLUMNS)
     features = encoded(conn, [row["id"] for row in rows], caller, viewer, base)
@@ -161,10 +150,24 @@ def items(conn: Connection, caller: Caller, viewer: Viewer, base: str, search: S
         shown_facets = {name: {"type": "terms", "property": name, "buckets": [
             {"value": b.key, "label": b.label, "count": b.count} for b in buckets[:FACET_SIZE]]}
             for name, buckets in counted.items()}
-    found = Page(total, len(rows), msgspec.Raw(b"[" + b",".join(features) + b"]"), shown_facets)
-    if envelope is not None:
-        found.body = envelope(found)
-    resource_reads.keep(pages, key, found, MAX_KEPT_PAGES)
+    return Page(total, len(rows), msgspec.Raw(b"[" + b",".join(features) + b"]"), shown_facets)
+
+
+def answer(conn: Connection, caller: Caller, viewer: Viewer, base: str, request: Any,
+           parse: Callable[[], tuple[Search, int, int]], envelope: Callable[[Page, int, int], bytes]) -> bytes:
+    """The items answer, encoded by ``envelope``, for the request whose parameters ``parse``
+    reads (once, when the answer is not kept); kept whole until the data change, under who asks
+    and ``request`` (the query string: all that the answer depends on besides)."""
+    kept = store_kept(conn)
+    pages = kept.get("ogc record answers")
+    if pages is None:
+        pages = kept["ogc record answers"] = {}
+    key = (base, viewer, request)
+    found = pages.get(key)
+    if found is None:
+        search, limit, offset = parse()
+        found = envelope(items(conn, caller, viewer, base, search, limit, offset), limit, offset)
+        resource_reads.keep(pages, key, found, MAX_KEPT_PAGES)
     return found
 
 

@@ -401,3 +401,27 @@ def test_requests_qgis_metasearch_sends(world):
     # the next page, as MetaSearch's "next" button asks
     page2 = conn.collection_items(collection_id, q=TAG, limit=10, offset=10)
     assert page2["numberMatched"] == 2 + PAGING and page2["numberReturned"] == 4
+
+
+def test_the_facets_read_geonode_api_will_use(world):
+    """reads/facets.py (for /api/v2/facets/): the same counts as the Records items, paged, on
+    the server's own database file."""
+    from catalogue_app.reads import facets as facet_reads
+    from catalogue_app.store import db, resources
+    from catalogue_app.store.filters import ListSpec
+    from catalogue_app.store.resources import ResourceQuery
+
+    shown = items(world["clients"]["bob"], q=TAG, facets="true")["facets"]
+    owner = db.Database(world["srv"].data_dir / "catalogue.sqlite3")
+    try:
+        def read(conn):
+            viewer = resources.viewer_of(conn, world["bob"]["pk"])
+            query = ResourceQuery(spec=ListSpec(search_terms=[TAG], search_fields=["title", "abstract"]))
+            return facet_reads.topics(conn, viewer, query, [], False, page_size=1)
+        topics = owner.read_sync(read)
+    finally:
+        owner.close()
+    for name in facet_reads.NAMES:
+        assert topics[name].total == len(shown[name]["buckets"])
+        assert [(t.key, t.count) for t in topics[name].items] == [
+            (b["value"], b["count"]) for b in shown[name]["buckets"][:1]]

@@ -156,14 +156,18 @@ async def records_queryables(ctx: Ctx) -> Any:
 @get(ITEMS, include_in_schema=False)
 async def records_items(ctx: Ctx) -> Any:
     f = common.negotiate(ctx, ("json", "geojson", "html"))
-    search = parse_search(ctx)
-    limit, offset = common.parse_limit(ctx, maximum=MAX_LIMIT), common.parse_offset(ctx)
+    raw = ctx.request.scope.get("query_string", b"")
+    like = ("ogc records", b"q=" in raw, b"bbox=" in raw, b"facets=" in raw, b"filter=" in raw)
     if f == "html":
-        page = await ctx.db.read(reads.items, ctx.caller, ctx.viewer, ctx.base, search, limit, offset,
-                                 like=("ogc records", bool(search.words), bool(search.extents), bool(search.facets)))
+        search = parse_search(ctx)
+        limit, offset = common.parse_limit(ctx, maximum=MAX_LIMIT), common.parse_offset(ctx)
+        page = await ctx.db.read(reads.items, ctx.caller, ctx.viewer, ctx.base, search, limit, offset, like=like)
         return _items_html(ctx, page, limit, offset)
 
-    def envelope(page: reads.Page) -> bytes:
+    def parse() -> tuple[reads.Search, int, int]:
+        return parse_search(ctx), common.parse_limit(ctx, maximum=MAX_LIMIT), common.parse_offset(ctx)
+
+    def envelope(page: reads.Page, limit: int, offset: int) -> bytes:
         kept = [(k, v) for k, v in ctx.params if k != "f"]
         links = [
             *common.self_links(ctx, ITEMS, ("json", "html"), "json", keep=kept),
@@ -178,11 +182,8 @@ async def records_items(ctx: Ctx) -> Any:
         body["timeStamp"] = ""  # last: each answer ends with its own
         return _encode(body)[:-3]
 
-    page = await ctx.db.read(reads.items, ctx.caller, ctx.viewer, ctx.base, search, limit, offset, envelope,
-                             tuple(ctx.params), like=("ogc records", bool(search.words), bool(search.extents),
-                                                      bool(search.facets)))
-    stamp = f'"{common.timestamp()}"}}'.encode()
-    return Response(page.body + stamp, media_type=common.MEDIA["geojson"])
+    body = await ctx.db.read(reads.answer, ctx.caller, ctx.viewer, ctx.base, raw, parse, envelope, like=like)
+    return Response(body + f'"{common.timestamp()}"}}'.encode(), media_type=common.MEDIA["geojson"])
 
 
 _encode = msgspec.json.Encoder().encode
