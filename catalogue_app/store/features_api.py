@@ -12,6 +12,7 @@ from catalogue_app.store import resources
 from catalogue_app.store.datasets import WORKSPACE
 from catalogue_app.store.resources import Viewer
 
+DEFAULT_WORKSPACE = WORKSPACE  # the catalogue's workspace: its datasets' collection ids are bare layer names
 _DATASET_COLUMNS = (
     "r.id, r.uuid, r.owner_id, r.group_id, r.resource_type, r.subtype, r.alternate, r.title, r.abstract, r.srid,"
     " r.ll_x0, r.ll_y0, r.ll_x1, r.ll_y1, r.temporal_extent_start, r.temporal_extent_end, r.metadata_only,"
@@ -77,5 +78,3 @@ def visible_maps(conn: sqlite3.Connection, viewer: Viewer, map_id: int | None = 
         params = [*params, map_id]
     return [dict(row) for row in conn.execute(sql + " ORDER BY r.title COLLATE NOCASE, r.id", params)]
 
-
-DEFAULT_WORKSPACE = WORKSPACE

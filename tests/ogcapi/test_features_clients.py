@@ -242,6 +242,8 @@ def test_cql2_on_a_projected_layer_with_nulls_and_dates(live):
         x1, y1 = TO_MERCATOR.transform(0, 11)
         mercator = c.get(path, params={"filter": f"S_INTERSECTS(geometry, POLYGON(({x0} {y0}, {x1} {y0}, {x1} {y1}, "
                                                  f"{x0} {y1}, {x0} {y0})))", "filter-crs": EPSG3857}).json()
+        lat_first = c.get(path, params={"filter": "S_INTERSECTS(geometry, POLYGON((-21 -31, -21 0, 11 0, 11 -31, -21 -31)))",
+                                        "filter-crs": EPSG4326}).json()
         boxed = c.get(path, params={"bbox": "-21,-31,11,0", "bbox-crs": EPSG4326}).json()
         own = c.get(path, params={"crs": EPSG3857, "limit": 1})
         dated = c.get(path, params={"datetime": "2021-03-02T00:00:00Z/2021-03-03T23:00:00Z"}).json()
@@ -254,6 +256,7 @@ def test_cql2_on_a_projected_layer_with_nulls_and_dates(live):
     assert [f["id"] for f in area["features"]] == inside
     assert [f["id"] for f in mercator["features"]] == inside
     assert [f["id"] for f in boxed["features"]] == inside
+    assert [f["id"] for f in lat_first["features"]] == inside  # EPSG:4326 by its URI: latitude first
     assert own.headers["content-crs"] == f"<{EPSG3857}>"
     x, y = own.json()["features"][0]["geometry"]["coordinates"]
     assert np.allclose((x, y), TO_MERCATOR.transform(-30.0, -20.0))
