@@ -125,7 +125,7 @@ async def landing_page(ctx: Ctx) -> Response:
     doc = landing(ctx.base)
     if f == "html":
         items = "".join(f"<li><a href=\"{esc(lk['href'])}\">{esc(lk['title'])}</a> <small>({esc(lk['rel'])})</small></li>"
-                        for lk in doc["links"] if lk["rel"] not in ("self", CONFORMANCE_REL, DATA_REL))
+                        for lk in doc["links"] if lk["rel"] not in ("alternate", CONFORMANCE_REL, DATA_REL))
         return common.html_page(ctx, doc["title"], f"<p>{esc(doc['description'])}</p><ul>{items}</ul>")
     return common.json_answer(doc)
 
