@@ -234,7 +234,7 @@ def html_page(ctx: Context, title: str, body: str, head: str = "") -> Response:
     page = (
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-        f"<title>{esc(title)}</title><link rel=\"stylesheet\" href=\"/ui/app.css\">{head}</head>"
+        f"<title>{esc(title)}</title><link rel=\"icon\" href=\"/ui/img/logo.svg\" type=\"image/svg+xml\"><link rel=\"stylesheet\" href=\"/ui/app.css\">{head}</head>"
         "<body class=\"ogcapi-page\"><header class=\"site-header\"><a class=\"brand\" href=\"/\">Catalogue</a>"
         f" <nav aria-label=\"OGC API\"><a href=\"{PREFIX}/\">OGC API</a></nav></header>"
         f"<main id=\"main\" class=\"ogcapi\"><h1>{esc(title)}</h1>{body}</main></body></html>"
