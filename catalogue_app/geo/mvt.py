@@ -2,12 +2,15 @@
 
 The features meeting the tile (widened by BUFFER units of the tile's EXTENT, so that lines and
 outlines run on past its edge and neighbours join) are read through the GeoPackage's spatial
-index with their attributes (features.py), brought into EPSG:3857, clipped to the widened tile,
-and put on the tile's grid of EXTENT x EXTENT units with shapely, all features at once: snapped
-to whole units (which also drops what is smaller than one), made valid. ``mapbox-vector-tile``
-writes the protocol buffer (it sets the rings' winding order). One layer, named after the
-collection; each feature's id is its fid; attributes without a value are left out (MVT has no
-null).
+index with their attributes (one pyogrio read), brought into EPSG:3857, clipped to the widened tile,
+and put on the tile's grid of EXTENT x EXTENT units with shapely, all features at once;
+mvt_encode.py writes the tile with numpy (whole units, rings turned as the specification says).
+One layer, named after the collection; each feature's id is its fid; attributes without a
+value are left out (MVT has no null).
+
+Why not ``mapbox-vector-tile``'s encoder: it works one feature at a time in Python (about half
+a millisecond a polygon: 1.8 s for a tile of 3,500 hexagons, where this takes a tenth); its
+decoder is what the tests read tiles with.
 """
 
 from __future__ import annotations
@@ -40,48 +43,25 @@ def _value(v):
     return str(v)
 
 
-def _one_kind(geom):
-    """A geometry MVT can hold: a collection (what making a shape valid may give) keeps its
-    parts of the highest dimension, as one multi-part geometry."""
-    import shapely
-
-    if geom is None or shapely.get_type_id(geom) != 7:
-        return geom
-    parts = shapely.get_parts(geom)
-    if not len(parts):
-        return None
-    top = shapely.get_dimensions(parts).max()
-    parts = parts[shapely.get_dimensions(parts) == top]
-    pieces = [p for part in parts for p in shapely.get_parts(part)]
-    if top == 2:
-        return shapely.multipolygons(pieces)
-    if top == 1:
-        return shapely.multilinestrings(pieces)
-    return shapely.multipoints(pieces)
-
-
-def _on_grid(geoms: np.ndarray) -> np.ndarray:
-    """Geometries (in tile units) snapped to whole units and valid; those that cannot be are
-    made valid first, and left out (None) when even that fails."""
+def _clipped(geoms: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
+    """Geometries cut to ``box``; one that cannot be cut as it is (invalid) is made valid first,
+    and left out (None) when even that fails."""
     import shapely
     from shapely.errors import GEOSException
 
     try:
-        out = shapely.set_precision(geoms, 1.0)
+        return shapely.clip_by_rect(geoms, *box)
     except GEOSException:
         out = np.empty(len(geoms), dtype=object)
         for i, geom in enumerate(geoms):
             try:
-                out[i] = shapely.set_precision(geom, 1.0)
+                out[i] = shapely.clip_by_rect(geom, *box)
             except GEOSException:
                 try:
-                    out[i] = shapely.set_precision(shapely.make_valid(geom), 1.0)
+                    out[i] = shapely.clip_by_rect(shapely.make_valid(geom), *box)
                 except GEOSException:
                     out[i] = None
-    odd = np.flatnonzero(shapely.get_type_id(out) == 7)
-    for i in odd:
-        out[i] = _one_kind(out[i])
-    return out
+        return out
 
 
 def encode_tile(path: str | Path, layer_crs: str, name: str, z: int, y: int, x: int,
@@ -89,10 +69,12 @@ def encode_tile(path: str | Path, layer_crs: str, name: str, z: int, y: int, x: 
     """The MVT of tile z/y/x of the working copy at ``path`` (its CRS ``layer_crs``; ``version``
     its data version), one layer called ``name``. A tile with no feature is a valid tile with
     an empty layer."""
-    import mapbox_vector_tile
     import shapely
 
-    from .features import FeatureQuery, read_features
+    import pyogrio.raw
+
+    from . import gpkg_access, mvt_encode
+    from .features import layer_info
 
     x0, y0, x1, y1 = bounds(z, y, x)
     unit = (x1 - x0) / EXTENT
@@ -101,29 +83,31 @@ def encode_tile(path: str | Path, layer_crs: str, name: str, z: int, y: int, x: 
     world = WORLD
     inside = (max(box[0], -world), max(box[1], -world), min(box[2], world), min(box[3], world))
     native = map_crs.transform_box(inside, CRS, layer_crs) if map_crs.crs_of(layer_crs) is not None else box
-    features = []
+    properties: list[dict] = []
     if native is not None:
-        page = read_features(path, FeatureQuery(bbox=native), version)
-        geoms = page.geometries
+        with gpkg_access.gdal(path):
+            info = layer_info(path, version)
+            meta, fids, wkb, page_columns = pyogrio.raw.read(
+                str(path), layer=info.name, bbox=native, return_fids=True, datetime_as_string=True)
+        names = [str(f) for f in meta["fields"]]
+        geoms = shapely.from_wkb(wkb) if wkb is not None else None
         if geoms is not None and len(geoms):
             if not map_crs.same(layer_crs, CRS) and map_crs.crs_of(layer_crs) is not None:
                 geoms = shapely.transform(
                     geoms, lambda xy: np.column_stack(map_crs.transform_xy(xy[:, 0], xy[:, 1], layer_crs, CRS)))
-            geoms = shapely.clip_by_rect(geoms, *box)
+            geoms = _clipped(geoms, box)
             # onto the tile's grid: x right, y down, whole units
             geoms = shapely.transform(geoms, lambda xy: np.column_stack(
                 ((xy[:, 0] - x0) / unit, (y1 - xy[:, 1]) / unit)))
-            geoms = _on_grid(geoms)
-            keep = ~(shapely.is_empty(geoms) | shapely.is_missing(geoms))
-            columns = page.columns
-            for i in np.flatnonzero(keep):
+            keep = np.flatnonzero(~(shapely.is_empty(geoms) | shapely.is_missing(geoms)))
+            geoms, fids = geoms[keep], np.asarray(fids, dtype=np.int64)[keep]
+            columns = [column[keep] for column in page_columns]
+            for i in range(len(keep)):
                 props = {}
-                for field, column in zip(page.names, columns):
+                for field, column in zip(names, columns):
                     value = _value(column[i])
                     if value is not None:
                         props[field] = value
-                features.append({"geometry": geoms[i], "properties": props, "id": int(page.fids[i])})
-    return mapbox_vector_tile.encode(
-        [{"name": name, "features": features}],
-        default_options={"extents": EXTENT, "y_coord_down": True, "check_winding_order": True,
-                         "on_invalid_geometry": mapbox_vector_tile.encoder.on_invalid_geometry_make_valid})
+                properties.append(props)
+            return mvt_encode.encode(name, geoms, fids, properties, EXTENT)
+    return mvt_encode.encode(name, np.empty(0, dtype=object), np.empty(0, dtype=np.int64), [], EXTENT)

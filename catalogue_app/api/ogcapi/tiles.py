@@ -171,14 +171,14 @@ async def _answer(ctx: Ctx, found: TileSource, kind: str, zyx: tuple[int, int, i
         return Response(b"", status_code=304, headers=headers)
     cache = tile_cache.cache(ctx.settings.tile_cache_mb)
     tile = (kind, *zyx)
-    body = cache.get(found.key, found.signature, tile) if cache else None
+    body = cache.get(found.key, found.signature, tile) if cache is not None else None
     if body is None:
         draw = _draw_png if kind == "png" else _draw_mvt
         try:
             body = await anyio.to_thread.run_sync(draw, found, *zyx, limiter=_threads())
         except FileNotFoundError:
             raise not_found("The data is being replaced or was deleted; try again.") from None
-        if cache:
+        if cache is not None:
             cache.put(found.key, found.signature, tile, body)
     return Response(body, media_type=media, headers=headers)
 
