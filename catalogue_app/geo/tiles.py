@@ -70,9 +70,10 @@ def lonlat_limits(z: int, box: tuple[float, float, float, float] | None) -> dict
             "minTileCol": max(0, top_left.x), "maxTileCol": min(last, bottom_right.x)}
 
 
-def render_png(layers: list, z: int, y: int, x: int) -> bytes:
+def render_png(layers: list, z: int, y: int, x: int, background: tuple[int, int, int] | None = None) -> bytes:
     """The tile of ``layers`` (render.MapLayer, bottom first) as a 256 x 256 PNG, clear where
-    nothing is drawn."""
+    nothing is drawn, or on ``background``."""
     from .render import render_map
 
-    return render_map(layers, bounds(z, y, x), CRS, SIZE, SIZE, "image/png", transparent=True)
+    return render_map(layers, bounds(z, y, x), CRS, SIZE, SIZE, "image/png", transparent=background is None,
+                      bgcolor=background or (255, 255, 255))

@@ -44,6 +44,7 @@ class TileSource:
     layers: list[TileLayer] = field(default_factory=list)
     may_download: bool = False  # vector tiles need it, as WFS does
     signature: tuple = ()       # the data version and style of each layer
+    background: tuple[int, int, int] | None = None  # None: clear where nothing is drawn
 
 
 def _style_tag(sld: bytes | None) -> bytes:
@@ -77,14 +78,20 @@ def _drawable(conn: Connection, layer: dict, files_dir: Path, style: str | None,
     return drawn, (layer["id"], str(path), *stamp, _style_tag(sld), opacity)
 
 
-def dataset_source(conn: Connection, viewer: Viewer, name: str, files_dir: Path) -> TileSource | None:
-    """A dataset the viewer may see, by its layer name, drawn with its default style."""
+def dataset_source(conn: Connection, viewer: Viewer, name: str, files_dir: Path,
+                   style: str | None = None) -> TileSource | None:
+    """A dataset the viewer may see, by its layer name, drawn with its default style or with
+    its style named ``style`` (None when it has no such style)."""
     if not NAME.match(name):
         return None
     layer = ogc.layer_named(conn, viewer, name, attributes=False)
     if layer is None:
         return None
-    drawn = _drawable(conn, layer, files_dir, None)
+    if style is not None:
+        style = style.rpartition(":")[2]
+        if style not in {s["name"] for s in layer["styles"]}:
+            return None
+    drawn = _drawable(conn, layer, files_dir, style)
     if drawn is None:
         return None
     kind = "raster" if layer["subtype"] == "raster" else "vector"
@@ -117,10 +124,11 @@ def map_source(conn: Connection, viewer: Viewer, cid: str, files_dir: Path) -> T
     return source
 
 
-def source(conn: Connection, viewer: Viewer, cid: str, files_dir: Path) -> TileSource | None:
-    """The dataset or map a collection id names, as the viewer may see it; None when none."""
+def source(conn: Connection, viewer: Viewer, cid: str, files_dir: Path, style: str | None = None) -> TileSource | None:
+    """The dataset or map a collection id names, as the viewer may see it (a dataset with its
+    style named ``style``, when given; a map has none); None when none."""
     if MAP.match(cid):
-        return map_source(conn, viewer, cid, files_dir)
-    return dataset_source(conn, viewer, cid, files_dir)
+        return None if style is not None else map_source(conn, viewer, cid, files_dir)
+    return dataset_source(conn, viewer, cid, files_dir, style)
 
 

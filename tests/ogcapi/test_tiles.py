@@ -318,3 +318,28 @@ def test_a_map_tile_draws_its_layers_and_only_what_the_caller_may_see(world):
         assert np.array_equal(tile, alone)  # the private layer is left out for anonymous
         assert vector_tile(anon, cid, 0, 0, 0).status_code == 404
     assert png(map_tile(admin, cid, 0, 0, 0)) is not None
+
+
+def test_a_dataset_tile_with_one_of_its_styles(world):
+    countries = world["countries"]
+    cid = cid_of(countries)
+    style = countries["default_style"]["name"]
+    with world["srv"].client() as anon:
+        plain = png(map_tile(anon, cid, 1, 0, 0))
+        for name in (style, f"catalogue:{style}"):
+            r = anon.get(f"/ogcapi/collections/{cid}/styles/{name}/map/tiles/{TMS}/1/0/0")
+            assert np.array_equal(png(r), plain)
+        r = anon.get(f"/ogcapi/collections/{cid}/styles/no_such_style/map/tiles/{TMS}/1/0/0")
+        assert r.status_code == 404 and r.json()["code"]
+        private = cid_of(world["private"])
+        r = anon.get(f"/ogcapi/collections/{private}/styles/{world['private']['default_style']['name']}"
+                     f"/map/tiles/{TMS}/1/0/0")
+        assert r.status_code == 404
+
+
+def test_the_basemap_is_drawn_on_the_sea(world):
+    with world["srv"].client() as anon:
+        tile = png(anon.get(f"/ogcapi/map/tiles/{TMS}/2/1/1"))
+        assert (tile[..., 3] == 255).all()
+        col, row = pixel_of(-140, -10, 0)
+        assert tuple(png(anon.get(f"/ogcapi/map/tiles/{TMS}/0/0/0"))[row, col, :3]) == (0xDC, 0xE7, 0xEE)

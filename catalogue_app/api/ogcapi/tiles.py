@@ -6,7 +6,9 @@
   opacity, drawn by the renderer WMS GetMap uses; they need view, as GetMap does;
 - ``/collections/{cid}/tiles[/WebMercatorQuad[/{z}/{y}/{x}]]``: Mapbox Vector Tiles of a vector
   dataset; they need download_resourcebase, as WFS does;
-- ``/map/tiles[/WebMercatorQuad[/{z}/{y}/{x}]]``: the basemap, for everyone.
+- ``/collections/{cid}/styles/{style}/map/tiles/WebMercatorQuad/{z}/{y}/{x}``: a dataset's PNG
+  tiles with another of its styles (the web UI's map composer);
+- ``/map/tiles[/WebMercatorQuad[/{z}/{y}/{x}]]``: the basemap, for everyone, on the sea's colour.
 
 A collection the caller may not see, a remote or metadata-only dataset, and a tile outside the
 set (z above MAX_ZOOM, a row or column past the matrix) are 404; a z, y or x that is not a whole
@@ -58,7 +60,7 @@ JSON = ("json",)
 BASEMAP_SOURCE = TileSource(("basemap",), "Basemap (Natural Earth countries)", "basemap", "map",
                             tuple(basemap.BOUNDS),
                             [TileLayer(str(basemap.PATH), "vector", basemap.CRS, basemap.SLD)], False,
-                            ("basemap", 1))
+                            ("basemap", 1), background=(0xDC, 0xE7, 0xEE))  # the sea, as the web UI's
 _limiter: anyio.CapacityLimiter | None = None
 
 
@@ -101,10 +103,11 @@ def _format(ctx: Ctx, wanted: str) -> None:
         raise bad_parameter("f", f"this tile is only offered as {wanted}")
 
 
-async def _source(ctx: Ctx, cid: str) -> TileSource:
-    found = await ctx.db.read(tile_reads.source, ctx.viewer, cid, ctx.settings.files_dir)
+async def _source(ctx: Ctx, cid: str, style: str | None = None) -> TileSource:
+    found = await ctx.db.read(tile_reads.source, ctx.viewer, cid, ctx.settings.files_dir, style)
     if found is None:
-        raise not_found(f"Unknown collection {cid!r}.")
+        raise not_found(f"Unknown collection {cid!r}." if style is None else
+                        f"Unknown collection {cid!r}, or it has no style {style!r}.")
     return found
 
 
@@ -134,7 +137,7 @@ def _draw_png(found: TileSource, z: int, y: int, x: int) -> bytes:
               for t in found.layers]
     if not layers:
         return _clear_png()
-    return tiles.render_png(layers, z, y, x)
+    return tiles.render_png(layers, z, y, x, found.background)
 
 
 def _clear_png() -> bytes:
@@ -188,6 +191,16 @@ async def map_tile(ctx: Ctx, cid: FromPath[str], tms: FromPath[str], z: FromPath
     zyx = _tile(tms, z, y, x)
     _format(ctx, "png")
     return await _answer(ctx, await _source(ctx, cid), "png", zyx)
+
+
+@get(f"{PREFIX}/collections/{{cid:str}}/styles/{{style:str}}/map/tiles/{{tms:str}}/{{z:str}}/{{y:str}}/{{x:str}}",
+     include_in_schema=False)
+async def styled_map_tile(ctx: Ctx, cid: FromPath[str], style: FromPath[str], tms: FromPath[str], z: FromPath[str],
+                          y: FromPath[str], x: FromPath[str]) -> Response:
+    """A map tile of a dataset drawn with one of its styles (by name, with or without its workspace)."""
+    zyx = _tile(tms, z, y, x)
+    _format(ctx, "png")
+    return await _answer(ctx, await _source(ctx, cid, style), "png", zyx)
 
 
 @get(f"{PREFIX}/collections/{{cid:str}}/tiles/{{tms:str}}/{{z:str}}/{{y:str}}/{{x:str}}", include_in_schema=False)
@@ -314,8 +327,8 @@ async def basemap_tileset(ctx: Ctx, tms: FromPath[str]) -> Response:
     return await _tileset_answer(ctx, BASEMAP_SOURCE, f"{ctx.base}{PREFIX}/map/tiles", "map", PNG, tms)
 
 
-ROUTES: list = [matrix_sets, matrix_set, map_tilesets, map_tileset, map_tile, vector_tilesets, vector_tileset,
-                vector_tile, basemap_tilesets, basemap_tileset, basemap_tile]
+ROUTES: list = [matrix_sets, matrix_set, map_tilesets, map_tileset, map_tile, styled_map_tile, vector_tilesets,
+                vector_tileset, vector_tile, basemap_tilesets, basemap_tileset, basemap_tile]
 
 
 # --- OpenAPI ------------------------------------------------------------------------------------
@@ -324,6 +337,7 @@ ROUTES: list = [matrix_sets, matrix_set, map_tilesets, map_tileset, map_tile, ve
 def _op(summary: str, params: list[str], media: str, op_id: str) -> dict:
     described = {
         "collectionId": {"description": "A dataset's layer name, or map-<pk> for a map"},
+        "styleId": {"description": "The name of one of the dataset's styles"},
         "tileMatrixSetId": {"description": "The tile matrix set: WebMercatorQuad", "schema": {"type": "string", "enum": [TMS_ID]}},
         "tileMatrix": {"description": "The zoom level, 0 to 24"},
         "tileRow": {"description": "The row, 0 at the top"},
@@ -355,6 +369,9 @@ OPENAPI: dict[str, dict] = {
         "A map tileset of a collection", _C + _T, "application/json", "getCollectionMapTileset"),
     "/collections/{collectionId}/map/tiles/{tileMatrixSetId}/{tileMatrix}/{tileRow}/{tileCol}": _op(
         "A map tile (PNG) of a dataset or map", _C + _T + _ZYX, PNG, "getCollectionMapTile"),
+    "/collections/{collectionId}/styles/{styleId}/map/tiles/{tileMatrixSetId}/{tileMatrix}/{tileRow}/{tileCol}": _op(
+        "A map tile (PNG) of a dataset drawn with one of its styles", _C + ["styleId"] + _T + _ZYX, PNG,
+        "getCollectionStyledMapTile"),
     "/collections/{collectionId}/tiles": _op("The vector tilesets of a vector dataset", _C, "application/json",
                                              "getCollectionVectorTilesets"),
     "/collections/{collectionId}/tiles/{tileMatrixSetId}": _op(
