@@ -5,6 +5,8 @@ outlines run on past its edge and neighbours join) are read through the GeoPacka
 index with their attributes (one pyogrio read), brought into EPSG:3857, clipped to the widened tile,
 and put on the tile's grid of EXTENT x EXTENT units with shapely, all features at once;
 mvt_encode.py writes the tile with numpy (whole units, rings turned as the specification says).
+Lines and polygons smaller than one unit are left out, and past MAX_FEATURES features (a low
+zoom of a big layer) only the largest are kept, so that one tile's work stays bounded.
 One layer, named after the collection; each feature's id is its fid; attributes without a
 value are left out (MVT has no null).
 
@@ -25,6 +27,7 @@ from .tiles import CRS, bounds
 
 EXTENT = 4096
 BUFFER = 64  # units of EXTENT around the tile
+MAX_FEATURES = 20_000  # a tile holds at most this many features: the largest
 WORLD = 20037508.342789244  # half the side of the WebMercatorQuad square
 
 
@@ -41,6 +44,16 @@ def _value(v):
     if isinstance(v, (bool, int, float, str)):
         return v
     return str(v)
+
+
+def _values(column: np.ndarray) -> list:
+    """A column's values as MVT holds them (Python numbers and text; None where there is none)."""
+    if column.dtype.kind in "iub":
+        return column.tolist()
+    if column.dtype.kind == "f":
+        finite = np.isfinite(column)
+        return [v if ok else None for v, ok in zip(column.tolist(), finite.tolist())]
+    return [_value(v) for v in column.tolist()]
 
 
 def _clipped(geoms: np.ndarray, box: tuple[float, float, float, float]) -> np.ndarray:
@@ -99,15 +112,17 @@ def encode_tile(path: str | Path, layer_crs: str, name: str, z: int, y: int, x: 
             # onto the tile's grid: x right, y down, whole units
             geoms = shapely.transform(geoms, lambda xy: np.column_stack(
                 ((xy[:, 0] - x0) / unit, (y1 - xy[:, 1]) / unit)))
-            keep = np.flatnonzero(~(shapely.is_empty(geoms) | shapely.is_missing(geoms)))
+            # lines and polygons smaller than a unit would be a dot at most: left out
+            box_of = shapely.bounds(geoms)
+            tiny = (np.fmax(box_of[:, 2] - box_of[:, 0], box_of[:, 3] - box_of[:, 1]) < 1.0) & \
+                (shapely.get_dimensions(geoms) > 0)
+            keep = np.flatnonzero(~(shapely.is_empty(geoms) | shapely.is_missing(geoms) | tiny))
+            if len(keep) > MAX_FEATURES:  # the largest, in their order
+                size = np.fmax(box_of[keep, 2] - box_of[keep, 0], box_of[keep, 3] - box_of[keep, 1])
+                keep = np.sort(keep[np.argpartition(-size, MAX_FEATURES)[:MAX_FEATURES]])
             geoms, fids = geoms[keep], np.asarray(fids, dtype=np.int64)[keep]
-            columns = [column[keep] for column in page_columns]
-            for i in range(len(keep)):
-                props = {}
-                for field, column in zip(names, columns):
-                    value = _value(column[i])
-                    if value is not None:
-                        props[field] = value
-                properties.append(props)
+            columns = [(field, _values(column[keep])) for field, column in zip(names, page_columns)]
+            properties = [{field: values[i] for field, values in columns if values[i] is not None}
+                          for i in range(len(keep))]
             return mvt_encode.encode(name, geoms, fids, properties, EXTENT)
     return mvt_encode.encode(name, np.empty(0, dtype=object), np.empty(0, dtype=np.int64), [], EXTENT)
