@@ -169,6 +169,9 @@ def test_unknown_collections_and_matrix_sets(world):
         assert map_tile(anon, "map-999999", 0, 0, 0).status_code == 404
         assert anon.get(f"/ogcapi/collections/{cid_of(world['countries'])}/map/tiles/Other/0/0/0").status_code == 404
         assert anon.get("/ogcapi/collections/bad%20name/map/tiles").status_code == 404
+        r = map_tile(anon, cid_of(world["countries"]), 0, 0, 0, params={"f": "mvt"})
+        assert r.status_code == 400 and "f" in r.json()["description"]
+        assert anon.get("/ogcapi/tileMatrixSets", params={"f": "html"}).status_code == 400
 
 
 # --- vector tiles --------------------------------------------------------------------------------
