@@ -4,6 +4,7 @@ geometry, holes turned the right way, attributes of every type, tiny shapes left
 from __future__ import annotations
 
 import mapbox_vector_tile
+import pytest
 import numpy as np
 import shapely
 
@@ -46,3 +47,14 @@ def test_tiny_and_empty_shapes_are_left_out():
              shapely.Polygon(), None, shapely.box(0, 0, 3, 3)]
     layer = decoded(geoms, [{}, {}, {}, {}, {"kept": 1}])
     assert [(f["id"], f["properties"]) for f in layer["features"]] == [(5, {"kept": 1})]
+
+
+def test_tile_boxes_are_morecantiles():
+    import morecantile
+
+    from catalogue_app.geo import tiles
+
+    tms = morecantile.tms.get("WebMercatorQuad")
+    for z, y, x in ((0, 0, 0), (1, 0, 1), (3, 5, 2), (6, 63, 0), (12, 1000, 3000), (24, 5, (1 << 24) - 1)):
+        box = tms.xy_bounds(x, y, z)
+        assert tiles.bounds(z, y, x) == pytest.approx((box.left, box.bottom, box.right, box.top), abs=1e-6)
