@@ -36,7 +36,7 @@ class TileLayer:
 class TileSource:
     """What a tile of a collection is made of, and who may have which tiles."""
 
-    key: tuple                  # ("dataset", id) or ("map", id)
+    key: tuple                  # ("dataset", id), or ("map", id, the ids of the datasets drawn)
     title: str
     name: str                   # the collection id (the MVT layer's name)
     kind: str                   # "vector", "raster" or "map"
@@ -121,6 +121,9 @@ def map_source(conn: Connection, viewer: Viewer, cid: str, files_dir: Path) -> T
             source.layers.append(drawn[0])
             signature.append(drawn[1])
     source.signature = tuple(signature)
+    # viewers who see different layers of the map see different maps: each its own source, so
+    # that their tiles do not push one another's out of the cache
+    source.key = ("map", summary["id"], tuple(part[0] for part in signature))
     return source
 
 
