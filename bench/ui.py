@@ -35,11 +35,13 @@ def ui_benchmarks(args) -> list[tuple[str, int, dict[str, float]]]:
                 browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
                 import httpx
 
-                kind_of = httpx.get(f"{url}/api/v2/resources/1234").json()["resource"]["resource_type"]
+                # a resource anyone may see (the seed makes some private)
+                first = httpx.get(f"{url}/api/v2/resources", params={"page_size": 1, "page": 50}).json()["resources"][0]
+                kind_of, pk = first["resource_type"], first["pk"]
                 cases = [("first page of results", "/#/", "results"),
                          ("search=river, first page", "/#/?q=river", "results"),
                          ("extent of one country, first page", "/#/?extent=5.96,45.82,10.49,47.81", "results"),
-                         ("detail page of a resource", f"/#/{kind_of}/1234", "detail")]
+                         ("detail page of a resource", f"/#/{kind_of}/{pk}", "detail")]
                 for name, path, kind in cases:
                     marks, walls = [], []
                     for _ in range(RUNS):

@@ -59,6 +59,8 @@ class Settings(msgspec.Struct, kw_only=True):
     import_dir: Path | None = None
     # Memory for the vector layers the WMS keeps ready to draw, per process.
     layer_cache_mb: int = 512
+    # Memory for the tiles of OGC API - Tiles drawn lately, per process; 0 turns the cache off.
+    tile_cache_mb: int = 64
     # Seconds without an edit of a dataset's data after which its thumbnail is drawn again.
     thumbnail_quiet_seconds: float = 10.0
     # Threads per process that run SQLite reads for the async handlers; 0: see reader_threads.
@@ -172,6 +174,7 @@ ENVIRONMENT = {
     "CATALOGUE_MAX_RASTER_PIXELS": ("max_raster_pixels", int),
     "CATALOGUE_IMPORT_DIR": ("import_dir", Path),
     "CATALOGUE_LAYER_CACHE_MB": ("layer_cache_mb", int),
+    "CATALOGUE_TILE_CACHE_MB": ("tile_cache_mb", int),
     "CATALOGUE_THUMBNAIL_QUIET": ("thumbnail_quiet_seconds", float),
     "CATALOGUE_READ_THREADS": ("read_threads", int),
     "CATALOGUE_READS_AT_ONCE": ("reads_at_once", int),
@@ -215,8 +218,9 @@ def load_settings(environ: dict[str, str] | None = None, **overrides: object) ->
         raise SystemExit("CATALOGUE_THUMBNAIL_QUIET must be a number of seconds, at least 0")
     if settings.package_reserve_mb < 0:
         raise SystemExit("CATALOGUE_PACKAGE_RESERVE_MB must be at least 0")
-    if min(settings.read_threads, settings.layer_cache_mb, settings.reads_at_once) < 0:
-        raise SystemExit("CATALOGUE_READ_THREADS, CATALOGUE_READS_AT_ONCE and CATALOGUE_LAYER_CACHE_MB must be at least 0")
+    if min(settings.read_threads, settings.layer_cache_mb, settings.reads_at_once, settings.tile_cache_mb) < 0:
+        raise SystemExit("CATALOGUE_READ_THREADS, CATALOGUE_READS_AT_ONCE, CATALOGUE_LAYER_CACHE_MB and"
+                         " CATALOGUE_TILE_CACHE_MB must be at least 0")
     return settings
 
 

@@ -15,7 +15,8 @@ from tests.ogc.conftest import upload_shapefile
 from tests.ui.conftest import DATA
 
 TILE_KEY = """(() => { let v = null; document.getElementById('preview-map').leafletMap.eachLayer((l) => {
-  if (l.options?.className === 'dataset-tiles') v = l.wmsParams.v; }); return v; })()"""
+  if (l.options?.className === 'dataset-tiles') v = l.wmsParams ? l.wmsParams.v : new URL(l._url, location.href).searchParams.get('v');
+}); return v; })()"""
 
 
 @pytest.fixture(scope="module")

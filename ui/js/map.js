@@ -1,9 +1,16 @@
 // Maps with Leaflet (vendored in ui/vendor/leaflet). The background is the catalogue's own
-// basemap, drawn by its WMS from Natural Earth countries shipped with the app: no tiles come
-// from the internet.
+// basemap, drawn from Natural Earth countries shipped with the app: no tiles come from the
+// internet.
+//
+// The basemap and the catalogue's own datasets come as OGC API tiles (/ogcapi/...): the same
+// drawing as the WMS, but the server keeps drawn tiles (a repeated tile costs under a
+// millisecond where a WMS GetMap is drawn again) and the browser revalidates them by ETag.
+// Datasets of other services (`remote:` layers) are still asked of the WMS, which forwards
+// them: they have no tiles here.
 
 const WMS = '/geoserver/ows';
-const SEA = '0xDCE7EE';
+const TILES = '/ogcapi';
+const GRID = 'WebMercatorQuad/{z}/{y}/{x}';
 
 export function createMap(element, { interactive = true } = {}) {
   const map = L.map(element, {
@@ -11,8 +18,7 @@ export function createMap(element, { interactive = true } = {}) {
     scrollWheelZoom: interactive, attributionControl: true,
   });
   map.attributionControl.setPrefix(false);
-  L.tileLayer.wms(WMS, {
-    layers: 'catalogue:basemap', format: 'image/png', version: '1.1.1', bgcolor: SEA,
+  L.tileLayer(`${TILES}/map/tiles/${GRID}`, {
     attribution: 'Basemap: Natural Earth', className: 'basemap-tiles', maxZoom: 18,
   }).addTo(map);
   map.fitBounds([[-55, -170], [75, 175]]);
@@ -20,11 +26,34 @@ export function createMap(element, { interactive = true } = {}) {
   return map;
 }
 
+// The tile address of a dataset of this catalogue (alternate `catalogue:<name>`), with a style
+// of its own when named; null for any other layer.
+export function tileUrl(alternate, style = '') {
+  const [workspace, name] = alternate.includes(':') ? alternate.split(':', 2) : ['catalogue', alternate];
+  if (workspace !== 'catalogue' || !/^[A-Za-z0-9_]+$/.test(name)) return null;
+  const styleName = style ? style.split(':').pop() : '';
+  const path = styleName ? `styles/${encodeURIComponent(styleName)}/map/tiles` : 'map/tiles';
+  return `${TILES}/collections/${name}/${path}/${GRID}`;
+}
+
+// A dataset's layer: OGC API tiles for the catalogue's own datasets, WMS for the others.
+// `setParams({ v })` changes the address's version, so that tiles are asked for again (as the
+// WMS layer's own setParams does).
 export function datasetLayer(alternate, { style = '', cacheKey = '' } = {}) {
-  const options = { layers: alternate, format: 'image/png', transparent: true, version: '1.1.1', className: 'dataset-tiles', maxZoom: 18 };
-  if (style) options.styles = style;
-  if (cacheKey) options.v = cacheKey;
-  return L.tileLayer.wms(WMS, options);
+  const base = tileUrl(alternate, style);
+  if (!base) {
+    const options = { layers: alternate, format: 'image/png', transparent: true, version: '1.1.1', className: 'dataset-tiles', maxZoom: 18 };
+    if (style) options.styles = style;
+    if (cacheKey) options.v = cacheKey;
+    return L.tileLayer.wms(WMS, options);
+  }
+  const url = (v) => (v ? `${base}?v=${encodeURIComponent(v)}` : base);
+  const layer = L.tileLayer(url(cacheKey), { className: 'dataset-tiles', maxZoom: 18 });
+  layer.setParams = (params) => {
+    if (params && 'v' in params) layer.setUrl(url(params.v));
+    return layer;
+  };
+  return layer;
 }
 
 // [west, south, east, north] of a GeoJSON polygon (the API's ll_bbox_polygon), or null.
