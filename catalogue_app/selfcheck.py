@@ -1,0 +1,101 @@
+"""`catalogue selfcheck`: what this build can do. Each check uses one of the libraries the
+catalogue loads only when a request needs it (CQL2 filters, the tile grid, vector tiles, linked
+data) once, as the catalogue uses it, and prints ok or FAILED with the reason and the time it
+took (the import included). In the single executable a library whose files were left out fails
+only when first used: this finds it at once. The exit status is 1 when a check failed."""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from collections.abc import Callable
+
+
+def _cql2() -> str:
+    from importlib.metadata import version
+
+    from pygeofilter import ast
+    from pygeofilter.parsers.cql2_json import parse as parse_json
+    from pygeofilter.parsers.cql2_text import parse as parse_text
+
+    text = parse_text("name LIKE 'A%' AND pop_est > 1000 AND S_INTERSECTS(geom, POLYGON((0 0, 1 0, 1 1, 0 1, 0 0)))")
+    assert isinstance(text, ast.And) and isinstance(text.rhs, ast.GeometryIntersects), repr(text)
+    as_json = parse_json({"op": "and", "args": [{"op": "like", "args": [{"property": "name"}, "A%"]},
+                                                {"op": "in", "args": [{"property": "iso"}, ["FR", "IT"]]}]})
+    assert isinstance(as_json, ast.And) and isinstance(as_json.rhs, ast.In), repr(as_json)
+    return f"pygeofilter {version('pygeofilter')}, lark {version('lark')}: CQL2 text and JSON parsed"
+
+
+def _tile_grid() -> str:
+    import morecantile
+
+    grid = morecantile.tms.get("WebMercatorQuad")
+    tile = grid.tile(10.0, 45.0, 6)
+    # the same tile by the textbook formula of the spherical Mercator grid
+    n = 2 ** 6
+    y = (1 - math.asinh(math.tan(math.radians(45.0))) / math.pi) / 2 * n
+    assert (tile.x, tile.y, tile.z) == (int((10.0 + 180) / 360 * n), int(y), 6), tile
+    left, bottom, right, top = grid.xy_bounds(tile)
+    assert math.isclose(right - left, 2 * math.pi * 6378137 / n) and math.isclose(top - bottom, right - left)
+    return f"morecantile {morecantile.__version__}: WebMercatorQuad tile {tile.z}/{tile.y}/{tile.x}"
+
+
+def _vector_tiles() -> str:
+    from importlib.metadata import version
+
+    import mapbox_vector_tile
+    from mapbox_vector_tile.encoder import on_invalid_geometry_make_valid
+
+    features = [{"geometry": "POINT (10 20)", "properties": {"name": "a", "count": 3}},
+                # a self-crossing outline: made valid by the clipper library, as a real layer's may be
+                {"geometry": "POLYGON ((0 0, 100 100, 100 0, 0 100, 0 0))", "properties": {"name": "b"}}]
+    data = mapbox_vector_tile.encode([{"name": "layer", "features": features}],
+                                     default_options={"on_invalid_geometry": on_invalid_geometry_make_valid})
+    decoded = mapbox_vector_tile.decode(data)["layer"]["features"]
+    assert decoded[0]["geometry"] == {"type": "Point", "coordinates": [10, 20]}, decoded
+    assert decoded[0]["properties"] == {"name": "a", "count": 3}, decoded
+    assert decoded[1]["geometry"]["type"] in ("Polygon", "MultiPolygon"), decoded
+    return (f"mapbox-vector-tile {version('mapbox-vector-tile')}, protobuf {version('protobuf')}, "
+            f"pyclipper {version('pyclipper')}: {len(data)} bytes encoded and decoded")
+
+
+def _linked_data() -> str:
+    import rdflib
+    from rdflib.compare import isomorphic
+    from rdflib.namespace import DCAT, DCTERMS, RDF
+
+    graph = rdflib.Graph()
+    dataset = rdflib.URIRef("http://example.org/dcat/resources/1")
+    graph.add((dataset, RDF.type, DCAT.Dataset))
+    graph.add((dataset, DCTERMS.title, rdflib.Literal("Rivers", lang="en")))
+    graph.bind("dcat", DCAT)
+    graph.bind("dct", DCTERMS)
+    for media, name in (("json-ld", "JSON-LD"), ("turtle", "Turtle")):
+        written = graph.serialize(format=media)
+        again = rdflib.Graph().parse(data=written, format=media)
+        assert isomorphic(graph, again), f"{name} read back differs:\n{written}"
+    return f"rdflib {rdflib.__version__}: a DCAT dataset written and read as JSON-LD and Turtle"
+
+
+CHECKS: list[tuple[str, Callable[[], str]]] = [
+    ("CQL2 filters", _cql2),
+    ("tile grid", _tile_grid),
+    ("vector tiles", _vector_tiles),
+    ("linked data", _linked_data),
+]
+
+
+def run(out=sys.stdout) -> int:
+    """Run every check; 0 when all passed, else 1."""
+    failed = 0
+    for name, check in CHECKS:
+        started = time.perf_counter()
+        try:
+            said = check()
+        except Exception as exc:  # noqa: BLE001 - every failure is reported, the other checks still run
+            failed += 1
+            print(f"FAILED  {name}: {type(exc).__name__}: {exc}", file=out, flush=True)
+        else:
+            print(f"ok      {name} ({(time.perf_counter() - started) * 1000:.0f} ms): {said}", file=out, flush=True)
+    return 1 if failed else 0
