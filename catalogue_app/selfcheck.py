@@ -12,9 +12,18 @@ import time
 from collections.abc import Callable
 
 
-def _cql2() -> str:
-    from importlib.metadata import version
+def version(distribution: str) -> str:
+    """The installed version of a distribution, or "?" where its metadata was left out."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
 
+    try:
+        return installed(distribution)
+    except PackageNotFoundError:
+        return "?"
+
+
+def _cql2() -> str:
     from pygeofilter import ast
     from pygeofilter.parsers.cql2_json import parse as parse_json
     from pygeofilter.parsers.cql2_text import parse as parse_text
@@ -42,8 +51,6 @@ def _tile_grid() -> str:
 
 
 def _vector_tiles() -> str:
-    from importlib.metadata import version
-
     import mapbox_vector_tile
     from mapbox_vector_tile.encoder import on_invalid_geometry_make_valid
 
