@@ -28,7 +28,7 @@ def thumbnail_url(client, pk) -> str:
 
 
 def test_the_thumbnail_is_drawn_again_once_after_edits_pause(quiet_server):
-    _, admin = quiet_server
+    server, admin = quiet_server
     dataset = upload_countries(admin)
     pk = dataset["pk"]
     first = wait_thumbnail(admin, pk)
@@ -56,4 +56,7 @@ def test_the_thumbnail_is_drawn_again_once_after_edits_pause(quiet_server):
     assert after.content != before.content
     time.sleep(3 * QUIET)  # and only once
     assert thumbnail_url(admin, pk) == url
-    assert admin.get(first).status_code == 404  # the old file is gone
+    # the old file is gone: its address leads to the new one
+    old = admin.get(first)
+    assert old.status_code == 302 and url.endswith(old.headers["location"])
+    assert not (server.data_dir / "thumbs" / first.rsplit("/", 1)[1]).exists()
