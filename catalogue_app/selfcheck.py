@@ -1,6 +1,6 @@
 """`catalogue selfcheck`: what this build can do. Each check uses one of the libraries the
-catalogue loads only when a request needs it (CQL2 filters, the tile grid, vector tiles, linked
-data) once, as the catalogue uses it, and prints ok or FAILED with the reason and the time it
+catalogue loads only when a request needs it (the tile grid, vector tiles, linked data) once,
+as the catalogue uses it, and prints ok or FAILED with the reason and the time it
 took (the import included). In the single executable a library whose files were left out fails
 only when first used: this finds it at once. The exit status is 1 when a check failed."""
 
@@ -21,19 +21,6 @@ def version(distribution: str) -> str:
         return installed(distribution)
     except PackageNotFoundError:
         return "?"
-
-
-def _cql2() -> str:
-    from pygeofilter import ast
-    from pygeofilter.parsers.cql2_json import parse as parse_json
-    from pygeofilter.parsers.cql2_text import parse as parse_text
-
-    text = parse_text("name LIKE 'A%' AND pop_est > 1000 AND S_INTERSECTS(geom, POLYGON((0 0, 1 0, 1 1, 0 1, 0 0)))")
-    assert isinstance(text, ast.And) and isinstance(text.rhs, ast.GeometryIntersects), repr(text)
-    as_json = parse_json({"op": "and", "args": [{"op": "like", "args": [{"property": "name"}, "A%"]},
-                                                {"op": "in", "args": [{"property": "iso"}, ["FR", "IT"]]}]})
-    assert isinstance(as_json, ast.And) and isinstance(as_json.rhs, ast.In), repr(as_json)
-    return f"pygeofilter {version('pygeofilter')}, lark {version('lark')}: CQL2 text and JSON parsed"
 
 
 def _tile_grid() -> str:
@@ -86,7 +73,6 @@ def _linked_data() -> str:
 
 
 CHECKS: list[tuple[str, Callable[[], str]]] = [
-    ("CQL2 filters", _cql2),
     ("tile grid", _tile_grid),
     ("vector tiles", _vector_tiles),
     ("linked data", _linked_data),
