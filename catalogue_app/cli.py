@@ -449,7 +449,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("ids", nargs="+", type=_count, metavar="ID", help="resource ids")
     p.set_defaults(run=publish)
 
-    p = commands.add_parser("selfcheck", help="check what this build can do: tile grid, vector tiles, linked data")
+    p = commands.add_parser("selfcheck", help="check what this build can do: the tile grid and linked data")
     p.set_defaults(run=selfcheck)
 
     from catalogue_app.packages import cli as package_cli

@@ -1,6 +1,6 @@
 """`catalogue selfcheck`: what this build can do. Each check uses one of the libraries the
-catalogue loads only when a request needs it (the tile grid, vector tiles, linked data) once,
-as the catalogue uses it, and prints ok or FAILED with the reason and the time it
+catalogue loads only when a request needs it (the tile grid's morecantile, linked data's
+rdflib) once, as the catalogue uses it, and prints ok or FAILED with the reason and the time it
 took (the import included). In the single executable a library whose files were left out fails
 only when first used: this finds it at once. The exit status is 1 when a check failed."""
 
@@ -10,17 +10,6 @@ import math
 import sys
 import time
 from collections.abc import Callable
-
-
-def version(distribution: str) -> str:
-    """The installed version of a distribution, or "?" where its metadata was left out."""
-    from importlib.metadata import PackageNotFoundError
-    from importlib.metadata import version as installed
-
-    try:
-        return installed(distribution)
-    except PackageNotFoundError:
-        return "?"
 
 
 def _tile_grid() -> str:
@@ -35,23 +24,6 @@ def _tile_grid() -> str:
     left, bottom, right, top = grid.xy_bounds(tile)
     assert math.isclose(right - left, 2 * math.pi * 6378137 / n) and math.isclose(top - bottom, right - left)
     return f"morecantile {morecantile.__version__}: WebMercatorQuad tile {tile.z}/{tile.y}/{tile.x}"
-
-
-def _vector_tiles() -> str:
-    import mapbox_vector_tile
-    from mapbox_vector_tile.encoder import on_invalid_geometry_make_valid
-
-    features = [{"geometry": "POINT (10 20)", "properties": {"name": "a", "count": 3}},
-                # a self-crossing outline: made valid by the clipper library, as a real layer's may be
-                {"geometry": "POLYGON ((0 0, 100 100, 100 0, 0 100, 0 0))", "properties": {"name": "b"}}]
-    data = mapbox_vector_tile.encode([{"name": "layer", "features": features}],
-                                     default_options={"on_invalid_geometry": on_invalid_geometry_make_valid})
-    decoded = mapbox_vector_tile.decode(data)["layer"]["features"]
-    assert decoded[0]["geometry"] == {"type": "Point", "coordinates": [10, 20]}, decoded
-    assert decoded[0]["properties"] == {"name": "a", "count": 3}, decoded
-    assert decoded[1]["geometry"]["type"] in ("Polygon", "MultiPolygon"), decoded
-    return (f"mapbox-vector-tile {version('mapbox-vector-tile')}, protobuf {version('protobuf')}, "
-            f"pyclipper {version('pyclipper')}: {len(data)} bytes encoded and decoded")
 
 
 def _linked_data() -> str:
@@ -74,7 +46,6 @@ def _linked_data() -> str:
 
 CHECKS: list[tuple[str, Callable[[], str]]] = [
     ("tile grid", _tile_grid),
-    ("vector tiles", _vector_tiles),
     ("linked data", _linked_data),
 ]
 
