@@ -1,4 +1,4 @@
-"""The ``catalogue`` command: serve | createsuperuser | changepassword | token | seed | remote | publish.
+"""The ``catalogue`` command: serve | createsuperuser | changepassword | token | seed | remote | publish | selfcheck.
 
 With no arguments it serves (what a double-click on the single executable does)."""
 
@@ -375,6 +375,12 @@ def _count(text: str) -> int:
     return value
 
 
+def selfcheck(args: argparse.Namespace) -> int:
+    from catalogue_app import selfcheck as checks
+
+    return checks.run()
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="catalogue", description=__doc__)
     top.add_argument("--version", action="version", version=f"catalogue {__version__}")
@@ -442,6 +448,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--remote", required=True, help="the remote's name or id")
     p.add_argument("ids", nargs="+", type=_count, metavar="ID", help="resource ids")
     p.set_defaults(run=publish)
+
+    p = commands.add_parser("selfcheck", help="check what this build can do: the tile grid and linked data")
+    p.set_defaults(run=selfcheck)
 
     from catalogue_app.packages import cli as package_cli
 
