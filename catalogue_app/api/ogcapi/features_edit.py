@@ -131,6 +131,9 @@ def _feature(value: Any, where: str, crs: _Crs) -> tuple[dict[str, Any], Any]:
     if not isinstance(value, dict) or value.get("type") != "Feature":
         raise invalid(f'{where}: not a GeoJSON Feature (an object with "type": "Feature", "geometry" and '
                       '"properties").')
+    missing = [name for name in ("geometry", "properties") if name not in value]
+    if missing:  # GeoJSON requires both (null says "none"): a Feature without them would empty the feature
+        raise invalid(f'{where}: a GeoJSON Feature has a "{missing[0]}" member (null for none).')
     return _properties(value.get("properties"), where), _geometry(value.get("geometry"), f"{where}.geometry", crs)
 
 
