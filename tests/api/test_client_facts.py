@@ -140,6 +140,8 @@ def test_the_api_root_lists_every_family_and_each_answers(cf):
         r = client.get("/api/v2/")
         assert r.status_code == 200
         root = r.json()
+        # GeoNode's families, and the way to the OGC APIs (Records, Features, Tiles)
+        assert root.pop("ogcapi") == f"{cf['srv'].url}/ogcapi/"
         assert sorted(root) == FAMILIES
         for name, url in root.items():
             assert url == f"{cf['srv'].url}/api/v2/{name}"
