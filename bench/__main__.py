@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import os
 import re
 import shutil
 import socket
@@ -64,15 +65,18 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(data_dir: Path, workers: int, log: Path | None = None) -> tuple[subprocess.Popen, str]:
-    """A server on a free port; its output goes to ``log`` when given."""
+def start_server(data_dir: Path, workers: int, log: Path | None = None, env: dict[str, str] | None = None,
+                 tries: int = 300) -> tuple[subprocess.Popen, str]:
+    """A server on a free port (with ``env`` added to the environment); its output goes to ``log``
+    when given."""
     port = free_port()
     out = open(log, "wb") if log else subprocess.DEVNULL  # noqa: SIM115 - the server keeps it open
     proc = subprocess.Popen([sys.executable, "-m", "catalogue_app", "serve", "--data-dir", str(data_dir),
                              "--port", str(port), "--workers", str(workers)],
+                            env={**os.environ, **(env or {})},
                             stdout=out, stderr=subprocess.STDOUT if log else subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
+    for _ in range(tries):
         try:
             if httpx.get(f"{url}/api/v2/", timeout=1).status_code == 200:
                 return proc, url

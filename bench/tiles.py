@@ -16,17 +16,15 @@ figures of one run with each other.
 
 from __future__ import annotations
 
-import os
 import random
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import httpx
 
-from bench.__main__ import PASSWORD, free_port, seed_users
+from bench.__main__ import PASSWORD, seed_users, start_server
 from bench.ogc import POLYGONS, make_polygons, upload
 
 DISTINCT = 60
@@ -35,19 +33,7 @@ ZOOMS = (3, 4, 5, 6)
 
 
 def start(data: Path, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "catalogue_app", "serve", "--data-dir", str(data),
-                             "--port", str(port), "--workers", "1"], env={**os.environ, **env},
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        try:
-            if httpx.get(f"{url}/api/v2/", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.HTTPError:
-            time.sleep(0.05)
-    proc.kill()
-    raise SystemExit("the server did not start")
+    return start_server(data, 1, env=env, tries=600)
 
 
 def stop(proc: subprocess.Popen) -> None:

@@ -32,10 +32,8 @@ import hashlib
 import inspect
 import io
 import json
-import os
 import subprocess
 import sys
-import time
 import zipfile
 from pathlib import Path
 
@@ -333,7 +331,7 @@ def test_take_an_area_into_the_field_and_bring_the_changes_back(tmp_path, places
     fadmin = field.client(auth=("admin", ADMIN_PASSWORD))
     for person in (surveyor, assistant):
         make_user(fadmin, username=person["username"], password=person["password"])
-    fteam = make_group(fadmin, title=team["title"], slug=team_slug)
+    make_group(fadmin, title=team["title"], slug=team_slug)
     f = field.client(auth=(surveyor["username"], surveyor["password"]))
 
     step("2b", "field: `catalogue package import FILE` while the field server runs")

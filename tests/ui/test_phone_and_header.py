@@ -9,7 +9,7 @@ import pytest
 
 from tests.conftest import ADMIN_PASSWORD, USER_PASSWORD
 from tests.ogc.conftest import PRIVATE, upload_shapefile
-from tests.ui.conftest import DATA, OUTPUT, Browsing
+from tests.ui.conftest import DATA, Browsing
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 NAV_LINKS = "#nav a, #nav button"
