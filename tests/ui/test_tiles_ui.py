@@ -45,6 +45,14 @@ def test_the_dataset_preview_and_the_basemap_are_tiles(tab, ui_admin):
     tiles = [a for a in answers if "/ogcapi/" in a[0]]
     assert tiles and all(status in (200, 304) and (status == 304 or media == "image/png") for _, status, media in tiles), tiles
     assert not [a for a in answers if "request=GetMap" in a[0]]  # no WMS GetMap for the map itself
+    # the page gives the OGC API and XYZ addresses to copy into QGIS, and they answer
+    ogcapi = page.input_value("section.services input[aria-label='OGC API – Features address']")
+    xyz = page.input_value("section.services input[aria-label='XYZ tiles address']")
+    assert ogcapi == f"{tab.server.url}/ogcapi/"
+    assert xyz == f"{tab.server.url}/ogcapi/collections/{name}/map/tiles/WebMercatorQuad/{{z}}/{{y}}/{{x}}"
+    assert ui_admin.get(ogcapi).status_code == 200
+    tile = ui_admin.get(xyz.format(z=1, y=0, x=1))
+    assert tile.status_code == 200 and tile.headers["content-type"] == "image/png"
     tab.shot("preview")
 
 

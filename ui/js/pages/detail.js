@@ -211,21 +211,33 @@ function services(resource) {
   const rows = [];
   // a map has no alternate, a remote dataset's service is its remote: their service link names the layer
   let layer = resource.subtype === 'remote' ? '' : resource.alternate || '';
+  const row = (label, value, name = label) => h('div', { class: 'copy-row' }, h('span', { class: 'svc' }, label),
+    h('input', { type: 'text', readonly: true, value, 'aria-label': `${name} address` }),
+    copyButton(value, 'Copy', { 'aria-label': `Copy the ${name} address` }));
   for (const [kind, label] of SERVICES) {
     const link = links.find((l) => l.link_type === kind);
     if (!link) continue;
     layer = layer || link.name || '';
-    const base = link.url.split('?')[0];
-    const input = h('input', { type: 'text', readonly: true, value: base, 'aria-label': `${label} address` });
-    rows.push(h('div', { class: 'copy-row' }, h('span', { class: 'svc' }, label), input,
-      copyButton(base, 'Copy', { 'aria-label': `Copy the ${label} address` })));
+    rows.push(row(label, link.url.split('?')[0]));
   }
   if (!rows.length) return null;
+  // the same data through the OGC APIs: features (where the WFS is) and map tiles, of this
+  // catalogue's own layers (a remote dataset's service is its remote's)
+  const openRows = [];
+  if (resource.subtype !== 'remote' && links.some((l) => l.link_type === 'OGC:WMS')) {
+    const cid = resource.resource_type === 'map' ? `map-${resource.pk}` : (resource.alternate || '').split(':').pop();
+    if (cid && links.some((l) => l.link_type === 'OGC:WFS')) openRows.push(row('OGC API', `${location.origin}/ogcapi/`, 'OGC API – Features'));
+    if (cid) openRows.push(row('XYZ', `${location.origin}/ogcapi/collections/${cid}/map/tiles/WebMercatorQuad/{z}/{y}/{x}`, 'XYZ tiles'));
+  }
   // the WFS takes edits (WFS-T) from those who may change the data
   const editable = can(resource, 'change_dataset_data') && links.some((l) => l.link_type === 'OGC:WFS')
     && (resource.subtype === 'vector' || resource.subtype === 'vector_time');
   return h('section', { class: 'services' }, h('h2', {}, 'Use in QGIS or another GIS'),
     h('p', { class: 'muted' }, `Add a ${rows.length > 1 ? 'WMS, WFS or WCS' : 'service'} connection with this address; the layer is `, h('code', {}, layer), '.'), rows,
+    openRows.length ? h('p', { class: 'muted' }, openRows.length > 1
+      ? 'Or the open standards: an OGC API – Features connection, or an XYZ tiles connection, with these addresses.'
+      : 'Or an XYZ tiles connection with this address.') : null,
+    openRows,
     editable ? h('p', { class: 'muted small-text wfst' }, 'To edit the features in QGIS: add a WFS connection with this address; editing is then allowed for your account (give the connection your user name and password).') : null);
 }
 
