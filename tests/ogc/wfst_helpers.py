@@ -25,11 +25,11 @@ PUBLIC = '{"users": {"AnonymousUser": ["view_resourcebase", "download_resourceba
 PRIVATE = '{"users": {"AnonymousUser": []}}'
 
 
-def make_world(tmp_path_factory) -> dict:
-    """A server; the admin (a superuser), an owner, another user, and a member of a group that
-    will be granted edit on the layers."""
-    folder = tmp_path_factory.mktemp("wfst")
-    srv = Server(folder / "data")
+def make_world(tmp_path_factory, name: str = "wfst", start=Server) -> dict:
+    """A server (made by ``start`` from a data folder); the admin (a superuser), an owner, another
+    user, and a member of a group that will be granted edit on the layers."""
+    folder = tmp_path_factory.mktemp(name)
+    srv = start(folder / "data")
     admin = srv.client(auth=("admin", ADMIN_PASSWORD))
     owner, other, member = make_user(admin), make_user(admin), make_user(admin)
     group = make_group(admin)

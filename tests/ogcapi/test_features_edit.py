@@ -12,9 +12,9 @@ import threading
 import pytest
 
 from tests.api.test_uploads import CITIES, COUNTRIES
-from tests.conftest import ADMIN_PASSWORD, in_process, login, make_group, make_user, poll
+from tests.conftest import ADMIN_PASSWORD, in_process, login, make_user, poll
 from tests.ogc.conftest import PRIVATE, PUBLIC, upload_shapefile, upload_tif
-from tests.ogc.wfst_helpers import fresh
+from tests.ogc.wfst_helpers import fresh, make_world
 
 ATLANTIS = {"type": "MultiPolygon", "coordinates": [[[[-30.0, 30.0], [-20.0, 30.0], [-20.0, 38.0], [-30.0, 30.0]]]]}
 MOVED = {"type": "MultiPolygon", "coordinates": [[[[-40.0, 20.0], [-35.0, 20.0], [-35.0, 25.0], [-40.0, 20.0]]]]}
@@ -27,19 +27,11 @@ FEATURE = {"type": "Feature", "geometry": ATLANTIS,
 def world(tmp_path_factory):
     """A server; the admin, an owner, another user and a member of a group that may edit the
     owner's datasets; the countries (public, owned by the owner, editable by the group)."""
-    folder = tmp_path_factory.mktemp("ogcapi-edit")
-    srv = in_process(folder / "data")
-    admin = srv.client(auth=("admin", ADMIN_PASSWORD))
-    owner, other, member = make_user(admin), make_user(admin), make_user(admin)
-    group = make_group(admin)
-    r = admin.post(f"/api/v2/groups/{group['pk']}/members", json={"users": [member["pk"]], "role": "member"})
-    assert r.status_code < 300, r.text
-    w = {"srv": srv, "admin": admin, "owner": owner, "other": other, "member": member, "group": group,
-         "folder": folder, "count": 0}
+    w = make_world(tmp_path_factory, "ogcapi-edit", in_process)
     w["countries"] = countries(w)
     yield w
-    admin.close()
-    srv.stop()
+    w["admin"].close()
+    w["srv"].stop()
 
 
 def share(w: dict, client, detail: dict) -> None:
