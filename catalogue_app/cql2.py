@@ -249,12 +249,12 @@ def day_start(day: date) -> datetime:
 
 
 def _geometry_from_geojson(obj: dict) -> Any:
-    import shapely.geometry
+    from catalogue_app.geo.geojson_read import geometry_of
 
     try:
-        geom = shapely.geometry.shape(obj)
-    except Exception as exc:  # shapely raises several kinds for a bad GeoJSON geometry
-        raise Cql2Error(f"not a GeoJSON geometry: {str(exc)[:200]}") from None
+        geom = geometry_of(obj)
+    except ValueError as exc:
+        raise Cql2Error(str(exc)) from None
     return _checked_geometry(geom)
 
 

@@ -33,6 +33,7 @@ from catalogue_app.api.errors import invalid
 from catalogue_app.api.ogcapi.common import MEDIA, PREFIX, OgcApiError, link, not_found
 from catalogue_app.api.request_bodies import decode_json
 from catalogue_app.geo.features import QueryError, parse_crs_uri
+from catalogue_app.geo.geojson_read import geometry_of
 from catalogue_app.reads import ogc as ogc_reads
 from catalogue_app.services import edits as edits_service
 from catalogue_app.services.errors import Forbidden
@@ -40,8 +41,6 @@ from catalogue_app.services.errors import Forbidden
 VIA = "ogcapi"  # the route named in the dataset's history
 MAX_BODY = 10 * 1024 * 1024  # bytes a request body may carry (beyond: 413)
 CRS84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
-GEOMETRY_TYPES = frozenset({"Point", "MultiPoint", "LineString", "MultiLineString", "Polygon", "MultiPolygon",
-                            "GeometryCollection"})
 FEATURE_MEDIA = ("application/geo+json", "application/json")
 PATCH_MEDIA = ("application/merge-patch+json", *FEATURE_MEDIA)
 _CID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]*")
@@ -104,15 +103,10 @@ def _geometry(value: Any, where: str, crs: _Crs):
     """A GeoJSON geometry as shapely, east first; None for null."""
     if value is None:
         return None
-    if not isinstance(value, dict) or value.get("type") not in GEOMETRY_TYPES:
-        raise invalid(f"{where}: not a GeoJSON geometry (an object whose type is one of "
-                      f"{', '.join(sorted(GEOMETRY_TYPES))}).")
     try:
-        geometry = shapely.from_geojson(msgspec.json.encode(value))
-    except Exception:
-        geometry = None
-    if geometry is None:
-        raise invalid(f"{where}: not a GeoJSON geometry (its coordinates could not be read).")
+        geometry = geometry_of(value)
+    except ValueError as exc:
+        raise invalid(f"{where}: {exc}.") from None
     if crs.north_first:
         geometry = shapely.transform(geometry, lambda xy: xy[:, ::-1])
     return geometry

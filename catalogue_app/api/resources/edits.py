@@ -5,13 +5,11 @@ attribute table and of points on the map). Geometries are GeoJSON in longitude/l
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from typing import Any
 
 import msgspec
-import shapely
 from litestar import post
 from litestar.params import FromPath
 from msgspec import UNSET, UnsetType
@@ -20,6 +18,7 @@ from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.middleware.auth import session_of
 from catalogue_app.api.request_bodies import declared_body, path_id
+from catalogue_app.geo.geojson_read import geometry_of
 from catalogue_app.reads import edits as reads
 from catalogue_app.reads.versions import Version
 from catalogue_app.services import edits as edits_service
@@ -68,12 +67,9 @@ def _geometry(value: Any, where: str):
     if value is None:
         return None
     try:
-        geometry = shapely.from_geojson(json.dumps(value))
-    except Exception:
-        raise invalid(f"{where}: not a GeoJSON geometry.") from None
-    if geometry is None:
-        raise invalid(f"{where}: not a GeoJSON geometry.")
-    return geometry
+        return geometry_of(value)
+    except ValueError as exc:
+        raise invalid(f"{where}: {exc}.") from None
 
 
 def _changes(body: EditsBody) -> list[Any]:
