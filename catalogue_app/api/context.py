@@ -62,6 +62,15 @@ class Context:
             parsed = scope[PARAMS_KEY] = parse_qsl(raw, keep_blank_values=True, encoding="utf-8", errors="replace")
         return parsed
 
+    @cached_property
+    def lang(self) -> str:
+        """The language text the catalogue supplies is answered in (translations.py): the ``lang``
+        parameter, else Accept-Language, else English."""
+        from catalogue_app.translations import language_of
+
+        asked = next((v for k, v in self.params if k == "lang"), None)
+        return language_of(asked, self.request.headers.get("accept-language"))
+
     def require_bulk_update(self) -> None:
         """Bulk update of list URLs exists only when ENABLE_BULK_UPDATE is on."""
         if not self.settings.enable_bulk_update:
