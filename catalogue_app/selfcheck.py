@@ -44,9 +44,33 @@ def _linked_data() -> str:
     return f"rdflib {rdflib.__version__}: a DCAT dataset written and read as JSON-LD and Turtle"
 
 
+def _document_thumbnails() -> str:
+    import io
+    import tempfile
+    from pathlib import Path
+
+    from PIL import Image
+
+    from catalogue_app.geo import document_thumbnail
+
+    page = io.BytesIO()
+    Image.new("RGB", (595, 842), (200, 30, 30)).save(page, "PDF")
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "page.pdf"
+        path.write_bytes(page.getvalue())
+        png = document_thumbnail.draw(path, "pdf")
+    assert png, "no thumbnail drawn"
+    drawn = Image.open(io.BytesIO(png))
+    assert drawn.size == (500, 200) and drawn.convert("RGB").getpixel((250, 100))[0] > 150, "the page is not shown"
+    import pypdfium2
+
+    return f"pypdfium2 {pypdfium2.version.PYPDFIUM_INFO}: a PDF's first page drawn as a thumbnail"
+
+
 CHECKS: list[tuple[str, Callable[[], str]]] = [
     ("tile grid", _tile_grid),
     ("linked data", _linked_data),
+    ("document thumbnails", _document_thumbnails),
 ]
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 # lark, dateparser), and the test-only SHACL validator. (Litestar loads pydantic and attrs itself
 # when they are installed, unless told not to: app.py does.)
 LAZY = ("pygeofilter", "lark", "dateparser", "pygeoif", "morecantile", "pydantic", "pydantic_core", "attr", "attrs",
-        "mapbox_vector_tile", "google.protobuf", "pyclipper", "rdflib", "pyshacl")
+        "mapbox_vector_tile", "google.protobuf", "pyclipper", "rdflib", "pyshacl", "pypdfium2", "pypdfium2_raw")
 
 STARTING = """
 import json, sys

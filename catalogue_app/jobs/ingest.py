@@ -15,6 +15,7 @@ import sqlite3
 from typing import Any
 
 from catalogue_app import files
+from catalogue_app.jobs import thumbnails
 from catalogue_app.store import documents, resource_writes
 
 
@@ -41,4 +42,10 @@ class IngestDocument:
             os.rename(final, staged["folder"])
             raise
         files.sync_folder(ctx.folders.files)
+        self.created = rid
         return {"output": {"uuid": params["uuid"], "pk": rid, "detail_url": f"/catalogue/#/document/{rid}"}}
+
+    def after(self, params: dict[str, Any], staged: dict[str, Any], ctx) -> None:
+        """An image or a PDF gets its thumbnail once the document is committed."""
+        if getattr(self, "created", None) is not None:
+            thumbnails.draw_document(ctx.db, ctx.folders.files, self.created)

@@ -188,6 +188,28 @@ def draw_dataset(db: Database, files_dir: Path, thumbs: Path, resource_id: int,
     return save(db, thumbs, resource_id, source["uuid"], png, "png", viewer)
 
 
+# -- drawing a document --------------------------------------------------------------------------
+def draw_document(db: Database, files_dir: Path, resource_id: int) -> str | None:
+    """Draw an image document's picture or a PDF's first page as its thumbnail, unless it was
+    given one meanwhile; returns the address, or None when there is nothing to draw (another
+    kind of file, an unreadable one, a remote document). Never raises for the file's content:
+    the document stands without a thumbnail."""
+    from catalogue_app.geo import document_thumbnail
+
+    source = db.read_sync(store.document_drawing_source, resource_id)
+    if source is None or not document_thumbnail.drawable(source["extension"]):
+        return None
+    png = document_thumbnail.draw(files_dir / source["uuid"] / source["file_name"], source["extension"])
+    if png is None:
+        log.info("thumbnail of document %s not drawn: its file is not a readable image or PDF", resource_id)
+        return None
+    try:
+        return save_unless_changed(db, folder(files_dir.parent), resource_id, source["uuid"], png, "png",
+                                   source["thumbnail_url"])
+    except (ChangedMeanwhile, LookupError):
+        return None
+
+
 def draw_map(db: Database, files_dir: Path, map_id: int) -> str:
     """Draw the map (its layers that everyone may see, over the built-in basemap, on its own box)
     and save the PNG as its thumbnail; returns the address. NothingToDraw when it is no map."""

@@ -111,3 +111,13 @@ def map_drawing_source(conn: sqlite3.Connection, map_id: int) -> dict[str, Any] 
                        "sld": sld or ogc.style_body(conn, layer["dataset_id"], None), "opacity": layer["opacity"],
                        "data_version": layer["data_version"]})
     return {"uuid": row["uuid"], "ll_bbox": (row["ll_x0"], row["ll_y0"], row["ll_x1"], row["ll_y1"]), "layers": layers}
+
+
+def document_drawing_source(conn: sqlite3.Connection, resource_id: int) -> dict[str, Any] | None:
+    """What drawing a document's thumbnail needs: its uuid, the extension and name of its file
+    (kept under files/<uuid>/) and the thumbnail address it has now; None for a resource that is
+    no document or a document without a file (a remote address)."""
+    row = conn.execute(
+        "SELECT r.uuid, r.thumbnail_url, d.extension, d.file_name FROM resources r"
+        " JOIN documents d ON d.resource_id = r.id WHERE r.id = ? AND d.file_name IS NOT NULL", (resource_id,)).fetchone()
+    return None if row is None else dict(row)

@@ -50,6 +50,7 @@ from catalogue_app.reads import documents as document_reads
 from catalogue_app.reads import resources as reads
 from catalogue_app.reads import uploads as upload_reads
 from catalogue_app.services import resource_changes
+from catalogue_app.jobs import thumbnails
 from catalogue_app.services import documents as document_service
 
 MAX_BODY = 4 * 1024**3  # what one upload may carry at all; the stored size limit is checked as it arrives
@@ -92,6 +93,8 @@ async def create_document(ctx: Context) -> Response[Any]:
         rid = await _store(ctx, caller, form, workspace / "files")
     finally:
         files.remove(workspace)
+    if form.file_name is not None:  # an image or a PDF shows itself on its card
+        await asyncio.to_thread(thumbnails.draw_document, ctx.db, ctx.settings.files_dir, rid)
     return await _answer(ctx, rid)
 
 
