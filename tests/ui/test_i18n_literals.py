@@ -32,7 +32,6 @@ PENDING = {
     "pages/composer.js",
     "pages/detail.js",
     "pages/edit.js",
-    "pages/harvesting.js",
     "pages/login.js",
     "pages/mine.js",
     "pages/packages.js",
