@@ -34,7 +34,6 @@ PENDING = {
     "pages/edit.js",
     "pages/login.js",
     "pages/mine.js",
-    "pages/packages.js",
     "pages/publishing.js",
     "pages/search.js",
     "pages/tokens.js",
