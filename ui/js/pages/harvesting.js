@@ -4,7 +4,7 @@
 
 import { api, currentUser } from '../api.js';
 import { checkbox, confirmDialog, errorBox, field, h, keepFocus, mount, select, toast } from '../dom.js';
-import { formatDateTime, lang, load, t } from '../i18n.js';
+import { dir, formatDateTime, lang, load, t } from '../i18n.js';
 
 await load('harvesting');
 
@@ -38,6 +38,10 @@ const SESSION_TYPE = { 'discover-harvestable-resources': t('harvesting.session_r
 // A session's start and end, the end's date left out when it is the start's (Intl's ranges)
 const SESSION_TIMES = new Intl.DateTimeFormat(lang, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 const POLL_MS = 1200;
+
+// A name or title someone typed, set into a sentence of the page's language: on a right-to-left
+// page it is isolated (FSI…PDI), so that a Latin name and its punctuation keep their order.
+const iso = (text) => (dir === 'rtl' ? `\u2068${text}\u2069` : text);
 
 const typeLabel = (type) => TYPES.find(([t]) => t === type)?.[1] || type || '';
 const busy = (harvester) => harvester && harvester.status !== 'ready';
@@ -78,7 +82,7 @@ export async function render(body, ctx) {
     mount(formPanel, harvesterForm(existing, {
       saved: async (saved) => {
         formPanel.hidden = true;
-        toast(existing ? t('harvesting.saved', { name: saved.name }) : t('harvesting.created', { name: saved.name }));
+        toast(existing ? t('harvesting.saved', { name: iso(saved.name) }) : t('harvesting.created', { name: iso(saved.name) }));
         if (!existing) { location.hash = `#/admin/harvesting?harvester=${saved.id}`; return; }
         await reload(true);
         newButton.focus();
@@ -107,10 +111,10 @@ export async function render(body, ctx) {
   };
 
   const remove = async (harvester) => {
-    if (!await confirmDialog(t('harvesting.delete_question', { name: harvester.name }), t('harvesting.delete'))) return;
+    if (!await confirmDialog(t('harvesting.delete_question', { name: iso(harvester.name) }), t('harvesting.delete'))) return;
     try {
       await api(`/api/v2/harvesters/${harvester.id}/`, { method: 'DELETE' });
-      toast(t('harvesting.deleted', { name: harvester.name }));
+      toast(t('harvesting.deleted', { name: iso(harvester.name) }));
       if (selected === harvester.id) { location.hash = '#/admin/harvesting'; return; }
       await reload(false);
       newButton.focus();
@@ -123,13 +127,13 @@ export async function render(body, ctx) {
       h('button', { type: 'button', class: cls, dataset: key(what), 'aria-label': t('harvesting.action_on', { action: label, name: x.name }), onclick }, label);
     if (busy(x)) {
       return ABORT[x.status]
-        ? [button('abort', t('harvesting.abort'), () => act(x, ABORT[x.status], t('harvesting.stopping', { name: x.name })), 'danger small')]
+        ? [button('abort', t('harvesting.abort'), () => act(x, ABORT[x.status], t('harvesting.stopping', { name: iso(x.name) })), 'danger small')]
         : [h('span', { class: 'muted' }, t('harvesting.please_wait'))];
     }
     return [
-      button('check', t('harvesting.check'), () => act(x, 'checking-availability', t('harvesting.checking', { name: x.name }))),
-      button('refresh', t('harvesting.refresh'), () => act(x, 'updating-harvestable-resources', t('harvesting.refreshing', { name: x.name }))),
-      button('harvest', t('harvesting.harvest_now'), () => act(x, 'harvesting-resources', t('harvesting.harvesting_from', { name: x.name })), 'small'),
+      button('check', t('harvesting.check'), () => act(x, 'checking-availability', t('harvesting.checking', { name: iso(x.name) }))),
+      button('refresh', t('harvesting.refresh'), () => act(x, 'updating-harvestable-resources', t('harvesting.refreshing', { name: iso(x.name) }))),
+      button('harvest', t('harvesting.harvest_now'), () => act(x, 'harvesting-resources', t('harvesting.harvesting_from', { name: iso(x.name) })), 'small'),
       button('edit', t('harvesting.edit'), () => openForm(x), 'link'),
       button('delete', t('harvesting.delete'), () => remove(x), 'link danger-link'),
     ];
@@ -139,9 +143,9 @@ export async function render(body, ctx) {
     empty.hidden = harvesters.length > 0;
     listBox.hidden = harvesters.length === 0;
     mount(list, harvesters.map((x) => h('tr', { dataset: { harvester: x.id }, class: x.id === selected ? 'selected' : null, 'aria-current': x.id === selected ? 'true' : null },
-      h('td', { 'data-label': COLUMNS.name }, h('a', { href: `#/admin/harvesting?harvester=${x.id}`, dataset: { focus: `open-${x.id}` } }, x.name)),
+      h('td', { 'data-label': COLUMNS.name }, h('a', { href: `#/admin/harvesting?harvester=${x.id}`, dataset: { focus: `open-${x.id}` } }, h('bdi', {}, x.name))),
       h('td', { 'data-label': COLUMNS.type }, h('span', { class: 'badge light' }, typeLabel(x.harvester_type))),
-      h('td', { 'data-label': COLUMNS.remote, class: 'url' }, x.remote_url),
+      h('td', { 'data-label': COLUMNS.remote, class: 'url' }, h('span', { dir: 'ltr' }, x.remote_url)),
       h('td', { 'data-label': COLUMNS.status }, statusBadge(x.status)),
       h('td', { 'data-label': COLUMNS.available }, availability(x)),
       h('td', { 'data-label': COLUMNS.checks, class: 'checks' },
@@ -150,7 +154,8 @@ export async function render(body, ctx) {
         h('span', {}, x.last_checked_harvestable_resources ? t('harvesting.list_checked', { when: formatDateTime(x.last_checked_harvestable_resources) })
           : t('harvesting.list_never_checked')), h('br'),
         h('span', { class: 'schedule' }, scheduleText(x)),
-        x.last_check_harvestable_resources_message ? h('span', { class: `${x.remote_available ? 'muted' : 'error'} block note` }, x.last_check_harvestable_resources_message) : null),
+        x.last_check_harvestable_resources_message ? h('span', { class: `${x.remote_available ? 'muted' : 'error'} block note` },
+          h('bdi', {}, x.last_check_harvestable_resources_message)) : null),
       h('td', { 'data-label': COLUMNS.actions }, h('div', { class: 'harvester-actions' }, actions(x))))));
   }, (key) => { // the button pressed is gone (Harvest now became Abort): the row's first action
     const row = list.querySelector(`tr[data-harvester="${key.split('-').pop()}"]`);
@@ -160,7 +165,7 @@ export async function render(body, ctx) {
   const paintDetail = async () => {
     const x = current();
     if (!x) { mount(detail); return; }
-    mount(detail, h('h2', { class: 'detail-title' }, `${x.name}`, ' ', h('span', { class: 'muted' }, `(${typeLabel(x.harvester_type)})`)), offered, sessions);
+    mount(detail, h('h2', { class: 'detail-title' }, h('bdi', {}, x.name), ' ', h('span', { class: 'muted' }, `(${typeLabel(x.harvester_type)})`)), offered, sessions);
     await Promise.all([loadOffered(x), loadSessions(x)]);
   };
 
@@ -189,7 +194,7 @@ export async function render(body, ctx) {
     const before = new Map(harvesters.map((x) => [x.id, x.status]));
     harvesters = found.sort((a, b) => a.name.localeCompare(b.name, lang));
     const changed = harvesters.filter((x) => before.has(x.id) && before.get(x.id) !== x.status);
-    if (changed.length) announce.textContent = changed.map((x) => t('harvesting.status_changed', { name: x.name, status: statusLabel(x.status) })).join(' ');
+    if (changed.length) announce.textContent = changed.map((x) => t('harvesting.status_changed', { name: iso(x.name), status: statusLabel(x.status) })).join(' ');
     if (!selected || !current()) selected = harvesters[0]?.id ?? null;
     paintList();
     const x = current();
@@ -269,21 +274,21 @@ function harvestable(harvester, data, refresh, message) {
     const box = h('input', { type: 'checkbox', checked: item.should_be_harvested, dataset: { focus: `pick-${item.unique_identifier}` },
       'aria-label': t('harvesting.pick', { title: item.title || item.unique_identifier }) });
     box.addEventListener('change', () => choose([{ unique_identifier: item.unique_identifier, should_be_harvested: box.checked }],
-      box.checked ? t('harvesting.will_harvest', { title: item.title || item.unique_identifier })
-        : t('harvesting.will_not_harvest', { title: item.title || item.unique_identifier })));
+      box.checked ? t('harvesting.will_harvest', { title: iso(item.title || item.unique_identifier) })
+        : t('harvesting.will_not_harvest', { title: iso(item.title || item.unique_identifier) })));
     const type = item.remote_resource_type || '';
     const local = item.resource ? `#/${type === 'document' ? 'document' : 'dataset'}/${item.resource}` : null;
     const failed = item.last_harvesting_succeeded === false;
     return h('tr', { dataset: { identifier: item.unique_identifier }, class: failed ? 'failed' : null },
       h('td', { class: 'pick', 'data-label': COLUMNS.pick }, box),
-      h('td', { 'data-label': COLUMNS.title }, item.title || item.unique_identifier,
-        failed && item.last_harvesting_message ? h('span', { class: 'error block' }, item.last_harvesting_message) : null),
+      h('td', { 'data-label': COLUMNS.title }, h('bdi', {}, item.title || item.unique_identifier),
+        failed && item.last_harvesting_message ? h('span', { class: 'error block' }, h('bdi', {}, item.last_harvesting_message)) : null),
       h('td', { 'data-label': COLUMNS.type }, RESOURCE_TYPES[type] || type),
       h('td', { 'data-label': COLUMNS.harvested },
         item.last_harvested ? [formatDateTime(item.last_harvested), failed ? h('span', { class: 'badge status-failed' }, t('harvesting.item_failed')) : null]
           : h('span', { class: 'muted' }, t('harvesting.not_yet'))),
       h('td', { 'data-label': COLUMNS.here }, local ? h('a', { href: local, class: 'local-link' }, t('harvesting.open'),
-        h('span', { class: 'visually-hidden' }, ` ${item.title || item.unique_identifier}`)) : ''));
+        h('span', { class: 'visually-hidden' }, ' ', h('bdi', {}, item.title || item.unique_identifier))) : ''));
   });
   const all = (value) => choose(items.filter((i) => i.should_be_harvested !== value).map((i) => ({ unique_identifier: i.unique_identifier, should_be_harvested: value })),
     value ? t('harvesting.all_chosen') : t('harvesting.none_chosen'));
@@ -319,7 +324,7 @@ function sessionList(data) {
       total || !ended ? h('div', { class: 'progress-row' },
         h('progress', { max: total || 1, value: total ? s.records_done : null, 'aria-label': t('harvesting.session_progress', { id: s.id }) }),
         h('span', { class: 'muted' }, counts)) : null,
-      s.details ? h('pre', { class: 'session-details' }, s.details) : null);
+      s.details ? h('pre', { class: 'session-details', dir: 'auto' }, s.details) : null);
   }))];
 }
 
@@ -412,5 +417,5 @@ function harvesterForm(existing, { saved, cancel }) {
       message.textContent = error.message;
     } finally { button.disabled = false; }
   });
-  return [h('h2', {}, existing ? t('harvesting.edit_title', { name: existing.name }) : t('harvesting.new')), form];
+  return [h('h2', {}, existing ? t('harvesting.edit_title', { name: iso(existing.name) }) : t('harvesting.new')), form];
 }

@@ -5,7 +5,7 @@
 
 import { api, currentUser, followExecution, sendWithProgress } from '../api.js';
 import { checkbox, errorBox, field, h, keepFocus, mount, toast } from '../dom.js';
-import { formatDateTime, formatNumber, load, t } from '../i18n.js';
+import { dir, formatDateTime, formatNumber, load, t } from '../i18n.js';
 
 await load('packages');
 
@@ -53,6 +53,13 @@ function size(bytes) {
   return formatNumber(value, { style: 'unit', unit: units[unit], unitDisplay: 'short', maximumFractionDigits: unit && value < 10 ? 1 : 0 });
 }
 
+// A name or title someone typed, set into a sentence of the page's language: on a right-to-left
+// page it is isolated (FSI…PDI), so that a Latin name and its punctuation keep their order.
+const iso = (text) => (dir === 'rtl' ? `\u2068${text}\u2069` : text);
+
+// An identifier, an address or a fingerprint: left to right, whatever the page's direction.
+const code = (value) => h('code', { dir: 'ltr' }, value);
+
 const percent = (progress) => formatNumber(Math.round(progress) / 100, { style: 'percent' });
 
 // A list of resources as reports name them ({uuid, title, resource_type, pk, message|reason}):
@@ -61,24 +68,23 @@ export function resourceItems(items, why = 'message') {
   return h('ul', { class: 'report-items' }, items.map((item) => {
     const type = item.resource_type;
     const title = item.title || item.uuid || t('packages.untitled');
-    const name = item.pk && type ? h('a', { href: `#/${type}/${item.pk}` }, title) : h('span', {}, title);
+    const name = item.pk && type ? h('a', { href: `#/${type}/${item.pk}` }, h('bdi', {}, title)) : h('bdi', {}, title);
     const note = item[why] || item.message || item.reason;
     return h('li', { dataset: { uuid: item.uuid || '' } }, name,
       type ? [' ', h('span', { class: `badge ${type}` }, TYPES[type] || type)] : null,
-      note ? h('span', { class: 'muted' }, ` — ${note}`) : null);
+      note ? h('span', { class: 'muted' }, ' — ', h('bdi', {}, note)) : null);
   }));
 }
 
 // An import's report: where the package came from and who signed it, a count of each outcome,
 // then each non-empty list and the notes.
 export function reportView(report) {
-  const code = (value) => h('code', {}, value);
   const source = report.maker && report.maker_url ? t('packages.report_source_maker_url')
     : report.maker ? t('packages.report_source_maker') : t('packages.report_source');
   return h('div', { class: 'report', dataset: { dryRun: String(Boolean(report.dry_run)) } },
     report.dry_run ? h('p', { class: 'ok-note' }, t('packages.dry_run_note')) : null,
     h('p', { class: 'small-text' },
-      rich(source, { package: code(report.package || '?'), maker: code(report.maker), url: h('span', {}, report.maker_url) }), ' ',
+      rich(source, { package: code(report.package || '?'), maker: code(report.maker), url: h('span', { dir: 'ltr' }, report.maker_url) }), ' ',
       report.signed_by ? rich(t('packages.signed_by'), { signer: code(report.signed_by) }) : t('packages.not_signed'),
       report.base ? [' ', rich(t('packages.follows'), { base: code(report.base) })] : null),
     h('ul', { class: 'report-counts', 'aria-label': t('packages.outcome_counts') }, OUTCOMES.map(([key, , , words]) => {
@@ -88,7 +94,7 @@ export function reportView(report) {
     OUTCOMES.filter(([key]) => (report[key] || []).length).map(([key, label, meaning]) => h('section', { class: `report-list ${key}`, dataset: { outcome: key } },
       h('h3', {}, t('packages.heading_count', { label, count: report[key].length })), h('p', { class: 'muted small-text' }, meaning), resourceItems(report[key]))),
     (report.notes || []).length ? h('section', { class: 'report-list notes' }, h('h3', {}, t('packages.notes')),
-      h('ul', {}, report.notes.map((n) => h('li', {}, typeof n === 'string' ? n : n.message || JSON.stringify(n))))) : null);
+      h('ul', {}, report.notes.map((n) => h('li', {}, h('bdi', {}, typeof n === 'string' ? n : n.message || JSON.stringify(n)))))) : null);
 }
 
 export async function render(main, ctx) {
@@ -128,7 +134,7 @@ function importPanel(refresh) {
 async function importFile(file, dryRun, out, refresh) {
   const bar = h('progress', { max: 100, value: 0, 'aria-label': t('packages.progress_of', { file: file.name }) });
   const status = h('p', { class: 'status' }, t('packages.sending', { size: size(file.size) }));
-  mount(out, h('div', { class: 'upload' }, h('strong', {}, file.name, dryRun ? ` ${t('packages.dry_run_mark')}` : ''), bar, status));
+  mount(out, h('div', { class: 'upload' }, h('strong', {}, h('bdi', {}, file.name), dryRun ? ` ${t('packages.dry_run_mark')}` : ''), bar, status));
   const form = new FormData();
   form.append('file', file, file.name);
   form.append('dry_run', dryRun ? 'true' : 'false');
@@ -153,7 +159,7 @@ async function importFile(file, dryRun, out, refresh) {
       const dry = out.parentElement?.querySelector('input[name=dry_run]');
       if (dry) dry.checked = false;  // the form says what is done now
       importFile(file, false, out, refresh);
-    } }, t('packages.import_now', { file: file.name }))) : null;
+    } }, t('packages.import_now', { file: iso(file.name) }))) : null;
     out.append(h('h3', { class: 'report-title', tabindex: '-1' }, dryRun ? t('packages.dry_run_title') : t('packages.report_title')), reportView(report));
     if (again) out.append(again);
     out.querySelector('.report-title').focus();
@@ -161,7 +167,7 @@ async function importFile(file, dryRun, out, refresh) {
   } catch (error) {
     bar.value = 0;
     out.querySelector('.upload')?.classList.add('failed');
-    status.replaceWith(errorBox(new Error(t('packages.not_imported', { file: file.name, message: error.message }))));
+    status.replaceWith(errorBox(new Error(t('packages.not_imported', { file: iso(file.name), message: error.message }))));
   }
 }
 
@@ -186,7 +192,7 @@ async function fillPackages(list) {
         h('td', {}, when),
         h('td', {}, exported ? t('packages.exported') : t('packages.imported'), p.base ? h('span', { class: 'muted' }, ` ${t('packages.since_earlier')}`) : null),
         h('td', {}, typeof n === 'number' ? formatNumber(n) : String(n)), h('td', {}, p.size ? size(p.size) : ''),
-        h('td', {}, h('code', {}, String(p.id).slice(0, 8))),
+        h('td', {}, code(String(p.id).slice(0, 8))),
         h('td', {}, exported && url ? h('a', { href: url, download: '' }, t('packages.download'),
           h('span', { class: 'visually-hidden' }, ` ${t('packages.download_of', { date: when })}`)) : back || ''));
     })))), list.querySelector('.send-back') || h('div', { class: 'send-back', 'aria-live': 'polite' }));
@@ -264,12 +270,12 @@ function conflictCard(c, refill) {
   const title = c.title || c.uuid;
   const value = (v) => {
     const text = shown(v);
-    return h('td', { class: 'value' }, text === '—' ? h('span', { class: 'muted' }, t('packages.empty')) : text);
+    return h('td', { class: 'value' }, text === '—' ? h('span', { class: 'muted' }, t('packages.empty')) : h('bdi', {}, text));
   };
   const rows = (c.differences || []).map((d) => h('tr', { class: 'differs', dataset: { field: d.field } },
     h('th', { scope: 'row' }, fieldLabel(d.field)), value(d.local), value(d.incoming)));
   const facts = [[t('packages.fact_version'), (s) => (s.version ? formatNumber(s.version) : '—')], [t('packages.fact_last_changed'), (s) => shown(s.last_updated)],
-    [t('packages.fact_changed_by'), (s) => s.changed_by || '—']];
+    [t('packages.fact_changed_by'), (s) => (s.changed_by ? h('bdi', {}, s.changed_by) : '—')]];
   for (const [label, of] of facts) {
     rows.push(h('tr', { class: 'fact' }, h('th', { scope: 'row' }, label),
       h('td', {}, local ? of(local) : h('em', {}, t('packages.deleted_here'))), h('td', {}, of(incoming))));
@@ -282,22 +288,22 @@ function conflictCard(c, refill) {
     } catch (error) { toast(error.message, 'error'); }
   };
   const type = c.resource_type;
-  const name = c.pk && type ? h('a', { href: `#/${type}/${c.pk}` }, title) : title;
+  const name = c.pk && type ? h('a', { href: `#/${type}/${c.pk}` }, h('bdi', {}, title)) : h('bdi', {}, title);
   const button = (keep, text, done) => h('button', { type: 'button', class: 'secondary', dataset: { keep, focus: `${c.id}-${keep}` },
     'aria-describedby': titleId, onclick: () => choose(keep, done) }, text);
   return h('article', { class: 'conflict', dataset: { conflict: c.id } },
     h('h3', { id: titleId }, name),
     h('p', { class: 'meta' }, h('span', { class: 'badge warn' }, KINDS[c.kind] || c.kind), h('span', {}, formatDateTime(c.created)),
-      c.package ? h('span', {}, rich(t('packages.from_package'), { package: h('code', {}, String(c.package).slice(0, 8)) })) : null),
+      c.package ? h('span', {}, rich(t('packages.from_package'), { package: code(String(c.package).slice(0, 8)) })) : null),
     (c.differences || []).length ? null : h('p', { class: 'muted small-text' }, t('packages.same_fields')),
     h('div', { class: 'table-wrap', role: 'region', 'aria-label': t('packages.both_copies', { title }), tabindex: 0 }, h('table', { class: 'side-by-side' },
       h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('packages.col_field')), h('th', { scope: 'col' }, t('packages.col_here')),
         h('th', { scope: 'col' }, t('packages.col_incoming')))),
       h('tbody', {}, rows))),
     h('div', { class: 'actions' },
-      button('local', c.kind === 'deleted_here' ? t('packages.keep_deleted') : t('packages.keep_local'), t('packages.kept_local', { title })),
-      button('incoming', c.kind === 'deleted_there' ? t('packages.delete_as_there') : t('packages.keep_incoming'), t('packages.kept_incoming', { title })),
-      c.kind === 'deleted_there' ? null : button('both', t('packages.keep_both'), t('packages.kept_both', { title }))));
+      button('local', c.kind === 'deleted_here' ? t('packages.keep_deleted') : t('packages.keep_local'), t('packages.kept_local', { title: iso(title) })),
+      button('incoming', c.kind === 'deleted_there' ? t('packages.delete_as_there') : t('packages.keep_incoming'), t('packages.kept_incoming', { title: iso(title) })),
+      c.kind === 'deleted_there' ? null : button('both', t('packages.keep_both'), t('packages.kept_both', { title: iso(title) }))));
 }
 
 // Make the package of ``cut`` in ``box`` (its progress, then its link and what was left out);
