@@ -216,6 +216,10 @@ def test_the_field_pages_in_another_language(browser, ui_server, world, tmp_path
         page.locator(".import-out .report").scroll_into_view_if_needed()
         _shot(tab, f"{lang}-packages-dry-run")
         found += _problems(tab, "/packages (a dry run's report)", lang)
+        page.set_viewport_size({"width": 390, "height": 844})  # a phone
+        page.wait_for_timeout(200)
+        _shot(tab, f"{lang}-packages-phone")
+        found += _problems(tab, "/packages (on a phone)", lang)
         found += [f"/packages (a dry run's report): reads out of order: {text!r}" for text in
                   page.evaluate(OUT_OF_ORDER, ".report-items li > *, .report p.small-text code")]
 
@@ -232,6 +236,11 @@ def test_the_field_pages_in_another_language(browser, ui_server, world, tmp_path
         found += _problems(tab, "/admin/harvesting", lang)
         found += [f"/admin/harvesting: reads out of order: {text!r}" for text in
                   page.evaluate(OUT_OF_ORDER, "tr[data-harvester] td, tr[data-harvester] .note, .harvestable td")]
+        page.set_viewport_size({"width": 390, "height": 844})  # a phone
+        page.wait_for_timeout(200)
+        _shot(tab, f"{lang}-harvesting-phone")
+        found += _problems(tab, "/admin/harvesting (on a phone)", lang)
+        page.set_viewport_size({"width": 1280, "height": 800})
         page.click(".panel-head button")  # a new harvester
         page.wait_for_selector("form.harvester-form")
         page.select_option("select[name=harvester_type]", value="catalogue.harvesting.harvesters.csw.CswHarvester")
