@@ -3,26 +3,45 @@
 // harvest and starts the work; the page follows it (polling while a harvester is busy).
 
 import { api, currentUser } from '../api.js';
-import { checkbox, confirmDialog, errorBox, field, formatDateTime, h, keepFocus, mount, select, toast } from '../dom.js';
+import { checkbox, confirmDialog, errorBox, field, h, keepFocus, mount, select, toast } from '../dom.js';
+import { dir, formatDateTime, lang, load, t } from '../i18n.js';
+
+await load('harvesting');
 
 const GEONODE = 'geonode.harvesting.harvesters.geonodeharvester.GeonodeUnifiedHarvesterWorker';
 const WMS = 'geonode.harvesting.harvesters.wms.OgcWmsHarvester';
 const CSW = 'catalogue.harvesting.harvesters.csw.CswHarvester';
-// [type, short label, long label]
-const TYPES = [[GEONODE, 'GeoNode', 'GeoNode catalogue'], [WMS, 'WMS', 'OGC WMS'], [CSW, 'CSW', 'CSW catalogue']];
+// [type, short label (the software's or the standard's name), long label, the legend of its options]
+const TYPES = [
+  [GEONODE, 'GeoNode', t('harvesting.type_geonode'), t('harvesting.options_geonode')], // i18n: not text
+  [WMS, 'WMS', t('harvesting.type_wms'), t('harvesting.options_wms')],
+  [CSW, 'CSW', t('harvesting.type_csw'), t('harvesting.options_csw')],
+];
 const STATUS = {
-  ready: 'Ready',
-  'updating-harvestable-resources': 'Refreshing the list',
-  'aborting-update-harvestable-resources': 'Stopping the refresh',
-  'harvesting-resources': 'Harvesting',
-  'aborting-harvesting-resources': 'Stopping the harvest',
-  'checking-availability': 'Checking the remote',
+  ready: t('harvesting.status_ready'),
+  'updating-harvestable-resources': t('harvesting.status_refreshing'),
+  'aborting-update-harvestable-resources': t('harvesting.status_stopping_refresh'),
+  'harvesting-resources': t('harvesting.status_harvesting'),
+  'aborting-harvesting-resources': t('harvesting.status_stopping_harvest'),
+  'checking-availability': t('harvesting.status_checking'),
 };
 const ABORT = { 'updating-harvestable-resources': 'aborting-update-harvestable-resources', 'harvesting-resources': 'aborting-harvesting-resources' };
-const SESSION_STATUS = { pending: 'Waiting', 'on-going': 'Running', 'finished-all-ok': 'Done', 'finished-all-failed': 'Failed',
-  'finished-some-failed': 'Done, some failed', aborted: 'Aborted' };
-const SESSION_TYPE = { 'discover-harvestable-resources': 'Refresh of the list', harvesting: 'Harvest' };
+const SESSION_STATUS = {
+  pending: t('harvesting.session_waiting'),
+  'on-going': t('harvesting.session_running'),
+  'finished-all-ok': t('harvesting.session_done'),
+  'finished-all-failed': t('harvesting.session_failed'),
+  'finished-some-failed': t('harvesting.session_some_failed'),
+  aborted: t('harvesting.session_aborted'),
+};
+const SESSION_TYPE = { 'discover-harvestable-resources': t('harvesting.session_refresh'), harvesting: t('harvesting.session_harvest') };
+// A session's start and end, the end's date left out when it is the start's (Intl's ranges)
+const SESSION_TIMES = new Intl.DateTimeFormat(lang, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 const POLL_MS = 1200;
+
+// A name or title someone typed, set into a sentence of the page's language: on a right-to-left
+// page it is isolated (FSI…PDI), so that a Latin name and its punctuation keep their order.
+const iso = (text) => (dir === 'rtl' ? `\u2068${text}\u2069` : text);
 
 const typeLabel = (type) => TYPES.find(([t]) => t === type)?.[1] || type || '';
 const busy = (harvester) => harvester && harvester.status !== 'ready';
@@ -30,8 +49,8 @@ const statusLabel = (status) => STATUS[status] || status;
 
 export async function render(body, ctx) {
   if (!currentUser()?.is_superuser) {
-    mount(body, h('section', { class: 'panel' }, h('h2', {}, 'Harvesting'),
-      h('p', {}, 'Only superusers manage harvesters.')));
+    mount(body, h('section', { class: 'panel' }, h('h2', {}, t('harvesting.title')),
+      h('p', {}, t('harvesting.superusers_only'))));
     return;
   }
   let harvesters = [];
@@ -40,15 +59,19 @@ export async function render(body, ctx) {
   let lastStatus = null;
   let stale = false; // work was asked for: the detail is read again at the next poll
 
-  const formPanel = h('section', { class: 'panel', hidden: true, 'aria-label': 'Harvester form' });
+  const formPanel = h('section', { class: 'panel', hidden: true, 'aria-label': t('harvesting.form_label') });
   const list = h('tbody');
-  const listBox = h('div', { class: 'table-wrap harvester-table', tabindex: 0, role: 'region', 'aria-label': 'Harvesters' }, h('table', { class: 'stack' },
-    h('caption', { class: 'visually-hidden' }, 'Harvesters'),
-    h('thead', {}, h('tr', {}, ['Name', 'Type', 'Remote', 'Status', 'Available', 'Checks and schedule', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))), list));
-  const empty = h('p', { class: 'muted', hidden: true }, 'No harvesters yet. Add one to bring in what another catalogue offers.');
+  const COLUMNS = {
+    name: t('harvesting.col_name'), type: t('harvesting.col_type'), remote: t('harvesting.col_remote'), status: t('harvesting.col_status'),
+    available: t('harvesting.col_available'), checks: t('harvesting.col_checks'), actions: t('harvesting.col_actions'),
+  };
+  const listBox = h('div', { class: 'table-wrap harvester-table', tabindex: 0, role: 'region', 'aria-label': t('harvesting.harvesters') }, h('table', { class: 'stack' },
+    h('caption', { class: 'visually-hidden' }, t('harvesting.harvesters')),
+    h('thead', {}, h('tr', {}, Object.values(COLUMNS).map((label) => h('th', { scope: 'col' }, label)))), list));
+  const empty = h('p', { class: 'muted', hidden: true }, t('harvesting.none_yet'));
   const detail = h('div', { class: 'harvester-detail' });
-  const offered = h('section', { class: 'panel harvestable', 'aria-label': 'What the remote offers' });
-  const sessions = h('section', { class: 'panel sessions', 'aria-label': 'Sessions' });
+  const offered = h('section', { class: 'panel harvestable', 'aria-label': t('harvesting.offered_title') });
+  const sessions = h('section', { class: 'panel sessions', 'aria-label': t('harvesting.sessions_title') });
   const announce = h('p', { class: 'visually-hidden', role: 'status', 'aria-live': 'polite' });
   const choiceMessage = h('p', { role: 'status', class: 'muted small-text' }); // kept across repaints
 
@@ -59,7 +82,7 @@ export async function render(body, ctx) {
     mount(formPanel, harvesterForm(existing, {
       saved: async (saved) => {
         formPanel.hidden = true;
-        toast(existing ? `Harvester ${saved.name} saved.` : `Harvester ${saved.name} created: refresh its list to see what the remote offers.`);
+        toast(existing ? t('harvesting.saved', { name: iso(saved.name) }) : t('harvesting.created', { name: iso(saved.name) }));
         if (!existing) { location.hash = `#/admin/harvesting?harvester=${saved.id}`; return; }
         await reload(true);
         newButton.focus();
@@ -88,10 +111,10 @@ export async function render(body, ctx) {
   };
 
   const remove = async (harvester) => {
-    if (!await confirmDialog(`Delete the harvester "${harvester.name}"? What it has harvested stays in this catalogue.`)) return;
+    if (!await confirmDialog(t('harvesting.delete_question', { name: iso(harvester.name) }), t('harvesting.delete'))) return;
     try {
       await api(`/api/v2/harvesters/${harvester.id}/`, { method: 'DELETE' });
-      toast(`Harvester ${harvester.name} deleted.`);
+      toast(t('harvesting.deleted', { name: iso(harvester.name) }));
       if (selected === harvester.id) { location.hash = '#/admin/harvesting'; return; }
       await reload(false);
       newButton.focus();
@@ -101,18 +124,18 @@ export async function render(body, ctx) {
   const actions = (x) => {
     const key = (what) => ({ focus: `${what}-${x.id}` });
     const button = (what, label, onclick, cls = 'secondary small') =>
-      h('button', { type: 'button', class: cls, dataset: key(what), 'aria-label': `${label}: ${x.name}`, onclick }, label);
+      h('button', { type: 'button', class: cls, dataset: key(what), 'aria-label': t('harvesting.action_on', { action: label, name: x.name }), onclick }, label);
     if (busy(x)) {
       return ABORT[x.status]
-        ? [button('abort', 'Abort', () => act(x, ABORT[x.status], `Stopping ${x.name}…`), 'danger small')]
-        : [h('span', { class: 'muted' }, 'Please wait…')];
+        ? [button('abort', t('harvesting.abort'), () => act(x, ABORT[x.status], t('harvesting.stopping', { name: iso(x.name) })), 'danger small')]
+        : [h('span', { class: 'muted' }, t('harvesting.please_wait'))];
     }
     return [
-      button('check', 'Check remote', () => act(x, 'checking-availability', `Checking ${x.name}…`)),
-      button('refresh', 'Refresh list', () => act(x, 'updating-harvestable-resources', `Refreshing what ${x.name} offers…`)),
-      button('harvest', 'Harvest now', () => act(x, 'harvesting-resources', `Harvesting from ${x.name}…`), 'small'),
-      button('edit', 'Edit', () => openForm(x), 'link'),
-      button('delete', 'Delete', () => remove(x), 'link danger-link'),
+      button('check', t('harvesting.check'), () => act(x, 'checking-availability', t('harvesting.checking', { name: iso(x.name) }))),
+      button('refresh', t('harvesting.refresh'), () => act(x, 'updating-harvestable-resources', t('harvesting.refreshing', { name: iso(x.name) }))),
+      button('harvest', t('harvesting.harvest_now'), () => act(x, 'harvesting-resources', t('harvesting.harvesting_from', { name: iso(x.name) })), 'small'),
+      button('edit', t('harvesting.edit'), () => openForm(x), 'link'),
+      button('delete', t('harvesting.delete'), () => remove(x), 'link danger-link'),
     ];
   };
 
@@ -120,17 +143,20 @@ export async function render(body, ctx) {
     empty.hidden = harvesters.length > 0;
     listBox.hidden = harvesters.length === 0;
     mount(list, harvesters.map((x) => h('tr', { dataset: { harvester: x.id }, class: x.id === selected ? 'selected' : null, 'aria-current': x.id === selected ? 'true' : null },
-      h('td', { 'data-label': 'Name' }, h('a', { href: `#/admin/harvesting?harvester=${x.id}`, dataset: { focus: `open-${x.id}` } }, x.name)),
-      h('td', { 'data-label': 'Type' }, h('span', { class: 'badge light' }, typeLabel(x.harvester_type))),
-      h('td', { 'data-label': 'Remote', class: 'url' }, x.remote_url),
-      h('td', { 'data-label': 'Status' }, statusBadge(x.status)),
-      h('td', { 'data-label': 'Available' }, availability(x)),
-      h('td', { 'data-label': 'Checks and schedule', class: 'checks' },
-        h('span', {}, 'Remote: ', x.last_checked_availability ? formatDateTime(x.last_checked_availability) : 'never'), h('br'),
-        h('span', {}, 'List: ', x.last_checked_harvestable_resources ? formatDateTime(x.last_checked_harvestable_resources) : 'never'), h('br'),
+      h('td', { 'data-label': COLUMNS.name }, h('a', { href: `#/admin/harvesting?harvester=${x.id}`, dataset: { focus: `open-${x.id}` } }, h('bdi', {}, x.name))),
+      h('td', { 'data-label': COLUMNS.type }, h('span', { class: 'badge light' }, typeLabel(x.harvester_type))),
+      h('td', { 'data-label': COLUMNS.remote, class: 'url' }, h('span', { dir: 'ltr' }, x.remote_url)),
+      h('td', { 'data-label': COLUMNS.status }, statusBadge(x.status)),
+      h('td', { 'data-label': COLUMNS.available }, availability(x)),
+      h('td', { 'data-label': COLUMNS.checks, class: 'checks' },
+        h('span', {}, x.last_checked_availability ? t('harvesting.remote_checked', { when: formatDateTime(x.last_checked_availability) })
+          : t('harvesting.remote_never_checked')), h('br'),
+        h('span', {}, x.last_checked_harvestable_resources ? t('harvesting.list_checked', { when: formatDateTime(x.last_checked_harvestable_resources) })
+          : t('harvesting.list_never_checked')), h('br'),
         h('span', { class: 'schedule' }, scheduleText(x)),
-        x.last_check_harvestable_resources_message ? h('span', { class: `${x.remote_available ? 'muted' : 'error'} block note` }, x.last_check_harvestable_resources_message) : null),
-      h('td', { 'data-label': 'Actions' }, h('div', { class: 'harvester-actions' }, actions(x))))));
+        x.last_check_harvestable_resources_message ? h('span', { class: `${x.remote_available ? 'muted' : 'error'} block note` },
+          h('bdi', {}, x.last_check_harvestable_resources_message)) : null),
+      h('td', { 'data-label': COLUMNS.actions }, h('div', { class: 'harvester-actions' }, actions(x))))));
   }, (key) => { // the button pressed is gone (Harvest now became Abort): the row's first action
     const row = list.querySelector(`tr[data-harvester="${key.split('-').pop()}"]`);
     return row?.querySelector('.harvester-actions button') || row?.querySelector('a');
@@ -139,7 +165,7 @@ export async function render(body, ctx) {
   const paintDetail = async () => {
     const x = current();
     if (!x) { mount(detail); return; }
-    mount(detail, h('h2', { class: 'detail-title' }, `${x.name}`, ' ', h('span', { class: 'muted' }, `(${typeLabel(x.harvester_type)})`)), offered, sessions);
+    mount(detail, h('h2', { class: 'detail-title' }, h('bdi', {}, x.name), ' ', h('span', { class: 'muted' }, `(${typeLabel(x.harvester_type)})`)), offered, sessions);
     await Promise.all([loadOffered(x), loadSessions(x)]);
   };
 
@@ -148,7 +174,7 @@ export async function render(body, ctx) {
       const data = await api(`/api/v2/harvesters/${x.id}/harvestable-resources/`, { params: { page_size: 500 } });
       if (!alive()) return;
       keepFocus(() => mount(offered, ...harvestable(x, data, () => loadOffered(x), choiceMessage)));
-    } catch (error) { mount(offered, h('h3', {}, 'What the remote offers'), errorBox(error)); }
+    } catch (error) { mount(offered, h('h3', {}, t('harvesting.offered_title')), errorBox(error)); }
   };
 
   const loadSessions = async (x) => {
@@ -156,7 +182,7 @@ export async function render(body, ctx) {
       const data = await api('/api/v2/harvesting-sessions/', { params: { 'filter{harvester}': x.id, page_size: 10 } });
       if (!alive()) return;
       mount(sessions, ...sessionList(data));
-    } catch (error) { mount(sessions, h('h3', {}, 'Sessions'), errorBox(error)); }
+    } catch (error) { mount(sessions, h('h3', {}, t('harvesting.sessions_title')), errorBox(error)); }
   };
 
   // The list, with each harvester's detail (type, last checks: only in the detail).
@@ -166,9 +192,9 @@ export async function render(body, ctx) {
       api(`/api/v2/harvesters/${x.id}/`).then((d) => d.harvester).catch(() => x)));
     if (!alive()) return;
     const before = new Map(harvesters.map((x) => [x.id, x.status]));
-    harvesters = found.sort((a, b) => a.name.localeCompare(b.name));
+    harvesters = found.sort((a, b) => a.name.localeCompare(b.name, lang));
     const changed = harvesters.filter((x) => before.has(x.id) && before.get(x.id) !== x.status);
-    if (changed.length) announce.textContent = changed.map((x) => `${x.name}: ${statusLabel(x.status)}.`).join(' ');
+    if (changed.length) announce.textContent = changed.map((x) => t('harvesting.status_changed', { name: iso(x.name), status: statusLabel(x.status) })).join(' ');
     if (!selected || !current()) selected = harvesters[0]?.id ?? null;
     paintList();
     const x = current();
@@ -192,10 +218,10 @@ export async function render(body, ctx) {
     }
   }
 
-  const newButton = h('button', { type: 'button', onclick: () => openForm(null) }, 'New harvester');
+  const newButton = h('button', { type: 'button', onclick: () => openForm(null) }, t('harvesting.new'));
   mount(body, formPanel,
-    h('section', { class: 'panel' }, h('div', { class: 'panel-head' }, h('h2', {}, 'Harvesters'), newButton),
-      h('p', { class: 'muted' }, 'A harvester brings in the datasets and documents another catalogue offers. Refresh its list, tick what to harvest, then harvest.'),
+    h('section', { class: 'panel' }, h('div', { class: 'panel-head' }, h('h2', {}, t('harvesting.harvesters')), newButton),
+      h('p', { class: 'muted' }, t('harvesting.intro')),
       empty, listBox),
     detail, announce);
   await reload(true);
@@ -204,13 +230,13 @@ export async function render(body, ctx) {
 
 // Whether the remote answered when last asked; nothing is known before it has been asked.
 function availability(x) {
-  if (!x.last_checked_availability) return h('span', { class: 'muted' }, 'not checked yet');
-  return x.remote_available ? 'Yes' : h('span', { class: 'error' }, 'No');
+  if (!x.last_checked_availability) return h('span', { class: 'muted' }, t('harvesting.not_checked_yet'));
+  return x.remote_available ? t('harvesting.available_yes') : h('span', { class: 'error' }, t('harvesting.available_no'));
 }
 
 // Whether the harvester works by itself, and how often it harvests then.
 function scheduleText(x) {
-  return x.scheduling_enabled ? `Harvests by itself every ${x.harvesting_session_update_frequency} min` : 'Harvests when asked';
+  return x.scheduling_enabled ? t('harvesting.scheduled', { count: x.harvesting_session_update_frequency }) : t('harvesting.when_asked');
 }
 
 function statusBadge(status) {
@@ -220,6 +246,11 @@ function statusBadge(status) {
 }
 
 function harvestable(harvester, data, refresh, message) {
+  const COLUMNS = {
+    pick: t('harvesting.col_pick'), title: t('harvesting.col_title'), type: t('harvesting.col_type'),
+    harvested: t('harvesting.col_last_harvested'), here: t('harvesting.col_here'),
+  };
+  const RESOURCE_TYPES = { dataset: t('harvesting.resource_dataset'), document: t('harvesting.resource_document'), map: t('harvesting.resource_map') };
   const items = data.harvestable_resources || [];
   const total = data.total ?? items.length;
   const choose = async (choices, done) => {
@@ -230,80 +261,87 @@ function harvestable(harvester, data, refresh, message) {
     } catch (error) { message.className = 'error'; message.textContent = error.message; }
     await refresh();
   };
-  const head = [h('h3', {}, 'What the remote offers'),
+  const head = [h('h3', {}, t('harvesting.offered_title')),
     harvester.last_checked_harvestable_resources ? null
-      : h('p', { class: 'muted' }, busy(harvester) ? 'The list is being made…' : 'Not listed yet: use “Refresh list” to ask the remote what it offers.')];
+      : h('p', { class: 'muted' }, busy(harvester) ? t('harvesting.list_being_made') : t('harvesting.not_listed_yet'))];
   if (!items.length) {
     return [...head, !harvester.last_checked_harvestable_resources ? null
-      : harvester.remote_available ? h('p', { class: 'muted' }, 'The remote offers nothing (with this harvester’s options).')
-        : h('p', { class: 'error' }, 'The remote could not be reached, so nothing is listed. The sessions below say what went wrong.')];
+      : harvester.remote_available ? h('p', { class: 'muted' }, t('harvesting.offers_nothing'))
+        : h('p', { class: 'error' }, t('harvesting.unreachable'))];
   }
   const chosen = items.filter((i) => i.should_be_harvested).length;
   const rows = items.map((item) => {
     const box = h('input', { type: 'checkbox', checked: item.should_be_harvested, dataset: { focus: `pick-${item.unique_identifier}` },
-      'aria-label': `Harvest ${item.title || item.unique_identifier}` });
+      'aria-label': t('harvesting.pick', { title: item.title || item.unique_identifier }) });
     box.addEventListener('change', () => choose([{ unique_identifier: item.unique_identifier, should_be_harvested: box.checked }],
-      `${item.title}: ${box.checked ? 'will be harvested' : 'will not be harvested'}.`));
+      box.checked ? t('harvesting.will_harvest', { title: iso(item.title || item.unique_identifier) })
+        : t('harvesting.will_not_harvest', { title: iso(item.title || item.unique_identifier) })));
     const type = item.remote_resource_type || '';
     const local = item.resource ? `#/${type === 'document' ? 'document' : 'dataset'}/${item.resource}` : null;
     const failed = item.last_harvesting_succeeded === false;
     return h('tr', { dataset: { identifier: item.unique_identifier }, class: failed ? 'failed' : null },
-      h('td', { class: 'pick', 'data-label': 'Harvest' }, box),
-      h('td', { 'data-label': 'Title' }, item.title || item.unique_identifier,
-        failed && item.last_harvesting_message ? h('span', { class: 'error block' }, item.last_harvesting_message) : null),
-      h('td', { 'data-label': 'Type' }, type),
-      h('td', { 'data-label': 'Harvested' },
-        item.last_harvested ? [formatDateTime(item.last_harvested), failed ? h('span', { class: 'badge status-failed' }, 'failed') : null]
-          : h('span', { class: 'muted' }, 'not yet')),
-      h('td', { 'data-label': 'Here' }, local ? h('a', { href: local, class: 'local-link' }, 'Open', h('span', { class: 'visually-hidden' }, ` ${item.title}`)) : ''));
+      h('td', { class: 'pick', 'data-label': COLUMNS.pick }, box),
+      h('td', { 'data-label': COLUMNS.title }, h('bdi', {}, item.title || item.unique_identifier),
+        failed && item.last_harvesting_message ? h('span', { class: 'error block' }, h('bdi', {}, item.last_harvesting_message)) : null),
+      h('td', { 'data-label': COLUMNS.type }, RESOURCE_TYPES[type] || type),
+      h('td', { 'data-label': COLUMNS.harvested },
+        item.last_harvested ? [formatDateTime(item.last_harvested), failed ? h('span', { class: 'badge status-failed' }, t('harvesting.item_failed')) : null]
+          : h('span', { class: 'muted' }, t('harvesting.not_yet'))),
+      h('td', { 'data-label': COLUMNS.here }, local ? h('a', { href: local, class: 'local-link' }, t('harvesting.open'),
+        h('span', { class: 'visually-hidden' }, ' ', h('bdi', {}, item.title || item.unique_identifier))) : ''));
   });
   const all = (value) => choose(items.filter((i) => i.should_be_harvested !== value).map((i) => ({ unique_identifier: i.unique_identifier, should_be_harvested: value })),
-    value ? 'All will be harvested.' : 'None will be harvested.');
+    value ? t('harvesting.all_chosen') : t('harvesting.none_chosen'));
   return [...head,
     h('div', { class: 'actions' },
-      h('span', {}, `${chosen} of ${total} chosen`),
-      h('button', { type: 'button', class: 'secondary small', dataset: { focus: 'select-all' }, disabled: chosen === items.length, onclick: () => all(true) }, 'Select all'),
-      h('button', { type: 'button', class: 'secondary small', dataset: { focus: 'select-none' }, disabled: chosen === 0, onclick: () => all(false) }, 'Select none'),
+      h('span', {}, t('harvesting.chosen_count', { count: chosen, total })),
+      h('button', { type: 'button', class: 'secondary small', dataset: { focus: 'select-all' }, disabled: chosen === items.length, onclick: () => all(true) }, t('harvesting.select_all')),
+      h('button', { type: 'button', class: 'secondary small', dataset: { focus: 'select-none' }, disabled: chosen === 0, onclick: () => all(false) }, t('harvesting.select_none')),
       message),
-    total > items.length ? h('p', { class: 'muted' }, `The first ${items.length} of ${total} are shown.`) : null,
-    h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': `What ${harvester.name} offers` }, h('table', { class: 'stack' }, h('caption', { class: 'visually-hidden' }, `What ${harvester.name} offers`),
-      h('thead', {}, h('tr', {}, ['Harvest', 'Title', 'Type', 'Last harvested', 'Here'].map((t) => h('th', { scope: 'col' }, t)))), h('tbody', {}, rows)))];
+    total > items.length ? h('p', { class: 'muted' }, t('harvesting.first_shown', { count: items.length, total })) : null,
+    h('div', { class: 'table-wrap', tabindex: 0, role: 'region', 'aria-label': t('harvesting.offered_by', { name: harvester.name }) }, h('table', { class: 'stack' },
+      h('caption', { class: 'visually-hidden' }, t('harvesting.offered_by', { name: harvester.name })),
+      h('thead', {}, h('tr', {}, Object.values(COLUMNS).map((label) => h('th', { scope: 'col' }, label)))), h('tbody', {}, rows)))];
 }
 
 function sessionList(data) {
   const items = data.asynchronous_harvesting_sessions || [];
-  if (!items.length) return [h('h3', {}, 'Sessions'), h('p', { class: 'muted' }, 'No sessions yet.')];
-  return [h('h3', {}, 'Sessions'), h('ol', { class: 'plain session-list' }, items.map((s) => {
+  if (!items.length) return [h('h3', {}, t('harvesting.sessions_title')), h('p', { class: 'muted' }, t('harvesting.no_sessions'))];
+  return [h('h3', {}, t('harvesting.sessions_title')), h('ol', { class: 'plain session-list' }, items.map((s) => {
     const total = s.total_records_to_process || 0;
     const ended = Boolean(s.ended) || /^(finished|aborted)/.test(s.status);
     const kind = s.status === 'finished-all-ok' ? 'finished' : /failed|aborted/.test(s.status) ? 'failed' : 'running';
-    const counts = total ? `${s.records_done} of ${total} done${s.records_failed ? `, ${s.records_failed} failed` : ''}` : (ended ? '' : 'Starting…');
+    const counts = !total ? (ended ? '' : t('harvesting.starting'))
+      : s.records_failed ? t('harvesting.progress_failed', { done: s.records_done, count: total, failed: s.records_failed })
+        : t('harvesting.progress', { done: s.records_done, count: total });
     const idle = ended && !total && !s.details && s.session_type === 'harvesting' && kind === 'finished';
     return h('li', { class: `session ${kind}`, dataset: { session: s.id } },
       h('div', { class: 'session-head' },
         h('strong', {}, SESSION_TYPE[s.session_type] || s.session_type),
         h('span', { class: `badge status-${kind}` }, SESSION_STATUS[s.status] || s.status),
         h('span', { class: 'muted' }, span(s.started, s.ended))),
-      idle ? h('p', { class: 'muted small-text idle' }, 'Nothing was ticked to harvest, so nothing was done.') : null,
+      idle ? h('p', { class: 'muted small-text idle' }, t('harvesting.idle')) : null,
       total || !ended ? h('div', { class: 'progress-row' },
-        h('progress', { max: total || 1, value: total ? s.records_done : null, 'aria-label': `Progress of session ${s.id}` }),
+        h('progress', { max: total || 1, value: total ? s.records_done : null, 'aria-label': t('harvesting.session_progress', { id: s.id }) }),
         h('span', { class: 'muted' }, counts)) : null,
-      s.details ? h('pre', { class: 'session-details' }, s.details) : null);
+      s.details ? h('pre', { class: 'session-details', dir: 'auto' }, s.details) : null);
   }))];
 }
 
 // When a session ran: its start, and its end (the time alone on the same day).
 function span(started, ended) {
-  if (!ended) return `started ${formatDateTime(started)}`;
-  const sameDay = new Date(started).toDateString() === new Date(ended).toDateString();
-  return `${formatDateTime(started)} – ${sameDay ? new Date(ended).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' }) : formatDateTime(ended)}`;
+  if (!ended) return t('harvesting.started_at', { when: formatDateTime(started) });
+  const from = new Date(started);
+  const to = new Date(ended);
+  if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()) || to < from) return `${formatDateTime(started)} – ${formatDateTime(ended)}`;
+  return SESSION_TIMES.formatRange(from, to);
 }
 
 // The form to create or edit a harvester; `existing` is the harvester's detail.
 function harvesterForm(existing, { saved, cancel }) {
   const message = h('p', { class: 'error', role: 'alert' });
   const config = existing?.harvester_type_specific_configuration || {};
-  const type = select('harvester_type', TYPES.map(([t, , long]) => [t, long]), existing?.harvester_type || GEONODE);
+  const type = select('harvester_type', TYPES.map(([code, , long]) => [code, long]), existing?.harvester_type || GEONODE);
   const specific = h('fieldset', { class: 'specific' });
   const same = () => existing && type.value === existing.harvester_type;
   const paintSpecific = () => {
@@ -312,42 +350,42 @@ function harvesterForm(existing, { saved, cancel }) {
     const flag = (name, label, fallback) => checkbox(name, label, c[name] ?? fallback, { dataset: { cfg: 'flag' } });
     let fields;
     if (type.value === GEONODE) {
-      fields = [flag('harvest_datasets', 'Harvest datasets', true), flag('harvest_documents', 'Harvest documents', true),
-        text('resource_title_filter', 'Only titles containing', 'Leave empty for all.'),
-        flag('copy_data', 'Copy the data here (when the remote allows downloads)', false),
-        h('small', { class: 'muted block' }, 'Otherwise datasets are shown from the remote’s own map service.'),
-        field('Access token of the remote', h('input', { name: 'token', type: 'password', autocomplete: 'off', dataset: { cfg: 'token' }, value: c.token ?? '' }),
-          c.token ? 'A token is saved: leave this as it is to keep it, empty it to remove it.' : 'Optional: to harvest what the remote shows its signed-in users only.')];
+      fields = [flag('harvest_datasets', t('harvesting.harvest_datasets'), true), flag('harvest_documents', t('harvesting.harvest_documents'), true),
+        text('resource_title_filter', t('harvesting.title_filter'), t('harvesting.filter_hint')),
+        flag('copy_data', t('harvesting.copy_data'), false),
+        h('small', { class: 'muted block' }, t('harvesting.copy_data_hint')),
+        field(t('harvesting.token'), h('input', { name: 'token', type: 'password', autocomplete: 'off', dataset: { cfg: 'token' }, value: c.token ?? '' }),
+          c.token ? t('harvesting.token_saved') : t('harvesting.token_hint'))];
     } else if (type.value === WMS) {
-      fields = [text('dataset_title_filter', 'Only layer titles containing', 'Leave empty for all.')];
+      fields = [text('dataset_title_filter', t('harvesting.layer_title_filter'), t('harvesting.filter_hint'))];
     } else {
-      const schema = select('output_schema', [['iso', 'ISO 19139'], ['dc', 'Dublin Core']], c.output_schema || 'iso');
+      const schema = select('output_schema', [['iso', 'ISO 19139'], ['dc', t('harvesting.schema_dublin_core')]], c.output_schema || 'iso');
       schema.dataset.cfg = 'text';
-      fields = [text('title_filter', 'Only titles containing', 'Leave empty for all.'), field('Record format', schema)];
+      fields = [text('title_filter', t('harvesting.title_filter'), t('harvesting.filter_hint')), field(t('harvesting.record_format'), schema)];
     }
-    mount(specific, h('legend', {}, `${TYPES.find(([t]) => t === type.value)[2]} options`), fields);
+    mount(specific, h('legend', {}, TYPES.find(([code]) => code === type.value)[3]), fields);
   };
   type.addEventListener('change', paintSpecific);
   paintSpecific();
   const number = (name, label, fallback) => field(label, h('input', { name, type: 'number', min: 1, step: 1, required: true, value: existing?.[name] ?? fallback }));
-  const form = h('form', { class: 'grid-form compact harvester-form', 'aria-label': existing ? `Edit harvester ${existing.name}` : 'New harvester', novalidate: false },
+  const form = h('form', { class: 'grid-form compact harvester-form', 'aria-label': existing ? t('harvesting.edit_form', { name: existing.name }) : t('harvesting.new'), novalidate: false },
     h('div', { class: 'two' },
-      field('Name', h('input', { name: 'name', required: true, maxlength: 255, autocomplete: 'off', value: existing?.name ?? '' })),
-      field('Type', type)),
-    field('Remote address', h('input', { name: 'remote_url', type: 'url', required: true, placeholder: 'https://catalogue.example.org', value: existing?.remote_url ?? '' }),
-      existing ? 'Changing the address or the options below makes the list of what the remote offers anew.' : 'The remote catalogue’s site address (or its service address for WMS and CSW).'),
+      field(t('harvesting.field_name'), h('input', { name: 'name', required: true, maxlength: 255, autocomplete: 'off', value: existing?.name ?? '' })),
+      field(t('harvesting.field_type'), type)),
+    field(t('harvesting.field_remote_url'), h('input', { name: 'remote_url', type: 'url', required: true, placeholder: 'https://catalogue.example.org', value: existing?.remote_url ?? '' }),
+      existing ? t('harvesting.remote_url_changed_hint') : t('harvesting.remote_url_hint')),
     specific,
-    h('fieldset', {}, h('legend', {}, 'What to do with what the remote offers'),
-      checkbox('harvest_new_resources_by_default', 'Harvest what the remote newly offers without asking', existing?.harvest_new_resources_by_default ?? false),
-      checkbox('delete_orphan_resources_automatically', 'Delete here what the remote no longer offers', existing?.delete_orphan_resources_automatically ?? false)),
-    h('fieldset', {}, h('legend', {}, 'Schedule'),
-      checkbox('scheduling_enabled', 'Run by itself on this schedule', existing?.scheduling_enabled ?? false),
+    h('fieldset', {}, h('legend', {}, t('harvesting.what_to_do')),
+      checkbox('harvest_new_resources_by_default', t('harvesting.harvest_new'), existing?.harvest_new_resources_by_default ?? false),
+      checkbox('delete_orphan_resources_automatically', t('harvesting.delete_orphans'), existing?.delete_orphan_resources_automatically ?? false)),
+    h('fieldset', {}, h('legend', {}, t('harvesting.schedule')),
+      checkbox('scheduling_enabled', t('harvesting.scheduling_enabled'), existing?.scheduling_enabled ?? false),
       h('div', { class: 'three' },
-        number('harvesting_session_update_frequency', 'Harvest every (minutes)', 60),
-        number('refresh_harvestable_resources_update_frequency', 'Refresh the list every (minutes)', 30),
-        number('check_availability_frequency', 'Check the remote every (minutes)', 10))),
-    h('div', { class: 'actions' }, h('button', { type: 'submit' }, existing ? 'Save' : 'Create harvester'),
-      h('button', { type: 'button', class: 'secondary', onclick: cancel }, 'Cancel')),
+        number('harvesting_session_update_frequency', t('harvesting.harvest_every'), 60),
+        number('refresh_harvestable_resources_update_frequency', t('harvesting.refresh_every'), 30),
+        number('check_availability_frequency', t('harvesting.check_every'), 10))),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, existing ? t('harvesting.save') : t('harvesting.create')),
+      h('button', { type: 'button', class: 'secondary', onclick: cancel }, t('harvesting.cancel'))),
     message);
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
@@ -379,5 +417,5 @@ function harvesterForm(existing, { saved, cancel }) {
       message.textContent = error.message;
     } finally { button.disabled = false; }
   });
-  return [h('h2', {}, existing ? `Edit ${existing.name}` : 'New harvester'), form];
+  return [h('h2', {}, existing ? t('harvesting.edit_title', { name: iso(existing.name) }) : t('harvesting.new')), form];
 }
