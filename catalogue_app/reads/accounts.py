@@ -23,12 +23,12 @@ SEARCH_FIELDS = users.SEARCH_FIELDS
 def page(conn: Connection, spec: ListSpec, caller: Caller, base: str, limit: int, offset: int) -> tuple[int, list[User]]:
     """One page of the users the caller may see, and how many there are in all."""
     total, rows = users.page(conn, spec, caller.id, rules.sees_every_account(caller), limit, offset)
-    return total, [user(r, caller, base) for r in rows]
+    return total, [user(r, caller, base, account=True) for r in rows]
 
 
 def several(conn: Connection, ids: list[int], caller: Caller, base: str) -> list[User]:
     """Users just written, by id."""
-    return [user(r, caller, base) for r in users.by_ids(conn, ids)]
+    return [user(r, caller, base, account=True) for r in users.by_ids(conn, ids)]
 
 
 def visible(conn: Connection, caller: Caller, user_id: int) -> Row:
@@ -41,7 +41,7 @@ def visible(conn: Connection, caller: Caller, user_id: int) -> Row:
 
 def one(conn: Connection, caller: Caller, user_id: int, base: str) -> User:
     """One user as the caller sees them; NotFound when the caller may not see them."""
-    return user(visible(conn, caller, user_id), caller, base)
+    return user(visible(conn, caller, user_id), caller, base, account=True)
 
 
 def groups_of(conn: Connection, caller: Caller, user_id: int, base: str) -> list[GroupProfile]:

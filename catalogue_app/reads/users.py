@@ -31,6 +31,8 @@ class User(msgspec.Struct, kw_only=True):
     perms: list[str] | UnsetType = UNSET
     is_superuser: bool
     is_staff: bool
+    # Only for administrators: whether the account may sign in (False once deactivated).
+    is_active: bool | UnsetType = UNSET
     # Never shown to anonymous callers.
     email: str | UnsetType = UNSET
     link: str
@@ -113,7 +115,9 @@ def absolute(base: str, url: str) -> str:
     return url if "://" in url else f"{base}{url}"
 
 
-def user(row: Row, caller: Caller, base: str) -> User:
+def user(row: Row, caller: Caller, base: str, account: bool = False) -> User:
+    """A user as ``caller`` may see them; ``account`` for the users API itself, where
+    administrators also get ``is_active`` (not in the owners embedded in resources)."""
     mine = rules.sees_private_fields(caller, row["id"])
     return User(
         pk=row["id"],
@@ -124,6 +128,7 @@ def user(row: Row, caller: Caller, base: str) -> User:
         perms=global_perms(row) if mine else UNSET,
         is_superuser=bool(row["is_superuser"]),
         is_staff=bool(row["is_staff"]),
+        is_active=bool(row["is_active"]) if account and rules.sees_every_account(caller) else UNSET,
         email=UNSET if caller.is_anonymous else row["email"],
         link=f"{base}/api/v2/users/{row['id']}",
     )

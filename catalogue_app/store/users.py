@@ -28,19 +28,21 @@ FIELDS = {
     "email": Field("u.email"),
     "is_superuser": Field("u.is_superuser", "bool"),
     "is_staff": Field("u.is_staff", "bool"),
+    "is_active": Field("u.is_active", "bool"),
     "date_joined": Field("u.date_joined", "datetime"),
 }
 SEARCH_FIELDS = {name: FIELDS[name] for name in ("username", "first_name", "last_name", "email")}
 
 
 def visibility(viewer_id: int | None, sees_all: bool) -> tuple[str, list[Any]]:
-    """SQL condition on ``u``: active users the viewer may see.
+    """SQL condition on ``u``: the users the viewer may see.
 
-    Admins see every active user. Others see themselves, members of public groups, members of
+    Admins see every user, deactivated ones included (the users API shows them ``is_active``).
+    Others see only active users: themselves, members of public groups, members of
     the groups they belong to, and members of the registered-members group.
     """
     if sees_all:
-        return "u.is_active = 1", []
+        return "1", []
     if viewer_id is None:
         return "0", []
     return (
