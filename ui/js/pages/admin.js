@@ -244,7 +244,7 @@ async function executions(body) {
     h('td', { class: 'when' }, when(r.created)), h('td', {}, r.func_name || r.action),
     h('td', {}, r.name || (r.geonode_resource ? t('admin.exec_resource', { pk: String(r.geonode_resource) }) : '')),
     h('td', {}, h('span', { class: `badge status-${r.status}` }, executionStatus(r.status))), h('td', { class: 'by' }, who(r.user)),
-    h('td', { class: 'log' }, r.log || '')));
+    h('td', { class: 'log', dir: 'auto' }, r.log || '')));
   mount(body, h('section', { class: 'panel' }, h('h2', {}, t('admin.background_jobs')),
     rows.length ? [
       h('p', { class: 'muted small-text' }, total > rows.length ? t('admin.jobs_newest_of', { count: rows.length, total }) : t('admin.jobs_newest_first')),

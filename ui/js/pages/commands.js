@@ -181,7 +181,7 @@ export async function render(body, ctx) {
   const detailBadge = h('span');
   const detailActions = h('div', { class: 'actions job-actions' });
   const detailMeta = h('dl', { class: 'job-meta' });
-  const output = h('pre', { class: 'job-output', tabindex: 0 });
+  const output = h('pre', { class: 'job-output', tabindex: 0, dir: 'auto' });
   const noOutput = h('p', { class: 'muted small-text', hidden: true });
   const detailMessage = h('p', { class: 'error', role: 'alert' });
   const detail = h('section', { class: 'panel job-detail', 'aria-labelledby': 'job-title', hidden: true },
@@ -407,7 +407,7 @@ export async function render(body, ctx) {
     const about = describe(help);
     return h('li', { class: 'command', dataset: { command: name } },
       h('h3', {}, h('code', {}, breakable(name))),
-      about ? h('p', { class: 'muted small-text about' }, about) : null,
+      about ? h('p', { class: 'muted small-text about', dir: 'auto' }, about) : null,
       h('details', { class: 'help' }, h('summary', {}, t('commands.help'), h('span', { class: 'visually-hidden' }, ` (${name})`)),
         failed ? errorBox(help) : h('pre', { class: 'help-text', tabindex: 0, dir: 'ltr', 'aria-label': t('commands.help_of', { command: name }) }, help || t('commands.no_help'))),
       form);

@@ -165,7 +165,7 @@ export async function publishPanel(el, resource) {
           h('span', { class: `badge ${done ? 'light' : 'warn'}` }, badge),
           what ? h('span', { class: 'block small-text' }, what) : null,
           p.last_published ? h('span', { class: 'muted block small-text' }, t('publishing.last_published', { when: formatDateTime(p.last_published) })) : null,
-          p.message ? h('span', { class: `${done ? 'muted' : 'error'} block small-text` }, p.message) : null);
+          p.message ? h('span', { class: `${done ? 'muted' : 'error'} block small-text`, dir: 'auto' }, p.message) : null);
       }))] : []);
     } catch { mount(where); }
   };
