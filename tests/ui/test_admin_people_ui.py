@@ -120,6 +120,10 @@ def world(ui_server, ui_admin):
     assert r.status_code == 201, r.text
     doc = ui_admin.post("/api/v2/documents", files={"doc_file": ("notes.txt", b"notes", "text/plain")},
                         data={"title": "Field notes"}).json()["document"]
+    r = ui_admin.post(f"/api/v2/resources/{doc['pk']}/publish", json={"remote": r.json()["remote"]["id"]})
+    assert r.status_code in (200, 201, 202), r.text
+    status = f"/api/v2/resource-service/execution-status/{r.json()['execution_id']}"
+    poll_until(lambda: ui_admin.get(status).json()["status"] in ("finished", "failed"), 60)
     return {"job": job, "doc": doc["pk"]}
 
 
@@ -145,11 +149,11 @@ def test_the_admin_tabs_in_another_language(tab, world, lang):
         f"/admin/commands?job={world['job']}": ["Common tasks", "Back up now", "Backups", "Jobs", "Output", "finished", "Created"],
         "/admin/keys": ["Signing key", "Fingerprint", "Trusted keys"],
         "/admin/remotes": ["New remote catalogue", "Access token", "Change token"],
-        f"/document/{world['doc']}": ["Publish to another catalogue"],
+        f"/document/{world['doc']}": ["Publish to another catalogue", "Published to", "Last published"],
     }
     for address, words in english.items():
         name = address.split("/")[-1].split("?")[0] if address.startswith("/admin") else "document"
-        tab.go(address, wait=".tab-body h2" if name != "document" else "section.publish h2")
+        tab.go(address, wait=".tab-body h2" if name != "document" else "section.publish .publications li")
         if name == "commands":
             page.wait_for_selector(".job-detail:not([hidden]) .job-output")
         if name == "remotes":
