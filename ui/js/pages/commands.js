@@ -5,7 +5,7 @@
 // and token digests, so staff see only their names).
 
 import { api, currentUser } from '../api.js';
-import { confirmDialog, errorBox, field, formatBytes, h, keepFocus, mount, toast } from '../dom.js';
+import { confirmDialog, errorBox, field, h, keepFocus, mount, toast } from '../dom.js';
 import { formatDateTime, formatNumber, lang, load, t } from '../i18n.js';
 
 await load('commands');
@@ -120,6 +120,15 @@ function when(value) {
   const d = new Date(value);
   if (Number.isNaN(d.getTime())) return String(value);
   return d.toDateString() === new Date().toDateString() ? timeOfDay.format(d) : formatDateTime(value);
+}
+
+// A file's size in the reader's language ("1.5 MB", "1,5 Mo").
+function fileSize(bytes) {
+  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte']; // i18n: not text
+  let value = Number(bytes) || 0;
+  let i = 0;
+  while (value >= 1024 && i < units.length - 1) { value /= 1024; i += 1; }
+  return formatNumber(value, { style: 'unit', unit: units[i], unitDisplay: i ? 'short' : 'long', maximumFractionDigits: value < 10 && i ? 1 : 0 });
 }
 
 // A command's name with places to break it after its underscores (they are long and unspaced).
@@ -312,7 +321,7 @@ export async function render(body, ctx) {
         found.length ? [
           h('ul', { class: 'plain backup-list', 'aria-label': t('commands.backups_newest_first') }, shown.map((b) => h('li', { dataset: { backup: b.name } },
             h('div', { class: 'backup-name' }, h('code', {}, b.name),
-              h('span', { class: 'muted small-text block' }, t('commands.backup_size_written', { size: formatBytes(b.size), when: when(b.created) }))),
+              h('span', { class: 'muted small-text block' }, t('commands.backup_size_written', { size: fileSize(b.size), when: formatDateTime(b.created) }))),
             mayDownload ? downloadLink(b.name) : null))),
           found.length > shown.length ? h('p', { class: 'muted small-text' }, t('commands.backups_newest_of', { count: shown.length, total: found.length })) : null,
           mayDownload ? h('p', { class: 'muted small-text' }, t('commands.archive_keep_safe'), ' ',
