@@ -55,9 +55,6 @@ export async function render(main, ctx) {
   }
 }
 
-// Which accounts the People list shows.
-const SHOWING = ['all', 'active', 'inactive']; // i18n: not text
-
 async function users(body) {
   const me = currentUser();
   const message = h('p', { role: 'status' });
@@ -186,7 +183,7 @@ function groupCard(group, people) {
     const sorted = [...(all || [])].sort((a, b) => (managing.has(b.pk) - managing.has(a.pk)) || a.username.localeCompare(b.username, lang));
     mount(members, sorted.map((m) => {
       const manager = managing.has(m.pk);
-      const role = manager ? 'manager' : 'member'; // i18n: not text
+      const role = manager ? 'manager' : 'member';
       return h('li', { class: 'member', dataset: { username: m.username, role } },
         h('span', { class: 'member-name' }, nameAndUser(m)), ' ',
         h('span', { class: manager ? 'badge role' : 'badge light role' }, manager ? t('admin.group_manager') : t('admin.group_member')), ' ',

@@ -124,7 +124,7 @@ function when(value) {
 
 // A file's size in the reader's language ("1.5 MB", "1,5 Mo").
 function fileSize(bytes) {
-  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte']; // i18n: not text
+  const units = ['byte', 'kilobyte', 'megabyte', 'gigabyte', 'terabyte'];
   let value = Number(bytes) || 0;
   let i = 0;
   while (value >= 1024 && i < units.length - 1) { value /= 1024; i += 1; }
