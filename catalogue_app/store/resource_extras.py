@@ -82,3 +82,11 @@ def link(conn: sqlite3.Connection, source_id: int, target_id: int) -> bool:
 def unlink(conn: sqlite3.Connection, source_id: int, target_id: int) -> bool:
     return conn.execute("DELETE FROM linked_resources WHERE source_id = ? AND target_id = ? AND internal = 0",
                         (source_id, target_id)).rowcount == 1
+
+
+def set_links(conn: sqlite3.Connection, source_id: int, target_ids: list[int]) -> None:
+    """The resources this one links to are exactly ``target_ids`` (links the catalogue made
+    itself, ``internal``, stay)."""
+    conn.execute("DELETE FROM linked_resources WHERE source_id = ? AND internal = 0", (source_id,))
+    conn.executemany("INSERT OR IGNORE INTO linked_resources (source_id, target_id) VALUES (?, ?)",
+                     [(source_id, t) for t in dict.fromkeys(target_ids) if t != source_id])
