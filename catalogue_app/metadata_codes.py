@@ -95,6 +95,12 @@ LANGUAGES = (
     ("yor", "Yoruba"), ("zha", "Zhuang"), ("zul", "Zulu"),
 )
 
+# MD_TopicCategoryCode: the ISO topic categories (GeoNode adds "population", which ISO lacks)
+TOPIC_CATEGORIES = frozenset((
+    "farming", "biota", "boundaries", "climatologyMeteorologyAtmosphere", "economy", "elevation", "environment",
+    "geoscientificInformation", "health", "imageryBaseMapsEarthCover", "intelligenceMilitary", "inlandWaters",
+    "location", "oceans", "planningCadastre", "society", "structure", "transportation", "utilitiesCommunication"))
+
 CODES = {
     "restriction_code_type": frozenset(c for c, _ in RESTRICTIONS),
     "maintenance_frequency": frozenset(c for c, _ in FREQUENCIES),
