@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
-from tests.api.test_metadata_editor import document, full_instance
-from tests.conftest import ADMIN_PASSWORD, in_process, login, make_user
 from tests.iso_schema import errors_of
+from tests.metadata_world import metadata_world
 
 GMD = "http://www.isotc211.org/2005/gmd"
 NS = {"gmd": GMD, "gco": "http://www.isotc211.org/2005/gco", "gml": "http://www.opengis.net/gml",
@@ -18,34 +17,8 @@ NS = {"gmd": GMD, "gco": "http://www.isotc211.org/2005/gco", "gml": "http://www.
 
 @pytest.fixture(scope="module")
 def iso_site(tmp_path_factory):
-    import sqlite3
-
-    srv = in_process(tmp_path_factory.mktemp("iso") / "data")
-    admin = srv.client(auth=("admin", ADMIN_PASSWORD))
-    alice, bob, carol = make_user(admin), make_user(admin), make_user(admin)
-    conn = sqlite3.connect(srv.data_dir / "catalogue.sqlite3", timeout=30)
-    with conn:
-        th = conn.execute("INSERT INTO thesauri (identifier, title, uri) VALUES ('themes', 'Themes', 'http://t/themes')").lastrowid
-        conn.execute("INSERT INTO thesaurus_keywords (thesaurus_id, alt_label, about) VALUES"
-                     " (?, 'Rivers', 'http://t/themes/rivers')", (th,))
-    conn.close()
-    md = {"alice": alice, "bob": bob, "carol": carol}
-    client = login(srv, alice)
-    other = document(client, "Delta photos")
-    full = document(client, "Delta rivers")
-    body = full_instance(md, other["pk"])
-    body["license"] = {"id": client.get("/api/v2/metadata/schema/").json()["properties"]["license"]["properties"]
-                       ["id"]["oneOf"][0]["const"]}
-    r = client.put(f"/api/v2/metadata/instance/{full['pk']}", json=body)
-    assert r.status_code == 200, r.text
-    r = client.patch(f"/api/v2/documents/{full['pk']}", json={"extent": {"coords": [4.5, 43.2, 5.1, 43.7],
-                                                                         "srid": "EPSG:4326"}})
-    assert r.status_code == 200, r.text
-    bare = document(client, "Nothing filled in")
-    yield {"srv": srv, "client": client, "full": full, "other": other, "bare": bare, "body": body, "md": md}
-    client.close()
-    admin.close()
-    srv.stop()
+    with metadata_world(tmp_path_factory.mktemp("iso") / "data") as world:
+        yield world
 
 
 def iso_of(client, pk: str) -> etree._Element:
