@@ -68,13 +68,14 @@ def text_of(value: Any) -> str:
 
 
 def person_name(user: dict[str, Any]) -> str:
-    """A user's full name (else the username); a contact that is no user: its name, else its organisation
-    (as ``party`` writes it: the organisation has an element of its own)."""
+    """A user's full name (else the username); a contact that is no user: its name ("" when it has
+    only an organisation, which ``party`` writes in an element of its own)."""
     full = f"{user.get('first_name') or ''} {user.get('last_name') or ''}".strip()
     return full or user.get("username") or ""
 
 
 def contact_name(person: dict[str, Any]) -> str:
+    """A contact's name, else its organisation."""
     return person_name(person) or person.get("organization") or ""
 
 
