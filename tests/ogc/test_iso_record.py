@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 from lxml import etree
 
+from tests.api.test_uploads import COUNTRIES
 from tests.iso_schema import errors_of
+from tests.ogc.conftest import upload_shapefile, upload_tif
 from tests.metadata_world import metadata_world
 
 GMD = "http://www.isotc211.org/2005/gmd"
@@ -18,7 +20,17 @@ NS = {"gmd": GMD, "gco": "http://www.isotc211.org/2005/gco", "gml": "http://www.
 @pytest.fixture(scope="module")
 def iso_site(tmp_path_factory):
     with metadata_world(tmp_path_factory.mktemp("iso") / "data") as world:
-        yield world
+        client = world["client"]
+        vector = upload_shapefile(client, COUNTRIES, dataset_title="Countries")
+        raster = upload_tif(client, "RGB.byte.tif")
+        r = client.post("/api/v2/resources/", json={"resource_type": "map", "title": "A map"})
+        assert r.status_code == 201, r.text
+        a_map = r.json()["resource"]
+        r = client.patch(f"/api/v2/metadata/instance/{vector['pk']}", json={
+            "category": {"id": "boundaries"}, "maintenance_frequency": "daily", "restriction_code_type": "restricted",
+            "contacts": {"pointOfContact": [{"organization": "Border office"}]}})
+        assert r.status_code == 200, r.text
+        yield {**world, "vector": vector, "raster": raster, "map": a_map}
 
 
 def iso_of(client, pk: str) -> etree._Element:
@@ -91,6 +103,17 @@ def test_a_record_with_nothing_filled_in_validates(iso_site):
     assert errors_of(iso_of(iso_site["client"], iso_site["bare"]["pk"])) == []
 
 
+@pytest.mark.parametrize("kind", ["vector", "raster"])
+def test_the_records_of_datasets_validate(iso_site, kind):
+    root = iso_of(iso_site["client"], iso_site[kind]["pk"])
+    assert errors_of(root) == []
+    ident = "gmd:identificationInfo/gmd:MD_DataIdentification"
+    assert texts(root, f"{ident}/gmd:spatialRepresentationType/*/@codeListValue") == \
+        ["vector" if kind == "vector" else "grid"]
+    if kind == "vector":
+        assert texts(root, f"{ident}/gmd:pointOfContact/*/gmd:organisationName/gco:CharacterString") == ["Border office"]
+
+
 def test_csw_answers_the_same_valid_records(iso_site):
     client = iso_site["client"]
     for pk in (iso_site["full"]["pk"], iso_site["bare"]["pk"], iso_site["other"]["pk"]):
@@ -109,4 +132,4 @@ def test_csw_answers_the_same_valid_records(iso_site):
     for record in found:
         assert errors_of(record) == [], texts(record, "gmd:fileIdentifier/gco:CharacterString")
         checked += 1
-    assert checked >= 3
+    assert checked >= 6
