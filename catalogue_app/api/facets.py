@@ -18,6 +18,7 @@ import msgspec
 from litestar import Controller, Response, get
 from litestar.params import FromPath
 
+from catalogue_app.api import language
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import ApiError, invalid
 from catalogue_app.api.resources.params import resource_query
@@ -82,10 +83,6 @@ def _search(ctx: Context):
     return resource_query([(k, v) for k, v in ctx.params if k not in OWN], ctx.viewer.id)
 
 
-def _headers(ctx: Context) -> dict[str, str]:
-    return {"Vary": "Accept-Language, Authorization, Cookie", "Content-Language": ctx.lang}
-
-
 def _link(ctx: Context, name: str, **params: object) -> str:
     return f"{ctx.base}/api/v2/facets/{name}?{urlencode(params)}"
 
@@ -106,7 +103,7 @@ class FacetsController(Controller):
         if add_links:
             for one in found:
                 one.link = _link(ctx, one.name, add_links="True", **_lang_asked(ctx))
-        return Response(FacetList(found), headers=_headers(ctx))
+        return Response(FacetList(found), headers=language.headers(ctx))
 
     @get("/{name:str}", summary="One facet with a page of its values and how many resources of the search have each")
     async def get_facet(self, ctx: Ctx, name: FromPath[str]) -> Response[FacetInfo]:
@@ -124,7 +121,7 @@ class FacetsController(Controller):
             found.prev = _link(ctx, name, page=ask.page - 1, **more) if ask.page > 0 else None
             found.next = _link(ctx, name, page=ask.page + 1, **more) \
                 if topics.total > (ask.page + 1) * ask.page_size else None
-        return Response(found, headers=_headers(ctx))
+        return Response(found, headers=language.headers(ctx))
 
 
 ROUTES = [FacetsController]
