@@ -8,8 +8,9 @@ Each facet asked is counted alone, from the narrowest source that holds it:
 
 - What a caller lists with no search is what anonymous callers list, counted once for all from
   indexes of the listed resources (the tally of types, ``resources_listed_facets``, migration
-  36's partial indexes, ``listed_keywords``), plus, for a signed-in user, the few rows they see
-  besides (what they own, hold or their groups hold).
+  36's partial indexes, ``listed_keywords``); for a signed-in user, plus what every signed-in
+  user lists besides (shared with the group of registered members: counted once for all of
+  them), plus the few rows they see of their own (what they own or hold, or their own groups).
 - Anything else is counted over the query's own matching rows, listed once in one statement
   with only the columns the facets asked need (the visibility index holds type, category and
   owner; featured and group are probed in small partial indexes; keywords, regions and
@@ -27,8 +28,8 @@ from typing import Any
 from catalogue_app import rules
 from catalogue_app.store import groups as group_store
 from catalogue_app.store.filters import kept_value
-from catalogue_app.store.resources import (ANONYMOUS_LISTING, ResourceQuery, Viewer, listed_beyond_public,
-                                             matching)
+from catalogue_app.store.resources import ANONYMOUS_LISTING, VIEW_PERMS, ResourceQuery, Viewer, matching
+from catalogue_app.store.users import ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID
 
 # Every facet the engine counts; a thesaurus's keywords are the facet ``thesaurus:<id>``.
 NAMES = ("type", "featured", "category", "keyword", "region", "owner", "group")
@@ -144,15 +145,55 @@ def _rows(conn: sqlite3.Connection, select: Any, name: str) -> Counts:
     return {value: n for value, n in out.items() if n}
 
 
+_VIEW = ",".join(f"'{p}'" for p in VIEW_PERMS)
+_REGISTERED_VIEW = (f"EXISTS (SELECT 1 FROM resource_perms p WHERE p.resource_id = r.id"
+                    f" AND p.group_id = {REGISTERED_GROUP_ID} AND p.perm IN ({_VIEW}))")
+
+
+def _shared_with_signed_in(columns: str) -> tuple[str, list[Any]]:
+    """SQL listing ``columns`` of the resources every signed-in user lists by default besides
+    those anonymous callers list: advertised, not public, and viewable by the group of all
+    registered members."""
+    return (f"SELECT {columns} FROM (SELECT DISTINCT resource_id AS id FROM resource_perms"
+            f" WHERE group_id = {REGISTERED_GROUP_ID} AND perm IN ({_VIEW})) c CROSS JOIN resources r"
+            f" INDEXED BY resources_visible ON r.id = c.id WHERE r.dirty = 0 AND r.advertised = 1 AND r.public_view = 0",
+            [])
+
+
+def _own(viewer: Viewer, columns: str) -> tuple[str, list[Any]]:
+    """SQL listing ``columns`` of the resources one signed-in user (no superuser) lists by
+    default besides those anonymous callers and every signed-in user list: what they own, hold
+    a view permission on, or one of their own groups does (rows ``visibility`` and
+    ``_advertised`` let through, as ``listed_beyond_public`` finds them, less the shared ones)."""
+    groups = ",".join(str(int(g)) for g in viewer.group_ids if g not in (ANONYMOUS_GROUP_ID, REGISTERED_GROUP_ID))
+    me = int(viewer.id)
+    ids = (f"SELECT id FROM resources WHERE owner_id = {me}"
+           f" UNION SELECT resource_id FROM resource_perms WHERE user_id = {me} AND perm IN ({_VIEW})"
+           + (f" UNION SELECT resource_id FROM resource_perms WHERE group_id IN ({groups}) AND perm IN ({_VIEW})"
+              if groups else ""))
+    return (f"SELECT {columns} FROM ({ids}) c CROSS JOIN resources r INDEXED BY resources_visible ON r.id = c.id"
+            f" WHERE r.dirty = 0 AND (r.advertised = 1 OR r.owner_id = {me})"
+            f" AND NOT (r.public_view = 1 AND r.advertised = 1)"
+            f" AND NOT (r.advertised = 1 AND r.public_view = 0 AND {_REGISTERED_VIEW})", [])
+
+
+def _add(out: Counts, more: Counts) -> Counts:
+    for value, n in more.items():
+        out[value] = out.get(value, 0) + n
+    return out
+
+
 def _raw(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, name: str) -> Counts:
     """The count of each value of one facet. What a caller lists with no search is what anonymous
-    callers list (counted once for all) plus, for a signed-in user, the few rows they see
-    besides; anything else is counted over the query's own rows."""
+    callers list (counted once for all), plus for a signed-in user what every signed-in user
+    lists besides (counted once for all of them) and the few rows they see of their own;
+    anything else is counted over the query's own rows."""
     if _unfiltered(query) and not rules.sees_every_resource(viewer):
         out = dict(_public(conn, name))
         if viewer.id is not None:
-            for value, n in _rows(conn, lambda columns: listed_beyond_public(viewer, query, columns), name).items():
-                out[value] = out.get(value, 0) + n
+            _add(out, kept_value(conn, ("facet of what every signed-in user lists", name),
+                                 lambda: _rows(conn, _shared_with_signed_in, name)))
+            _add(out, _rows(conn, lambda columns: _own(viewer, columns), name))
         return out
     return _rows(conn, lambda columns: matching(conn, viewer, query, columns), name)
 
@@ -199,8 +240,7 @@ def counts(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery,
         if query.favorites_of is not None:  # favorites change apart from the data: counted each time
             out[name] = _count(conn, viewer, query, name)
             continue
-        sql, params = matching(conn, viewer, query, "r.id")
-        key = ("facet", name, sql, tuple(params))
+        key = ("facet", name, viewer, repr(query))  # (the query's parts all have their values in their repr)
         out[name] = kept_value(conn, key, lambda: _count(conn, viewer, query, name))
     return out
 

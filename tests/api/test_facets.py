@@ -48,6 +48,12 @@ def w(tmp_path_factory):
     create("gamma", "owner", category={"identifier": "biota"}, keywords=["Secretkw"], share={
         "users": [], "groups": [*private["groups"], {"id": team["group"]["pk"], "permissions": "view"}]})
     create("delta", "other", category={"identifier": "health"}, share=private)
+    # shared with every signed-in user; and one its owner alone lists (not advertised)
+    create("epsilon", "owner", category={"identifier": "oceans"}, keywords=["Sharedkw"], share={
+        "users": [], "groups": [{"id": ANONYMOUS, "permissions": "none"}, {"id": REGISTERED, "permissions": "view"}]})
+    create("zeta", "owner", category={"identifier": "oceans"})
+    r = admin.patch(f"/api/v2/resources/{state['res']['zeta']}", json={"advertised": False})
+    assert r.status_code == 200 and r.json()["resource"]["advertised"] is False, r.text
     r = admin.patch(f"/api/v2/resources/{state['res']['alpha']}", json={"featured": True, "group": team["group"]["pk"]})
     assert r.status_code == 200, r.text
     yield state
@@ -98,14 +104,14 @@ def test_one_facet_has_geonodes_shape(w):
         "name": "category", "filter": "filter{category.identifier.in}", "label": "Category", "type": "category"}
     topics = body["topics"]
     assert {k: topics[k] for k in ("page", "page_size", "start", "total")} == {"page": 0, "page_size": 10, "start": 0,
-                                                                               "total": 2}
-    assert topics["items"] == [{"key": "biota", "label": "Biota", "count": 2, "fa_class": topics["items"][0]["fa_class"]},
-                               {"key": "economy", "label": "Economy", "count": 1,
-                                "fa_class": topics["items"][1]["fa_class"]}]
+                                                                               "total": 3}
+    assert topics["items"] == [{"key": "biota", "label": "Biota", "count": 2, "fa_class": "fa-leaf"},
+                               {"key": "oceans", "label": "Oceans", "count": 2, "fa_class": "fa-anchor"},
+                               {"key": "economy", "label": "Economy", "count": 1, "fa_class": "fa-shopping-cart"}]
     owner = facet(w, "anon", "owner")["topics"]["items"]
     assert owner == [{"key": w["people"]["owner"]["pk"], "label": owner[0]["label"], "count": 2}]
     types = {i["key"]: i["count"] for i in facet(w, "admin", "resourcetype")["topics"]["items"]}
-    assert types == {"document": 3, "map": 1}
+    assert types == {"document": 5, "map": 1}
     featured = {i["key"]: (i["label"], i["count"]) for i in facet(w, "anon", "featured")["topics"]["items"]}
     assert featured == {True: ("True", 1), False: ("False", 1)}
     regions = {i["key"]: i["count"] for i in facet(w, "anon", "region")["topics"]["items"]}
@@ -133,24 +139,27 @@ def test_counts_follow_the_whole_search_and_visibility(w, who):
 def test_a_private_resource_counts_only_for_those_who_see_it(w):
     seen = {who: {i["key"]: i["count"] for i in facet(w, who, "category")["topics"]["items"]} for who in CALLERS}
     assert seen["anon"] == {"biota": 1, "economy": 1}
-    assert seen["other"] == {"biota": 1, "economy": 1, "health": 1}        # delta is theirs
-    assert seen["member"] == {"biota": 2, "economy": 1}                     # gamma is shared with their group
-    assert seen["owner"] == {"biota": 2, "economy": 1}
-    assert seen["admin"] == {"biota": 2, "economy": 1, "health": 1}
+    # delta is theirs; epsilon is shared with every signed-in user
+    assert seen["other"] == {"biota": 1, "economy": 1, "health": 1, "oceans": 1}
+    assert seen["member"] == {"biota": 2, "economy": 1, "oceans": 1}       # gamma is shared with their group
+    assert seen["owner"] == {"biota": 2, "economy": 1, "oceans": 2}        # zeta, not advertised, is theirs
+    assert seen["admin"] == {"biota": 2, "economy": 1, "health": 1, "oceans": 2}
     keywords = {who: {i["key"] for i in facet(w, who, "keyword")["topics"]["items"]} for who in CALLERS}
     assert "secretkw" not in keywords["anon"] | keywords["other"]
     assert "secretkw" in keywords["member"] & keywords["owner"] & keywords["admin"]
+    assert "sharedkw" in keywords["other"] & keywords["member"] and "sharedkw" not in keywords["anon"]
     owners = {who: {i["key"] for i in facet(w, who, "owner")["topics"]["items"]} for who in CALLERS}
     assert w["people"]["other"]["pk"] in owners["other"] & owners["admin"]
     assert w["people"]["other"]["pk"] not in owners["anon"] | owners["member"] | owners["owner"]
 
 
 def test_paging_keys_and_topic_contains(w):
-    first = facet(w, "owner", "category", page_size=1)
+    first = facet(w, "anon", "category", page_size=1)
     assert first["topics"]["total"] == 2 and [i["key"] for i in first["topics"]["items"]] == ["biota"]
-    second = facet(w, "owner", "category", page=1, page_size=1, add_links="t")
+    second = facet(w, "anon", "category", page=1, page_size=1, add_links="t")
     assert second["topics"]["start"] == 1 and [i["key"] for i in second["topics"]["items"]] == ["economy"]
     assert "page=0" in second["prev"] and second["next"] is None
+    assert "page=1" in first.get("next", "page=1")
     assert facet(w, "owner", "category", page=5)["topics"]["items"] == []
     # key: these values only, each with its count, 0 for those nothing selected has
     keyed = facet(w, "anon", "category", key=["economy", "health", "nosuchcategory"])["topics"]
