@@ -4,7 +4,8 @@ list's own query, visibility included, so that a private resource is never count
 who may not view it). OGC API - Records (``facets=true``) and GeoNode's facets API
 (/api/v2/facets) both count here.
 
-Each facet asked is counted alone, from the narrowest source that holds it:
+The facets asked (one, for GeoNode's facets API; four, for Records) are counted together, from
+the narrowest sources that hold them:
 
 - What a caller lists with no search is what anonymous callers list, counted once for all from
   indexes of the listed resources (the tally of types, ``resources_listed_facets``, migration
@@ -16,8 +17,8 @@ Each facet asked is counted alone, from the narrowest source that holds it:
   owner; featured and group are probed in small partial indexes; keywords, regions and
   thesaurus keywords through their link tables).
 
-Counts are kept by the database owner until the data change (store/db.py ``kept``), each facet
-apart, so that a search asked again, or another facet of it, costs a look-up."""
+Counts are kept by the database owner until the data change (store/db.py ``kept``), so that a
+search asked again costs a look-up."""
 
 from __future__ import annotations
 
@@ -96,6 +97,15 @@ def _public(conn: sqlite3.Connection, name: str) -> Counts:
         elif name == "keyword":
             sql = "SELECT keyword_id, count(*) FROM listed_keywords GROUP BY keyword_id"
         elif name == "region":
+            listed_n = sum(_public(conn, "type").values())
+            every_n = conn.execute("SELECT coalesce(sum(n), 0) FROM resource_tally").fetchone()[0]
+            if every_n - listed_n < listed_n:  # fewer unlisted: all the links, less those of the unlisted
+                out = dict(conn.execute("SELECT region_id, count(*) FROM resource_regions GROUP BY region_id"))
+                for value, n in conn.execute(
+                        f"SELECT rr.region_id, count(*) FROM resources r INDEXED BY resources_unlisted CROSS JOIN"
+                        f" resource_regions rr ON rr.resource_id = r.id WHERE NOT ({listed}) GROUP BY rr.region_id"):
+                    out[value] -= n
+                return {value: n for value, n in out.items() if n}
             sql = (f"SELECT rr.region_id, count(*) FROM resource_regions rr INDEXED BY resource_regions_region"
                    f" CROSS JOIN resources r INDEXED BY resources_listed ON r.id = rr.resource_id WHERE {listed}"
                    f" GROUP BY rr.region_id")
@@ -110,11 +120,12 @@ def _public(conn: sqlite3.Connection, name: str) -> Counts:
 
 
 def _over(name: str) -> tuple[str, str]:
-    """The column a facet needs of the matching rows, and the statement that counts it over them (``m``)."""
+    """The column a facet needs of the matching rows, and the statement that counts it over them
+    (``m``), each row a value and its count."""
     if name in _COLUMN:
         column = _COLUMN[name]
         return f"r.{column}", f"SELECT {column}, count(*) FROM m WHERE {column} IS NOT NULL GROUP BY {column}"
-    if name == "featured":
+    if name == "featured":  # (1, the featured) and (NULL, all of them): the others are not featured
         return "", ("SELECT 1, count(*) FROM m CROSS JOIN resources f INDEXED BY resources_featured"
                     " ON f.id = m.id AND f.featured = 1 UNION ALL SELECT NULL, count(*) FROM m")
     if name == "group":
@@ -131,18 +142,26 @@ def _over(name: str) -> tuple[str, str]:
                 f" GROUP BY rt.tkeyword_id")
 
 
-def _rows(conn: sqlite3.Connection, select: Any, name: str) -> Counts:
-    """The counts of one facet over the rows that ``select(columns)`` lists (as SQL and parameters)."""
-    column, count = _over(name)
-    sql, params = select("r.id" + (f", {column}" if column else ""))
-    statement = f"WITH m AS MATERIALIZED ({sql}) {count}"
-    out: Counts = {}
-    for value, n in conn.execute(statement, params):
-        out[value] = n
-    if name == "featured":  # (featured, all): the others are not featured
-        featured, every = out.get(1, 0), out.get(None, 0)
-        out = {1: featured, 0: every - featured}
-    return {value: n for value, n in out.items() if n}
+def _rows(conn: sqlite3.Connection, select: Any, names: tuple[str, ...]) -> dict[str, Counts]:
+    """The counts of each facet named over the rows that ``select(columns)`` lists (SQL and its
+    parameters), listed once, with the columns those facets need, in one statement."""
+    columns, parts = ["r.id"], []
+    for i, name in enumerate(names):
+        column, count = _over(name)
+        if column and column not in columns:
+            columns.append(column)
+        parts.append(f"SELECT {i}, * FROM ({count})")
+    sql, params = select(", ".join(columns))
+    out: dict[str, Counts] = {name: {} for name in names}
+    for i, value, n in conn.execute(f"WITH m AS MATERIALIZED ({sql}) " + " UNION ALL ".join(parts), params):
+        out[names[i]][value] = n
+    for name in names:
+        found = out[name]
+        if name == "featured":
+            featured, every = found.get(1, 0), found.get(None, 0)
+            found = {1: featured, 0: every - featured}
+        out[name] = {value: n for value, n in found.items() if n}
+    return out
 
 
 _VIEW = ",".join(f"'{p}'" for p in VIEW_PERMS)
@@ -183,19 +202,21 @@ def _add(out: Counts, more: Counts) -> Counts:
     return out
 
 
-def _raw(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, name: str) -> Counts:
-    """The count of each value of one facet. What a caller lists with no search is what anonymous
-    callers list (counted once for all), plus for a signed-in user what every signed-in user
-    lists besides (counted once for all of them) and the few rows they see of their own;
-    anything else is counted over the query's own rows."""
+def _raw(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, names: tuple[str, ...]) -> dict[str, Counts]:
+    """The count of each value of each facet named. What a caller lists with no search is what
+    anonymous callers list (counted once for all), plus for a signed-in user what every
+    signed-in user lists besides (counted once for all of them) and the few rows they see of
+    their own; anything else is counted over the query's own rows."""
     if _unfiltered(query) and not rules.sees_every_resource(viewer):
-        out = dict(_public(conn, name))
+        out = {name: dict(_public(conn, name)) for name in names}
         if viewer.id is not None:
-            _add(out, kept_value(conn, ("facet of what every signed-in user lists", name),
-                                 lambda: _rows(conn, _shared_with_signed_in, name)))
-            _add(out, _rows(conn, lambda columns: _own(viewer, columns), name))
+            shared = kept_value(conn, ("facet of what every signed-in user lists", names),
+                                lambda: _rows(conn, _shared_with_signed_in, names))
+            own = _rows(conn, lambda columns: _own(viewer, columns), names)
+            for name in names:
+                _add(_add(out[name], shared[name]), own[name])
         return out
-    return _rows(conn, lambda columns: matching(conn, viewer, query, columns), name)
+    return _rows(conn, lambda columns: matching(conn, viewer, query, columns), names)
 
 
 def _labels(conn: sqlite3.Connection, name: str, ids: list[Any], viewer: Viewer) -> dict[Any, tuple[str, str]]:
@@ -231,26 +252,27 @@ def _labels(conn: sqlite3.Connection, name: str, ids: list[Any], viewer: Viewer)
 def counts(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery,
            names: tuple[str, ...] = FACETS) -> dict[str, list[Bucket]]:
     """Every value of each facet named that a selected resource has, most frequent first (then
-    by label), with its count. Each facet is counted alone and kept until the data change."""
+    by label), with its count. The facets named are counted together, over rows listed once;
+    what is counted is kept until the data change."""
     unknown = [n for n in names if not _known(n)]
     if unknown:
         raise ValueError(f"unknown facet {unknown[0]!r}")
+    if query.favorites_of is not None:  # favorites change apart from the data: counted each time
+        return _count(conn, viewer, query, names)
+    key = ("facet", names, viewer, repr(query))  # (the query's parts all show their values in their repr)
+    return kept_value(conn, key, lambda: _count(conn, viewer, query, names))
+
+
+def _count(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery,
+           names: tuple[str, ...]) -> dict[str, list[Bucket]]:
+    raw = _raw(conn, viewer, query, names)
     out = {}
     for name in names:
-        if query.favorites_of is not None:  # favorites change apart from the data: counted each time
-            out[name] = _count(conn, viewer, query, name)
-            continue
-        key = ("facet", name, viewer, repr(query))  # (the query's parts all have their values in their repr)
-        out[name] = kept_value(conn, key, lambda: _count(conn, viewer, query, name))
+        labels = _labels(conn, name, [value for value, n in raw[name].items() if n], viewer)
+        buckets = [Bucket(value, *labels[value], n) for value, n in raw[name].items() if n and value in labels]
+        buckets.sort(key=lambda b: (-b.count, b.label.casefold(), b.key))
+        out[name] = buckets
     return out
-
-
-def _count(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, name: str) -> list[Bucket]:
-    raw = _raw(conn, viewer, query, name)
-    labels = _labels(conn, name, [value for value, n in raw.items() if n], viewer)
-    buckets = [Bucket(value, *labels[value], n) for value, n in raw.items() if n and value in labels]
-    buckets.sort(key=lambda b: (-b.count, b.label.casefold(), b.key))
-    return buckets
 
 
 def known_values(conn: sqlite3.Connection, name: str, keys: list[str], viewer: Viewer) -> list[Bucket]:

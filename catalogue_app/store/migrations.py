@@ -1384,16 +1384,19 @@ CREATE INDEX IF NOT EXISTS resources_listed_facets ON resources(category_id, own
 """
 
 
-# Migration 36: facets (store/facets.py) count each facet alone from small indexes: the owners of
-# the resources anonymous callers list, in order; the featured resources and those in a group,
-# with what visibility tests, so that a search's matches are probed there without reading rows.
+# Migration 36: facets (store/facets.py) count from small indexes: the owners of the resources
+# anonymous callers list, in order; the featured resources and those in a group, with what
+# visibility tests, so that a search's matches are probed there without reading rows; the ids of
+# the resources anonymous callers do not list (a facet of the listed ones is all, less those).
 FACET_INDEXES_2 = """
-CREATE INDEX IF NOT EXISTS resources_listed_owners ON resources(owner_id)
+CREATE INDEX IF NOT EXISTS resources_listed_owners ON resources(owner_id, dirty, public_view, advertised)
     WHERE public_view = 1 AND dirty = 0 AND advertised = 1;
 CREATE INDEX IF NOT EXISTS resources_featured ON resources(id, featured, dirty, public_view, advertised)
     WHERE featured = 1;
 CREATE INDEX IF NOT EXISTS resources_in_groups ON resources(id, group_id, dirty, public_view, advertised)
     WHERE group_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS resources_unlisted ON resources(id, dirty, public_view, advertised)
+    WHERE NOT (public_view = 1 AND dirty = 0 AND advertised = 1);
 """
 
 

@@ -23,8 +23,10 @@ from catalogue_app.store import db, facets, groups, permissions, resource_writes
 NAMES = facets.NAMES
 
 
-@pytest.fixture(scope="module")
-def cat(tmp_path_factory):
+@pytest.fixture(scope="module", params=[0.3, 0.9], ids=["mostly private", "mostly public"])
+def cat(tmp_path_factory, request):
+    """(Mostly public: a facet of what anonymous callers list is counted as all, less the
+    unlisted; mostly private: over the listed.)"""
     path = tmp_path_factory.mktemp("facet-counts") / "catalogue.sqlite3"
     db.migrate(path)
     with db.transaction(path) as conn:
@@ -39,7 +41,7 @@ def cat(tmp_path_factory):
             teams.append(groups.get(conn, profile)["group_id"])
         groups.set_role(conn, teams[0], people["member"], "member")
         groups.set_role(conn, teams[2], people["member"], "member")
-        seed_resources(conn, 1200, seed=5, public_share=0.5)
+        seed_resources(conn, 1200, seed=5, public_share=request.param)
     database = db.Database(path)
     yield {"db": database, "people": people, "teams": teams}
     database.close()
