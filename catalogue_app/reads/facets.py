@@ -204,23 +204,27 @@ def topic_page(conn: Connection, viewer: Viewer, query: ResourceQuery, tkeyword_
         query.tkeyword_groups = resources.tkeyword_groups(conn, tkeyword_ids, force_and)
     buckets = facets.counts(conn, viewer, query, (p.engine,))[p.engine]
     fa = dict(conn.execute("SELECT identifier, fa_class FROM categories")) if p.engine == "category" else {}
-    items = [_item(conn, p, b, ask.lang, fa) for b in buckets]
+    pairs = [(b, _item(conn, p, b, ask.lang, fa)) for b in buckets]
     if ask.topic_contains and p.engine not in ("type", "featured"):
         wanted = ask.topic_contains.casefold()
-        items = [i for i in items if wanted in i.label.casefold()]
+        pairs = [(b, i) for b, i in pairs if wanted in i.label.casefold()]
     if ask.keys:
         wanted_keys = set(ask.keys)
-        shown = [i for i in items if _matches(i.key, wanted_keys)]
-        missing = [k for k in ask.keys if not any(_matches(i.key, {k}) for i in shown)]
-        extra = [_item(conn, p, b, ask.lang, fa) for b in facets.known_values(conn, p.engine, missing, viewer)]
-        items = shown + [i for i in extra if not any(i.key == s.key for s in shown)]
+        pairs = [(b, i) for b, i in pairs if _matches(b, i.key, wanted_keys)]
+        missing = [k for k in ask.keys if not any(_matches(b, i.key, {k}) for b, i in pairs)]
+        shown_ids = {b.id for b, _ in pairs}
+        pairs += [(b, _item(conn, p, b, ask.lang, fa)) for b in facets.known_values(conn, p.engine, missing, viewer)
+                  if b.id not in shown_ids]
+    items = [i for _, i in pairs]
     start = ask.page * ask.page_size
     return TopicPage(ask.page, ask.page_size, start, len(items), items[start:start + ask.page_size])
 
 
-def _matches(key: str | int | bool, keys: set[str]) -> bool:
+def _matches(bucket: facets.Bucket, key: str | int | bool, keys: set[str]) -> bool:
+    """Whether a value is one of ``keys``: by its key as shown, or by the key a filter names it
+    by (a user's or a group's name); true and false also as True and False."""
     text = ("true" if key else "false") if isinstance(key, bool) else str(key)
-    return text in keys or (isinstance(key, bool) and str(key) in keys)
+    return text in keys or bucket.key in keys or (isinstance(key, bool) and str(key) in keys)
 
 
 def facet(conn: Connection, viewer: Viewer, query: ResourceQuery, tkeyword_ids: list[int], force_and: bool,

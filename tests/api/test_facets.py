@@ -168,6 +168,11 @@ def test_paging_keys_and_topic_contains(w):
     owner_pk = w["people"]["other"]["pk"]
     keyed = facet(w, "anon", "owner", key=str(owner_pk))["topics"]["items"]
     assert [(i["key"], i["count"]) for i in keyed] == [(owner_pk, 0)]
+    # owners by id or by name, counted ones and others; featured as true/false
+    counted = w["people"]["owner"]
+    keyed = facet(w, "anon", "owner", key=[counted["username"], w["people"]["other"]["username"]])["topics"]["items"]
+    assert sorted((i["key"], i["count"]) for i in keyed) == sorted([(counted["pk"], 2), (owner_pk, 0)])
+    assert [(i["key"], i["count"]) for i in facet(w, "anon", "featured", key="true")["topics"]["items"]] == [(True, 1)]
     # topic_contains: on the label, case aside; echoed
     found = facet(w, "anon", "keyword", topic_contains="LAK")
     assert [i["key"] for i in found["topics"]["items"]] == ["lakes"] and found["topic_contains"] == "LAK"
@@ -201,3 +206,27 @@ def test_odd_but_valid_input_is_answered(w):
         for name in NAMES:
             r = w["c"]["anon"].get(f"/api/v2/facets/{name}", params=params)
             assert r.status_code == 200, (name, params, r.text)
+
+
+def test_a_thesaurus_is_a_facet(w):
+    """(Last: it adds a thesaurus to the module's catalogue.)"""
+    import sqlite3
+
+    conn = sqlite3.connect(w["srv"].data_dir / "catalogue.sqlite3", timeout=30)
+    with conn:
+        tid = conn.execute("INSERT INTO thesauri (identifier, title, uri) VALUES ('themes', 'Themes', 'http://t/t')"
+                           ).lastrowid
+        water, coast = (conn.execute("INSERT INTO thesaurus_keywords (thesaurus_id, alt_label) VALUES (?, ?)",
+                                     (tid, label)).lastrowid for label in ("water", "coast"))
+        conn.executemany("INSERT INTO resource_tkeywords VALUES (?, ?)",
+                         [(w["res"]["alpha"], water), (w["res"]["gamma"], coast)])
+    conn.close()
+    listed = {f["name"]: f for f in w["c"]["anon"].get("/api/v2/facets/").json()["facets"]}
+    assert listed[f"t_{tid}"]["label"] == "Themes" and listed[f"t_{tid}"]["type"] == "thesaurus"
+    assert listed[f"t_{tid}"]["filter"] == "filter{tkeywords}"
+    for who, want in (("anon", {water: 1}), ("member", {water: 1, coast: 1}), ("other", {water: 1})):
+        items = facet(w, who, f"t_{tid}")["topics"]["items"]
+        assert {i["key"]: i["count"] for i in items} == want, who
+        for item in items:
+            assert item["count"] == total(w, who, **{"filter{tkeywords}": item["key"]})
+            assert item["label"] in ("water", "coast") and item["is_localized"] is False
