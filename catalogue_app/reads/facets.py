@@ -195,14 +195,14 @@ def _item(conn: Connection, p: Provider, bucket: facets.Bucket, lang: str, fa: d
 
 
 def topic_page(conn: Connection, viewer: Viewer, query: ResourceQuery, tkeyword_ids: list[int], force_and: bool,
-               p: Provider, ask: Ask) -> TopicPage:
+               p: Provider, ask: Ask, counted: list[facets.Bucket] | None = None) -> TopicPage:
     """A page of a facet's values over what ``query`` selects for the viewer. With ``keys``,
     only those values are shown, each with its count (0 when nothing selected has it), as
     GeoNode does; ``topic_contains`` keeps the values whose label (in the asked language)
     contains it, case aside."""
     if tkeyword_ids:
         query.tkeyword_groups = resources.tkeyword_groups(conn, tkeyword_ids, force_and)
-    buckets = facets.counts(conn, viewer, query, (p.engine,))[p.engine]
+    buckets = counted if counted is not None else facets.counts(conn, viewer, query, (p.engine,))[p.engine]
     fa = dict(conn.execute("SELECT identifier, fa_class FROM categories")) if p.engine == "category" else {}
     pairs = [(b, _item(conn, p, b, ask.lang, fa)) for b in buckets]
     if ask.topic_contains and p.engine not in ("type", "featured"):
@@ -243,11 +243,16 @@ def facet(conn: Connection, viewer: Viewer, query: ResourceQuery, tkeyword_ids: 
 def every(conn: Connection, viewer: Viewer, query: ResourceQuery | None, tkeyword_ids: list[int], force_and: bool,
           ask: Ask) -> list[FacetInfo]:
     """Every facet, with the first page of its values when ``query`` is given."""
+    every_provider = providers(conn)
+    counted = {}
+    if query is not None:  # all the facets counted together, over the matching rows listed once
+        if tkeyword_ids:
+            query.tkeyword_groups = resources.tkeyword_groups(conn, tkeyword_ids, force_and)
+        counted = facets.counts(conn, viewer, query, tuple(p.engine for p in every_provider))
     out = []
-    for p in providers(conn):
+    for p in every_provider:
         one = info(p, ask.lang, ask.include_config)
         if query is not None:
-            one.topics = topic_page(conn, viewer, query, tkeyword_ids, force_and, p, Ask(lang=ask.lang))
-            tkeyword_ids = []  # (grouped into the query once)
+            one.topics = topic_page(conn, viewer, query, [], False, p, Ask(lang=ask.lang), counted[p.engine])
         out.append(one)
     return out
