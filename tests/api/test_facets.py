@@ -230,3 +230,25 @@ def test_a_thesaurus_is_a_facet(w):
         for item in items:
             assert item["count"] == total(w, who, **{"filter{tkeywords}": item["key"]})
             assert item["label"] in ("water", "coast") and item["is_localized"] is False
+
+
+def test_fuzzed_parameters_never_give_a_500(w):
+    """Random values (control characters, huge numbers, odd Unicode, JSON) in every parameter the
+    facets take: a 200 or a 4xx with the error envelope, never a 500."""
+    import random
+
+    rng = random.Random(33)
+    junk = ["\x00", "\x01x", "\x7f", "-0", "1e309", str(2**70), "NaN", "😀", "\u202e", "' OR 1=1 --", "%", "_",
+            '{"a":', "[]", "true", "", " ", "a" * 5000, "0x10", "-1", "１"]
+    names = ["page", "page_size", "key", "topic_contains", "lang", "include_topics", "include_config", "add_links",
+             "search", "search_fields", "extent", "favorite", "advertised", "force_and", "filter{pk}",
+             "filter{title.icontains}", "filter{tkeywords}", "filter{}", "filter{owner.pk.in}", "sort[]",
+             "filter{keywords.slug.in}", "filter{-category.identifier}"]
+    for _ in range(150):
+        params = [(rng.choice(names), rng.choice(junk)) for _ in range(rng.randint(1, 4))]
+        for path in (f"/api/v2/facets/{rng.choice(NAMES)}", "/api/v2/facets/"):
+            r = w["c"][rng.choice(CALLERS)].get(path, params=params + [("include_topics", "true")]
+                                                if path.endswith("/") and rng.random() < 0.5 else params)
+            assert r.status_code < 500, (path, params, r.text)
+            if r.status_code >= 400:
+                assert r.json()["success"] is False and r.json()["errors"][0], (path, params)
