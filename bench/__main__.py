@@ -334,7 +334,7 @@ def main() -> None:
     parser.add_argument("--resources", type=int, default=100_000)
     parser.add_argument("--resource-workers", type=int, default=2)
     parser.add_argument("--million", action="store_true", help="also search, extent and keywords at 1,000,000 resources")
-    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking", "mixed", "seed", "harvest", "edits", "packages", "features", "records", "tiles"],
+    parser.add_argument("--only", choices=["users", "resources", "uploads", "ogc", "binary", "memory", "ui", "blocking", "mixed", "seed", "harvest", "edits", "packages", "features", "records", "tiles", "facets"],
                         help="run one group")
     parser.add_argument("--binary", action="append", default=[], help="(--only binary) another executable to measure")
     parser.add_argument("--harvest-records", type=int, default=2000, help="(--only harvest) resources of the remote")
@@ -393,6 +393,11 @@ def main() -> None:
         from bench.records import records_benchmarks
 
         records_benchmarks(args)
+        return
+    if args.only == "facets":
+        from bench.facets import facets_benchmarks
+
+        facets_benchmarks(args)
         return
     if args.only == "tiles":
         from bench.tiles import tiles_benchmarks

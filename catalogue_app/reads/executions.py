@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from catalogue_app import job_messages
 from catalogue_app.services import executions as execution_service
 from catalogue_app.store import Connection, Row, executions
 from catalogue_app.store.filters import ListSpec
@@ -92,58 +93,61 @@ def status_url(base: str, exec_id: str) -> str:
     return f"{base}/api/v2/resource-service/execution-status/{exec_id}"
 
 
-def _request(row: Row, base: str) -> ExecutionRequest:
+def _request(row: Row, base: str, lang: str = "en") -> ExecutionRequest:
     return ExecutionRequest(
         exec_id=row["exec_id"], user=row["user_id"], status=row["status"], progress=row["progress"],
         func_name=row["func_name"], created=row["created"], finished=row["finished"],
         last_updated=row["last_updated"], input_params=json.loads(row["input_params"]),
         output_params=json.loads(row["output_params"]), geonode_resource=row["resource_id"], step=row["step"],
-        log=row["log"], name=row["name"], action=row["action"], source=row["source"], tasks={},
+        log=job_messages.translated(row["log"], lang), name=row["name"], action=row["action"], source=row["source"],
+        tasks={},
         link=f"{base}/api/v2/executionrequest/{row['exec_id']}", status_url=status_url(base, row["exec_id"]))
 
 
-def _upload(row: Row, base: str) -> Upload:
+def _upload(row: Row, base: str, lang: str = "en") -> Upload:
     output: dict[str, Any] = json.loads(row["output_params"] or "{}")
     made = [UploadResource(r["id"], base + r["detail_url"]) for r in output.get("resources", [])
             if isinstance(r, dict) and isinstance(r.get("id"), int)]
     return Upload(id=row["id"], name=row["name"], date=row["last_updated"], create_date=row["created"],
                   user=row["username"], state=STATES.get(row["status"], "INVALID"), progress=float(row["progress"]),
                   complete=row["status"] == "finished", resource=made[0] if made else None, resources=made,
-                  execution_id=row["exec_id"], status_url=status_url(base, row["exec_id"]), log=row["log"],
+                  execution_id=row["exec_id"], status_url=status_url(base, row["exec_id"]),
+                  log=job_messages.translated(row["log"], lang),
                   link=f"{base}/api/v2/uploads/{row['id']}")
 
 
 def requests(conn: Connection, caller: Caller, spec: ListSpec, limit: int, offset: int,
-             base: str) -> tuple[int, list[ExecutionRequest]]:
+             base: str, lang: str = "en") -> tuple[int, list[ExecutionRequest]]:
     """A page of the requests the caller sees, oldest first, and their total."""
     total, rows = executions.page(conn, spec, caller.id, execution_service.sees_all(caller), limit, offset)
-    return total, [_request(r, base) for r in rows]
+    return total, [_request(r, base, lang) for r in rows]
 
 
-def request(conn: Connection, caller: Caller, exec_id: str, base: str) -> ExecutionRequest:
+def request(conn: Connection, caller: Caller, exec_id: str, base: str, lang: str = "en") -> ExecutionRequest:
     """One request of the caller's (any for administrators); NotFound for another's."""
-    return _request(execution_service.own(conn, caller, exec_id), base)
+    return _request(execution_service.own(conn, caller, exec_id), base, lang)
 
 
-def status(conn: Connection, caller: Caller, exec_id: str, base: str) -> ExecutionStatus:
+def status(conn: Connection, caller: Caller, exec_id: str, base: str, lang: str = "en") -> ExecutionStatus:
     """A request's status page: NotFound when there is none, 401/403 when it is another's."""
     row = execution_service.status(conn, caller, exec_id)
     return ExecutionStatus(
         user=row["username"], status=row["status"], progress=row["progress"], func_name=row["func_name"],
         created=row["created"], finished=row["finished"], last_updated=row["last_updated"],
         input_params=json.loads(row["input_params"]), output_params=json.loads(row["output_params"]),
-        step=row["step"], log=row["log"], exec_id=row["exec_id"], status_url=status_url(base, row["exec_id"]))
+        step=row["step"], log=job_messages.translated(row["log"], lang), exec_id=row["exec_id"],
+        status_url=status_url(base, row["exec_id"]))
 
 
 def uploads(conn: Connection, caller: Caller, spec: ListSpec, limit: int, offset: int,
-            base: str) -> tuple[int, list[Upload]]:
+            base: str, lang: str = "en") -> tuple[int, list[Upload]]:
     """A page of the dataset uploads the caller sees, newest first, and their total."""
     total, rows = executions.page_of_action(conn, spec, "import", caller.id, execution_service.sees_all(caller),
                                             limit, offset)
-    return total, [_upload(r, base) for r in rows]
+    return total, [_upload(r, base, lang) for r in rows]
 
 
-def upload(conn: Connection, caller: Caller, upload_id: int, base: str) -> Upload | None:
+def upload(conn: Connection, caller: Caller, upload_id: int, base: str, lang: str = "en") -> Upload | None:
     """One dataset upload, by its number, if the caller may see it."""
     row = execution_service.upload(conn, caller, upload_id)
-    return None if row is None else _upload(row, base)
+    return None if row is None else _upload(row, base, lang)

@@ -1,5 +1,6 @@
 """The lookups (categories, keywords, tkeywords, regions, owners) as /api/v2 lists them, each item
-with ``count``: the number of resources the viewer can see that refer to it. ``type`` and
+with ``count``: the number of resources the viewer can see that refer to it. Category and region
+names come in the asked language where the catalogue has a translation (translations.py). ``type`` and
 ``title__icontains`` narrow what is counted; ``with_resources`` lists only items that have (or
 have no) resources at all."""
 
@@ -10,6 +11,7 @@ from typing import Any
 
 import msgspec
 
+from catalogue_app import translations
 from catalogue_app.reads.resources import Thesaurus, TKeyword, tkeyword
 from catalogue_app.reads.users import DEFAULT_AVATAR, absolute, global_perms
 from catalogue_app.rules import Viewer
@@ -81,17 +83,21 @@ def _decimal(value: float | None) -> str | None:
     return None if value is None else f"{value:.15f}"
 
 
-def _render(name: str, row: Row, count: int, base: str) -> Any:
+def _render(name: str, row: Row, count: int, base: str, lang: str = "en") -> Any:
     link = f"{base}/api/v2/{name}/{row[0]}"
     if name == "categories":
         return CategoryItem(id=row["id"], identifier=row["identifier"], description=row["description"],
-                            gn_description=row["gn_description"], is_choice=bool(row["is_choice"]),
+                            gn_description=translations.translated("category", row["identifier"], lang,
+                                                                   row["gn_description"]),
+                            is_choice=bool(row["is_choice"]),
                             fa_class=row["fa_class"], link=link, count=count)
     if name == "keywords":
         return KeywordItem(id=row["id"], name=row["name"], slug=row["slug"], path=row["path"] or f"{row['id']:04d}",
                            depth=row["depth"], numchild=0, link=link, count=count)
     if name == "regions":
-        return RegionItem(id=row["id"], code=row["code"], name=row["name"], bbox_x0=_decimal(row["bbox_x0"]),
+        return RegionItem(id=row["id"], code=row["code"],
+                          name=translations.translated("region", row["code"], lang, row["name"]),
+                          bbox_x0=_decimal(row["bbox_x0"]),
                           bbox_x1=_decimal(row["bbox_x1"]), bbox_y0=_decimal(row["bbox_y0"]),
                           bbox_y1=_decimal(row["bbox_y1"]), srid="EPSG:4326", lft=row["lft"], rght=row["rght"],
                           tree_id=1, level=row["level"], parent=row["parent_id"], link=link, count=count)
@@ -122,14 +128,14 @@ def listing(name: str) -> Listing:
 
 
 def page(conn: Connection, name: str, spec: ListSpec, viewer: Viewer, params: list[tuple[str, str]],
-         with_resources: bool | None, limit: int, offset: int, base: str) -> tuple[int, list[Any]]:
+         with_resources: bool | None, limit: int, offset: int, base: str, lang: str = "en") -> tuple[int, list[Any]]:
     """How many items the lookup ``name`` lists for ``spec``, and a page of them."""
     total, rows, counts = lookups.page(conn, name, spec, viewer, scope_of(params), with_resources, limit, offset)
-    return total, [_render(name, r, counts.get(r[0], 0), base) for r in rows]
+    return total, [_render(name, r, counts.get(r[0], 0), base, lang) for r in rows]
 
 
 def one(conn: Connection, name: str, item_id: int, viewer: Viewer, params: list[tuple[str, str]],
-        base: str) -> Any | None:
+        base: str, lang: str = "en") -> Any | None:
     """One item of the lookup ``name`` (None when there is none)."""
     row, count = lookups.get(conn, name, item_id, viewer, scope_of(params))
-    return _render(name, row, count, base) if row is not None else None
+    return _render(name, row, count, base, lang) if row is not None else None

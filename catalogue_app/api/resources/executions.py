@@ -11,7 +11,7 @@ import msgspec
 from litestar import Controller, Response, delete, get
 from litestar.params import FromPath
 
-from catalogue_app.api import pagination
+from catalogue_app.api import language, pagination
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import invalid
 from catalogue_app.api.query import list_spec
@@ -71,18 +71,20 @@ class ExecutionsController(Controller):
     tags = ["executionrequest"]
 
     @get("/", summary="The caller's execution requests (everyone's for admins), oldest first")
-    async def list_requests(self, ctx: Ctx) -> RequestList:
+    async def list_requests(self, ctx: Ctx) -> Response[RequestList]:
         caller = ctx.require_login()
         spec = list_spec(ctx.params, reads.FIELDS, reads.SEARCH_FIELDS)
         page = pagination.wanted(ctx.request, ctx.params)
-        total, items = await ctx.db.read(reads.requests, caller, spec, page.size, page.offset, ctx.base)
+        total, items = await ctx.db.read(reads.requests, caller, spec, page.size, page.offset, ctx.base, ctx.lang)
         pagination.check(page, total)
-        return pagination.build(ctx.request, ctx.params, RequestList, page, total, items)
+        return Response(pagination.build(ctx.request, ctx.params, RequestList, page, total, items),
+                        headers=language.headers(ctx))
 
     @get("/{exec_id:str}", summary="One execution request")
-    async def get_request(self, ctx: Ctx, exec_id: FromPath[str]) -> RequestDetail:
+    async def get_request(self, ctx: Ctx, exec_id: FromPath[str]) -> Response[RequestDetail]:
         exec_id = _checked(exec_id)
-        return RequestDetail(await ctx.db.read(reads.request, ctx.require_login(), exec_id, ctx.base))
+        found = await ctx.db.read(reads.request, ctx.require_login(), exec_id, ctx.base, ctx.lang)
+        return Response(RequestDetail(found), headers=language.headers(ctx))
 
     @delete("/{exec_id:str}", status_code=200, summary="Forget a finished or failed execution request")
     async def delete_request(self, ctx: Ctx, exec_id: FromPath[str]) -> Response[None]:
@@ -93,8 +95,9 @@ class ExecutionsController(Controller):
 
 @get("/api/v2/resource-service/execution-status/{execution_id:str}", tags=["resource-service"],
      summary="The state of an asynchronous operation (poll until status is finished or failed)")
-async def execution_status(ctx: Ctx, execution_id: FromPath[str]) -> ExecutionStatus:
-    return await ctx.db.read(reads.status, ctx.caller, _checked(execution_id), ctx.base)
+async def execution_status(ctx: Ctx, execution_id: FromPath[str]) -> Response[ExecutionStatus]:
+    found = await ctx.db.read(reads.status, ctx.caller, _checked(execution_id), ctx.base, ctx.lang)
+    return Response(found, headers=language.headers(ctx))
 
 
 ROUTES = [ExecutionsController, execution_status]

@@ -9,7 +9,7 @@ from typing import Any
 from litestar import Controller, Response, get
 from litestar.params import FromPath
 
-from catalogue_app.api import pagination
+from catalogue_app.api import language, pagination
 from catalogue_app.api.context import Context, Ctx
 from catalogue_app.api.errors import not_found
 from catalogue_app.api.query import list_spec
@@ -26,13 +26,13 @@ async def _list(ctx: Context, name: str) -> tuple[pagination.Page, int, list[Any
     with_resources = next((strtobool("with_resources", v) for k, v in ctx.params if k == "with_resources"), None)
     page = pagination.wanted(ctx.request, ctx.params)
     total, items = await ctx.db.read(reads.page, name, spec, ctx.viewer, ctx.params, with_resources, page.size,
-                                     page.offset, ctx.base)
+                                     page.offset, ctx.base, ctx.lang)
     pagination.check(page, total)
     return page, total, items
 
 
 async def _one(ctx: Context, name: str, pk: str, model: str) -> Any:
-    item = await ctx.db.read(reads.one, name, path_id(pk, model), ctx.viewer, ctx.params, ctx.base)
+    item = await ctx.db.read(reads.one, name, path_id(pk, model), ctx.viewer, ctx.params, ctx.base, ctx.lang)
     if item is None:
         raise not_found(model)
     return item
@@ -66,13 +66,14 @@ class CategoriesController(Controller):
     path, tags = "/api/v2/categories", ["lookups"]
 
     @get("/", summary=_counted("categories"))
-    async def list_items(self, ctx: Ctx) -> CategoryItemList:
+    async def list_items(self, ctx: Ctx) -> Response[CategoryItemList]:
         page, total, items = await _list(ctx, "categories")
-        return pagination.build(ctx.request, ctx.params, CategoryItemList, page, total, items)
+        return Response(pagination.build(ctx.request, ctx.params, CategoryItemList, page, total, items),
+                        headers=language.headers(ctx))
 
     @get("/{pk:str}", summary="One of the categories")
     async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[dict[str, CategoryItem]]:
-        return Response({"categories": await _one(ctx, "categories", pk, "TopicCategory")})
+        return Response({"categories": await _one(ctx, "categories", pk, "TopicCategory")}, headers=language.headers(ctx))
 
 
 class KeywordsController(Controller):
@@ -105,13 +106,14 @@ class RegionsController(Controller):
     path, tags = "/api/v2/regions", ["lookups"]
 
     @get("/", summary=_counted("regions"))
-    async def list_items(self, ctx: Ctx) -> RegionItemList:
+    async def list_items(self, ctx: Ctx) -> Response[RegionItemList]:
         page, total, items = await _list(ctx, "regions")
-        return pagination.build(ctx.request, ctx.params, RegionItemList, page, total, items)
+        return Response(pagination.build(ctx.request, ctx.params, RegionItemList, page, total, items),
+                        headers=language.headers(ctx))
 
     @get("/{pk:str}", summary="One of the regions")
     async def get_item(self, ctx: Ctx, pk: FromPath[str]) -> Response[dict[str, RegionItem]]:
-        return Response({"regions": await _one(ctx, "regions", pk, "Region")})
+        return Response({"regions": await _one(ctx, "regions", pk, "Region")}, headers=language.headers(ctx))
 
 
 class OwnersController(Controller):

@@ -12,7 +12,7 @@ import msgspec
 from litestar import Controller, Response, get, post
 from litestar.params import FromPath
 
-from catalogue_app.api import pagination
+from catalogue_app.api import language, pagination
 from catalogue_app.api.resources import uploads
 from catalogue_app.api.context import Ctx
 from catalogue_app.api.errors import ApiError
@@ -34,13 +34,14 @@ class UploadSessionsController(Controller):
     tags = ["uploads"]
 
     @get("/", summary="The caller's dataset uploads (everyone's for administrators), newest first")
-    async def list_uploads(self, ctx: Ctx) -> UploadList:
+    async def list_uploads(self, ctx: Ctx) -> Response[UploadList]:
         caller = ctx.require_login()
         spec = list_spec(ctx.params, reads.FIELDS, reads.SEARCH_FIELDS)
         page = pagination.wanted(ctx.request, ctx.params)
-        total, items = await ctx.db.read(reads.uploads, caller, spec, page.size, page.offset, ctx.base)
+        total, items = await ctx.db.read(reads.uploads, caller, spec, page.size, page.offset, ctx.base, ctx.lang)
         pagination.check(page, total)
-        return pagination.build(ctx.request, ctx.params, UploadList, page, total, items)
+        return Response(pagination.build(ctx.request, ctx.params, UploadList, page, total, items),
+                        headers=language.headers(ctx))
 
     @post("/", status_code=201, request_max_body_size=uploads.MAX_BODY, opt=uploads.FORM,
           summary="Upload a dataset: the same as POST /api/v2/uploads/upload")
@@ -48,13 +49,13 @@ class UploadSessionsController(Controller):
         return await uploads.receive(ctx)
 
     @get("/{upload_id:str}", summary="One dataset upload")
-    async def get_upload(self, ctx: Ctx, upload_id: FromPath[str]) -> UploadDetail:
+    async def get_upload(self, ctx: Ctx, upload_id: FromPath[str]) -> Response[UploadDetail]:
         caller = ctx.require_login()
-        found = (await ctx.db.read(reads.upload, caller, int(upload_id), ctx.base)
+        found = (await ctx.db.read(reads.upload, caller, int(upload_id), ctx.base, ctx.lang)
                  if upload_id.isdecimal() and len(upload_id) < 19 else None)
         if found is None:
             raise ApiError(404, "No Upload matches the given query.", "not_found")
-        return UploadDetail(found)
+        return Response(UploadDetail(found), headers=language.headers(ctx))
 
 
 ROUTES = [UploadSessionsController]
