@@ -37,7 +37,6 @@ PENDING = {
     "pages/mine.js",
     "pages/packages.js",
     "pages/publishing.js",
-    "pages/search.js",
     "pages/tokens.js",
     "pages/upload.js",
 }
