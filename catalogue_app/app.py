@@ -13,7 +13,7 @@ from litestar.openapi import OpenAPIConfig
 
 from catalogue_app import __version__, geo, processes
 from catalogue_app.api import openapi, packages_export, packages_import, root, web_ui
-from catalogue_app.api import linked_data, ogcapi, package_conflicts
+from catalogue_app.api import facets, linked_data, ogcapi, package_conflicts
 from catalogue_app.api.accounts import groups, oauth, sessions, tokens, users
 from catalogue_app.api.admin import harvesting, limits, management, publishing, signing_key
 from catalogue_app.api.context import provide_context
@@ -60,7 +60,7 @@ FAMILIES = (root, users, groups, routes, lookups, actions, fields, maps, executi
             permissions, limits, uploads, upload_sessions, datasets, documents, metadata, csw, embed,
             styles, ogc_service, async_actions, oauth, openapi, thumbnails, assets, metadata_editor, sessions, web_ui,
             harvesting, publishing, management, tokens, feature_edits, history, data_state,
-            packages_export, packages_import, package_conflicts, signing_key, ogcapi, linked_data)
+            packages_export, packages_import, package_conflicts, signing_key, ogcapi, linked_data, facets)
 
 
 # The runners of background work in app.state, in the order they start (and stop the other way):
