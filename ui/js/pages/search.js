@@ -241,8 +241,8 @@ function facetPart(state, key) {
   return part;
 }
 
-// The facet's address for this search: the resources list's filters but the facet's own, its
-// current choice always among the topics, and the text its search box holds.
+// The facet's address for this search: the resources list's filters but the facet's own (`key`
+// asks for the topics of these keys alone).
 function facetAddress(name, params, without, extra = {}) {
   const p = apiParams(params, {}, without);
   for (const drop of ['page', 'page_size', 'exclude[]', 'include[]', 'sort[]']) delete p[drop];
@@ -262,13 +262,19 @@ async function loadFacet(facet, params, { keepFocus = false } = {}) {
   const { key } = facet;
   const value = params.get(key) || '';
   const address = facetAddress(FACETS[key].name, params, [key],
-    { page_size: facet.size, key: value || undefined, topic_contains: facet.find?.value.trim() || undefined });
+    { page_size: facet.size, topic_contains: facet.find?.value.trim() || undefined });
   if (address === facet.asked) return;
   const turn = ++facet.turn;
   facet.status.textContent = t('search.facet_loading');
   let found;
   try {
     found = await askFacet(address);
+    // the current choice is shown even when it is not among the first: asked for by its key
+    const items = found?.topics?.items || [];
+    if (value && !items.some((item) => String(item.key) === value)) {
+      const chosen = await askFacet(facetAddress(FACETS[key].name, params, [key], { key: value }));
+      found = { ...found, topics: { ...found.topics, items: [...items, ...(chosen?.topics?.items || [])] } };
+    }
   } catch (error) {
     if (turn !== facet.turn) return;
     facet.status.textContent = t('search.facet_failed', { message: error.message });
@@ -365,13 +371,13 @@ function renderChips(params) {
 }
 
 // The labels of the facet choices in the address that no facet has named yet (an address shared
-// or bookmarked): the facet is asked for that one key.
+// or bookmarked): the facet is asked for that key alone.
 async function nameChosen(params) {
   for (const key of Object.keys(FACETS)) {
     const value = params.get(key);
     if (!value || facetLabels[key].has(value)) continue;
     try {
-      const found = await askFacet(facetAddress(FACETS[key].name, params, [key], { page_size: 1, key: value }));
+      const found = await askFacet(facetAddress(FACETS[key].name, params, [key], { key: value }));
       const item = (found?.topics?.items || []).find((i) => String(i.key) === value);
       if (item) facetLabels[key].set(value, item.label ?? value);
     } catch { continue; }
