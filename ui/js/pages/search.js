@@ -362,12 +362,20 @@ function renderChips(params) {
     const value = params.get(key);
     if (!value || (key === 'subtype' && type && type !== 'dataset')) continue;
     const shown = t('search.chip', { name, value: chipValue(key, value) });
-    chips.push(h('button', { type: 'button', class: 'chip', dataset: { key }, 'aria-label': t('search.chip_remove', { chip: shown }), onclick: () => setParams({ [key]: '' }) },
+    chips.push(h('button', { type: 'button', class: 'chip', dataset: { key }, 'aria-label': t('search.chip_remove', { chip: shown }), onclick: removeChip },
       shown, h('span', { 'aria-hidden': 'true' }, ' ×')));
   }
   const focused = view.chips.contains(document.activeElement) ? document.activeElement.dataset.key : null;
   mount(view.chips, chips);
   if (focused) view.chips.querySelector(`[data-key="${focused}"]`)?.focus();
+}
+
+// A chip takes its filter off; the keyboard's focus goes to the chip beside it, else to the search box.
+function removeChip(e) {
+  const chip = e.currentTarget;
+  const key = chip.dataset.key;
+  if (chip === document.activeElement) (chip.nextElementSibling || chip.previousElementSibling || view.q).focus();
+  setParams({ [key]: '' });
 }
 
 // The labels of the facet choices in the address that no facet has named yet (an address shared
