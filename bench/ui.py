@@ -9,22 +9,26 @@ BENCH_UI_LANGUAGES (default "en ar"): the time, and the bytes Chromium received 
 with gzip: the page, its code, styles, catalogues, API answers, images and basemap tiles) until
 the results were shown, and until the page settled (no request for half a second).
 
-The server serves this checkout's ui/. BENCH_UI_BEFORE names another UI to measure beside it in
-the same run, turn about (a git reference such as `main`, whose ui/ is taken out with git
-archive, or a folder holding a ui/): a before/after on a machine whose load changes."""
+The server serves this checkout's ui/. BENCH_UI_BEFORE names another version to measure beside it
+in the same run, turn about, each with its own server, code and catalogue of the same size: a git
+reference such as `main` (its catalogue_app/ and ui/ are taken out with git archive) or a folder
+holding both. A before/after on a machine whose load changes."""
 
 from __future__ import annotations
 
 import io
 import os
-import shutil
 import statistics
 import subprocess
+import sys
 import tarfile
 import tempfile
 import time
 from pathlib import Path
 
+import httpx
+
+from bench.__main__ import free_port
 from tests.ui.conftest import ARGS, CHECKOUT, CHROMIUM
 
 RUNS = int(os.environ.get("BENCH_UI_RUNS", "7"))
@@ -50,27 +54,61 @@ RECEIVED = """(until) => {
 }"""
 
 
-def _ui_package(folder: Path, tmp: Path, name: str) -> dict[str, str]:
-    """The environment that makes a server serve ``folder`` as the catalogue_ui package (a link to
-    it, put first on PYTHONPATH, wins over the editable install's mapping)."""
-    shim = tmp / f"ui-package-{name}"
-    shim.mkdir()
-    (shim / "catalogue_ui").symlink_to(folder, target_is_directory=True)
-    return {"PYTHONPATH": os.pathsep.join(filter(None, [str(shim), os.environ.get("PYTHONPATH")]))}
+SEED = """
+import sys
+from pathlib import Path
+from catalogue_app.bootstrap import prepare
+from catalogue_app.config import load_settings
+from catalogue_app.passwords import hash_password
+from catalogue_app.seeding.resources import seed
+from catalogue_app.store import db, users
+data, count = Path(sys.argv[1]), int(sys.argv[2])
+settings = load_settings(environ={"CATALOGUE_ADMIN_PASSWORD": "bench-password-1"}, data_dir=data)
+prepare(settings)
+with db.transaction(settings.database_path) as conn:
+    for i in range(9):
+        users.create(conn, {"username": f"bench{i:05d}", "email": f"bench{i:05d}@example.org", "first_name": "Bench",
+                            "last_name": f"User {i}", "password": hash_password("bench-password-1")})
+seed(settings.database_path, count, scratch=settings.tmp_dir)
+"""
 
 
-def _before_ui(ref: str, tmp: Path) -> Path:
-    """The ui/ folder of BENCH_UI_BEFORE: a folder (holding ui/, or the ui folder itself), or a git
-    reference of this checkout."""
-    path = Path(ref)
-    if path.is_dir():
-        return path / "ui" if (path / "ui" / "index.html").is_file() else path
+def _checkout(ref: str, tmp: Path) -> Path:
+    """A folder holding the catalogue_app/ and ui/ of BENCH_UI_BEFORE: a folder, or a git reference
+    of this checkout."""
+    if Path(ref).is_dir():
+        return Path(ref).resolve()
     out = tmp / "before"
-    archive = subprocess.run(["git", "-C", str(CHECKOUT), "archive", "--format=tar", ref, "ui"],
+    archive = subprocess.run(["git", "-C", str(CHECKOUT), "archive", "--format=tar", ref, "catalogue_app", "ui"],
                              capture_output=True, check=True).stdout
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
         tar.extractall(out, filter="data")
-    return out / "ui"
+    return out
+
+
+def _serve(code: Path, data: Path, resources: int, tmp: Path) -> tuple[subprocess.Popen, str]:
+    """A catalogue of ``resources`` made-up resources seeded and served by the code in ``code``
+    (its catalogue_app, and its ui/ as the catalogue_ui package: a link put first on PYTHONPATH
+    wins over the editable install's mapping)."""
+    shim = tmp / f"ui-package-{data.name}"
+    shim.mkdir()
+    (shim / "catalogue_ui").symlink_to(code / "ui", target_is_directory=True)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(shim), os.environ.get("PYTHONPATH")]))}
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", SEED, str(data), str(resources)], cwd=code, env=env, check=True)
+    print(f"seeded {resources:,} resources for {code} in {time.perf_counter() - started:.0f} s", flush=True)
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "catalogue_app", "serve", "--data-dir", str(data), "--port", str(port),
+                             "--workers", "1"], cwd=code, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            if httpx.get(f"{url}/api/v2/", timeout=1).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            time.sleep(0.05)
+    proc.kill()
+    raise SystemExit(f"the server of {code} did not start")
 
 
 def _open(browser, url: str, path: str, lang: str, wait: str):
@@ -100,45 +138,36 @@ def _settled(page) -> None:
 def ui_benchmarks(args) -> list[tuple[str, int, dict[str, float]]]:
     from playwright.sync_api import sync_playwright
 
-    from bench.__main__ import seed_resources, seed_users, start_server
-
     languages = os.environ.get("BENCH_UI_LANGUAGES", "en ar").split()
     rows = []
     sizes = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        data = tmp / "data"
-        seed_users(data, 10)
-        rate = seed_resources(data, args.resources)
-        print(f"seeded {args.resources:,} resources at {rate:,.0f}/s", flush=True)
-        uis = [("", CHECKOUT / "ui")]
+        codes = [("", CHECKOUT)]
         if os.environ.get("BENCH_UI_BEFORE"):
-            uis.insert(0, (f"before ({os.environ['BENCH_UI_BEFORE']}) ", _before_ui(os.environ["BENCH_UI_BEFORE"], tmp)))
+            codes.insert(0, (f"before ({os.environ['BENCH_UI_BEFORE']}) ", _checkout(os.environ["BENCH_UI_BEFORE"], tmp)))
         servers = []
         try:
-            for n, (label, folder) in enumerate(uis):
-                copy = data if n == len(uis) - 1 else tmp / f"data-{n}"  # a server locks its data folder
-                if copy != data:
-                    shutil.copytree(data, copy)
-                servers.append((label, *start_server(copy, 1, env=_ui_package(folder, tmp, str(n)))))
+            for n, (label, code) in enumerate(codes):
+                servers.append((label, *_serve(code, tmp / f"data-{n}", args.resources, tmp)))
             with sync_playwright() as p:
                 browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-                import httpx
-
-                # a resource anyone may see (the seed makes some private)
-                first = httpx.get(f"{servers[0][2]}/api/v2/resources", params={"page_size": 1, "page": 50}).json()["resources"][0]
-                kind_of, pk = first["resource_type"], first["pk"]
+                # a resource anyone may see (the seed makes some private), in each catalogue
+                detail = {}
+                for _, _, url in servers:
+                    first = httpx.get(f"{url}/api/v2/resources", params={"page_size": 1, "page": 50}).json()["resources"][0]
+                    detail[url] = f"/#/{first['resource_type']}/{first['pk']}"
                 cases = [(f"first page of results, {lang}", "/#/", lang, "results") for lang in languages]
                 cases += [("search=river, first page", "/#/?q=river", "en", "results"),
                           ("extent of one country, first page", "/#/?extent=5.96,45.82,10.49,47.81", "en", "results"),
-                          ("detail page of a resource", f"/#/{kind_of}/{pk}", "en", "detail")]
+                          ("detail page of a resource", None, "en", "detail")]
                 for name, path, lang, kind in cases:
                     found = {label: {"marks": [], "walls": [], "bytes": [], "settled": [], "kinds": None} for label, _, _ in servers}
                     for _ in range(RUNS):
                         for label, _, url in servers:  # turn about, so that both see the same load
                             got = found[label]
                             wait = "[data-loaded]" if kind == "results" else "article.detail h1"
-                            context, page, wall = _open(browser, url, path, lang, wait)
+                            context, page, wall = _open(browser, url, path or detail[url], lang, wait)
                             got["walls"].append(wall)
                             if kind == "results":
                                 mark = page.evaluate("performance.getEntriesByName('results-shown')[0].startTime")
