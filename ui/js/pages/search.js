@@ -95,7 +95,7 @@ let view = null;    // the mounted page: its elements and map
 let opened = null;  // the result last opened from the list: it has the focus again on the way back
 const facetLabels = Object.fromEntries(Object.keys(FACETS).map((key) => [key, new Map()]));  // key → label, as the facets said
 const openFacets = new Set();  // the parts of the filters opened, kept open on the way back
-const answers = new Map();     // facet answers by address, while the page is open
+const answers = new Map();     // facet answers by address, during one visit of the page
 
 function setParams(changes, { keepPage = false } = {}) {
   const params = hashParams();
@@ -114,6 +114,7 @@ export async function render(main, ctx) {
 }
 
 function build(main) {
+  answers.clear();  // counts are asked for again on each visit: the data may have changed meanwhile
   const form = h('form', { class: 'filters', 'aria-label': t('search.filters') });
   const q = h('input', { type: 'search', name: 'q', placeholder: t('search.placeholder'), 'aria-label': t('search.text_label'), autocomplete: 'off' });
   const searchForm = h('form', { class: 'searchbar', role: 'search', onsubmit: (e) => { e.preventDefault(); setParams({ q: q.value.trim() }); } },
