@@ -2,14 +2,15 @@
 // address holds the whole state (#/?q=...&type=...&page=2&extent=w,s,e,n); the page updates in
 // place when only the query changes, so the map keeps its view.
 //
-// What comes first is the first page of results: it is asked for as soon as this module runs
-// (beside its message catalogue), and the map (its tiles) is made only once the results are
+// What comes first is the first page of results: it is asked for as soon as the page's code runs
+// (search_query.js, beside the messages), and the map (its tiles) is made only once the results are
 // drawn. The filters show how many results each choice would give, from the facets API
 // (/api/v2/facets/{name}) with the page's whole query but the filter's own choice: the type's
 // counts once the results are shown, the others (categories, keywords, regions, owners, groups)
 // only when their part of the filters is opened. The list of results is the map's legend: the
 // map is described by it, and each outline on the map is one entry of the list.
 
+import { apiParams, FACETS, FILTER_KEYS, hashParams, KEYS, PAGE_SIZE, resourcesFor } from './search_query.js';
 import { api, currentUser, query } from '../api.js';
 import { field, h, mount, personName, plainText, select, typeImage } from '../dom.js';
 import { formatDate, formatNumber, load, t } from '../i18n.js';
@@ -17,57 +18,9 @@ import { go } from '../main.js';
 import { boundsOf, boxOf, createMap, drawBox, viewExtent } from '../map.js';
 import { originText, SOURCES } from '../origin.js';
 
-const PAGE_SIZE = 20;
-const FIELDS = ['pk', 'title', 'resource_type', 'subtype', 'thumbnail_url', 'owner', 'date', 'abstract', 'll_bbox_polygon', 'detail_url', 'source', 'origin'];
-const KEYS = ['q', 'type', 'subtype', 'category', 'keyword', 'owner', 'group', 'source', 'region', 'from', 'to', 'sort', 'page', 'extent'];
-const FILTER_KEYS = ['type', 'subtype', 'category', 'keyword', 'owner', 'group', 'source', 'region', 'from', 'to', 'sort'];
+export { apiParams };
 
-// The facets the filters offer, by the address's key: the facet's name in the API and the filter
-// that selects one of its choices (GeoNode's, as /api/v2/facets/ lists them).
-const FACETS = {
-  category: { name: 'category', filter: 'filter{category.identifier.in}' },
-  keyword: { name: 'keyword', filter: 'filter{keywords.slug.in}', find: true },
-  region: { name: 'region', filter: 'filter{regions.code.in}', find: true },
-  owner: { name: 'owner', filter: 'filter{owner.pk.in}', find: true },
-  group: { name: 'group', filter: 'filter{group.in}', find: true },
-};
 const FACET_PAGE = 10;
-
-// The resources list's parameters for the page's address. `without` leaves out the filters of
-// these keys (a facet's counts are those of the query without its own choice).
-export function apiParams(params, extra = {}, without = []) {
-  const p = { page_size: PAGE_SIZE, page: params.get('page') || 1, 'exclude[]': '*', 'include[]': FIELDS, ...extra };
-  const get = (key) => (without.includes(key) ? '' : params.get(key));
-  const q = params.get('q');
-  if (q) { p.search = q; p.search_fields = ['title', 'abstract']; }
-  const type = get('type');
-  if (type === 'app') p['filter{resource_type.in}'] = ['geostory', 'dashboard'];
-  else if (type) p['filter{resource_type}'] = type;
-  // the kind of data (vector, raster) applies to datasets only: with another type it is left out
-  const subtype = params.get('type') && params.get('type') !== 'dataset' ? '' : get('subtype');
-  if (subtype === 'vector') p['filter{subtype.in}'] = ['vector', 'vector_time'];
-  else if (subtype) p['filter{subtype}'] = subtype;
-  for (const [key, facet] of Object.entries(FACETS)) if (get(key)) p[facet.filter] = get(key);
-  if (get('source')) p['filter{source}'] = get('source');
-  if (get('from')) p['filter{date.gte}'] = `${get('from')}T00:00:00Z`;
-  if (get('to')) p['filter{date.lte}'] = `${get('to')}T23:59:59Z`;
-  if (params.get('extent')) p.extent = params.get('extent');
-  p['sort[]'] = params.get('sort') || '-date';
-  return p;
-}
-
-function hashParams() {
-  return new URLSearchParams(location.hash.split('?')[1] || '');
-}
-
-// The first page of results is asked for now, beside this page's messages: the first render takes
-// this answer when its query is the same.
-let early = null;
-if (/^#?\/?(search)?(\?|$)/.test(location.hash.replace(/^#/, '') || '/')) {
-  const params = apiParams(hashParams());
-  early = { key: query(params), answer: api('/api/v2/resources', { params }) };
-  early.answer.catch(() => {});  // the render reports a failure
-}
 
 await load('search');
 
@@ -491,18 +444,6 @@ function emptyState(filtered) {
     user
       ? h('p', { class: 'actions' }, h('a', { class: 'button', href: '#/upload' }, t('search.upload_data')), h('a', { class: 'button secondary', href: '#/upload?kind=document' }, t('search.upload_documents')))
       : h('p', {}, h('a', { href: `#/login?next=${encodeURIComponent('/')}` }, t('search.sign_in')), ' ', t('search.sign_in_why')));
-}
-
-// The answer for this query: the one asked for as the module loaded when it is the same.
-function resourcesFor(params) {
-  const wanted = apiParams(params);
-  if (early && early.key === query(wanted)) {
-    const { answer } = early;
-    early = null;
-    return answer;
-  }
-  early = null;
-  return api('/api/v2/resources', { params: wanted });
 }
 
 async function update(params, ctx) {
