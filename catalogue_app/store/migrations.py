@@ -1415,10 +1415,18 @@ CREATE INDEX IF NOT EXISTS resources_unlisted ON resources(id, dirty, public_vie
 """
 
 
+# Migration 37: the resources in the orders Browse offers besides the default one (newest date
+# first, recently updated), so that a sorted first page walks an index (store/resources.py page).
+ORDER_INDEXES = """
+CREATE INDEX IF NOT EXISTS resources_date ON resources(date DESC, id DESC);
+CREATE INDEX IF NOT EXISTS resources_last_updated ON resources(last_updated DESC, id DESC);
+"""
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
                     RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT, token_details, resource_origins,
                     listed_extents, unlisted_words, versions, HISTORY_CUTS, PACKAGES, PACKAGE_FIDS, FACET_INDEXES,
-                    CONTACT_NAMES, FACET_INDEXES_2]
+                    CONTACT_NAMES, FACET_INDEXES_2, ORDER_INDEXES]

@@ -500,6 +500,16 @@ ROW_COST = 1.0  # microseconds to read one row or index entry and test it, rough
 LIST_PER_MATCH = 20.0  # microseconds to list one match of an index (the page plans' estimate), at most
 
 
+# Orders that an index of their own holds (migration 37): a page sorted by one of them walks that
+# index until the page is full, where matches are dense, rather than sorting every match (the
+# first page of 100,000 resources by date: 20 ms, not 800).
+ORDER_INDEXES = {"date": "resources_date", "last_updated": "resources_last_updated"}
+
+
+def _order_index(spec) -> str | None:
+    return ORDER_INDEXES.get(spec.ordering[0].path) if len(spec.ordering) == 1 else None
+
+
 def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: int,
          offset: int, columns: str = COLUMNS) -> tuple[int, list[sqlite3.Row]]:
     """One page (of ``columns``) and the exact total.
@@ -511,9 +521,11 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
     reads only the rows of the page."""
     cond, params, spec, driver = _conditions(conn, viewer, query)
     listing = replace(LISTING, columns=columns, fields=fields_for(query.resource_types))
+    ordered_by = _order_index(spec)
     if not driver and not spec.conditions and not spec.search_terms:
         return fetch_page(conn, listing, spec, (cond, params), limit, offset,
-                          count=_unfiltered_total(conn, viewer, query, cond))
+                          count=_unfiltered_total(conn, viewer, query, cond),
+                          page_from=(lambda total: Source(f"resources r INDEXED BY {ordered_by}")) if ordered_by else None)
     if query.extents and cond == ANONYMOUS_LISTING and not spec.conditions and not spec.search_terms \
             and not spec.ordering:
         # nothing is tested but the extent and what anonymous callers list: their own extent index
@@ -545,6 +557,8 @@ def page(conn: sqlite3.Connection, viewer: Viewer, query: ResourceQuery, limit: 
         if not driver:
             if not spec.ordering and walked < total:
                 return Source("resources r INDEXED BY resources_created")
+            if ordered_by and walked < total:
+                return Source(f"resources r INDEXED BY {ordered_by}")
             return Source("resources r")
         d = driver[0]
         if spec.ordering:

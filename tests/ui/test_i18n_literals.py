@@ -32,7 +32,6 @@ PENDING = {
     "pages/edit.js",
     "pages/login.js",
     "pages/mine.js",
-    "pages/search.js",
     "pages/tokens.js",
     "pages/upload.js",
 }
