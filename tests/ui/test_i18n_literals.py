@@ -31,7 +31,6 @@ PENDING = {
     "pages/commands.js",
     "pages/composer.js",
     "pages/detail.js",
-    "pages/edit.js",
     "pages/harvesting.js",
     "pages/login.js",
     "pages/mine.js",
