@@ -8,7 +8,7 @@ import { confirmDialog, errorBox, field, h, mount, personName, select, toast } f
 import { t, load } from '../i18n.js';
 import { boundsOf, boxOf, createMap, datasetLayer } from '../map.js';
 import { loadResource } from './detail.js';
-import { metadataForm } from './metadata_form.js';
+import { combobox, metadataForm } from './metadata_form.js';
 
 await load('edit');
 
@@ -169,40 +169,59 @@ async function loadPermissions(section, resource) {
   }
   const label = (g) => (g.name === 'anonymous' ? t('edit.everyone') : g.name === 'registered-members' ? t('edit.signed_in_users') : g.title || g.name);
   for (const g of current.groups || []) addRow('groups', { id: g.id, name: g.name, label: label(g), permissions: g.permissions });
+  // A group with a profile (every group made through the API) is listed as an organization, as GeoNode lists it.
+  for (const g of current.organizations || []) addRow('organizations', { id: g.id, name: g.name, label: g.title || g.name, permissions: g.permissions });
   for (const u of current.users || []) addRow('users', { id: u.id, name: u.username, label: personName(u), permissions: u.permissions });
   explain();
   const owner = (current.users || []).find((u) => u.permissions === 'owner');
-  const who = h('input', { name: 'who', list: 'share-candidates', placeholder: t('edit.share_placeholder'), autocomplete: 'off' });
-  const candidates = h('datalist', { id: 'share-candidates' });
+  // Whom to share with: users and groups, suggested as one types their name.
   const known = new Map();
   Promise.all([api('/api/v2/users', { params: { page_size: 200 } }).catch(() => null), api('/api/v2/groups', { params: { page_size: 200 } }).catch(() => null)])
     .then(([users, groups]) => {
-      for (const u of users?.users || []) { known.set(u.username, { kind: 'users', id: u.pk, name: u.username, label: personName(u) }); candidates.append(h('option', { value: u.username }, personName(u))); }
+      for (const u of users?.users || []) known.set(`users:${u.username}`, { kind: 'users', id: u.pk, name: u.username, label: personName(u) });
       for (const g of groups?.group_profiles || []) {
         const name = g.group?.name || g.slug;
         if (EVERYONE.has(name) || !g.group) continue;
-        known.set(name, { kind: 'groups', id: g.group.pk, name, label: g.title });
-        candidates.append(h('option', { value: name }, t('edit.group_option', { name: g.title })));
+        known.set(`groups:${name}`, { kind: 'organizations', id: g.group.pk, name, label: g.title || name });
       }
     });
+  const suggestion = (c) => (c.kind !== 'users' ? t('edit.group_option', { name: c.label }) : c.label === c.name ? c.name : `${c.label} (${c.name})`);
   const message = h('p', { role: 'status' });
-  const add = h('button', { type: 'button', class: 'secondary', onclick: () => {
-    const found = known.get(who.value.trim());
-    if (!found) { message.className = 'error'; message.textContent = t('edit.share_unknown', { name: who.value }); return; }
-    if (rows.some((r) => r.kind === found.kind && String(r.id) === String(found.id))) { message.className = ''; message.textContent = t('edit.share_already', { who: found.label }); return; }
-    addRow(found.kind, { ...found, permissions: 'view' });
-    who.value = '';
+  const shareWith = (text) => {
+    const found = known.get(text) || known.get(`users:${text}`) || known.get(`groups:${text}`)
+      || [...known.values()].find((c) => c.label.toLocaleLowerCase() === text.toLocaleLowerCase());
+    if (!found) { message.className = 'error'; message.textContent = t('edit.share_unknown', { name: text }); return; }
     message.className = '';
+    if (rows.some((r) => r.kind === found.kind && String(r.id) === String(found.id))) { message.textContent = t('edit.share_already', { who: found.label }); return; }
+    addRow(found.kind, { ...found, permissions: 'view' });
     message.textContent = t('edit.share_added', { who: found.label });
     rows.at(-1).level.focus();
+  };
+  const whoId = 'share-with';  // i18n: not text
+  const combo = combobox({
+    creatable: true,
+    autoSelect: true,
+    attrs: { id: whoId, name: 'who', placeholder: t('edit.share_placeholder') },
+    find: async (q) => {
+      const needle = q.toLocaleLowerCase();
+      const exact = ([, c]) => (c.name.toLocaleLowerCase() === needle ? 0 : 1);
+      return [...known.entries()].filter(([, c]) => `${c.name} ${c.label}`.toLocaleLowerCase().includes(needle))
+        .sort((a, b) => exact(a) - exact(b)).slice(0, 12).map(([key, c]) => ({ id: key, label: suggestion(c) }));
+    },
+    onPick: (item) => shareWith(item.id),
+  });
+  const who = combo.input;
+  const add = h('button', { type: 'button', class: 'secondary', onclick: () => {
+    if (!who.value.trim()) { who.focus(); return; }
+    shareWith(who.value.trim());
+    if (message.className !== 'error') who.value = '';
   } }, t('edit.share_add'));
-  who.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); add.click(); } });
   const save = h('button', { type: 'submit' }, t('edit.sharing_save'));
   const form = h('form', { 'aria-label': t('edit.sharing_form') },
     owner ? h('p', {}, t('edit.owner', { name: personName(owner) })) : null,
     h('table', { class: 'perms' }, h('thead', {}, h('tr', {}, h('th', {}, t('edit.col_who')), h('th', {}, t('edit.col_kind')), h('th', {}, t('edit.col_may')),
       h('th', {}, h('span', { class: 'visually-hidden' }, t('edit.remove'))))), table),
-    h('div', { class: 'inline-form' }, field(t('edit.share_with'), who), candidates, add),
+    h('div', { class: 'inline-form' }, h('div', { class: 'field' }, h('label', { for: whoId }, t('edit.share_with')), combo.node), add),
     h('p', { class: 'muted levels' }, t('edit.levels_explained'), ' ', t('edit.levels_everyone')),
     h('div', { class: 'actions' }, save, message));
   form.addEventListener('submit', async (e) => {

@@ -84,8 +84,9 @@ const nextId = (stem) => `${stem}-${++serial}`;
 
 // A text box that suggests choices as one types (ARIA 1.2 combobox with a list box): the arrows
 // move through them, Enter takes one (or, where new values are allowed, the text typed), Escape
-// closes the list.
-function combobox({ find, creatable, onPick, attrs }) {
+// closes the list. Where new values are allowed, Enter takes the text typed unless a suggestion
+// was moved to (or autoSelect says the first suggestion is meant).
+export function combobox({ find, creatable, onPick, attrs, autoSelect = !creatable }) {
   const id = nextId('combo');
   const list = h('ul', { role: 'listbox', id: `${id}-list`, class: 'combo-list', hidden: true });
   const input = h('input', { type: 'text', role: 'combobox', 'aria-autocomplete': 'list', 'aria-expanded': 'false',
@@ -109,7 +110,7 @@ function combobox({ find, creatable, onPick, attrs }) {
       const found = await find(input.value.trim()).catch(() => []);
       if (n !== asked || document.activeElement !== input) return;
       items = found;
-      active = items.length ? 0 : -1;
+      active = items.length && autoSelect ? 0 : -1;
       draw();
     }, 120);
   };
@@ -119,7 +120,8 @@ function combobox({ find, creatable, onPick, attrs }) {
     if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
       e.preventDefault();
       if (list.hidden) { ask(); return; }
-      active = (active + (e.key === 'ArrowDown' ? 1 : items.length - 1)) % items.length;
+      const n = items.length;
+      active = e.key === 'ArrowDown' ? (active + 1) % n : (active <= 0 ? n - 1 : active - 1);
       draw();
     } else if (e.key === 'Escape' && !list.hidden) {
       e.preventDefault();
@@ -439,7 +441,9 @@ export function metadataForm(pk, { onSaved } = {}) {
       const empty = (() => { const v = f.value(); return v === null || v === '' || (Array.isArray(v) && !v.length); })();
       const sentence = f.required && empty ? t('edit.error_required') : t('edit.error_refused');
       if (f.error.hidden) f.error.replaceChildren(sentence);
-      for (const m of messages) f.error.append(' ', h('span', { class: 'server-message', lang: 'en', dir: 'ltr' }, m));
+      // the server's own words (English, as GeoNode's), without the field's name it may start with
+      const prefix = `${f.path.split('.').pop()}: `;
+      for (const m of messages) f.error.append(' ', h('span', { class: 'server-message', lang: 'en', dir: 'ltr' }, m.startsWith(prefix) ? m.slice(prefix.length) : m));
       f.error.hidden = false;
       const control = f.focusable;
       if (control) {
@@ -448,9 +452,10 @@ export function metadataForm(pk, { onSaved } = {}) {
       }
     }
     const count = new Set(refused.map(([f]) => f)).size;
-    summary.replaceChildren(
+    summary.replaceChildren(...[
       count ? h('p', { class: 'error' }, t('edit.errors_summary', { count })) : null,
-      loose.length ? h('p', { class: 'error' }, t('edit.error_refused'), ' ', h('span', { lang: 'en', dir: 'ltr' }, loose.join(' '))) : null);
+      loose.length ? h('p', { class: 'error' }, t('edit.error_refused'), ' ', h('span', { lang: 'en', dir: 'ltr' }, loose.join(' '))) : null,
+    ].filter(Boolean));
     (refused[0]?.[0].focusable || summary).focus();
     return count + loose.length;
   };

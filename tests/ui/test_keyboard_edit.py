@@ -1,0 +1,98 @@
+"""Editing a resource's metadata by keyboard alone: from its page to the edit page, a text, a code
+list, a date and a keyword changed, saved and seen saved; then a refused field, whose message is
+shown beside it, tied to it for screen readers, with the focus moved to it. No mouse click."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import USER_PASSWORD
+from tests.ogc.conftest import upload_shapefile
+from tests.ui.conftest import DATA
+from tests.ui.keyboard import focused, sign_in_by_cookie, tab_to
+
+FORM = "form[aria-label='Metadata']"
+
+
+@pytest.fixture(scope="module")
+def countries(ui_server, alice):
+    with ui_server.client(auth=("alice", USER_PASSWORD)) as as_alice:
+        return upload_shapefile(as_alice, DATA / "naturalearth_lowres")
+
+
+def instance(ui_server, pk):
+    with ui_server.client(auth=("alice", USER_PASSWORD)) as as_alice:
+        r = as_alice.get(f"/api/v2/metadata/instance/{pk}/")
+        assert r.status_code == 200, r.text
+        return r.json()
+
+
+def test_edit_metadata_by_keyboard(tab, ui_server, alice, countries):
+    pk = countries["pk"]
+    sign_in_by_cookie(tab, "alice", USER_PASSWORD)
+    page = tab.go(f"/dataset/{pk}", wait=".detail-head a[href$='/edit']")
+
+    # from the resource's page to its edit page
+    tab_to(page, ".detail-head a[href$='/edit']")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"{FORM}[data-ready]")
+
+    # required fields are marked, for the eye and for screen readers
+    title = f"{FORM} input[name=title]"
+    assert page.get_attribute(title, "aria-required") == "true"
+    assert page.locator(f"{FORM} .field[data-path=title] label .required").inner_text().strip() == "*"
+
+    # a text
+    tab_to(page, title)
+    page.keyboard.press("Control+A")
+    page.keyboard.type("Countries of the survey")
+    # a code list: typing a letter picks the choice it starts
+    tab_to(page, f"{FORM} select[name=date_type]")
+    page.keyboard.type("c")
+    assert page.input_value(f"{FORM} select[name=date_type]") == "creation"
+    # a date, typed in the date box's parts
+    tab_to(page, f"{FORM} input[name=date]")
+    page.keyboard.type("03152024")
+    assert page.input_value(f"{FORM} input[name=date]") == "2024-03-15"
+    # a keyword, typed and taken with Enter (which does not send the form)
+    tab_to(page, f"{FORM} .field[data-path=hkeywords] input[role=combobox]")
+    page.keyboard.type("river basins")
+    page.keyboard.press("Enter")
+    assert page.locator(f"{FORM} .field[data-path=hkeywords] .tokens li").all_inner_texts()[-1].startswith("river basins")
+    assert page.inner_text(f"{FORM} .actions [role=status]") == ""
+    tab.shot("changed")
+
+    # saved with the Save button
+    tab_to(page, f"{FORM} button[type=submit]")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"{FORM} .actions [role=status]:text('Saved.')")
+    assert page.inner_text("section.edit h1") == "Edit dataset: Countries of the survey"
+    saved = instance(ui_server, pk)
+    assert saved["title"] == "Countries of the survey"
+    assert saved["date_type"] == "creation"
+    assert saved["date"].startswith("2024-03-15")
+    assert "river basins" in saved["hkeywords"]
+
+    # a required field emptied: the catalogue refuses it, and its message is beside it
+    tab_to(page, title, back=True)
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Backspace")
+    page.keyboard.press("Enter")
+    error = f"{FORM} .field[data-path=title] .field-error"
+    page.wait_for_selector(f"{error}:visible")
+    assert page.inner_text(error).startswith("This field is required")
+    assert page.get_attribute(title, "aria-invalid") == "true"
+    assert page.get_attribute(f"{FORM} .field[data-path=title] .field-error", "id") in page.get_attribute(title, "aria-describedby").split()
+    assert focused(page, "e => e.name") == "title", focused(page)
+    assert "Nothing was saved." in page.inner_text(f"{FORM} .actions [role=status]")
+    assert instance(ui_server, pk)["title"] == "Countries of the survey"
+    tab.allow(r"status of 422 .*/api/v2/metadata/instance/")
+    tab.shot("refused")
+
+    # put right, the message goes
+    page.keyboard.type("Countries again")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(f"{FORM} .actions [role=status]:text('Saved.')")
+    assert page.locator(f"{error}:visible").count() == 0
+    assert page.get_attribute(title, "aria-invalid") is None
+    assert instance(ui_server, pk)["title"] == "Countries again"
