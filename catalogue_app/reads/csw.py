@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from catalogue_app.reads.resources import render
-from catalogue_app.store import Connection, csw_search, records
+from catalogue_app.store import Connection, csw_search, records, resource_extras
 from catalogue_app.store.resources import Viewer
 
 if TYPE_CHECKING:
@@ -22,7 +22,15 @@ Records = list[dict[str, Any]]
 
 
 def _plain(conn: Connection, rows: list, caller: Caller, viewer: Viewer, base: str) -> Records:
-    return [msgspec.to_builtins(item) for item in render(conn, rows, caller, viewer, base)] if rows else []
+    """The records as plain data, each with ``linked_to``: the uuids and titles of the resources
+    it links to that the viewer sees."""
+    if not rows:
+        return []
+    out = [msgspec.to_builtins(item) for item in render(conn, rows, caller, viewer, base)]
+    linked = resource_extras.linked_uuids(conn, [int(item["pk"]) for item in out], viewer)
+    for item in out:
+        item["linked_to"] = [{"uuid": r["uuid"], "title": r["title"]} for r in linked[int(item["pk"])]]
+    return out
 
 
 def by_ids(conn: Connection, caller: Caller, viewer: Viewer, base: str, uuids: list[str],

@@ -23,7 +23,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import msgspec
 from msgspec import UNSET, UnsetType
@@ -43,6 +43,25 @@ CONTACT_ROLES = ("poc", "metadata_author", "processor", "publisher", "custodian"
                  "resource_user", "resource_provider", "originator", "principal_investigator")
 CTYPE_IDS = {"dataset": "50", "map": "55", "document": "58", "service": "70", "geostory": "63", "dashboard": "63"}
 TAGS = re.compile(r"<[^>]*>")
+
+
+class NamedContact(msgspec.Struct, kw_only=True):
+    """A contact that is no user of the catalogue (beyond GeoNode's): a name with an organisation
+    and an email, shown in its role's list beside the users (``pk`` and ``username`` null)."""
+
+    pk: None = None
+    username: None = None
+    first_name: str
+    last_name: str = ""
+    organization: str
+    email: str
+
+
+# one entry of a contact role's list: a User, or a NamedContact (msgspec's schemas take no union
+# of untagged Structs, so the OpenAPI document describes it in words)
+ContactEntry = Annotated[Any, msgspec.Meta(
+    description="A user of the catalogue (as `owner`), or a contact that is no user: "
+                "{pk: null, username: null, first_name (the name), last_name, organization, email}.")]
 
 
 class Keyword(msgspec.Struct):
@@ -110,16 +129,16 @@ class Resource(msgspec.Struct, kw_only=True):
     polymorphic_ctype_id: str
     perms: list[str]
     owner: User
-    poc: list[User]
-    metadata_author: list[User]
-    processor: list[User]
-    publisher: list[User]
-    custodian: list[User]
-    distributor: list[User]
-    resource_user: list[User]
-    resource_provider: list[User]
-    originator: list[User]
-    principal_investigator: list[User]
+    poc: list[ContactEntry]
+    metadata_author: list[ContactEntry]
+    processor: list[ContactEntry]
+    publisher: list[ContactEntry]
+    custodian: list[ContactEntry]
+    distributor: list[ContactEntry]
+    resource_user: list[ContactEntry]
+    resource_provider: list[ContactEntry]
+    originator: list[ContactEntry]
+    principal_investigator: list[ContactEntry]
     keywords: list[Keyword]
     tkeywords: list[TKeyword]
     regions: list[Region]
@@ -243,10 +262,14 @@ def render(conn: Connection, rows: list[Row], caller: Caller, viewer: Viewer, ba
     out = []
     for row in rows:
         rid = row["id"]
-        roles: dict[str, list[User]] = {role: [] for role in CONTACT_ROLES}
+        roles: dict[str, list[User | NamedContact]] = {role: [] for role in CONTACT_ROLES}
         for c in rel.contacts[rid]:
             if c["role"] in roles and c["user_id"] in people:
                 roles[c["role"]].append(people[c["user_id"]])
+        for c in rel.contact_names[rid]:
+            if c["role"] in roles:
+                roles[c["role"]].append(NamedContact(first_name=c["name"], organization=c["organization"],
+                                                     email=c["email"]))
         category = rel.categories.get(row["category_id"])
         license_ = rel.licenses.get(row["license_id"])
         detail, embed, download, downloads = urls(row, base)

@@ -9,6 +9,7 @@ use); it runs inside the write transaction so lookups and the write see the same
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -109,6 +110,7 @@ class Cleaned:
     keywords: list[str] | None = None
     tkeywords: list[int] | None = None
     contacts: dict[str, list[int]] = field(default_factory=dict)
+    contact_names: dict[str, list[dict[str, str]]] = field(default_factory=dict)  # contacts that are no users
     regions_from_extent: bool = False
     regions: list[int] | None = None
     origin: dict[str, Any] | None = None  # {"url", "title"} of the original elsewhere (url None: forgotten)
@@ -161,14 +163,41 @@ def _identifier(name: str, value: Any) -> str | None:
     raise Invalid(f"Invalid value for '{name}': expected an identifier.")
 
 
-def _user_ids(conn: Connection, role: str, value: Any) -> list[int]:
+EMAIL = re.compile(r"[^@\s<>()\[\],;:\"]+@[^@\s<>()\[\],;:\"]+\.[^@\s<>()\[\],;:\".]+")
+NAMED_KEYS = ("name", "organization", "email")
+
+
+def named_contact(role: str, item: dict[str, Any]) -> dict[str, str]:
+    """A contact that is no user: {"name", "organization", "email"} (a name or an organisation
+    needed; an email, if given, that looks like one)."""
+    out = {}
+    for key in NAMED_KEYS:
+        value = item.get(key)
+        if value is None:
+            value = ""
+        if not isinstance(value, str):
+            raise Invalid(f"Invalid value for '{role}': a contact's {key} is a text.")
+        value = value.strip()
+        if len(value) > 255:
+            raise Invalid(f"Invalid value for '{role}': a contact's {key} is at most 255 characters.")
+        out[key] = value
+    if not (out["name"] or out["organization"]):
+        raise Invalid(f"Invalid value for '{role}': a contact that is no user needs a name or an organization.")
+    if out["email"] and not EMAIL.fullmatch(out["email"]):
+        raise Invalid(f"Invalid value for '{role}': {out['email']!r} is not a valid email address.")
+    return out
+
+
+def _contacts(conn: Connection, role: str, value: Any) -> tuple[list[int], list[dict[str, str]]]:
+    """The users of a contact role (pks, usernames or objects with either) and its contacts that
+    are no users (objects with a name or an organization, and an email, but no pk nor username)."""
     if value is None:
-        return []
+        return [], []
     if isinstance(value, dict):
         value = [value]
     if not isinstance(value, list):
         raise Invalid(f"{role}: expected a list of users.")
-    ids = []
+    ids, names = [], []
     for item in value:
         pk = item.get("pk", item.get("id")) if isinstance(item, dict) else item
         name = item.get("username") if isinstance(item, dict) else None
@@ -182,10 +211,14 @@ def _user_ids(conn: Connection, role: str, value: Any) -> list[int]:
             found = resource_writes.lookup_id(conn, "users", "username", name or item)
             if found is None:
                 raise Invalid(f"Invalid value for '{role}': user {name or item!r} not found")
+        elif isinstance(item, dict) and any(item.get(k) is not None for k in NAMED_KEYS):
+            names.append(named_contact(role, item))
+            continue
         else:
-            raise Invalid(f"Invalid value for '{role}': each user needs a pk or a username.")
+            raise Invalid(f"Invalid value for '{role}': each user needs a pk or a username"
+                          " (a contact that is no user: a name or an organization, and an email).")
         ids.append(found)
-    return list(dict.fromkeys(ids))
+    return list(dict.fromkeys(ids)), names
 
 
 def _keywords(value: Any) -> list[str]:
@@ -293,7 +326,7 @@ def clean(conn: Connection, body: dict[str, Any], viewer: Viewer, row: Row | Non
         elif name == "regions":
             out.regions = _regions(conn, value)
         elif name in CONTACT_ROLES:
-            out.contacts[name] = _user_ids(conn, name, value)
+            out.contacts[name], out.contact_names[name] = _contacts(conn, name, value)
         elif name in FLAGS:
             if value is not None:
                 v[name] = int(value)

@@ -59,3 +59,13 @@ def with_iso_xml(conn: sqlite3.Connection, ids: list[int]) -> set[int]:
         return set()
     return {r[0] for r in conn.execute(
         f"SELECT resource_id FROM iso_metadata WHERE resource_id IN ({','.join('?' * len(ids))})", ids)}
+
+
+def choices(conn: sqlite3.Connection) -> dict[str, list[dict[str, Any]]]:
+    """The ISO topic categories, the licences and the thesauri a resource's metadata may name."""
+    return {
+        "categories": [dict(r) for r in conn.execute(
+            "SELECT identifier, gn_description FROM categories WHERE is_choice = 1 ORDER BY identifier")],
+        "licenses": [dict(r) for r in conn.execute("SELECT identifier, name FROM licenses ORDER BY name")],
+        "thesauri": [dict(r) for r in conn.execute("SELECT identifier, title, uri FROM thesauri ORDER BY identifier")],
+    }

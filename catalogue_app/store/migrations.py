@@ -1384,9 +1384,25 @@ CREATE INDEX IF NOT EXISTS resources_listed_facets ON resources(category_id, own
 """
 
 
+# Migration 35: contacts of a resource that are no users of the catalogue: a name with an
+# organisation and an email, in a contact role (as ISO's CI_ResponsibleParty), after the role's users.
+CONTACT_NAMES = """
+CREATE TABLE IF NOT EXISTS resource_contact_names (
+    resource_id   INTEGER NOT NULL REFERENCES resources(id) ON DELETE CASCADE,
+    role          TEXT NOT NULL,
+    position      INTEGER NOT NULL,
+    name          TEXT NOT NULL DEFAULT '',
+    organization  TEXT NOT NULL DEFAULT '',
+    email         TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (resource_id, role, position)
+) WITHOUT ROWID;
+"""
+
+
 MIGRATIONS: list = [ACCOUNTS, CATALOGUE, seed_reference_data, VISIBILITY_INDEX, EXECUTIONS, PARALLELISM,
                     RESOURCE_FILES, SIZE_LIMITS, DATASET_ATTRIBUTES, dataset_details, THUMBNAIL_INDEX,
                     special_groups_read_only, ids_never_reused, SESSIONS, MAP_LAYERS,
                     GEOAPPS, text_index_merges_in_steps, LIST_INDEXES, DATA_CHANGES, KIND_CHANGES, word_index,
                     RESOURCE_TALLY, steady_writes, HARVESTING, MANAGEMENT, token_details, resource_origins,
-                    listed_extents, unlisted_words, versions, HISTORY_CUTS, PACKAGES, PACKAGE_FIDS, FACET_INDEXES]
+                    listed_extents, unlisted_words, versions, HISTORY_CUTS, PACKAGES, PACKAGE_FIDS, FACET_INDEXES,
+                    CONTACT_NAMES]

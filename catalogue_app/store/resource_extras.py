@@ -82,3 +82,26 @@ def link(conn: sqlite3.Connection, source_id: int, target_id: int) -> bool:
 def unlink(conn: sqlite3.Connection, source_id: int, target_id: int) -> bool:
     return conn.execute("DELETE FROM linked_resources WHERE source_id = ? AND target_id = ? AND internal = 0",
                         (source_id, target_id)).rowcount == 1
+
+
+def set_links(conn: sqlite3.Connection, source_id: int, target_ids: list[int]) -> None:
+    """The resources this one links to are exactly ``target_ids`` (links the catalogue made
+    itself, ``internal``, stay)."""
+    conn.execute("DELETE FROM linked_resources WHERE source_id = ? AND internal = 0", (source_id,))
+    conn.executemany("INSERT OR IGNORE INTO linked_resources (source_id, target_id) VALUES (?, ?)",
+                     [(source_id, t) for t in dict.fromkeys(target_ids) if t != source_id])
+
+
+def linked_uuids(conn: sqlite3.Connection, resource_ids: list[int], viewer: Viewer) -> dict[int, list[sqlite3.Row]]:
+    """For each resource, the uuid and title of the resources it links to that the viewer sees
+    (links the catalogue made itself left out)."""
+    out: dict[int, list[sqlite3.Row]] = {i: [] for i in resource_ids}
+    if not resource_ids:
+        return out
+    cond, params = visibility(viewer)
+    marks = ",".join("?" * len(resource_ids))
+    for row in conn.execute(
+            f"SELECT l.source_id, r.uuid, r.title FROM linked_resources l JOIN resources r ON r.id = l.target_id"
+            f" WHERE l.source_id IN ({marks}) AND l.internal = 0 AND {cond} ORDER BY r.id", [*resource_ids, *params]):
+        out[row[0]].append(row)
+    return out

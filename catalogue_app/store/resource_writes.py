@@ -71,6 +71,15 @@ def set_contacts(conn: sqlite3.Connection, resource_id: int, role: str, user_ids
                      [(resource_id, role, uid, pos) for pos, uid in enumerate(user_ids)])
 
 
+def set_contact_names(conn: sqlite3.Connection, resource_id: int, role: str, names: list[dict[str, str]]) -> None:
+    """The contacts of a role that are no users: each {"name", "organization", "email"}, in order."""
+    conn.execute("DELETE FROM resource_contact_names WHERE resource_id = ? AND role = ?", (resource_id, role))
+    conn.executemany("INSERT INTO resource_contact_names (resource_id, role, position, name, organization, email)"
+                     " VALUES (?, ?, ?, ?, ?, ?)",
+                     [(resource_id, role, pos, c.get("name") or "", c.get("organization") or "", c.get("email") or "")
+                      for pos, c in enumerate(names)])
+
+
 def set_regions_from_extent(conn: sqlite3.Connection, resource_id: int) -> None:
     """Attach the countries whose boxes intersect the resource's WGS84 box (as GeoNode does)."""
     conn.execute("DELETE FROM resource_regions WHERE resource_id = ?", (resource_id,))
@@ -98,6 +107,8 @@ def apply_changes(conn: sqlite3.Connection, resource_id: int, changes: dict[str,
         set_tkeywords(conn, resource_id, changes["tkeywords"])
     for role, ids in (changes.get("contacts") or {}).items():
         set_contacts(conn, resource_id, role, ids)
+    for role, names in (changes.get("contact_names") or {}).items():
+        set_contact_names(conn, resource_id, role, names)
     if changes.get("regions_from_extent"):
         set_regions_from_extent(conn, resource_id)
     if changes.get("regions") is not None:
@@ -167,6 +178,9 @@ def copy(conn: sqlite3.Connection, resource_id: int, owner_id: int, title: str |
                      (new_id, resource_id))
     conn.execute("INSERT INTO resource_contacts (resource_id, role, user_id, position)"
                  " SELECT ?, role, user_id, position FROM resource_contacts WHERE resource_id = ?", (new_id, resource_id))
+    conn.execute("INSERT INTO resource_contact_names (resource_id, role, position, name, organization, email)"
+                 " SELECT ?, role, position, name, organization, email FROM resource_contact_names"
+                 " WHERE resource_id = ?", (new_id, resource_id))
     conn.execute("INSERT INTO extra_metadata (resource_id, metadata) SELECT ?, metadata FROM extra_metadata"
                  " WHERE resource_id = ? ORDER BY id", (new_id, resource_id))
     conn.execute("INSERT INTO resource_files (resource_id, name, size, mime_type, created)"

@@ -704,6 +704,7 @@ class Related:
     regions: dict[int, list[sqlite3.Row]]
     tkeywords: dict[int, list[sqlite3.Row]]
     contacts: dict[int, list[sqlite3.Row]]
+    contact_names: dict[int, list[sqlite3.Row]]
     perms: dict[int, set[str]]
     favorites: set[int]
     ratings: dict[int, float]
@@ -726,6 +727,8 @@ def related(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer) -
                                    " ORDER BY t.alt_label", ids)
     contacts = _by_resource(conn, "SELECT resource_id, role, user_id FROM resource_contacts"
                                   " WHERE resource_id IN ({marks}) ORDER BY position, user_id", ids)
+    contact_names = _by_resource(conn, "SELECT resource_id, role, name, organization, email FROM resource_contact_names"
+                                       " WHERE resource_id IN ({marks}) ORDER BY role, position", ids)
     perms = held_on_page(conn, rows, viewer)
     favorites = favorites_on_page(conn, ids, viewer)
     ratings = {r[0]: r[1] for r in conn.execute(
@@ -738,8 +741,16 @@ def related(conn: sqlite3.Connection, rows: list[sqlite3.Row], viewer: Viewer) -
     licenses = {r["id"]: r for r in _in(conn, "SELECT id, identifier FROM licenses", lic_ids)}
     groups_ = {r["id"]: r["name"] for r in _in(conn, "SELECT id, name FROM groups", grp_ids)}
     user_ids = {r["owner_id"] for r in rows} | {c["user_id"] for cs in contacts.values() for c in cs}
-    return Related(keywords, regions, tkeywords, contacts, perms, favorites, ratings, categories, licenses,
+    return Related(keywords, regions, tkeywords, contacts, contact_names, perms, favorites, ratings, categories, licenses,
                    groups_, user_ids)
+
+
+def contacts_of(conn: sqlite3.Connection, resource_id: int, role: str) -> list[Any]:
+    """The users' ids and the names of a contact role of a resource."""
+    return [r[0] for r in conn.execute(
+        "SELECT user_id FROM resource_contacts WHERE resource_id = ? AND role = ? UNION ALL"
+        " SELECT name FROM resource_contact_names WHERE resource_id = ? AND role = ?",
+        (resource_id, role, resource_id, role))]
 
 
 def held_on_page(conn: sqlite3.Connection, rows: list[Any], viewer: Viewer) -> dict[int, set[str]]:

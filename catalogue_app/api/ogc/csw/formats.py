@@ -11,6 +11,7 @@ from typing import Any
 
 from lxml import etree
 
+from catalogue_app import metadata_codes
 from catalogue_app.geo.xml import xml_safe
 
 NS = {
@@ -27,7 +28,8 @@ NS = {
 }
 CODELISTS = "http://standards.iso.org/iso/19139/resources/gmxCodelists.xml"
 SCOPES = {"dataset": "dataset", "document": "nonGeographicDataset", "map": "series", "service": "service"}
-REPRESENTATIONS = {"vector": "vector", "vector_time": "vector", "raster": "grid"}
+REPRESENTATIONS = {"vector": "vector", "vector_time": "vector", "raster": "grid"}  # from a dataset's subtype
+REPRESENTATION_CODES = frozenset(c for c, _ in metadata_codes.REPRESENTATIONS)
 RESTRICTIONS = ("copyright", "patent", "patentPending", "trademark", "license", "intellectualPropertyRights",
                 "restricted", "otherRestrictions")
 FREQUENCIES = ("continual", "daily", "weekly", "fortnightly", "monthly", "quarterly", "biannually", "annually",
@@ -84,6 +86,12 @@ def license_text(record: dict[str, Any]) -> str | None:
 
 
 # -- ISO 19139 ---------------------------------------------------------------------------------
+# The record validates against the ISO 19139 schemas (2006-05-04, as CSW's ISO application
+# profile uses them; tests/data/iso19139): elements in the schemas' order, code list values from
+# their lists, a date (or a nil reason) in every citation, decimals without exponents.
+ROLE_CODES = {api: iso_role for api, _key, iso_role, _title in metadata_codes.ROLES}
+
+
 def code(parent: etree._Element, wrapper: str, code_name: str, value: str) -> None:
     holder = sub(parent, wrapper)
     sub(holder, f"gmd:{code_name}", value, codeList=f"{CODELISTS}#{code_name}", codeListValue=value)
@@ -100,14 +108,31 @@ def language(parent: etree._Element, name: str, value: str) -> None:
     sub(holder, "gmd:LanguageCode", value, codeList="http://www.loc.gov/standards/iso639-2/", codeListValue=value)
 
 
-def party(parent: etree._Element, name: str, user: dict[str, Any], role: str) -> None:
-    """A CI_ResponsibleParty for a user."""
+def decimal(value: float) -> str:
+    """A number as xs:decimal writes it (no exponent)."""
+    text = format(float(value), ".10f").rstrip("0")
+    return text + "0" if text.endswith(".") else text
+
+
+def party(parent: etree._Element, name: str, person: dict[str, Any], role: str) -> None:
+    """A CI_ResponsibleParty: a user, or a contact that is no user (a name, an organisation, an email)."""
     who = sub(sub(parent, name), "gmd:CI_ResponsibleParty")
-    char(who, "gmd:individualName", person_name(user))
-    if user.get("email"):
+    char(who, "gmd:individualName", person_name(person))
+    char(who, "gmd:organisationName", person.get("organization"))
+    if person.get("email"):
         info = path(who, "gmd:contactInfo/gmd:CI_Contact")
-        path(info, "gmd:address/gmd:CI_Address/gmd:electronicMailAddress/gco:CharacterString", user["email"])
+        path(info, "gmd:address/gmd:CI_Address/gmd:electronicMailAddress/gco:CharacterString", person["email"])
     code(who, "gmd:role", "CI_RoleCode", role)
+
+
+def citation_date(citation: etree._Element, when: Any, date_type: str) -> None:
+    """A CI_Citation's date (which the schema needs): the date, or a nil reason."""
+    if not when:
+        sub(citation, "gmd:date", **{"gco_nilReason": "unknown"})
+        return
+    date = path(citation, "gmd:date/gmd:CI_Date")
+    path(date, "gmd:date/gco:DateTime", when)
+    code(date, "gmd:dateType", "CI_DateTypeCode", date_type)
 
 
 def iso(record: dict[str, Any]) -> etree._Element:
@@ -119,7 +144,11 @@ def iso(record: dict[str, Any]) -> etree._Element:
     kind = record["resource_type"]
     code(root, "gmd:hierarchyLevel", "MD_ScopeCode", SCOPES.get(kind, "dataset"))
     char(root, "gmd:hierarchyLevelName", kind)
-    party(root, "gmd:contact", record["owner"], "pointOfContact")
+    # the metadata's contacts: its authors, else the owner
+    for person in record.get("metadata_author") or []:
+        party(root, "gmd:contact", person, "author")
+    if not record.get("metadata_author"):
+        party(root, "gmd:contact", record["owner"], "pointOfContact")
     path(root, "gmd:dateStamp/gco:DateTime", record["last_updated"])
     char(root, "gmd:metadataStandardName", "ISO 19115:2003/19139")
     char(root, "gmd:metadataStandardVersion", "1.0")
@@ -139,21 +168,26 @@ def _identification(parent: etree._Element, record: dict[str, Any]) -> None:
     ident = sub(parent, "gmd:MD_DataIdentification")
     citation = path(ident, "gmd:citation/gmd:CI_Citation")
     char(citation, "gmd:title", record["title"])
-    if record.get("date"):
-        when = path(citation, "gmd:date/gmd:CI_Date")
-        path(when, "gmd:date/gco:DateTime", record["date"])
-        date_type = record.get("date_type") if record.get("date_type") in DATE_TYPES else "publication"
-        code(when, "gmd:dateType", "CI_DateTypeCode", date_type)
+    date_type = record.get("date_type") if record.get("date_type") in DATE_TYPES else "publication"
+    citation_date(citation, record.get("date"), date_type)
     char(citation, "gmd:edition", record.get("edition"))
     if record.get("doi"):
-        path(citation, "gmd:identifier/gmd:MD_Identifier/gmd:code/gco:CharacterString", record["doi"])
-    char(ident, "gmd:abstract", record.get("raw_abstract") or "")
+        identifier = path(citation, "gmd:identifier/gmd:MD_Identifier")
+        authority = path(identifier, "gmd:authority/gmd:CI_Citation")
+        char(authority, "gmd:title", "DOI")
+        citation_date(authority, None, "")
+        path(identifier, "gmd:code/gco:CharacterString", record["doi"])
+    path(ident, "gmd:abstract/gco:CharacterString", record.get("raw_abstract") or "")  # (required, even empty)
     if record.get("purpose"):
         char(ident, "gmd:purpose", record.get("raw_purpose"))
     char(ident, "gmd:credit", record.get("attribution"))
-    contacts = record.get("poc") or [record["owner"]]
-    for user in contacts:
-        party(ident, "gmd:pointOfContact", user, "pointOfContact")
+    # the resource's parties: the owner, then each role's users and named contacts
+    party(ident, "gmd:pointOfContact", record["owner"], "owner")
+    for api, role in ROLE_CODES.items():
+        if api == "metadata_author":
+            continue  # the metadata's own contact (gmd:contact)
+        for person in record.get(api) or []:
+            party(ident, "gmd:pointOfContact", person, role)
     if record.get("maintenance_frequency") in FREQUENCIES:
         upkeep = path(ident, "gmd:resourceMaintenance/gmd:MD_MaintenanceInformation")
         code(upkeep, "gmd:maintenanceAndUpdateFrequency", "MD_MaintenanceFrequencyCode",
@@ -163,12 +197,19 @@ def _identification(parent: etree._Element, record: dict[str, Any]) -> None:
         char(graphic, "gmd:fileName", record["thumbnail_url"])
     _keywords(ident, record)
     _constraints(ident, record)
-    if record.get("subtype") in REPRESENTATIONS:
-        code(ident, "gmd:spatialRepresentationType", "MD_SpatialRepresentationTypeCode",
-             REPRESENTATIONS[record["subtype"]])
+    for other in record.get("linked_to") or []:
+        aggregate = path(ident, "gmd:aggregationInfo/gmd:MD_AggregateInformation")
+        linked = path(aggregate, "gmd:aggregateDataSetIdentifier/gmd:MD_Identifier")
+        char(linked, "gmd:code", other["uuid"])
+        code(aggregate, "gmd:associationType", "DS_AssociationTypeCode", "crossReference")
+    representation = (record.get("spatial_representation_type") or {}).get("identifier")
+    if representation not in REPRESENTATION_CODES:
+        representation = REPRESENTATIONS.get(record.get("subtype") or "")
+    if representation:
+        code(ident, "gmd:spatialRepresentationType", "MD_SpatialRepresentationTypeCode", representation)
     language(ident, "gmd:language", record.get("language") or "eng")
     code(ident, "gmd:characterSet", "MD_CharacterSetCode", "utf8")
-    if record.get("category"):
+    if record.get("category") and record["category"]["identifier"] in metadata_codes.TOPIC_CATEGORIES:
         path(ident, "gmd:topicCategory/gmd:MD_TopicCategoryCode", record["category"]["identifier"])
     _extent(ident, record)
     if record.get("supplemental_information"):
@@ -176,6 +217,9 @@ def _identification(parent: etree._Element, record: dict[str, Any]) -> None:
 
 
 def _keyword_group(parent: etree._Element, words: list[str], kind: str | None, thesaurus: str | None = None) -> None:
+    words = [w for w in words if w]
+    if not words:
+        return
     group = path(parent, "gmd:descriptiveKeywords/gmd:MD_Keywords")
     for word in words:
         char(group, "gmd:keyword", word)
@@ -184,6 +228,7 @@ def _keyword_group(parent: etree._Element, words: list[str], kind: str | None, t
     if thesaurus:
         citation = path(group, "gmd:thesaurusName/gmd:CI_Citation")
         char(citation, "gmd:title", thesaurus)
+        citation_date(citation, None, "")
 
 
 def _keywords(ident: etree._Element, record: dict[str, Any]) -> None:
@@ -209,6 +254,9 @@ def _constraints(ident: etree._Element, record: dict[str, Any]) -> None:
         code(legal, "gmd:accessConstraints", "MD_RestrictionCode", restriction)
     elif restriction:
         code(legal, "gmd:accessConstraints", "MD_RestrictionCode", "otherRestrictions")
+    if licence:
+        code(legal, "gmd:useConstraints", "MD_RestrictionCode", "license")
+    if restriction and restriction not in RESTRICTIONS:
         char(legal, "gmd:otherConstraints", restriction)
     if other:
         char(legal, "gmd:otherConstraints", record.get("raw_constraints_other"))
@@ -224,7 +272,7 @@ def _extent(ident: etree._Element, record: dict[str, Any]) -> None:
         geo = path(extent, "gmd:geographicElement/gmd:EX_GeographicBoundingBox")
         for name, value in zip(("westBoundLongitude", "eastBoundLongitude", "southBoundLatitude",
                                 "northBoundLatitude"), (box[0], box[2], box[1], box[3])):
-            path(geo, f"gmd:{name}/gco:Decimal", repr(float(value)))
+            path(geo, f"gmd:{name}/gco:Decimal", decimal(value))
     if start or end:
         period = sub(path(extent, "gmd:temporalElement/gmd:EX_TemporalExtent/gmd:extent"), "gml:TimePeriod",
                      gml_id=f"T{record['pk']}")
