@@ -60,6 +60,33 @@ def test_edit_metadata_by_keyboard(tab, ui_server, alice, countries):
     page.keyboard.press("Enter")
     assert page.locator(f"{FORM} .field[data-path=hkeywords] .tokens li").all_inner_texts()[-1].startswith("river basins")
     assert page.inner_text(f"{FORM} .actions [role=status]") == ""
+    # a region, from the suggestions: typed, an arrow, Enter
+    tab_to(page, f"{FORM} .field[data-path=regions] input[role=combobox]")
+    page.keyboard.type("Fran")
+    page.wait_for_selector(f"{FORM} .field[data-path=regions] [role=option]:text-is('France')")
+    regions = f"{FORM} .field[data-path=regions] input[role=combobox]"
+    for _ in range(10):
+        if page.evaluate("(s) => { const i = document.querySelector(s); const a = i.getAttribute('aria-activedescendant');"
+                         " return a && document.getElementById(a).textContent === 'France'; }", regions):
+            break
+        page.keyboard.press("ArrowDown")
+    page.keyboard.press("Enter")
+    assert page.locator(f"{FORM} .field[data-path=regions] .tokens li").all_inner_texts()[0].startswith("France")
+
+    # contacts: a user of the catalogue as author, a person by name as point of contact
+    tab_to(page, f"{FORM} .records-field[data-path='contacts.author'] button[aria-label^='Add a user']")
+    page.keyboard.press("Enter")  # the new entry's box has the focus
+    page.keyboard.type("Alice")
+    page.wait_for_selector(f"{FORM} .records-field[data-path='contacts.author'] [role=option]")
+    page.keyboard.press("Enter")
+    assert page.inner_text(f"{FORM} .records-field[data-path='contacts.author'] .record-choice") == "Alice Field"
+    tab_to(page, f"{FORM} .records-field[data-path='contacts.pointOfContact'] button[aria-label^='Add a person']")
+    page.keyboard.press("Enter")
+    page.keyboard.type("Survey office")  # name
+    page.keyboard.press("Tab")
+    page.keyboard.type("Institute of Field Studies")  # organisation
+    page.keyboard.press("Tab")
+    page.keyboard.type("office@example.org")  # e-mail
     tab.shot("changed")
 
     # saved with the Save button
@@ -72,6 +99,10 @@ def test_edit_metadata_by_keyboard(tab, ui_server, alice, countries):
     assert saved["date_type"] == "creation"
     assert saved["date"].startswith("2024-03-15")
     assert "river basins" in saved["hkeywords"]
+    assert [r["label"] for r in saved["regions"]] == ["France"]
+    assert [c.get("id") for c in saved["contacts"]["author"]] == [str(alice["pk"])]
+    assert saved["contacts"]["pointOfContact"] == [
+        {"name": "Survey office", "organization": "Institute of Field Studies", "email": "office@example.org"}], saved["contacts"]
 
     # a required field emptied: the catalogue refuses it, and its message is beside it
     tab_to(page, title, back=True)

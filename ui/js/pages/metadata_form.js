@@ -46,12 +46,15 @@ const licences = everything(async () => LICENCES.filter(([id]) => id).map(([id, 
 const SOURCES = {
   categories: { all: categories },
   licenses: { all: licences },
-  regions: { find: (q) => api('/api/v2/regions', { params: { search: q, page_size: 20 } })
-    .then((data) => (data.regions || []).map((r) => ({ id: String(r.id ?? r.code), label: r.name || r.code }))) },
-  hkeywords: { find: (q) => api('/api/v2/keywords', { params: { search: q, page_size: 20 } })
+  // all of them (a few hundred), so that their names are matched as the reader's language gives them
+  regions: { all: everything(() => api('/api/v2/regions', { params: { page_size: 1000 } })
+    .then((data) => (data.regions || []).map((r) => ({ id: r.code, label: r.name || r.code })))) },
+  hkeywords: { find: (q) => api('/api/v2/keywords', { params: { 'filter{name.icontains}': q, page_size: 20 } })
     .then((data) => (data.keywords || []).map((k) => ({ id: k.name, label: k.name }))) },
-  users: { find: (q) => api('/api/v2/users', { params: { search: q, page_size: 20 } })
-    .then((data) => (data.users || []).map((u) => ({ id: String(u.pk), label: personName(u) }))) },
+  users: { find: (q) => api('/api/v2/users', { params: { search: q, page_size: 50 } })
+    .then((data) => (data.users || [])
+      .filter((u) => `${u.username} ${personName(u)}`.toLocaleLowerCase(lang).includes(q.toLocaleLowerCase(lang)))
+      .map((u) => ({ id: String(u.pk), label: personName(u) }))) },
   resources: { find: (q) => api('/api/v2/resources', { params: { search: q, page_size: 20 } })
     .then((data) => (data.resources || []).map((r) => ({ id: String(r.pk), label: r.title }))) },
 };
@@ -59,10 +62,22 @@ const SOURCES = {
 // Where the schema names no list, the field's name says which it is.
 const BY_NAME = { category: 'categories', license: 'licenses', regions: 'regions', hkeywords: 'hkeywords', linkedresources: 'resources' };  // i18n: not text
 
+// A thesaurus' keywords (…/autocomplete/thesaurus/<identifier>/keywords), by their URI.
+const thesaurusKeywords = everything(() => api('/api/v2/tkeywords', { params: { page_size: 1000 } }).then((data) => data.tkeywords || []));
+function thesaurusSource(url) {
+  const wanted = decodeURIComponent(url.split('/').slice(-2)[0]);
+  return { all: async () => (await thesaurusKeywords())
+    .filter((k) => [k.thesaurus?.identifier, k.thesaurus?.slug].includes(wanted))
+    .map((k) => ({ id: k.uri, label: k.i18n?.[lang] || k.name })) };
+}
+
 function sourceOf(prop, name) {
   const option = prop?.['ui:options']?.['geonode-ui:autocomplete'];
   const url = typeof option === 'string' ? option : option?.url;
-  const source = SOURCES[url ? url.replace(/\/+$/, '').split('/').pop() : BY_NAME[name]];
+  const choices = prop?.properties?.id?.oneOf;  // the schema lists the choices itself
+  const source = Array.isArray(choices) ? { all: async () => choices.map((c) => ({ id: c.const, label: c.title ?? String(c.const) })) }
+    : url && /\/thesaurus\/[^/]+\/keywords\/?$/.test(url) ? thesaurusSource(url)
+      : SOURCES[url ? url.replace(/\/+$/, '').split('/').pop() : BY_NAME[name]];
   if (!source) return null;
   const creatable = Boolean(option?.creatable);
   if (source.all) {
@@ -183,9 +198,10 @@ const asDate = (value) => (typeof value === 'string' ? value.slice(0, 10) : '');
 function controlFor(name, path, prop, value, required) {
   if (!prop || hidden(prop)) return null;
   const nullable = types(prop).includes('null');
-  if (prop.readOnly) {
+  // The owner is shown, not changed here: the catalogue changes it by a transfer of resources.
+  if (prop.readOnly || path === 'contacts.owner') {
     return fieldBox(path, prop, false, ({ attrs }) => {
-      const input = h('input', { ...attrs, value: value ?? '', readonly: true });
+      const input = h('input', { ...attrs, value: (typeof value === 'object' ? value?.label ?? value?.id : value) ?? '', readonly: true });
       return { node: input, focusable: input, value: () => undefined, readOnly: true };
     });
   }
@@ -290,59 +306,66 @@ function listField(name, path, prop, value, required) {
   return recordsField(path, prop, values, mandatory, source, extra);
 }
 
-// Records, one fieldset each: a pick from the suggestions (a user) and the record's other fields.
+// Records, one fieldset each: either one picked from the suggestions (a user of the catalogue),
+// or one described by its own fields (a contact given by name, organisation and e-mail).
 function recordsField(path, prop, values, required, source, extra) {
   const items = prop.items || {};
   const id = nextId('md');
   const label = capitalised(prop.title || path.split('.').pop());
   const rows = h('div', { class: 'records' });
   const kept = [];
-  const addRecord = (record, focus) => {
+  const renumber = () => kept.forEach((k, i) => { k.legend.textContent = t('edit.record', { field: label, number: i + 1 }); });
+  const addRecord = (record, focus, asUser = record.id !== undefined && record.id !== null) => {
     const entry = { record: { ...record }, inputs: {} };
     const legend = h('legend', {}, t('edit.record', { field: label, number: kept.length + 1 }));
     const parts = [];
-    if (source) {
-      const who = h('span', { class: 'record-choice' }, record.label ?? '');
-      const combo = combobox({ find: source.find, creatable: false, attrs: { 'aria-label': t('edit.pick_for', { field: label }) },
-        onPick: (item) => { entry.record.id = item.id; entry.record.label = item.label; who.textContent = item.label; } });
+    const picked = source && (asUser || !extra.length);
+    if (picked) {
+      const who = h('p', { class: 'record-choice' }, record.label ?? '');
+      const comboId = nextId('md');
+      const combo = combobox({ find: source.find, creatable: false, attrs: { id: comboId },
+        onPick: (item) => { entry.record = { id: item.id, label: item.label }; who.textContent = item.label; } });
       entry.focusable = combo.input;
-      parts.push(h('div', { class: 'field' }, who, combo.node));
-    }
-    for (const key of extra) {
-      const sub = items.properties[key];
-      const input = h('input', { type: sub.format === 'email' ? 'email' : 'text', value: record[key] ?? '', maxlength: sub.maxLength });
-      entry.inputs[key] = input;
-      entry.focusable ||= input;
-      const inputId = nextId('md');
-      input.id = inputId;
-      parts.push(h('div', { class: 'field' }, h('label', { for: inputId }, capitalised(sub.title || key)), input));
+      parts.push(who, h('div', { class: 'field' }, h('label', { for: comboId }, t('edit.pick_for', { field: label })), combo.node));
+    } else {
+      for (const key of extra) {
+        const sub = items.properties[key];
+        const inputId = nextId('md');
+        const input = h('input', { id: inputId, type: sub.format === 'email' ? 'email' : 'text', value: record[key] ?? '', maxlength: sub.maxLength });
+        entry.inputs[key] = input;
+        entry.focusable ||= input;
+        parts.push(h('div', { class: 'field' }, h('label', { for: inputId }, capitalised(sub.title || key)), input));
+      }
     }
     const box = h('fieldset', { class: 'record' }, legend, parts,
       h('button', { type: 'button', class: 'link', onclick: () => {
         kept.splice(kept.indexOf(entry), 1);
         box.remove();
-        kept.forEach((k, i) => { k.legend.textContent = t('edit.record', { field: label, number: i + 1 }); });
-        add.focus();
+        renumber();
+        (source ? addUser : addNamed).focus();
       } }, t('edit.remove_record')));
     entry.legend = legend;
     kept.push(entry);
     rows.append(box);
     if (focus) entry.focusable?.focus();
   };
-  const add = h('button', { type: 'button', class: 'secondary', id }, t('edit.add_record', { field: label }));
-  add.addEventListener('click', () => addRecord({}, true));
+  const addUser = source ? h('button', { type: 'button', class: 'secondary', id, 'aria-label': t('edit.add_user', { field: label }),
+    onclick: () => addRecord({}, true, true) }, t('edit.add_user_short')) : null;
+  const addNamed = extra.length ? h('button', { type: 'button', class: 'secondary', id: source ? undefined : id, 'aria-label': t('edit.add_named', { field: label }),
+    onclick: () => addRecord({}, true, false) }, t('edit.add_named_short')) : null;
   values.forEach((v) => addRecord(v, false));
   const error = h('p', { class: 'field-error', id: `${id}-error`, hidden: true });
   const box = h('fieldset', { class: 'field records-field', dataset: { path } },
     h('legend', {}, label, required ? h('span', { class: 'required', 'aria-hidden': 'true' }, ' *') : null,
       required ? h('span', { class: 'visually-hidden' }, t('edit.required_hint')) : null),
-    prop.description ? h('small', {}, prop.description) : null, rows, add, error);
-  return { path, box, error, errorId: error.id, required, get focusable() { return kept[0]?.focusable || add; },
+    prop.description ? h('small', {}, prop.description) : null, rows, h('div', { class: 'actions' }, addUser, addNamed), error);
+  return { path, box, error, errorId: error.id, required, get focusable() { return kept[0]?.focusable || addUser || addNamed; },
     value: () => kept.map((k) => {
-      const out = { ...k.record };
-      for (const [key, input] of Object.entries(k.inputs)) out[key] = input.value.trim() || null;
+      if (!Object.keys(k.inputs).length) return k.record.id == null ? null : { id: k.record.id, label: k.record.label };
+      const out = {};
+      for (const [key, input] of Object.entries(k.inputs)) out[key] = input.value.trim();
       return out;
-    }) };
+    }).filter(Boolean) };
 }
 
 // A group of fields (the contacts by role), drawn in a fieldset.
@@ -392,6 +415,8 @@ export function metadataForm(pk, { onSaved } = {}) {
       const groups = GROUPS.map(([group, names]) => {
         const inGroup = (group === 'other' ? [...built.keys()].filter((n) => !placed.has(n)) : names).filter((n) => built.has(n));
         if (!inGroup.length) return null;
+        // a group of one group (the contacts) says its name once
+        if (inGroup.length === 1 && built.get(inGroup[0]).children) built.get(inGroup[0]).box.querySelector('legend').classList.add('visually-hidden');
         return h('fieldset', { class: `group group-${group}` }, h('legend', {}, groupLegend(group)), inGroup.map((n) => built.get(n).box));
       });
       const anyRequired = allFields(fields).some((f) => f.required);
@@ -439,11 +464,14 @@ export function metadataForm(pk, { onSaved } = {}) {
     refused.sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]));
     for (const [f, messages] of refused) {
       const empty = (() => { const v = f.value(); return v === null || v === '' || (Array.isArray(v) && !v.length); })();
-      const sentence = f.required && empty ? t('edit.error_required') : t('edit.error_refused');
-      if (f.error.hidden) f.error.replaceChildren(sentence);
-      // the server's own words (English, as GeoNode's), without the field's name it may start with
+      const missing = f.required && empty;
+      if (f.error.hidden) f.error.replaceChildren(missing ? t('edit.error_required') : t('edit.error_refused'));
+      // the server's own words (English, as GeoNode's), without the field's name they may start
+      // with; left out where they would only repeat, in English, that the field is required
       const prefix = `${f.path.split('.').pop()}: `;
-      for (const m of messages) f.error.append(' ', h('span', { class: 'server-message', lang: 'en', dir: 'ltr' }, m.startsWith(prefix) ? m.slice(prefix.length) : m));
+      if (!(missing && lang === 'en')) {
+        for (const m of messages) f.error.append(' ', h('span', { class: 'server-message', lang: 'en', dir: 'ltr' }, m.startsWith(prefix) ? m.slice(prefix.length) : m));
+      }
       f.error.hidden = false;
       const control = f.focusable;
       if (control) {
