@@ -80,7 +80,7 @@ def test_edit_metadata_by_keyboard(tab, ui_server, alice, countries):
     page.wait_for_selector(f"{FORM} .records-field[data-path='contacts.author'] [role=option]")
     page.keyboard.press("Enter")
     assert page.inner_text(f"{FORM} .records-field[data-path='contacts.author'] .record-choice") == "Alice Field"
-    tab_to(page, f"{FORM} .records-field[data-path='contacts.pointOfContact'] button[aria-label^='Add a person']")
+    tab_to(page, f"{FORM} .records-field[data-path='contacts.pointOfContact'] button[aria-label^='Add by name']")
     page.keyboard.press("Enter")
     page.keyboard.type("Survey office")  # name
     page.keyboard.press("Tab")
@@ -104,11 +104,21 @@ def test_edit_metadata_by_keyboard(tab, ui_server, alice, countries):
     assert saved["contacts"]["pointOfContact"] == [
         {"name": "Survey office", "organization": "Institute of Field Studies", "email": "office@example.org"}], saved["contacts"]
 
-    # a required field emptied: the catalogue refuses it, and its message is beside it
+    # a DOI that is none, and a required field emptied: the catalogue refuses both, each message
+    # is beside its field, and the focus goes to the first
+    doi = f"{FORM} input[name=doi]"
+    tab_to(page, doi, back=True)
+    page.keyboard.type("not a doi")
     tab_to(page, title, back=True)
     page.keyboard.press("Control+A")
     page.keyboard.press("Backspace")
     page.keyboard.press("Enter")
+    doi_error = f"{FORM} .field[data-path=doi] .field-error"
+    page.wait_for_selector(f"{doi_error}:visible")
+    assert page.inner_text(doi_error).startswith("The catalogue did not accept this value.")
+    assert "valid DOI" in page.inner_text(f"{doi_error} .server-message[lang=en]")
+    assert page.get_attribute(doi, "aria-invalid") == "true"
+    assert page.inner_text(f"{FORM} .form-errors") == "2 fields were not accepted: each message is beside its field."
     error = f"{FORM} .field[data-path=title] .field-error"
     page.wait_for_selector(f"{error}:visible")
     assert page.inner_text(error).startswith("This field is required")
@@ -120,10 +130,15 @@ def test_edit_metadata_by_keyboard(tab, ui_server, alice, countries):
     tab.allow(r"status of 422 .*/api/v2/metadata/instance/")
     tab.shot("refused")
 
-    # put right, the message goes
+    # put right, the messages go
     page.keyboard.type("Countries again")
+    tab_to(page, doi)
+    page.keyboard.press("Control+A")
+    page.keyboard.type("10.1234/field.2024")
     page.keyboard.press("Enter")
     page.wait_for_selector(f"{FORM} .actions [role=status]:text('Saved.')")
     assert page.locator(f"{error}:visible").count() == 0
-    assert page.get_attribute(title, "aria-invalid") is None
-    assert instance(ui_server, pk)["title"] == "Countries again"
+    assert page.get_attribute(title, "aria-invalid") is None and page.get_attribute(doi, "aria-invalid") is None
+    assert page.inner_text(f"{FORM} .form-errors") == ""
+    saved = instance(ui_server, pk)
+    assert (saved["title"], saved["doi"]) == ("Countries again", "10.1234/field.2024")

@@ -212,7 +212,9 @@ function controlFor(name, path, prop, value, required) {
       const select = h('select', { ...attrs, name },
         hasEmpty ? null : h('option', { value: '' }, t('edit.none_chosen')),
         choices.map((o) => h('option', { value: o.const ?? '', selected: (o.const ?? '') === (value ?? '') },
-          o.const === null ? t('edit.none_chosen') : capitalised(o.title ?? String(o.const)))));
+          o.const === null ? t('edit.none_chosen') : capitalised(o.title ?? String(o.const)))),
+        // a value stored that the list no longer holds is kept, not changed unseen
+        value != null && value !== '' && !choices.some((o) => o.const === value) ? h('option', { value, selected: true }, String(value)) : null);
       return { node: select, focusable: select, value: () => (select.value === '' ? (nullable || !required ? null : '') : select.value) };
     });
   }
