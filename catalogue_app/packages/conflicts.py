@@ -63,6 +63,13 @@ def incoming_fields(conn: Connection, record: dict[str, Any]) -> dict[str, Any]:
         if isinstance(c, dict) and c.get("role") in contacts and c.get("username"):
             contacts[c["role"]].append((_whole(c.get("position")), str(c["username"])))
     out.update({role: [name for _pos, name in sorted(found)] for role, found in contacts.items()})
+    named: dict[str, list[tuple[int, dict[str, str]]]] = {}
+    for c in record.get("contact_names") or []:  # contacts that are no users: after the users
+        if isinstance(c, dict) and c.get("role") in contacts:
+            named.setdefault(c["role"], []).append(
+                (_whole(c.get("position")), {k: str(c.get(k) or "") for k in field_history.NAMED_KEYS}))
+    for role, found in named.items():
+        out[role] = out[role] + [c for _pos, c in sorted(found, key=lambda pair: pair[0])]
     origin = record.get("origin")
     out["origin"] = ({"url": origin.get("url"), "title": origin.get("title")}
                      if isinstance(origin, dict) and origin.get("url") else None)

@@ -21,7 +21,7 @@ from urllib.parse import quote
 import msgspec
 
 from catalogue_app.reads.resources import keep, render
-from catalogue_app.store import Connection, records, resources
+from catalogue_app.store import Connection, records, resource_extras, resources
 from catalogue_app.store import sitemap as store
 from catalogue_app.store.db import kept
 from catalogue_app.store.resources import ResourceQuery, Viewer
@@ -43,7 +43,14 @@ CONTEXT = {
     "rdfs": "http://www.w3.org/2000/01/rdf-schema#",
     "xsd": "http://www.w3.org/2001/XMLSchema#",
     "hydra": "http://www.w3.org/ns/hydra/core#",
+    "prov": "http://www.w3.org/ns/prov#",
 }
+INSPIRE = "http://inspire.ec.europa.eu/metadata-codelist/"
+# the contact roles beyond the contact point and the creator, as qualified attributions with
+# INSPIRE's responsible party roles (as GeoDCAT-AP writes them)
+ATTRIBUTED = {"metadata_author": "author", "processor": "processor", "publisher": "publisher",
+              "custodian": "custodian", "distributor": "distributor", "resource_user": "user",
+              "resource_provider": "resourceProvider", "principal_investigator": "principalInvestigator"}
 EU = "http://publications.europa.eu/resource/authority/"
 THEMES = EU + "data-theme"
 # ISO 19115 topic categories with a clear EU data theme; the others (boundaries, elevation,
@@ -111,6 +118,7 @@ def _catalog(conn: Connection, caller: Caller, viewer: Viewer, base: str, publis
     if page > last:
         return Page(None, last)
     items = [msgspec.to_builtins(item) for item in render(conn, rows, caller, viewer, base)] if rows else []
+    _add_links(conn, viewer, items)
     licences = store.licenses(conn, sorted({i["license"]["identifier"] for i in items if i.get("license")}))
     here = f"{base}/dcat/catalog"
     agent = publisher_node(publisher, base)
@@ -144,6 +152,7 @@ def one(conn: Connection, caller: Caller, viewer: Viewer, base: str, publisher: 
     if not rows:
         return None
     item = msgspec.to_builtins(render(conn, rows, caller, viewer, base)[0])
+    _add_links(conn, viewer, [item])
     licences = store.licenses(conn, [item["license"]["identifier"]] if item.get("license") else [])
     agent = publisher_node(publisher, base)
     return encode({"@context": CONTEXT, "@graph": [agent, dataset(item, base, agent["@id"], licences)]}, fmt)
@@ -163,6 +172,13 @@ def schema_org_of(conn: Connection, caller: Caller, viewer: Viewer, base: str, p
     row = licences.get(item["license"]["identifier"]) if item.get("license") else None
     licence = {"name": row["name"], "url": row["url"]} if row is not None else None
     return msgspec.json.encode(schema_org(item, base, licence=licence, publisher=publisher.name))
+
+
+def _add_links(conn: Connection, viewer: Viewer, items: list[dict[str, Any]]) -> None:
+    """Each item's ``linked_to``: the uuids of the resources it links to that the viewer sees."""
+    linked = resource_extras.linked_uuids(conn, [int(item["pk"]) for item in items], viewer)
+    for item in items:
+        item["linked_to"] = [{"uuid": r["uuid"], "title": r["title"]} for r in linked[int(item["pk"])]]
 
 
 def encode(document: dict[str, Any], fmt: str) -> bytes:
@@ -278,8 +294,45 @@ def dataset(item: dict[str, Any], base: str, publisher_id: str, licences: dict) 
     contacts = item["poc"] or [item["owner"]]
     node["dcat:contactPoint"] = [contact(user) for user in contacts]
     creator = (item["originator"] or [item["owner"]])[0]
-    node["dct:creator"] = {"@type": ["foaf:Agent", "foaf:Person"], "foaf:name": person_name(creator)}
+    node["dct:creator"] = agent(creator)
+    attributions = [{"@type": "prov:Attribution", "prov:agent": agent(person),
+                     "dcat:hadRole": {"@id": f"{INSPIRE}ResponsiblePartyRole/{role}", "@type": "dcat:Role"}}
+                    for api, role in ATTRIBUTED.items() for person in item.get(api) or []]
+    if attributions:
+        node["prov:qualifiedAttribution"] = attributions
+    if item.get("attribution"):
+        node["dct:rightsHolder"] = {"@type": "foaf:Agent", "foaf:name": item["attribution"]}
+    if category:
+        node["dct:subject"] = {"@id": f"{INSPIRE}TopicCategory/{category['identifier']}", "@type": "skos:Concept",
+                               "skos:prefLabel": {"@value": category["gn_description"], "@language": "en"}}
+    places = [{"@type": "dct:Location", "dct:identifier": r["code"], "skos:prefLabel": r["name"]}
+              for r in item.get("regions") or []]
+    if places:
+        node["dct:spatial"] = [node["dct:spatial"], *places] if "dct:spatial" in node else places
+    if item.get("data_quality_statement"):
+        node["dct:provenance"] = {"@type": "dct:ProvenanceStatement",
+                                  "rdfs:label": item.get("raw_data_quality_statement") or item["data_quality_statement"]}
+    rights = [text for text in ((item.get("restriction_code_type") or {}).get("identifier"),
+                                item.get("raw_constraints_other") if item.get("constraints_other") else None) if text]
+    if rights:
+        node["dct:accessRights"] = {"@type": "dct:RightsStatement", "rdfs:label": rights}
+    if item.get("purpose"):
+        node["skos:scopeNote"] = item.get("raw_purpose") or item["purpose"]
+    if item.get("supplemental_information"):
+        node["rdfs:comment"] = item.get("raw_supplemental_information") or item["supplemental_information"]
+    if item.get("date") and item.get("date_type") == "creation":
+        literal = date_literal(item["date"])
+        if literal:
+            node["dct:created"] = literal
+    related = [{"@id": resource_iri(base, other["uuid"]), "@type": "rdfs:Resource"} for other in item.get("linked_to") or []]
+    if related:
+        node["dct:relation"] = related
     distributions = list(distributions_of(item, base, iri, licence))
+    representation = (item.get("spatial_representation_type") or {}).get("identifier")
+    for distribution in distributions if representation else []:
+        distribution["adms:representationTechnique"] = {
+            "@id": f"{INSPIRE}SpatialRepresentationType/{representation}", "@type": "skos:Concept",
+            "skos:prefLabel": {"@value": representation, "@language": "en"}}
     if distributions:
         node["dcat:distribution"] = distributions
     return node
@@ -342,12 +395,25 @@ def licence_node(item: dict[str, Any], licences: dict) -> dict[str, Any] | None:
 
 
 def person_name(user: dict[str, Any]) -> str:
-    return f"{user.get('first_name') or ''} {user.get('last_name') or ''}".strip() or user["username"]
+    return (f"{user.get('first_name') or ''} {user.get('last_name') or ''}".strip() or user.get("username")
+            or user.get("organization") or "")
+
+
+def agent(person: dict[str, Any]) -> dict[str, Any]:
+    """A user, or a contact that is no user, as a foaf:Agent (a person, or an organisation alone)."""
+    if not person_name(person) or (person.get("pk") is None and not person.get("first_name")):
+        return {"@type": ["foaf:Agent", "foaf:Organization"], "foaf:name": person.get("organization") or ""}
+    return {"@type": ["foaf:Agent", "foaf:Person"], "foaf:name": person_name(person)}
 
 
 def contact(user: dict[str, Any]) -> dict[str, Any]:
-    """A contact point (vCard); the e-mail address where the caller is shown it."""
-    node: dict[str, Any] = {"@type": ["vcard:Kind", "vcard:Individual"], "vcard:fn": person_name(user)}
+    """A contact point (vCard): a user, or a contact that is no user, with its organisation; the
+    e-mail address where the caller is shown it."""
+    named = user.get("pk") is None
+    kind = "vcard:Organization" if named and not user.get("first_name") else "vcard:Individual"
+    node: dict[str, Any] = {"@type": ["vcard:Kind", kind], "vcard:fn": person_name(user)}
+    if user.get("organization"):
+        node["vcard:organization-name"] = user["organization"]
     if user.get("email"):
         node["vcard:hasEmail"] = {"@id": "mailto:" + user["email"]}
     return node

@@ -15,7 +15,8 @@ SCHEMA_TYPES = {"dataset": "Dataset", "document": "DigitalDocument", "map": "Map
 
 
 def _name(user: dict[str, Any]) -> str:
-    return f"{user.get('first_name') or ''} {user.get('last_name') or ''}".strip() or user.get("username") or ""
+    return (f"{user.get('first_name') or ''} {user.get('last_name') or ''}".strip() or user.get("username")
+            or user.get("organization") or "")
 
 
 def schema_org(resource: dict[str, Any], base: str, *, licence: dict[str, Any] | None = None,

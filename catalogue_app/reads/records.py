@@ -19,7 +19,7 @@ import msgspec
 from catalogue_app.reads import linked_data
 from catalogue_app.reads import links as links_
 from catalogue_app.reads import resources as resource_reads
-from catalogue_app.store import Connection, facets as facet_store, records_api, resources
+from catalogue_app.store import Connection, facets as facet_store, records_api, resource_extras, resources
 from catalogue_app.store.db import kept as store_kept
 from catalogue_app.store.filters import ListSpec, Ordering
 from catalogue_app.store.resources import ResourceQuery, Viewer
@@ -184,8 +184,9 @@ def encoded(conn: Connection, ids: list[int], caller: Caller, viewer: Viewer, ba
             out[rid] = found
     if missing:
         rows = resources.rows_by_ids(conn, missing)
+        linked = public_links(conn, missing)
         for row, item in zip(rows, resource_reads.render(conn, rows, caller, viewer, base)):
-            out[row["id"]] = _encode(record(item, base))
+            out[row["id"]] = _encode(record(item, base, linked[row["id"]]))
             resource_reads.keep(kept, ("ogc record", base, row["id"]), out[row["id"]])
     return [out[rid] for rid in ids if rid in out]
 
@@ -198,7 +199,12 @@ def one(conn: Connection, caller: Caller, viewer: Viewer, base: str, uuid: str) 
     if row is None:
         return None
     item = resource_reads.render(conn, [row], caller, viewer, base)[0]
-    return record(item, base), msgspec.to_builtins(item)
+    return record(item, base, public_links(conn, [row["id"]])[row["id"]]), msgspec.to_builtins(item)
+
+
+def public_links(conn: Connection, ids: list[int]) -> dict[int, list[Any]]:
+    """The public resources each links to (a record says the same to whoever may see it)."""
+    return resource_extras.linked_uuids(conn, ids, resources.ANONYMOUS)
 
 
 def _ui_page(base: str, kind: str, pk: str) -> str:
@@ -206,6 +212,17 @@ def _ui_page(base: str, kind: str, pk: str) -> str:
 
 
 def _person(user: Any, role: str) -> dict[str, Any]:
+    """A contact: a user of the catalogue (linked to its page in the API), or a contact that is no
+    user, with its organisation and email."""
+    if isinstance(user, resource_reads.NamedContact):
+        out: dict[str, Any] = {"roles": [role]}
+        if user.first_name:
+            out["name"] = user.first_name
+        if user.organization:
+            out["organization"] = user.organization
+        if user.email:
+            out["emails"] = [{"value": user.email}]
+        return out
     name = " ".join(p for p in (user.first_name, user.last_name) if p) or user.username
     return {"name": name, "roles": [role], "links": [{"href": user.link, "rel": "about", "type": "application/json"}]}
 
@@ -214,8 +231,9 @@ def _person(user: Any, role: str) -> dict[str, Any]:
 _SERVICE_TYPES = {"OGC:WMS", "OGC:WFS", "OGC:WCS"}
 
 
-def record(item: Any, base: str) -> dict[str, Any]:
-    """One resource (as reads/resources.py ``render`` makes it) as a record."""
+def record(item: Any, base: str, linked: list[Any] = ()) -> dict[str, Any]:
+    """One resource (as reads/resources.py ``render`` makes it) as a record; ``linked``: the
+    (uuid, title) rows of the resources it links to, shown as related records."""
     pk, kind, uuid = item.pk, item.resource_type, item.uuid
     here = f"{base}{ITEMS}/{uuid}"
     geometry = None
@@ -249,6 +267,9 @@ def record(item: Any, base: str) -> dict[str, Any]:
             formats.append({"name": lk.name, "mediaType": lk.mime})
         elif lk.link_type == "image" and lk.name == "Thumbnail":
             links.append({"href": lk.url, "rel": "preview", "type": lk.mime, "title": "Thumbnail"})
+    for other in linked:
+        links.append({"href": f"{base}{ITEMS}/{other['uuid']}", "rel": "related", "type": "application/geo+json",
+                      "title": other["title"]})
     properties: dict[str, Any] = {
         "type": kind,
         "title": item.title,
@@ -265,7 +286,23 @@ def record(item: Any, base: str) -> dict[str, Any]:
         "license": item.license.identifier if item.license else None,
         "rights": item.constraints_other or (item.restriction_code_type.identifier if item.restriction_code_type else None),
         "externalIds": [{"scheme": "https://doi.org", "value": item.doi}] if item.doi else [],
+        # the catalogue's other metadata fields, named as its API names them
+        "date": item.date,
+        "date_type": item.date_type,
+        "edition": item.edition,
+        "purpose": item.purpose,
+        "attribution": item.attribution,
+        "data_quality_statement": item.data_quality_statement,
+        "supplemental_information": item.supplemental_information,
+        "maintenance_frequency": item.maintenance_frequency,
+        "restriction_code_type": item.restriction_code_type.identifier if item.restriction_code_type else None,
+        "constraints_other": item.constraints_other,
+        "spatial_representation_type": (item.spatial_representation_type.identifier
+                                        if item.spatial_representation_type else None),
     }
+    if item.regions:
+        properties["themes"].append({"concepts": [{"id": r.code, "title": r.name} for r in item.regions],
+                                     "scheme": f"{base}/api/v2/regions"})
     if item.tkeywords:
         by_thesaurus: dict[str, list[dict[str, str]]] = {}
         for t in item.tkeywords:

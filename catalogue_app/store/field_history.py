@@ -23,6 +23,7 @@ TEXT = ("title", "abstract", "attribution", "doi", "edition", "purpose", "mainte
 FLAGS = ("featured", "advertised", "is_published", "is_approved", "metadata_only", "metadata_uploaded_preserve")
 CONTACT_ROLES = ("poc", "metadata_author", "processor", "publisher", "custodian", "distributor",
                  "resource_user", "resource_provider", "originator", "principal_investigator")
+NAMED_KEYS = ("name", "organization", "email")  # a contact that is no user
 BOX = ("bbox_x0", "bbox_y0", "bbox_x1", "bbox_y1")
 LL_BOX = ("ll_x0", "ll_y0", "ll_x1", "ll_y1")
 ATTRIBUTE_KEYS = ("attribute_label", "description", "visible", "display_order")
@@ -54,12 +55,17 @@ def snapshot(conn: sqlite3.Connection, resource_id: int) -> dict[str, Any] | Non
     out["regions"] = sorted(r[0] for r in conn.execute(
         "SELECT g.code FROM resource_regions rr JOIN regions g ON g.id = rr.region_id WHERE rr.resource_id = ?",
         (resource_id,)))
-    contacts: dict[str, list[str]] = {role: [] for role in CONTACT_ROLES}
+    contacts: dict[str, list[Any]] = {role: [] for role in CONTACT_ROLES}
     for role, name in conn.execute(
             "SELECT c.role, u.username FROM resource_contacts c JOIN users u ON u.id = c.user_id"
             " WHERE c.resource_id = ? ORDER BY c.role, c.position, u.username", (resource_id,)):
         if role in contacts:
             contacts[role].append(name)
+    for role, *named in conn.execute(
+            "SELECT role, name, organization, email FROM resource_contact_names WHERE resource_id = ?"
+            " ORDER BY role, position", (resource_id,)):
+        if role in contacts:  # contacts that are no users: after the role's users
+            contacts[role].append(dict(zip(NAMED_KEYS, named)))
     out.update(contacts)
     origin = origins.get(conn, resource_id)
     out["origin"] = ({"url": origin["url"], "title": origin["title"]}
@@ -148,10 +154,12 @@ def restore(conn: sqlite3.Connection, resource_id: int, values: dict[str, Any]) 
                 missing.append(name)
             resource_writes.set_regions(conn, resource_id, [i for i in ids if i is not None])
         elif name in CONTACT_ROLES:
-            ids = [resource_writes.lookup_id(conn, "users", "username", u) for u in value or []]
+            users = [u for u in value or [] if not isinstance(u, dict)]
+            ids = [resource_writes.lookup_id(conn, "users", "username", u) for u in users]
             if None in ids:
                 missing.append(name)
             resource_writes.set_contacts(conn, resource_id, name, [i for i in ids if i is not None])
+            resource_writes.set_contact_names(conn, resource_id, name, [c for c in value or [] if isinstance(c, dict)])
         elif name == "origin":
             if not origins.recorded_here(origins.get(conn, resource_id)):
                 origins.set_elsewhere(conn, resource_id, value["url"] if value else None,

@@ -69,3 +69,38 @@ def choices(conn: sqlite3.Connection) -> dict[str, list[dict[str, Any]]]:
         "licenses": [dict(r) for r in conn.execute("SELECT identifier, name FROM licenses ORDER BY name")],
         "thesauri": [dict(r) for r in conn.execute("SELECT identifier, title, uri FROM thesauri ORDER BY identifier")],
     }
+
+
+def _like(text: str) -> str:
+    return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def region_choices(conn: sqlite3.Connection) -> list[sqlite3.Row]:
+    return conn.execute("SELECT code, name FROM regions ORDER BY level, name").fetchall()
+
+
+def thesaurus_keywords(conn: sqlite3.Connection, thesaurus: str) -> list[sqlite3.Row]:
+    return conn.execute("SELECT k.about, k.alt_label, k.labels FROM thesaurus_keywords k JOIN thesauri t"
+                        " ON t.id = k.thesaurus_id WHERE t.identifier = ? ORDER BY k.alt_label", (thesaurus,)).fetchall()
+
+
+def keyword_names(conn: sqlite3.Connection, text: str, limit: int) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT name FROM keywords WHERE name LIKE ? ESCAPE '\\' ORDER BY name LIMIT ?",
+                                       (_like(text), limit))]
+
+
+def user_choices(conn: sqlite3.Connection, condition: str, params: list[Any], text: str, limit: int) -> list[sqlite3.Row]:
+    """Users matching ``text`` (username, first or last name, email) under the condition on ``u``."""
+    like = _like(text)
+    return conn.execute(
+        f"SELECT u.id, u.username, u.first_name, u.last_name FROM users u WHERE {condition} AND"
+        " (u.username LIKE ? ESCAPE '\\' OR u.first_name LIKE ? ESCAPE '\\' OR u.last_name LIKE ? ESCAPE '\\'"
+        " OR u.email LIKE ? ESCAPE '\\') ORDER BY u.username LIMIT ?",
+        [*params, like, like, like, like, limit]).fetchall()
+
+
+def resource_choices(conn: sqlite3.Connection, condition: str, params: list[Any], text: str,
+                     limit: int) -> list[sqlite3.Row]:
+    """Resources whose title holds ``text``, under the condition on ``r``."""
+    return conn.execute(f"SELECT r.id, r.title FROM resources r WHERE {condition} AND r.title LIKE ? ESCAPE '\\'"
+                        " ORDER BY r.title, r.id LIMIT ?", [*params, _like(text), limit]).fetchall()

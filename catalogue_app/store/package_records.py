@@ -75,6 +75,9 @@ def record_of(conn: sqlite3.Connection, resource_id: int, history_after: int = 0
         "contacts": [{"role": r[0], "username": r[1], "position": r[2]} for r in conn.execute(
             "SELECT c.role, u.username, c.position FROM resource_contacts c JOIN users u ON u.id = c.user_id"
             " WHERE c.resource_id = ? ORDER BY c.role, c.position, u.username", (rid,))],
+        "contact_names": [dict(r) for r in conn.execute(
+            "SELECT role, position, name, organization, email FROM resource_contact_names WHERE resource_id = ?"
+            " ORDER BY role, position", (rid,))],
         "extra_metadata": [_json(r[0]) for r in conn.execute(
             "SELECT metadata FROM extra_metadata WHERE resource_id = ? ORDER BY id", (rid,))],
         "links": [_dict(r, {"resource_id"}) for r in conn.execute(

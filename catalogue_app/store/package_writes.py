@@ -134,13 +134,22 @@ def write_relations(conn: sqlite3.Connection, rid: int, record: dict[str, Any], 
         if found is not None:
             region_ids.append(found)
     resource_writes.set_regions(conn, rid, region_ids)
-    contacts = record.get("contacts") or []
+    contacts = [c for c in record.get("contacts") or [] if isinstance(c, dict)]
+    named = [c for c in record.get("contact_names") or [] if isinstance(c, dict) and isinstance(c.get("role"), str)]
     if updating:  # only the roles the record names are replaced
-        roles = sorted({c.get("role") for c in contacts})
-        conn.execute(f"DELETE FROM resource_contacts WHERE resource_id = ? AND role IN ({', '.join('?' * len(roles))})",
-                     [rid, *roles])
+        roles = sorted({str(c.get("role")) for c in contacts} | {c["role"] for c in named})
+        for table in ("resource_contacts", "resource_contact_names"):
+            conn.execute(f"DELETE FROM {table} WHERE resource_id = ? AND role IN ({', '.join('?' * len(roles))})",
+                         [rid, *roles])
     else:
         conn.execute("DELETE FROM resource_contacts WHERE resource_id = ?", (rid,))
+        conn.execute("DELETE FROM resource_contact_names WHERE resource_id = ?", (rid,))
+    by_role: dict[str, list[dict[str, Any]]] = {}
+    for contact in sorted(named, key=lambda c: c.get("position") if isinstance(c.get("position"), int) else 0):
+        by_role.setdefault(contact["role"], []).append(
+            {k: str(contact.get(k) or "")[:255] for k in ("name", "organization", "email")})
+    for role, names in by_role.items():
+        resource_writes.set_contact_names(conn, rid, role, names)
     for contact in contacts:
         uid = user_id(conn, contact.get("username"))
         if uid is None:

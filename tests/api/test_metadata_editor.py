@@ -249,3 +249,41 @@ def test_fuzzed_bodies_get_4xx_only(md):
         r = alice.patch(url, content=raw, headers={"Content-Type": "application/json"})
         assert 400 <= r.status_code < 500, (raw, r.status_code, r.text[:200])
     assert alice.get(url).status_code == 200
+
+
+def test_the_autocomplete_addresses_of_the_schema_answer(md):
+    c = md["c"]
+    alice, anon = c["alice"], c["anon"]
+    schema = anon.get("/api/v2/metadata/schema/").json()["properties"]
+    addresses = [schema[name]["ui:options"]["geonode-ui:autocomplete"] for name in ("category", "license", "regions",
+                                                                                     "linkedresources")]
+    addresses.append(schema["hkeywords"]["ui:options"]["geonode-ui:autocomplete"]["url"])
+    addresses.append(schema["contacts"]["properties"]["pointOfContact"]["ui:options"]["geonode-ui:autocomplete"])
+    addresses.append(schema["tkeywords"]["properties"]["themes"]["ui:options"]["geonode-ui:autocomplete"])
+    for url in addresses:
+        r = alice.get(url)
+        assert r.status_code == 200 and isinstance(r.json()["results"], list), url
+    assert {"id": "inlandWaters"}.items() <= next(
+        x for x in alice.get("/api/v2/metadata/autocomplete/categories", params={"q": "inland"}).json()["results"]).items()
+    assert [x["id"] for x in alice.get("/api/v2/metadata/autocomplete/regions", params={"q": "franc"}).json()["results"]
+            ] == ["FRA"]
+    rivers = alice.get("/api/v2/metadata/autocomplete/thesaurus/themes/keywords", params={"q": "riv", "lang": "fr"})
+    assert rivers.json()["results"] == [{"id": "http://t/themes/rivers", "label": "Rivières"}]
+    me = alice.get("/api/v2/metadata/autocomplete/users", params={"q": md["alice"]["username"]}).json()["results"]
+    assert [u["id"] for u in me] == [str(md["alice"]["pk"])]
+    assert anon.get("/api/v2/metadata/autocomplete/users", params={"q": md["alice"]["username"]}).json()["results"] == []
+    # a private resource is offered to its owner only
+    doc = document(alice, "Secret survey plan")
+    alice.put(f"/api/v2/resources/{doc['pk']}/permissions",
+              json={"users": [], "groups": [{"id": 1, "permissions": "none"}, {"id": 2, "permissions": "none"}]})
+    import time
+    for _ in range(100):
+        if anon.get(f"/api/v2/resources/{doc['pk']}").status_code == 404:
+            break
+        time.sleep(0.1)
+    for client, shown in ((alice, True), (c["bob"], False), (anon, False)):
+        found = client.get("/api/v2/metadata/autocomplete/resources", params={"q": "Secret survey"}).json()["results"]
+        assert (found == [{"id": doc["pk"], "label": "Secret survey plan"}]) is shown
+        assert shown or found == []
+    assert anon.get("/api/v2/metadata/autocomplete/nothing").status_code == 404
+    assert alice.get("/api/v2/metadata/autocomplete/hkeywords", params={"q": "%_" * 300}).status_code == 200

@@ -231,7 +231,7 @@ def _record_html(ctx: Ctx, rec: dict[str, Any], resource: dict[str, Any]) -> Any
     facts = [("Type", p["type"]), ("Keywords", ", ".join(p["keywords"])),
              ("Category", ", ".join(c["title"] or c["id"] for t in p["themes"][:1] for c in t["concepts"])),
              ("Created", p["created"]), ("Updated", p["updated"]), ("Licence", p["license"]),
-             ("Rights", p["rights"]), ("Contacts", ", ".join(f"{c['name']} ({', '.join(c['roles'])})" for c in p["contacts"]))]
+             ("Rights", p["rights"]), ("Contacts", ", ".join(f"{c.get('name') or c.get('organization')} ({', '.join(c['roles'])})" for c in p["contacts"]))]
     rows = "".join(f"<tr><th scope=\"row\">{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in facts if v)
     ui = next((lk["href"] for lk in rec["links"] if lk.get("title") == "Page in the web UI"), None)
     links = "".join(f"<li><a href=\"{esc(lk['href'])}\">{esc(lk.get('title') or lk['rel'])}</a>"

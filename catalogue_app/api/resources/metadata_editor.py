@@ -294,4 +294,33 @@ async def patch_instance(ctx: Ctx, pk: FromPath[str]) -> dict[str, Any]:
     return await _change(ctx, pk)
 
 
-ROUTES = [metadata_root, metadata_schema, get_instance, put_instance, patch_instance]
+class Choices(msgspec.Struct):
+    """What an autocomplete address answers: {"id", "label"} choices (keywords: their names)."""
+
+    results: list[Any]
+
+
+def _asked(ctx: Context) -> str:
+    return next((v for k, v in ctx.params if k == "q"), "")[:200]
+
+
+@get("/api/v2/metadata/autocomplete/{kind:str}", tags=["metadata"],
+     summary="Choices of a metadata field whose label holds q: categories, licenses, regions, hkeywords, users "
+             "or resources (users and resources as far as the caller sees them)")
+async def autocomplete(ctx: Ctx, kind: FromPath[str]) -> Response[Choices]:
+    if kind not in metadata_reads.KINDS:
+        raise ApiError(404, "Not found.", "not_found")
+    found = await ctx.db.read(metadata_reads.autocomplete, ctx.caller, ctx.viewer, kind, _asked(ctx), ctx.lang)
+    return _translated(ctx, Choices(found))
+
+
+@get("/api/v2/metadata/autocomplete/thesaurus/{thesaurus:str}/keywords", tags=["metadata"],
+     summary="Keywords of a thesaurus (by its identifier) whose label holds q, labelled in the asked language")
+async def autocomplete_tkeywords(ctx: Ctx, thesaurus: FromPath[str]) -> Response[Choices]:
+    found = await ctx.db.read(metadata_reads.autocomplete, ctx.caller, ctx.viewer, "tkeywords", _asked(ctx),
+                              ctx.lang, thesaurus[:255])
+    return _translated(ctx, Choices(found))
+
+
+ROUTES = [metadata_root, metadata_schema, get_instance, put_instance, patch_instance, autocomplete,
+          autocomplete_tkeywords]

@@ -68,8 +68,15 @@ def text_of(value: Any) -> str:
 
 
 def person_name(user: dict[str, Any]) -> str:
+    """A user's full name (else the username); a contact that is no user: its name ("" when it has
+    only an organisation, which ``party`` writes in an element of its own)."""
     full = f"{user.get('first_name') or ''} {user.get('last_name') or ''}".strip()
     return full or user.get("username") or ""
+
+
+def contact_name(person: dict[str, Any]) -> str:
+    """A contact's name, else its organisation."""
+    return person_name(person) or person.get("organization") or ""
 
 
 def wgs84_box(record: dict[str, Any]) -> tuple[float, float, float, float] | None:
@@ -328,7 +335,7 @@ def dublin_core(record: dict[str, Any], element_set: str = "full") -> etree._Ele
     if element_set == "full":
         sub(root, "dc:creator", person_name(record["owner"]))
         for user in record.get("poc") or []:
-            sub(root, "dc:contributor", person_name(user))
+            sub(root, "dc:contributor", contact_name(user))
         if record.get("date"):
             sub(root, "dc:date", record["date"])
         sub(root, "dc:language", record.get("language") or "eng")
