@@ -79,7 +79,7 @@ def test_edit_metadata_by_keyboard(tab, ui_server, alice, countries):
     page.keyboard.type("Alice")
     page.wait_for_selector(f"{FORM} .records-field[data-path='contacts.author'] [role=option]")
     page.keyboard.press("Enter")
-    assert page.inner_text(f"{FORM} .records-field[data-path='contacts.author'] .record-choice") == "Alice Field"
+    assert page.inner_text(f"{FORM} .records-field[data-path='contacts.author'] .record-choice") == "alice (Alice Field)"
     tab_to(page, f"{FORM} .records-field[data-path='contacts.pointOfContact'] button[aria-label^='Add by name']")
     page.keyboard.press("Enter")
     page.keyboard.type("Survey office")  # name

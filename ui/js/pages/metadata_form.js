@@ -8,7 +8,7 @@
 // beside it and moves the focus to the first.
 
 import { api } from '../api.js';
-import { h, LICENCES, personName } from '../dom.js';
+import { h } from '../dom.js';
 import { t, load, lang } from '../i18n.js';
 
 await load('edit');
@@ -37,56 +37,24 @@ function groupLegend(name) {
   }[name];
 }
 
-// Where the choices of an autocompleted field come from, by the last part of the address the
-// schema gives: this catalogue's own lists, read as { id, label } pairs.
-const everything = (load) => { let kept; return () => (kept ||= load().catch(() => { kept = null; return []; })); };
-const categories = everything(() => api('/api/v2/categories', { params: { page_size: 200 } })
-  .then((data) => (data.categories || []).map((c) => ({ id: c.identifier, label: c.gn_description || c.identifier }))));
-const licences = everything(async () => LICENCES.filter(([id]) => id).map(([id, label]) => ({ id, label })));
-const SOURCES = {
-  categories: { all: categories },
-  licenses: { all: licences },
-  // all of them (a few hundred), so that their names are matched as the reader's language gives them
-  regions: { all: everything(() => api('/api/v2/regions', { params: { page_size: 1000 } })
-    .then((data) => (data.regions || []).map((r) => ({ id: r.code, label: r.name || r.code })))) },
-  hkeywords: { find: (q) => api('/api/v2/keywords', { params: { 'filter{name.icontains}': q, page_size: 20 } })
-    .then((data) => (data.keywords || []).map((k) => ({ id: k.name, label: k.name }))) },
-  users: { find: (q) => api('/api/v2/users', { params: { search: q, page_size: 50 } })
-    .then((data) => (data.users || [])
-      .filter((u) => `${u.username} ${personName(u)}`.toLocaleLowerCase(lang).includes(q.toLocaleLowerCase(lang)))
-      .map((u) => ({ id: String(u.pk), label: personName(u) }))) },
-  resources: { find: (q) => api('/api/v2/resources', { params: { search: q, page_size: 20 } })
-    .then((data) => (data.resources || []).map((r) => ({ id: String(r.pk), label: r.title }))) },
-};
-
-// Where the schema names no list, the field's name says which it is.
-const BY_NAME = { category: 'categories', license: 'licenses', regions: 'regions', hkeywords: 'hkeywords', linkedresources: 'resources' };  // i18n: not text
-
-// A thesaurus' keywords (…/autocomplete/thesaurus/<identifier>/keywords), by their URI.
-const thesaurusKeywords = everything(() => api('/api/v2/tkeywords', { params: { page_size: 1000 } }).then((data) => data.tkeywords || []));
-function thesaurusSource(url) {
-  const wanted = decodeURIComponent(url.split('/').slice(-2)[0]);
-  return { all: async () => (await thesaurusKeywords())
-    .filter((k) => [k.thesaurus?.identifier, k.thesaurus?.slug].includes(wanted))
-    .map((k) => ({ id: k.uri, label: k.i18n?.[lang] || k.name })) };
-}
-
-function sourceOf(prop, name) {
+// Where the choices of a field come from: the list the schema gives (category, licence), else the
+// autocomplete address it names (GeoNode's: ?q= the text typed, {"results": [{"id", "label"}]},
+// keywords as their names), labelled in the reader's language.
+function sourceOf(prop) {
   const option = prop?.['ui:options']?.['geonode-ui:autocomplete'];
   const url = typeof option === 'string' ? option : option?.url;
-  const choices = prop?.properties?.id?.oneOf;  // the schema lists the choices itself
-  const source = Array.isArray(choices) ? { all: async () => choices.map((c) => ({ id: c.const, label: c.title ?? String(c.const) })) }
-    : url && /\/thesaurus\/[^/]+\/keywords\/?$/.test(url) ? thesaurusSource(url)
-      : SOURCES[url ? url.replace(/\/+$/, '').split('/').pop() : BY_NAME[name]];
-  if (!source) return null;
+  const choices = prop?.properties?.id?.oneOf;
   const creatable = Boolean(option?.creatable);
-  if (source.all) {
-    return { creatable, all: source.all, find: async (q) => {
+  if (Array.isArray(choices)) {
+    const all = async () => choices.map((c) => ({ id: c.const, label: c.title ?? String(c.const) }));
+    return { creatable, all, find: async (q) => {
       const needle = q.toLocaleLowerCase(lang);
-      return (await source.all()).filter((c) => c.label.toLocaleLowerCase(lang).includes(needle)).slice(0, 20);
+      return (await all()).filter((c) => c.label.toLocaleLowerCase(lang).includes(needle)).slice(0, 20);
     } };
   }
-  return { creatable, find: source.find };
+  if (!url || !url.startsWith('/')) return null;  // only this catalogue's own addresses
+  return { creatable, find: (q) => api(url, { params: { q, lang } }).then((data) => (data?.results || [])
+    .map((r) => (typeof r === 'object' && r !== null ? { id: r.id, label: r.label ?? String(r.id) } : { id: r, label: String(r) }))) };
 }
 
 const types = (prop) => [].concat(prop?.type ?? []);
@@ -250,7 +218,7 @@ function controlFor(name, path, prop, value, required) {
       return { node: input, focusable: input, value: () => input.checked };
     });
   }
-  if (isChoice(prop)) return sourceOf(prop, name) ? choiceField(name, path, prop, value, required) : identifierField(name, path, prop, value, required);
+  if (isChoice(prop)) return sourceOf(prop) ? choiceField(name, path, prop, value, required) : identifierField(name, path, prop, value, required);
   if (types(prop).includes('array')) return listField(name, path, prop, value, required);
   if (types(prop).includes('object') && prop.properties && Object.keys(prop.properties).length) return groupField(name, path, prop, value, required);
   return null;
@@ -259,7 +227,7 @@ function controlFor(name, path, prop, value, required) {
 // One choice from a list (category, licence, owner): a select where the list is short and known,
 // else a box with suggestions.
 function choiceField(name, path, prop, value, required) {
-  const source = sourceOf(prop, name);
+  const source = sourceOf(prop);
   if (source.all) {
     return fieldBox(path, prop, required, ({ attrs }) => {
       const select = h('select', { ...attrs, name }, h('option', { value: '' }, t('edit.none_chosen')),
@@ -293,7 +261,7 @@ function listField(name, path, prop, value, required) {
   const items = prop.items || {};
   const values = Array.isArray(value) ? value : [];
   const mandatory = required || (prop.minItems || 0) > 0;
-  const source = sourceOf(prop, name) || sourceOf(items);
+  const source = sourceOf(prop) || sourceOf(items);
   const extra = Object.keys(items.properties || {}).filter((k) => k !== 'id' && k !== 'label');
   if (types(items).includes('string')) {
     return fieldBox(path, prop, mandatory, ({ label, attrs }) => {
