@@ -29,7 +29,6 @@ PENDING = {
     "origin.js",
     "pages/composer.js",
     "pages/detail.js",
-    "pages/edit.js",
     "pages/login.js",
     "pages/mine.js",
     "pages/tokens.js",
