@@ -33,12 +33,9 @@ PENDING = {
     "pages/detail.js",
     "pages/edit.js",
     "pages/harvesting.js",
-    "pages/login.js",
-    "pages/mine.js",
     "pages/packages.js",
     "pages/publishing.js",
     "pages/search.js",
-    "pages/tokens.js",
     "pages/upload.js",
 }
 
