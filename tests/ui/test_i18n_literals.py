@@ -29,14 +29,12 @@ PENDING = {
     "origin.js",
     "pages/admin.js",
     "pages/commands.js",
-    "pages/composer.js",
     "pages/detail.js",
     "pages/edit.js",
     "pages/harvesting.js",
     "pages/packages.js",
     "pages/publishing.js",
     "pages/search.js",
-    "pages/upload.js",
 }
 
 # Words the code uses as values, never shown as sentences.
