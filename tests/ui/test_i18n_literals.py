@@ -29,7 +29,6 @@ PENDING = {
     "origin.js",
     "pages/admin.js",
     "pages/commands.js",
-    "pages/detail.js",
     "pages/edit.js",
     "pages/harvesting.js",
     "pages/packages.js",
