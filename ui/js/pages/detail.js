@@ -18,7 +18,11 @@ const EDITING = ['change_resourcebase_metadata', 'change_dataset_style', 'change
 
 const ENDPOINTS = { dataset: ['datasets', 'dataset'], document: ['documents', 'document'], map: ['maps', 'map'] };
 const SERVICES = [['OGC:WMS', 'WMS'], ['OGC:WFS', 'WFS'], ['OGC:WCS', 'WCS']];
-const SUBTYPES = { vector: t('detail.subtype_vector'), raster: t('detail.subtype_raster'), remote: t('detail.subtype_remote'), vector_time: t('detail.subtype_vector_time'), '3dtiles': t('detail.subtype_3dtiles') };
+const SUBTYPES = {
+  vector: t('detail.subtype_vector'), raster: t('detail.subtype_raster'), remote: t('detail.subtype_remote'), vector_time: t('detail.subtype_vector_time'),
+  '3dtiles': t('detail.subtype_3dtiles'), image: t('detail.subtype_image'), text: t('detail.subtype_text'), video: t('detail.subtype_video'),
+  audio: t('detail.subtype_audio'), archive: t('detail.subtype_archive'), presentation: t('detail.subtype_presentation'), other: t('detail.subtype_other'),
+};
 const DATE_TYPES = { creation: t('detail.date_creation'), publication: t('detail.date_publication'), revision: t('detail.date_revision') };
 
 // A resource's date with what kind of date it is: “12 Mar 2024 (publication)”.
@@ -127,7 +131,7 @@ function header(resource) {
         resource.subtype ? h('span', { class: 'badge light' }, SUBTYPES[resource.subtype] || resource.subtype) : null,
         resource.is_published === false ? h('span', { class: 'badge warn' }, t('detail.unpublished')) : null),
       h('h1', {}, resource.title || t('detail.untitled')),
-      h('p', { class: 'byline' }, t('detail.by', { name: personName(resource.owner) }), ' · ', datedAs(resource),
+      h('p', { class: 'byline' }, rich(t('detail.by'), { name: h('bdi', {}, personName(resource.owner)) }), ' · ', datedAs(resource),
         resource.origin ? h('span', { class: 'origin' }, ' · ', originText(resource)) : null)),
     actions);
 }
@@ -145,7 +149,7 @@ function row(label, value) {
 // The extent's corners (west, south, east, north) to a thousandth of a degree, in the language's digits.
 function extentText(box) {
   const [west, south, east, north] = box.map((v) => formatNumber(v, { minimumFractionDigits: 3, maximumFractionDigits: 3 }));
-  return t('detail.extent_value', { west, south, east, north });
+  return h('span', { dir: 'ltr' }, t('detail.extent_value', { west, south, east, north }));
 }
 
 function metadata(resource) {
@@ -169,7 +173,7 @@ function metadata(resource) {
     row(t('detail.crs'), box || resource.resource_type === 'dataset' ? resource.srid : null),
     row(t('detail.extent'), box ? extentText(box) : null),
     row(t('detail.language'), resource.language),
-    row(t('detail.identifier'), h('code', {}, resource.uuid))));
+    row(t('detail.identifier'), h('code', { dir: 'ltr' }, resource.uuid))));
 }
 
 // Every download the resource has: a dataset's data in each format its links offer (a Shapefile,
@@ -234,7 +238,7 @@ function services(resource) {
   // a map has no alternate, a remote dataset's service is its remote: their service link names the layer
   let layer = resource.subtype === 'remote' ? '' : resource.alternate || '';
   const row = (label, value, name = label) => h('div', { class: 'copy-row' }, h('span', { class: 'svc' }, label),
-    h('input', { type: 'text', readonly: true, value, 'aria-label': t('detail.service_address', { name }) }),
+    h('input', { type: 'text', dir: 'ltr', readonly: true, value, 'aria-label': t('detail.service_address', { name }) }),
     copyButton(value, t('detail.copy'), { 'aria-label': t('detail.copy_address', { name }) }));
   for (const [kind, label] of SERVICES) {
     const link = links.find((l) => l.link_type === kind);
@@ -255,7 +259,7 @@ function services(resource) {
   const editable = can(resource, 'change_dataset_data') && links.some((l) => l.link_type === 'OGC:WFS')
     && (resource.subtype === 'vector' || resource.subtype === 'vector_time');
   return h('section', { class: 'services' }, h('h2', {}, t('detail.use_in_gis')),
-    h('p', { class: 'muted' }, rich(rows.length > 1 ? t('detail.add_connection_ows') : t('detail.add_connection'), { layer: h('code', {}, layer) })), rows,
+    h('p', { class: 'muted' }, rich(rows.length > 1 ? t('detail.add_connection_ows') : t('detail.add_connection'), { layer: h('code', { dir: 'ltr' }, layer) })), rows,
     openRows.length ? h('p', { class: 'muted' }, openRows.length > 1 ? t('detail.open_standards') : t('detail.xyz_only')) : null,
     openRows,
     editable ? h('p', { class: 'muted small-text wfst' }, t('detail.wfst')) : null);

@@ -21,10 +21,11 @@ function rich(message, parts) {
 
 function howTo() {
   const origin = location.origin;
-  const code = (text) => h('code', {}, text);
+  // addresses and commands read left to right, in a right-to-left page too
+  const code = (text) => h('code', { dir: 'ltr' }, text);
   return h('section', { class: 'panel' }, h('h2', {}, t('tokens.using')),
     h('p', {}, rich(t('tokens.using_intro'), { header: code('Authorization') })),
-    h('pre', { class: 'help-text' }, `curl -H "Authorization: Bearer <token>" ${origin}/api/v2/resources/`), // i18n: not text
+    h('pre', { class: 'help-text', dir: 'ltr' }, `curl -H "Authorization: Bearer <token>" ${origin}/api/v2/resources/`), // i18n: not text
     h('ul', {},
       h('li', {}, rich(t('tokens.qgis'), { name: h('strong', {}, 'QGIS'), header: code('Authorization'), value: code('Bearer <token>') })), // i18n: not text
       h('li', {}, rich(t('tokens.python'), { name: h('strong', {}, 'Python'), example: code(`httpx.get("${origin}/api/v2/datasets/", headers={"Authorization": "Bearer <token>"})`) })), // i18n: not text
@@ -86,7 +87,7 @@ export async function render(main, ctx) {
     try {
       const days = lifetime.value;
       const made = await api('/api/v2/tokens/', { method: 'POST', json: { label: label.value, expires_in_days: days ? Number(days) : null } });
-      const value = h('input', { id: 'new-token', type: 'text', readonly: true, value: made.access_token, spellcheck: 'false', 'aria-describedby': 'new-token-once' });
+      const value = h('input', { id: 'new-token', type: 'text', dir: 'ltr', readonly: true, value: made.access_token, spellcheck: 'false', 'aria-describedby': 'new-token-once' });
       fresh.dataset.token = made.token.id;
       mount(fresh, h('section', { class: 'panel new-token', 'aria-labelledby': 'new-token-title' },
         h('h2', { id: 'new-token-title' }, t('tokens.new_title', { name: made.token.label })),
