@@ -55,7 +55,8 @@ def test_my_pages_in_the_readers_language(tab, countries, lang):
     pk = countries["dataset"]["pk"]
     look(tab, lang, f"/dataset/{pk}", f"article.detail[data-pk='{pk}'] .metadata dl", None, "dataset")
     assert message(lang, "detail.details") in tab.page.inner_text(".metadata h2")
-    look(tab, lang, f"/document/{countries['document']['pk']}", "article.detail .metadata dl", "Field notes", "document")
+    doc = countries["document"]["pk"]
+    look(tab, lang, f"/document/{doc}", f"article.detail[data-pk='{doc}'] .metadata dl", "Field notes", "document")
     look(tab, lang, "/me", "section.page.mine", message(lang, "mine.title"), "mine")
     look(tab, lang, "/me/tokens", "section.page.tokens[data-loaded] tr[data-token]", message(lang, "tokens.title"), "tokens")
     look(tab, lang, "/upload", ".dropzone", message(lang, "upload.title"), "upload")

@@ -45,6 +45,7 @@ export async function render(main, ctx) {
   const mapHolder = h('div');
   const query = h('input', { type: 'search', name: 'q', placeholder: t('composer.find_placeholder'), 'aria-label': t('composer.find_label') });
   const found = h('ul', { class: 'plain found', 'aria-label': t('composer.found') });
+  const foundCount = h('p', { class: 'visually-hidden', role: 'status' }); // how many a search found, said to screen readers
   const form = h('form', { class: 'grid-form', 'aria-label': t('composer.form') }, field(t('composer.title'), title), field(t('composer.abstract'), abstract),
     h('div', { class: 'actions' }, h('button', { type: 'submit' }, saved ? t('composer.save') : t('composer.save_new')), saving));
   mount(main, h('section', { class: 'page composer' },
@@ -52,7 +53,7 @@ export async function render(main, ctx) {
     h('h1', {}, saved ? t('composer.compose_title', { title: saved.title }) : t('composer.a_new_map')),
     mapHolder,
     h('section', { class: 'panel' }, h('h2', {}, t('composer.add_datasets')),
-      h('form', { class: 'searchbar', role: 'search', onsubmit: (e) => { e.preventDefault(); search(); } }, query, h('button', { type: 'submit' }, t('composer.find'))), found),
+      h('form', { class: 'searchbar', role: 'search', onsubmit: (e) => { e.preventDefault(); search(); } }, query, h('button', { type: 'submit' }, t('composer.find'))), foundCount, found),
     h('section', { class: 'panel' }, h('h2', {}, t('composer.save_heading')), form)));
   // Unsaved work: any change of the layers, the title or the abstract since the last save. The
   // map page hands over its layers as arranged there (order, opacity, shown or hidden): a change
@@ -98,6 +99,7 @@ export async function render(main, ctx) {
         h('span', { class: 'badge light' }, subtypes[d.subtype] || d.subtype || subtypes.dataset), ' ', h('span', { class: 'muted origin', id: `found-${d.pk}` }, who(d)), ' ',
         h('button', { type: 'button', class: 'secondary small', 'aria-label': t('composer.add_named', { title: d.title }), 'aria-describedby': `found-${d.pk}`, dataset: { alternate: d.alternate, title: d.title }, onclick: () => addLayer(d) }, t('composer.add')))));
       if (!(data.datasets || []).length) found.append(h('li', { class: 'muted' }, t('composer.none_found')));
+      foundCount.textContent = t('composer.found_count', { count: data.total ?? (data.datasets || []).length });
       markAdded();
     } catch (error) { mount(found, h('li', {}, errorBox(error))); }
   }
@@ -123,7 +125,13 @@ export async function render(main, ctx) {
       dirty = false;
       toast(t('composer.saved'));
       location.hash = `#/map/${map.pk}`;
-    } catch (error) { saving.className = 'error'; saving.textContent = error.message; }
+    } catch (error) {
+      // the refusal is said where the keyboard is taken
+      saving.className = 'error';
+      saving.textContent = error.message;
+      saving.tabIndex = -1;
+      saving.focus();
+    }
   });
 }
 

@@ -10,7 +10,7 @@ import { enableIdentify } from '../identify.js';
 import { boundsOf, boxOf, createMap, datasetLayer } from '../map.js';
 import { layersTopFirst, legendUrl, MapView, savedView, storeDraft } from '../mapview.js';
 import { originDetail, originText } from '../origin.js';
-import { formatDate, formatNumber, load, t } from '../i18n.js';
+import { formatDate, formatNumber, lang, load, t } from '../i18n.js';
 
 await load('detail');
 
@@ -146,6 +146,12 @@ function row(label, value) {
   return [h('dt', {}, label), h('dd', {}, value)];
 }
 
+// A resource's language (ISO 639 code, as GeoNode stores it: "eng") named in the reader's language.
+function languageName(code) {
+  if (!code) return null;
+  try { return new Intl.DisplayNames([lang], { type: 'language' }).of(code) || code; } catch { return code; }
+}
+
 // The extent's corners (west, south, east, north) to a thousandth of a degree, in the language's digits.
 function extentText(box) {
   const [west, south, east, north] = box.map((v) => formatNumber(v, { minimumFractionDigits: 3, maximumFractionDigits: 3 }));
@@ -172,7 +178,7 @@ function metadata(resource) {
     // a document or map without an extent has no coordinate system worth naming
     row(t('detail.crs'), box || resource.resource_type === 'dataset' ? resource.srid : null),
     row(t('detail.extent'), box ? extentText(box) : null),
-    row(t('detail.language'), resource.language),
+    row(t('detail.language'), languageName(resource.language)),
     row(t('detail.identifier'), h('code', { dir: 'ltr' }, resource.uuid))));
 }
 
