@@ -8,13 +8,15 @@ from pathlib import Path
 
 CATALOGUES = Path(__file__).resolve().parents[2] / "ui" / "i18n"
 
-# The focused element, whether it shows a focus ring (its outline, or its box-shadow), and how
-# to name it in a failure.
+# The focused element, whether it shows a focus ring (it is seen, with an outline or a box-shadow),
+# and how to name it in a failure.
 FOCUSED = """() => {
   const el = document.activeElement;
   if (!el || el === document.body) return null;
   const style = getComputedStyle(el);
-  const ring = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
+  const box = el.getBoundingClientRect();
+  const seen = box.width > 2 && box.height > 2 && style.visibility !== 'hidden';  // not a visually hidden control
+  const ring = seen && ((style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none');
   const name = `${el.tagName.toLowerCase()}${el.id ? '#' + el.id : ''}${el.getAttribute('href') ? '[href=' + el.getAttribute('href') + ']' : ''}`
     + ` “${(el.getAttribute('aria-label') || el.textContent || el.name || '').trim().slice(0, 40)}”`;
   return { name, ring };
