@@ -27,12 +27,6 @@ PENDING = {
     "mapview.js",
     "offline.js",
     "origin.js",
-    "pages/composer.js",
-    "pages/detail.js",
-    "pages/login.js",
-    "pages/mine.js",
-    "pages/tokens.js",
-    "pages/upload.js",
 }
 
 # Words the code uses as values, never shown as sentences.

@@ -9,7 +9,8 @@ import pytest
 from tests.conftest import USER_PASSWORD, make_group, make_user
 from tests.ogc.conftest import upload_shapefile
 from tests.ui.conftest import DATA
-from tests.ui.keyboard import focused, sign_in_by_cookie, tab_to
+from tests.ui.keyboard import focused, sign_in_by_cookie
+from tests.ui.keyboard import tab_until as tab_to
 
 FORM = "form[aria-label='Sharing']"
 WHO = f"{FORM} input[name=who]"

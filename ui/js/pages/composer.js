@@ -7,6 +7,9 @@ import { errorBox, field, h, mount, personName, toast } from '../dom.js';
 import { guardLeaving } from '../main.js';
 import { layersTopFirst, MapView, savedView, takeDraft } from '../mapview.js';
 import { originText } from '../origin.js';
+import { load, t } from '../i18n.js';
+
+await load('composer');
 
 const DATASET_FIELDS = ['pk', 'title', 'alternate', 'll_bbox_polygon', 'subtype', 'styles', 'owner', 'source', 'origin'];
 
@@ -20,7 +23,7 @@ function mapConfig(view, layers) {
       projection: 'EPSG:900913', units: 'm', zoom: view.map.getZoom(),
       center: { x: +centre.lng.toFixed(6), y: +centre.lat.toFixed(6), crs: 'EPSG:4326' },
       layers: [
-        { type: 'wms', url: `${location.origin}/geoserver/ows`, name: 'catalogue:basemap', title: 'Basemap (Natural Earth countries)', group: 'background', visibility: true, format: 'image/png' },
+        { type: 'wms', url: `${location.origin}/geoserver/ows`, name: 'catalogue:basemap', title: 'Basemap (Natural Earth countries)', group: 'background', visibility: true, format: 'image/png' }, // i18n: not text (a stored name)
         ...layers.map((l) => ({ type: 'wms', url: `${location.origin}/geoserver/ows`, name: l.name, title: l.title, visibility: l.visibility, opacity: l.opacity, style: l.style || undefined })),
       ],
     },
@@ -32,25 +35,26 @@ export async function render(main, ctx) {
   const pk = ctx.match[1];
   let saved = null;
   if (pk) {
-    try { saved = (await api(`/api/v2/maps/${pk}`, { params: { 'include[]': 'data' } })).map; } catch (error) { mount(main, h('section', { class: 'page narrow' }, h('h1', {}, 'Cannot open the map'), errorBox(error))); return; }
-    if (!can(saved, 'change_resourcebase')) { mount(main, h('section', { class: 'page narrow' }, h('h1', {}, saved.title), h('p', { class: 'error' }, 'You may look at this map, not change it.'))); return; }
+    try { saved = (await api(`/api/v2/maps/${pk}`, { params: { 'include[]': 'data' } })).map; } catch (error) { mount(main, h('section', { class: 'page narrow' }, h('h1', {}, t('composer.cannot_open')), errorBox(error))); return; }
+    if (!can(saved, 'change_resourcebase')) { mount(main, h('section', { class: 'page narrow' }, h('h1', {}, saved.title), h('p', { class: 'error' }, t('composer.read_only')))); return; }
   }
   if (!ctx.isCurrent()) return;
   const title = h('input', { name: 'title', required: true, value: saved?.title || '', maxlength: 255 });
-  const abstract = h('textarea', { name: 'abstract', rows: 3 }, saved?.abstract && saved.abstract !== 'None' ? saved.abstract : '');
+  const abstract = h('textarea', { name: 'abstract', rows: 3 }, saved?.abstract && saved.abstract !== 'None' ? saved.abstract : ''); // i18n: not text (GeoNode's empty abstract)
   const saving = h('p', { role: 'status' });
   const mapHolder = h('div');
-  const query = h('input', { type: 'search', name: 'q', placeholder: 'Find datasets by title', 'aria-label': 'Find datasets' });
-  const found = h('ul', { class: 'plain found', 'aria-label': 'Datasets found' });
-  const form = h('form', { class: 'grid-form', 'aria-label': 'Map' }, field('Title', title), field('Abstract', abstract),
-    h('div', { class: 'actions' }, h('button', { type: 'submit' }, saved ? 'Save the map' : 'Save as a new map'), saving));
+  const query = h('input', { type: 'search', name: 'q', placeholder: t('composer.find_placeholder'), 'aria-label': t('composer.find_label') });
+  const found = h('ul', { class: 'plain found', 'aria-label': t('composer.found') });
+  const foundCount = h('p', { class: 'visually-hidden', role: 'status' }); // how many a search found, said to screen readers
+  const form = h('form', { class: 'grid-form', 'aria-label': t('composer.form') }, field(t('composer.title'), title), field(t('composer.abstract'), abstract),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, saved ? t('composer.save') : t('composer.save_new')), saving));
   mount(main, h('section', { class: 'page composer' },
-    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, 'Catalogue'), ' › ', saved ? h('a', { href: `#/map/${saved.pk}` }, saved.title) : 'New map'),
-    h('h1', {}, saved ? `Compose: ${saved.title}` : 'A new map'),
+    h('p', { class: 'crumbs' }, h('a', { href: '#/' }, t('composer.catalogue')), ' › ', saved ? h('a', { href: `#/map/${saved.pk}` }, saved.title) : t('composer.new_map')),
+    h('h1', {}, saved ? t('composer.compose_title', { title: saved.title }) : t('composer.a_new_map')),
     mapHolder,
-    h('section', { class: 'panel' }, h('h2', {}, 'Add datasets'),
-      h('form', { class: 'searchbar', role: 'search', onsubmit: (e) => { e.preventDefault(); search(); } }, query, h('button', { type: 'submit' }, 'Find')), found),
-    h('section', { class: 'panel' }, h('h2', {}, 'Save'), form)));
+    h('section', { class: 'panel' }, h('h2', {}, t('composer.add_datasets')),
+      h('form', { class: 'searchbar', role: 'search', onsubmit: (e) => { e.preventDefault(); search(); } }, query, h('button', { type: 'submit' }, t('composer.find'))), foundCount, found),
+    h('section', { class: 'panel' }, h('h2', {}, t('composer.save_heading')), form)));
   // Unsaved work: any change of the layers, the title or the abstract since the last save. The
   // map page hands over its layers as arranged there (order, opacity, shown or hidden): a change
   // not yet saved.
@@ -60,9 +64,9 @@ export async function render(main, ctx) {
   view.setLayers(draft ? draft.layers : layersTopFirst(saved?.maplayers), draft?.view || savedView(saved?.data));
   dirty = Boolean(draft && JSON.stringify(draft.layers.map(arranged)) !== JSON.stringify(layersTopFirst(saved?.maplayers).map(arranged)));
   for (const input of [title, abstract]) input.addEventListener('input', () => { dirty = true; });
-  guardLeaving(() => (dirty ? 'The changes to this map are not saved. Leave without saving them?' : null));
+  guardLeaving(() => (dirty ? t('composer.leave') : null));
   const status = h('p', { role: 'status', class: 'muted' });
-  if (draft && dirty) status.textContent = 'The layers are as you arranged them on the map page; save to keep them.';
+  if (draft && dirty) status.textContent = t('composer.draft');
   mapHolder.before(status);
 
   // A dataset is on the map once at most: its Add button says so.
@@ -71,19 +75,20 @@ export async function render(main, ctx) {
     for (const button of found.querySelectorAll('button[data-alternate]')) {
       const there = view.layers.some((l) => l.name === button.dataset.alternate);
       button.disabled = there;
-      button.textContent = there ? 'On the map' : 'Add';
-      button.setAttribute('aria-label', `${there ? 'On the map:' : 'Add'} ${button.dataset.title}`);
+      button.textContent = there ? t('composer.on_map') : t('composer.add');
+      button.setAttribute('aria-label', there ? t('composer.on_map_named', { title: button.dataset.title }) : t('composer.add_named', { title: button.dataset.title }));
     }
   }
   function addLayer(d) {
-    if (onMap(d)) { toast(`${d.title} is already on the map.`); return; }
+    if (onMap(d)) { toast(t('composer.already', { title: d.title })); return; }
     view.layers.unshift({ pk: null, name: d.alternate, title: d.title, dataset: d, style: '', visibility: true, opacity: 1, extra_params: {} });
     view.redraw();
     view.zoomToLayers();
-    toast(`${d.title} added.`);
+    toast(t('composer.added', { title: d.title }));
   }
 
   async function search() {
+    const subtypes = { dataset: t('composer.subtype_dataset'), vector: t('composer.subtype_vector'), raster: t('composer.subtype_raster'), remote: t('composer.subtype_remote'), vector_time: t('composer.subtype_vector_time') };
     const params = { page_size: 10, 'exclude[]': '*', 'include[]': DATASET_FIELDS };
     if (query.value.trim()) { params.search = query.value.trim(); params.search_fields = ['title', 'abstract']; }
     try {
@@ -91,9 +96,10 @@ export async function render(main, ctx) {
       // owner and origin tell apart datasets of one title (an original, its copies, harvested ones)
       const who = (d) => [personName(d.owner), originText(d)].filter(Boolean).join(' · ');
       mount(found, (data.datasets || []).map((d) => h('li', { class: 'found-item', dataset: { pk: d.pk } }, h('span', {}, d.title), ' ',
-        h('span', { class: 'badge light' }, d.subtype || 'dataset'), ' ', h('span', { class: 'muted origin', id: `found-${d.pk}` }, who(d)), ' ',
-        h('button', { type: 'button', class: 'secondary small', 'aria-label': `Add ${d.title}`, 'aria-describedby': `found-${d.pk}`, dataset: { alternate: d.alternate, title: d.title }, onclick: () => addLayer(d) }, 'Add'))));
-      if (!(data.datasets || []).length) found.append(h('li', { class: 'muted' }, 'No dataset found.'));
+        h('span', { class: 'badge light' }, subtypes[d.subtype] || d.subtype || subtypes.dataset), ' ', h('span', { class: 'muted origin', id: `found-${d.pk}` }, who(d)), ' ',
+        h('button', { type: 'button', class: 'secondary small', 'aria-label': t('composer.add_named', { title: d.title }), 'aria-describedby': `found-${d.pk}`, dataset: { alternate: d.alternate, title: d.title }, onclick: () => addLayer(d) }, t('composer.add')))));
+      if (!(data.datasets || []).length) found.append(h('li', { class: 'muted' }, t('composer.none_found')));
+      foundCount.textContent = t('composer.found_count', { count: data.total ?? (data.datasets || []).length });
       markAdded();
     } catch (error) { mount(found, h('li', {}, errorBox(error))); }
   }
@@ -110,16 +116,22 @@ export async function render(main, ctx) {
     });
     const body = { title: title.value.trim(), abstract: abstract.value, maplayers, data: mapConfig(view, view.layers) };
     saving.className = '';
-    saving.textContent = 'Saving…';
+    saving.textContent = t('composer.saving');
     try {
       const answer = saved
         ? await api(`/api/v2/maps/${saved.pk}`, { method: 'PATCH', json: body })
         : await api('/api/v2/maps', { method: 'POST', json: { resource_type: 'map', ...body } });
       const map = answer.map;
       dirty = false;
-      toast('Map saved.');
+      toast(t('composer.saved'));
       location.hash = `#/map/${map.pk}`;
-    } catch (error) { saving.className = 'error'; saving.textContent = error.message; }
+    } catch (error) {
+      // the refusal is said where the keyboard is taken
+      saving.className = 'error';
+      saving.textContent = error.message;
+      saving.tabIndex = -1;
+      saving.focus();
+    }
   });
 }
 

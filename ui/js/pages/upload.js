@@ -5,6 +5,9 @@
 
 import { api, currentUser, followExecution, sendWithProgress } from '../api.js';
 import { formatBytes, h, mount } from '../dom.js';
+import { formatNumber, load, t } from '../i18n.js';
+
+await load('upload');
 
 const DATA_BASES = ['shp', 'zip', 'gpkg', 'geojson', 'json', 'csv', 'kml', 'kmz', 'tif', 'tiff'];
 const SHAPE_PARTS = { dbf: 'dbf_file', shx: 'shx_file', prj: 'prj_file', cpg: 'cpg_file', cst: 'cst_file' };
@@ -30,7 +33,7 @@ export function plan(files, asDocuments) {
   if (asDocuments) {
     for (const file of files) {
       if (DOCUMENTS.includes(ext(file))) jobs.push({ kind: 'document', name: file.name, files: { doc_file: file }, size: file.size });
-      else problems.push(`${file.name}: documents of type “.${ext(file) || '?'}” are not accepted.`);
+      else problems.push(t('upload.document_refused', { file: file.name, ext: ext(file) || '?' }));
     }
     return { jobs, problems };
   }
@@ -47,7 +50,7 @@ export function plan(files, asDocuments) {
         if (found) { job.files[field] = found; used.add(found); }
       }
       const missing = ['dbf', 'shx'].filter((needed) => !siblings.some((f) => ext(f) === needed));
-      for (const needed of missing) problems.push(`${base.name}: the .${needed} file of this Shapefile is missing; drop all its parts together.`);
+      for (const needed of missing) problems.push(t('upload.part_missing', { file: base.name, ext: needed }));
       if (missing.length) continue;
     }
     for (const [side, field] of [['sld', 'sld_file'], ['xml', 'xml_file']]) {
@@ -63,41 +66,40 @@ export function plan(files, asDocuments) {
   for (const file of files) {
     if (used.has(file)) continue;
     const e = ext(file);
-    if (Object.keys(SHAPE_PARTS).includes(e) || e === 'sld' || e === 'xml') problems.push(`${file.name}: a side file without its data file; drop it together with the .shp or .tif it belongs to.`);
+    if (Object.keys(SHAPE_PARTS).includes(e) || e === 'sld' || e === 'xml') problems.push(t('upload.side_alone', { file: file.name }));
     else if (jobs.length) aside.push(file.name);
-    else problems.push(`${file.name}: “.${e || '?'}” is not a data format this catalogue reads (Shapefile, zip, GeoPackage, GeoJSON, CSV, KML, GeoTIFF). Upload it as a document instead.`);
+    else problems.push(t('upload.not_data', { file: file.name, ext: e || '?' }));
   }
   return { jobs, problems, aside };
 }
 
 // What an import's state means to a person.
 export function describeState(state) {
-  const percent = state.progress ? ` (${Math.round(state.progress)}%)` : '';
-  if (state.status === 'ready') return 'Received; waiting for its turn to be imported…';
-  if (state.status === 'running') return `Importing${percent}…`;
-  if (state.status === 'finished') return 'Imported.';
-  if (state.status === 'failed') return 'The import failed.';
-  return `Importing${percent}…`;
+  if (state.status === 'ready') return t('upload.state_ready');
+  if (state.status === 'finished') return t('upload.state_finished');
+  if (state.status === 'failed') return t('upload.state_failed');
+  return state.progress ? t('upload.state_running_percent', { percent: formatNumber(Math.round(state.progress) / 100, { style: 'percent' }) })
+    : t('upload.state_running');
 }
 
-const HINTS = {
-  dataset: 'or click to choose them. For a Shapefile, drop the .shp with its .dbf, .shx and .prj.',
-  document: 'or click to choose them: PDF, images, office files, text (one document each).',
-};
 
 export async function render(main, ctx) {
   if (!currentUser()) { location.hash = `#/login?next=${encodeURIComponent('/upload')}`; return; }
-  const input = h('input', { type: 'file', multiple: true, id: 'upload-files', class: 'visually-hidden' });
-  const kind = h('fieldset', { class: 'kind' }, h('legend', {}, 'What are you uploading?'),
-    h('label', {}, h('input', { type: 'radio', name: 'kind', value: 'dataset', checked: ctx.params.get('kind') !== 'document' }), ' Data (maps and layers)'),
-    h('label', {}, h('input', { type: 'radio', name: 'kind', value: 'document', checked: ctx.params.get('kind') === 'document' }), ' Documents (PDF, images, office files)'));
-  const hint = h('span', {});
-  const drop = h('label', { class: 'dropzone', for: 'upload-files', tabindex: '0' }, h('strong', {}, 'Drop files here'), hint);
-  const paintHint = () => { hint.textContent = HINTS[kind.querySelector('input:checked').value]; };
+  const hints = { dataset: t('upload.hint_dataset'), document: t('upload.hint_document') };
+  // The file input is reached through the drop zone (a button for the keyboard: Enter or Space
+  // opens the file chooser), so it is no second, invisible stop of the Tab key.
+  const input = h('input', { type: 'file', multiple: true, id: 'upload-files', class: 'visually-hidden', tabindex: '-1', 'aria-hidden': 'true' });
+  const kind = h('fieldset', { class: 'kind' }, h('legend', {}, t('upload.what')),
+    h('label', {}, h('input', { type: 'radio', name: 'kind', value: 'dataset', checked: ctx.params.get('kind') !== 'document' }), ' ', t('upload.kind_dataset')),
+    h('label', {}, h('input', { type: 'radio', name: 'kind', value: 'document', checked: ctx.params.get('kind') === 'document' }), ' ', t('upload.kind_document')));
+  const hint = h('span', { id: 'upload-hint' });
+  const drop = h('div', { class: 'dropzone', tabindex: '0', role: 'button', 'aria-describedby': 'upload-hint', onclick: () => input.click() },
+    h('strong', {}, t('upload.drop_here')), hint);
+  const paintHint = () => { hint.textContent = hints[kind.querySelector('input:checked').value]; };
   kind.addEventListener('change', paintHint);
   paintHint();
-  const queue = h('ol', { class: 'uploads', 'aria-live': 'polite' });
-  mount(main, h('section', { class: 'page' }, h('h1', {}, 'Upload'), kind, drop, input, queue));
+  const queue = h('ol', { class: 'uploads', 'aria-live': 'polite', 'aria-label': t('upload.queue') });
+  mount(main, h('section', { class: 'page' }, h('h1', {}, t('upload.title')), kind, drop, input, queue));
   const limitsReady = sizeLimits();
 
   const start = async (fileList) => {
@@ -108,16 +110,23 @@ export async function render(main, ctx) {
     const found = await limitsReady;
     for (const problem of problems) queue.prepend(h('li', { class: 'upload failed' }, h('p', { class: 'error' }, problem)));
     if (aside.length) {
-      queue.prepend(h('li', { class: 'upload aside' }, h('p', { class: 'muted' },
-        `Left aside, as they are not data: ${aside.join(', ')}. `, 'To keep them in the catalogue, upload them as documents.')));
+      queue.prepend(h('li', { class: 'upload aside' }, h('p', { class: 'muted' }, t('upload.aside', { files: aside.join(', ') }))));
     }
     for (const job of jobs) {
       const limit = found[job.kind === 'document' ? 'document_upload_size' : 'dataset_upload_size'];
       if (limit && job.size > limit.max_size) {
-        queue.prepend(h('li', { class: 'upload failed' }, h('p', { class: 'error' }, `${job.name}: ${formatBytes(job.size)} is more than the ${limit.max_size_label} this catalogue accepts.`)));
+        queue.prepend(h('li', { class: 'upload failed' }, h('p', { class: 'error' },
+          t('upload.too_large', { file: job.name, size: formatBytes(job.size), limit: limit.max_size_label }))));
         continue;
       }
       send(job, queue);
+    }
+    // the keyboard's place moves to what the files became (their progress, a refusal), unless
+    // the person has gone elsewhere meanwhile
+    const first = queue.firstElementChild;
+    if (first && (document.activeElement === drop || document.activeElement === document.body || document.activeElement === input)) {
+      first.tabIndex = -1;
+      first.focus();
     }
   };
   input.addEventListener('change', () => { start(input.files); input.value = ''; });
@@ -128,8 +137,8 @@ export async function render(main, ctx) {
 }
 
 async function send(job, queue) {
-  const bar = h('progress', { max: 100, value: 0 });
-  const status = h('p', { class: 'status' }, `Sending ${formatBytes(job.size)}…`);
+  const bar = h('progress', { max: 100, value: 0, 'aria-label': t('upload.progress', { file: job.name }) });
+  const status = h('p', { class: 'status' }, t('upload.sending', { size: formatBytes(job.size) }));
   const item = h('li', { class: 'upload' }, h('strong', {}, job.name), bar, status);
   queue.prepend(item);
   const form = new FormData();
@@ -138,7 +147,7 @@ async function send(job, queue) {
   try {
     const answer = await sendWithProgress(job.kind === 'document' ? '/api/v2/documents' : '/api/v2/uploads/upload', form, (sent, total) => {
       bar.value = Math.round((sent / total) * 100);
-      status.textContent = `Sending: ${formatBytes(sent)} of ${formatBytes(total)}`;
+      status.textContent = t('upload.sent', { sent: formatBytes(sent), total: formatBytes(total) });
     });
     bar.value = 100;
     if (job.kind === 'document') {
@@ -146,12 +155,12 @@ async function send(job, queue) {
       finished(item, status, [[`/document/${doc.pk}`, doc.title]]);
       return;
     }
-    status.textContent = 'Received. Importing…';
+    status.textContent = t('upload.received');
     bar.removeAttribute('value');
     const state = await followExecution(answer.execution_id, (s) => {
       if (s.status === 'running' || s.status === 'ready') status.textContent = describeState(s);
     });
-    if (state.status === 'failed') throw new Error(state.log || 'The import failed.');
+    if (state.status === 'failed') throw new Error(state.log || t('upload.state_failed'));
     const made = state.output_params?.resources || [];
     if (!made.length) { finished(item, status, null, job.name); return; }
     // name what was made: the title of each new dataset (a zip may hold several)
@@ -162,7 +171,7 @@ async function send(job, queue) {
     item.classList.add('failed');
     bar.value = 0;
     status.className = 'error';
-    status.textContent = `${job.name} was not uploaded: ${error.message}`;
+    status.textContent = t('upload.failed', { file: job.name, reason: error.message });
   }
 }
 
@@ -171,5 +180,5 @@ function finished(item, status, made) {
   item.classList.add('done');
   const bar = item.querySelector('progress');
   bar.value = 100;
-  mount(status, 'Done. ', (made || []).map(([path, title], i) => [i ? ' · ' : '', h('a', { href: `#${path}` }, `Open “${title}”`)]));
+  mount(status, t('upload.done'), ' ', (made || []).map(([path, title], i) => [i ? ' · ' : '', h('a', { href: `#${path}` }, t('upload.open', { title }))]));
 }
