@@ -19,11 +19,7 @@ UI = Path(__file__).resolve().parents[2] / "ui" / "js"
 PENDING = {
     "editing.js",
     "history.js",
-    "identify.js",
-    "map.js",
-    "mapview.js",
     "offline.js",
-    "origin.js",
     "pages/admin.js",
     "pages/commands.js",
     "pages/composer.js",
