@@ -17,9 +17,7 @@ UI = Path(__file__).resolve().parents[2] / "ui" / "js"
 
 # Modules not yet moved to the catalogues. Each is taken off this list when its strings are.
 PENDING = {
-    "editing.js",
     "history.js",
-    "offline.js",
     "pages/admin.js",
     "pages/commands.js",
     "pages/composer.js",

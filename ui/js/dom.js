@@ -63,6 +63,27 @@ export function formatBytes(n) {
   return formatNumber(v, { style: 'unit', unit: units[i], unitDisplay: 'short', maximumFractionDigits: v < 10 ? 1 : 0 });
 }
 
+// A translated message with elements in it: `fill(t('x.y'), { layer: h('code', {}, name) })` gives
+// the message's text with each {name} replaced by its element (for h()'s children).
+export function fill(message, elements) {
+  return String(message).split(/(\{\w+\})/).map((part) => {
+    const name = /^\{(\w+)\}$/.exec(part)?.[1];
+    return name && name in elements ? elements[name] : part;
+  }).filter((part) => part !== '');
+}
+
+// A latitude or longitude as people read it: "35.00000° N", "10.5° W" (in the reader's language).
+export function degrees(value, axis, digits = 5) {
+  const text = formatNumber(Math.abs(value), { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  if (axis === 'lat') return value >= 0 ? t('common.degrees_north', { value: text }) : t('common.degrees_south', { value: text });
+  return value >= 0 ? t('common.degrees_east', { value: text }) : t('common.degrees_west', { value: text });
+}
+
+// A point [longitude, latitude] as "35.00000° N, 10.00000° E".
+export function pointText([x, y], digits = 5) {
+  return t('common.point', { lat: degrees(y, 'lat', digits), lng: degrees(x, 'lng', digits) });
+}
+
 export function personName(user) {
   if (!user) return '';
   const full = [user.first_name, user.last_name].filter(Boolean).join(' ');
