@@ -17,7 +17,6 @@ UI = Path(__file__).resolve().parents[2] / "ui" / "js"
 
 # Modules not yet moved to the catalogues. Each is taken off this list when its strings are.
 PENDING = {
-    "history.js",
     "pages/admin.js",
     "pages/commands.js",
     "pages/composer.js",
