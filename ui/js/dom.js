@@ -90,8 +90,8 @@ export function personName(user) {
   return full || user.username;
 }
 
-// A short note in the page's bottom corner: good news fades soon, an error stays longer; the
-// pointer or the keyboard on it keeps it, and its button closes it.
+// A short note in the page's bottom corner: good news fades soon (or at the reader's next click or
+// key), an error stays longer; the pointer or the keyboard on it keeps it, and its button closes it.
 let toastTimer;
 export function toast(message, kind = 'info') {
   const el = document.getElementById('toast');
@@ -104,6 +104,10 @@ export function toast(message, kind = 'info') {
     el.addEventListener('mouseleave', resume);
     el.addEventListener('focusin', hold);
     el.addEventListener('focusout', resume);
+    // good news goes as soon as the reader does something else
+    const elsewhere = (e) => { if (el.classList.contains('show') && !el.classList.contains('error') && !el.contains(e.target)) hideToast(); };
+    document.addEventListener('pointerdown', elsewhere, true);
+    document.addEventListener('keydown', elsewhere, true);
   }
   el.className = `show ${kind}`;
   el.querySelector('.toast-text').textContent = message;

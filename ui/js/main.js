@@ -75,6 +75,12 @@ function fillPage() {
 }
 fillPage();
 
+// "Skip to content" goes to the page without changing the address (its #main would be a route).
+document.querySelector('.skip').addEventListener('click', (e) => {
+  e.preventDefault();
+  document.getElementById('main').focus();
+});
+
 // Narrow screens: the navigation folds behind a menu button (CSS shows the button and hides the
 // closed menu). A disclosure: the button says whether it is open; Escape, a change of page, or the
 // focus or a click going elsewhere closes it.
