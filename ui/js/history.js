@@ -5,7 +5,7 @@
 // fields and, for a dataset, its features, each as a new version (nothing is lost).
 
 import { api, can } from './api.js';
-import { confirmDialog, formatDateTime, h, mount, pointText, WORDS } from './dom.js';
+import { confirmDialog, fill, formatDateTime, h, mount, pointText, WORDS } from './dom.js';
 import { shown } from './editing.js';
 import { formatNumber, lang, load, t } from './i18n.js';
 
@@ -264,8 +264,9 @@ export function historySection(el, resource, { note = null, onReverted = null } 
   function head(label, sentence, created) {
     return h('div', { class: 'version-head' },
       h('span', { class: 'badge light' }, label),
-      h('p', { class: 'version-summary' }, sentence,
-        created ? [', ', h('time', { datetime: created, title: formatDateTime(created) }, ago(created))] : null));
+      h('p', { class: 'version-summary' }, created
+        ? fill(t('history.sentence_when', { sentence }), { when: h('time', { datetime: created, title: formatDateTime(created) }, ago(created)) })
+        : sentence));
   }
 
   function item(version, newest) {
