@@ -4,7 +4,14 @@ size, signed out, signed in as a member and as the administrator, and the test f
 serious or critical violation, WCAG 2.2's target size (24 px) included, and on any page wider
 than the screen. Screenshots go to test-output/ui/a11y/.
 
-A new page is one more line in PAGES."""
+Every page is also checked in Arabic (right to left) at both sizes, and in French, Spanish and
+Portuguese at laptop size, each of those three taking a third of the anonymous reader's and the
+administrator's pages in turn (all of them in every language would take minutes); the language is chosen as a reader's choice is kept, in
+localStorage, before the page loads. The home page of each language is saved as
+test-output/ui/home-<language>.png.
+
+A new page is one more line in PAGES (and, when its selectors name English text, in
+LANGUAGE_NEUTRAL)."""
 
 from __future__ import annotations
 
@@ -82,13 +89,49 @@ PAGES = [
 ]
 
 
-# The outermost elements that go past the right edge of the screen (a page must not scroll sideways;
+# The pages' ready selectors and controls that name English text, as any language finds them.
+LANGUAGE_NEUTRAL = {
+    "main a:text('sign in')": "main a[href*='#/login']",
+    "form[aria-label='Sign in']": "main form input[name=password]",
+    "h1:text('Page not found')": "main section.narrow h1",
+    "button[aria-label='Delete feature 1']": "button[data-focus='delete-1']",
+    "button:text('Add point')": ".edit-tools button:nth-child(1)",
+    "button:text('Move points')": ".edit-tools button:nth-child(2)",
+    ".history button:text('Show changes')": ".history .version-actions button[aria-expanded]",
+    ".history li:nth-child(2) button:text('Show changes')": ".history li:nth-child(2) button[aria-expanded]",
+    "form[aria-label='Sharing'] tbody tr": "#sharing form tbody tr",
+    "h1:text('My things')": "section.mine h1",
+    "form[aria-label='New token']": "main form input",
+    "text=Only staff may administer": "main section.narrow p.error",
+    ".tab-body h2:text('Remote catalogues')": ".tab-body h2",
+}
+LANGUAGES = ("en", "fr", "es", "pt", "ar")
+# (language, size, who): English and Arabic check every page at both sizes; French, Spanish and
+# Portuguese a third each of the anonymous reader's and the administrator's pages, at laptop size
+# (about a minute between them; the member's pages are the same pages with more controls)
+RUNS = [(lang, size, who) for lang in ("en", "ar") for size in SIZES for who in ("anonymous", "member", "admin")] + [
+    (lang, "laptop", who) for lang in ("fr", "es", "pt") for who in ("anonymous", "admin")]
+
+
+def pages_of(lang: str, who: str) -> list[tuple]:
+    """The pages a run checks, their selectors neutral where the language is not English."""
+    mine = [entry for entry in PAGES if entry[0] == who]
+    if lang in ("fr", "es", "pt"):
+        share = ("fr", "es", "pt").index(lang)
+        mine = [entry for i, entry in enumerate(mine) if i % 3 == share]
+    if lang == "en":
+        return mine
+    return [tuple(LANGUAGE_NEUTRAL.get(part, part) if i >= 2 else part for i, part in enumerate(entry)) for entry in mine]
+
+
+# The outermost elements that go past an edge of the screen (a page must not scroll sideways;
 # a table scrolls inside its own box).
 WIDER_THAN_THE_SCREEN = """() => {
   const width = document.documentElement.clientWidth;
   if (document.documentElement.scrollWidth <= width + 1) return [];
   const out = [];
-  const past = (el) => el.getBoundingClientRect().right > width + 1;
+  // past either edge (right to left, a page overflows on its left); what is wholly off the screen is hidden on purpose
+  const past = (el) => { const r = el.getBoundingClientRect(); return (r.right > width + 1 && r.left < width) || (r.left < -1 && r.right > 0); };
   const visit = (el) => {
     for (const child of el.children) {
       if (past(child) && !past(el)) {
@@ -166,10 +209,17 @@ def check(page) -> list[dict]:
     }""")
 
 
-@pytest.mark.parametrize("who", ["anonymous", "member", "admin"])
-@pytest.mark.parametrize("size", list(SIZES))
-def test_no_serious_violation(browser, ui_server, catalogue, size, who):
-    context = browser.new_context(**SIZES[size])
+def language_context(browser, lang: str, **options):
+    """A browser context whose reader has chosen `lang` (English: no choice kept, the browser's)."""
+    context = browser.new_context(**options)
+    if lang != "en":
+        context.add_init_script(f"try {{ localStorage.setItem('catalogue.language', '{lang}'); }} catch {{}}")
+    return context
+
+
+@pytest.mark.parametrize(("lang", "size", "who"), RUNS, ids=["-".join(run) for run in RUNS])
+def test_no_serious_violation(browser, ui_server, catalogue, lang, size, who):
+    context = language_context(browser, lang, **SIZES[size])
     context.add_init_script(path=str(AXE))  # run before the page's own scripts, whatever its CSP
     page = context.new_page()
     page.set_default_timeout(15_000)
@@ -183,10 +233,8 @@ def test_no_serious_violation(browser, ui_server, catalogue, size, who):
         sign_in(page, ui_server.url, "admin", ADMIN_PASSWORD)
     found = []
     try:
-        for entry in PAGES:
+        for entry in pages_of(lang, who):
             viewer, path, ready, *press = entry
-            if viewer != who:
-                continue
             path = path.format(**catalogue)
             # the page shown goes first: only the address's fragment changes from one to the next,
             # and what the last page showed would end the wait at once
@@ -199,7 +247,7 @@ def test_no_serious_violation(browser, ui_server, catalogue, size, who):
                     page.click(control)
                     page.wait_for_timeout(150)
             pressed = f"-{re.sub(r'[^a-z0-9]+', '-', press[0].lower()).strip('-')[:30]}" if press else ""
-            shot = OUTPUT / "a11y" / f"{size}-{who}-{re.sub(r'[^a-z0-9]+', '-', path.lower()).strip('-') or 'home'}{pressed}.png"
+            shot = OUTPUT / "a11y" / f"{lang}-{size}-{who}-{re.sub(r'[^a-z0-9]+', '-', path.lower()).strip('-') or 'home'}{pressed}.png"
             shot.parent.mkdir(parents=True, exist_ok=True)
             page.evaluate("window.scrollTo(0, 0)")  # the sticky header then stays at the top
             page.screenshot(path=str(shot), full_page=True)
@@ -211,8 +259,30 @@ def test_no_serious_violation(browser, ui_server, catalogue, size, who):
                 found.append(f"{path}: wider than the screen ({SIZES[size]['viewport']['width']} px): {', '.join(wide)}")
             if press and page.is_visible(press[0]):
                 page.keyboard.press("Escape")
+        assert page.evaluate("document.documentElement.lang") == lang
     finally:
         context.close()
-    assert not found, f"axe at {size} size, {who}:\n" + "\n".join(found)
+    assert not found, f"axe in {lang} at {size} size, {who}:\n" + "\n".join(found)
     unexpected = [e for e in errors if not any(p.search(e) for p in expected)]
     assert not unexpected, f"errors in the browser console: {unexpected}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_the_home_page_in_each_language(browser, ui_server, catalogue, lang):
+    """The home page as a new reader of each language first sees it (saved as home-<lang>.png):
+    the shell in that language, Arabic right to left, axe clean."""
+    context = language_context(browser, lang, viewport={"width": 1280, "height": 800})
+    context.add_init_script(path=str(AXE))
+    page = context.new_page()
+    try:
+        page.goto(f"{ui_server.url}/#/")
+        page.wait_for_selector("section.search[data-loaded] .card")
+        page.wait_for_timeout(400)  # the map's tiles
+        assert page.evaluate("[document.documentElement.lang, document.documentElement.dir]") == [lang, "rtl" if lang == "ar" else "ltr"]
+        assert page.locator(".languages button[aria-current]").get_attribute("lang") == lang
+        OUTPUT.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(OUTPUT / f"home-{lang}.png"))
+        violations = check(page)
+        assert not violations, violations
+    finally:
+        context.close()

@@ -17,16 +17,7 @@ UI = Path(__file__).resolve().parents[2] / "ui" / "js"
 
 # Modules not yet moved to the catalogues. Each is taken off this list when its strings are.
 PENDING = {
-    "api.js",
-    "dom.js",
-    "editing.js",
-    "history.js",
-    "identify.js",
-    "main.js",
-    "map.js",
-    "mapview.js",
-    "offline.js",
-    "origin.js",
+
 }
 
 # Words the code uses as values, never shown as sentences.

@@ -1,14 +1,22 @@
 // Talking to the catalogue's own API. The browser signs in with a cookie session; every unsafe
-// request carries the session's CSRF token in X-CSRFToken.
+// request carries the session's CSRF token in X-CSRFToken. Every request says the reader's
+// language (Accept-Language), so that the text the server supplies comes back in it.
+
+import { lang, load, t } from './i18n.js';
+
+await load('common');
 
 let session = { user: null, csrf_token: null };
 const listeners = new Set();
 
+// `message` is the sentence a page shows: the UI's own, in the reader's language, with the
+// server's (English, as GeoNode's) beside it; `detail` is the server's alone.
 export class ApiError extends Error {
-  constructor(status, message, body) {
+  constructor(status, message, body, detail = '') {
     super(message);
     this.status = status;
     this.body = body;
+    this.detail = detail;
   }
 }
 
@@ -39,8 +47,8 @@ export async function signOut() {
   }
 }
 
-// A readable sentence out of any of the API's error shapes.
-export function messageOf(body, status) {
+// The server's own message out of any of the API's error shapes ('' when it gave none).
+export function detailOf(body) {
   if (body && typeof body === 'object') {
     if (typeof body.detail === 'string') return body.detail;
     if (Array.isArray(body.errors) && body.errors.length) return body.errors.map(String).join(' ');
@@ -50,11 +58,28 @@ export function messageOf(body, status) {
       .map(([k, v]) => `${k}: ${[].concat(v).join(' ')}`);
     if (parts.length) return parts.join('; ');
   }
-  if (status === 401) return 'Please sign in first.';
-  if (status === 403) return 'You are not allowed to do that.';
-  if (status === 404) return 'Not found: it may have been deleted, or you may not see it.';
-  if (status === 413) return 'That is too large for this catalogue.';
-  return `The catalogue answered with an error (${status}).`;
+  if (typeof body === 'string' && body.length < 300 && !/^\s*</.test(body)) return body.trim();
+  return '';
+}
+
+// The UI's sentence for an error's status, in the reader's language.
+export function statusSentence(status) {
+  if (status === 0) return t('common.error_connection');
+  if (status === 400 || status === 422) return t('common.error_refused');
+  if (status === 401) return t('common.error_sign_in');
+  if (status === 403) return t('common.error_forbidden');
+  if (status === 404) return t('common.error_not_found');
+  if (status === 409) return t('common.error_conflict');
+  if (status === 413) return t('common.error_too_large');
+  return t('common.error_other', { status });
+}
+
+// A readable sentence for any of the API's errors: the UI's own for the status, and the
+// server's message (GeoNode's, in English) beside it.
+export function messageOf(body, status) {
+  const detail = detailOf(body);
+  const sentence = statusSentence(status);
+  return detail ? t('common.error_with_detail', { sentence, detail }) : sentence;
 }
 
 export function query(params) {
@@ -68,7 +93,7 @@ export function query(params) {
 }
 
 export async function api(path, { method = 'GET', json, form, params } = {}) {
-  const headers = { Accept: 'application/json' };
+  const headers = { Accept: 'application/json', 'Accept-Language': lang };
   let body;
   if (json !== undefined) { headers['Content-Type'] = 'application/json'; body = JSON.stringify(json); }
   else if (form !== undefined) body = form;
@@ -77,7 +102,7 @@ export async function api(path, { method = 'GET', json, form, params } = {}) {
   const text = await response.text();
   let data = null;
   if (text) { try { data = JSON.parse(text); } catch { data = text; } }
-  if (!response.ok) throw new ApiError(response.status, messageOf(data, response.status), data);
+  if (!response.ok) throw new ApiError(response.status, messageOf(data, response.status), data, detailOf(data));
   return data;
 }
 
@@ -87,15 +112,16 @@ export function sendWithProgress(path, formData, onProgress, method = 'POST') {
     const xhr = new XMLHttpRequest();
     xhr.open(method, path);
     xhr.setRequestHeader('Accept', 'application/json');
+    xhr.setRequestHeader('Accept-Language', lang);
     if (session.csrf_token) xhr.setRequestHeader('X-CSRFToken', session.csrf_token);
     xhr.upload.addEventListener('progress', (e) => { if (e.lengthComputable) onProgress(e.loaded, e.total); });
     xhr.addEventListener('load', () => {
       let data = null;
       try { data = JSON.parse(xhr.responseText); } catch { data = xhr.responseText; }
       if (xhr.status >= 200 && xhr.status < 300) resolve(data);
-      else reject(new ApiError(xhr.status, messageOf(data, xhr.status), data));
+      else reject(new ApiError(xhr.status, messageOf(data, xhr.status), data, detailOf(data)));
     });
-    xhr.addEventListener('error', () => reject(new ApiError(0, 'The connection to the catalogue was lost during the upload.')));
+    xhr.addEventListener('error', () => reject(new ApiError(0, t('common.error_upload_lost'))));
     xhr.send(formData);
   });
 }

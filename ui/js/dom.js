@@ -1,6 +1,21 @@
 // Building the page. User text only ever goes in as text (textContent, attribute values), never
 // as HTML, so a title such as "<img onerror=...>" is shown, not run.
 
+import { formatNumber, load, t } from './i18n.js';
+
+await load('common');
+
+// Dates go through the reader's language (i18n.js); these names stay for the pages that import them here.
+export { formatDate, formatDateTime } from './i18n.js';
+
+// The words of buttons every page shares, in the reader's language (the same as t('common.save')...).
+export const WORDS = {
+  save: t('common.save'), cancel: t('common.cancel'), delete: t('common.delete'), close: t('common.close'),
+  edit: t('common.edit'), remove: t('common.remove'), add: t('common.add'), copy: t('common.copy'),
+  download: t('common.download'), loading: t('common.loading'), yes: t('common.yes'), no: t('common.no'),
+  previous: t('common.previous'), next: t('common.next'),
+};
+
 export function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
@@ -39,18 +54,34 @@ export function select(name, options, current) {
     options.map(([value, label]) => h('option', { value, selected: String(value) === String(current ?? '') }, label)));
 }
 
-export function formatDate(value) {
-  if (!value) return '';
-  const d = new Date(value);
-  return Number.isNaN(d.getTime()) ? String(value) : d.toLocaleDateString(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
-}
-
+// A size in bytes as the reader's language writes it ("1.5 MB", "1,5 Mo", "1.5 ميغابايت").
 export function formatBytes(n) {
-  if (n < 1024) return `${n} B`;
-  const units = ['KB', 'MB', 'GB', 'TB'];
+  const units = ['kilobyte', 'megabyte', 'gigabyte', 'terabyte'];
+  if (n < 1024) return formatNumber(n, { style: 'unit', unit: 'byte', unitDisplay: 'short' });
   let v = n / 1024, i = 0;
   while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
-  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+  return formatNumber(v, { style: 'unit', unit: units[i], unitDisplay: 'short', maximumFractionDigits: v < 10 ? 1 : 0 });
+}
+
+// A translated message with elements in it: `fill(t('x.y'), { layer: h('code', {}, name) })` gives
+// the message's text with each {name} replaced by its element (for h()'s children).
+export function fill(message, elements) {
+  return String(message).split(/(\{\w+\})/).map((part) => {
+    const name = /^\{(\w+)\}$/.exec(part)?.[1];
+    return name && name in elements ? elements[name] : part;
+  }).filter((part) => part !== '');
+}
+
+// A latitude or longitude as people read it: "35.00000° N", "10.5° W" (in the reader's language).
+export function degrees(value, axis, digits = 5) {
+  const text = formatNumber(Math.abs(value), { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  if (axis === 'lat') return value >= 0 ? t('common.degrees_north', { value: text }) : t('common.degrees_south', { value: text });
+  return value >= 0 ? t('common.degrees_east', { value: text }) : t('common.degrees_west', { value: text });
+}
+
+// A point [longitude, latitude] as "35.00000° N, 10.00000° E".
+export function pointText([x, y], digits = 5) {
+  return t('common.point', { lat: degrees(y, 'lat', digits), lng: degrees(x, 'lng', digits) });
 }
 
 export function personName(user) {
@@ -59,13 +90,36 @@ export function personName(user) {
   return full || user.username;
 }
 
+// A short note in the page's bottom corner: good news fades soon (or at the reader's next click or
+// key), an error stays longer; the pointer or the keyboard on it keeps it, and its button closes it.
 let toastTimer;
 export function toast(message, kind = 'info') {
   const el = document.getElementById('toast');
-  el.textContent = message;
+  if (!el.dataset.ready) {  // the text is the page's live region (index.html); the button comes beside it
+    el.dataset.ready = '1';
+    el.append(h('button', { type: 'button', class: 'toast-close', 'aria-label': t('common.close_note'), onclick: hideToast }, '×'));
+    const hold = () => clearTimeout(toastTimer);
+    const resume = () => { if (el.classList.contains('show')) toastTimer = setTimeout(hideToast, 1500); };
+    el.addEventListener('mouseenter', hold);
+    el.addEventListener('mouseleave', resume);
+    el.addEventListener('focusin', hold);
+    el.addEventListener('focusout', resume);
+    // good news goes as soon as the reader does something else
+    const elsewhere = (e) => { if (el.classList.contains('show') && !el.classList.contains('error') && !el.contains(e.target)) hideToast(); };
+    document.addEventListener('pointerdown', elsewhere, true);
+    document.addEventListener('keydown', elsewhere, true);
+  }
   el.className = `show ${kind}`;
+  el.querySelector('.toast-text').textContent = message;
   clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => { el.className = ''; }, 4000);
+  toastTimer = setTimeout(hideToast, kind === 'error' ? 8000 : 2500);
+}
+
+function hideToast() {
+  clearTimeout(toastTimer);
+  const el = document.getElementById('toast');
+  if (el.contains(document.activeElement)) document.getElementById('main')?.focus({ preventScroll: true });
+  el.className = '';
 }
 
 export function errorBox(error) {
@@ -73,12 +127,12 @@ export function errorBox(error) {
 }
 
 // A confirmation in a modal <dialog>; resolves true when the person confirms.
-export function confirmDialog(question, confirmLabel = 'Delete') {
+export function confirmDialog(question, confirmLabel = WORDS.delete) {
   return new Promise((resolve) => {
     const dialog = h('dialog', { class: 'confirm' },
       h('p', {}, question),
       h('div', { class: 'actions' },
-        h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close('no') }, 'Cancel'),
+        h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close('no') }, WORDS.cancel),
         h('button', { type: 'button', class: 'danger', onclick: () => dialog.close('yes') }, confirmLabel)));
     dialog.addEventListener('close', () => { dialog.remove(); resolve(dialog.returnValue === 'yes'); });
     document.body.append(dialog);
@@ -86,29 +140,25 @@ export function confirmDialog(question, confirmLabel = 'Delete') {
   });
 }
 
-export const TYPE_LABELS = { dataset: 'Dataset', document: 'Document', map: 'Map', geostory: 'Story', dashboard: 'Dashboard' };
+export const TYPE_LABELS = {
+  dataset: t('common.type_dataset'), document: t('common.type_document'), map: t('common.type_map'),
+  geostory: t('common.type_geostory'), dashboard: t('common.type_dashboard'),
+};
 
 export function typeImage(type) {
   const name = type === 'dataset' || type === 'document' || type === 'map' ? type : 'app';
   return `/ui/img/${name}.svg`;
 }
 
-// The licences a catalogue starts with (the identifiers the API takes), with short names.
-export const LICENCES = [['', '—'], ['not_known', 'Not specified'], ['varied_original', 'Varied / original'], ['cc-by', 'CC BY 4.0'],
-  ['cc-by-sa', 'CC BY-SA 4.0'], ['cc-by-nd', 'CC BY-ND 4.0'], ['cc-by-nc', 'CC BY-NC 4.0'], ['cc-by-nc-sa', 'CC BY-NC-SA 4.0'],
-  ['cc-by-nc-nd', 'CC BY-NC-ND 4.0'], ['cc0', 'CC0 (public domain dedication)'], ['odbl', 'ODbL 1.0'], ['odc-by', 'ODC-By 1.0'],
-  ['pddl', 'PDDL 1.0'], ['public_domain', 'Public domain']];
+// The licences a catalogue starts with (the identifiers the API takes), with short names (the
+// licences' own names stay as their authors wrote them).
+export const LICENCES = [['', '—'], ['not_known', t('common.licence_not_known')], ['varied_original', t('common.licence_varied_original')],
+  ['cc-by', 'CC BY 4.0'], ['cc-by-sa', 'CC BY-SA 4.0'], ['cc-by-nd', 'CC BY-ND 4.0'], ['cc-by-nc', 'CC BY-NC 4.0'],
+  ['cc-by-nc-sa', 'CC BY-NC-SA 4.0'], ['cc-by-nc-nd', 'CC BY-NC-ND 4.0'], ['cc0', t('common.licence_cc0')], ['odbl', 'ODbL 1.0'],
+  ['odc-by', 'ODC-By 1.0'], ['pddl', 'PDDL 1.0'], ['public_domain', t('common.licence_public_domain')]];
 
 export function licenceName(identifier) {
   return LICENCES.find(([id]) => id === identifier)?.[1] || identifier;
-}
-
-// A date with its time of day (minutes), for things that happen several times a day.
-export function formatDateTime(value) {
-  if (!value) return '';
-  const d = new Date(value);
-  return Number.isNaN(d.getTime()) ? String(value)
-    : `${formatDate(value)} ${d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' })}`;
 }
 
 // Re-renders part of a page without losing the keyboard's place: the focused element's
@@ -173,7 +223,7 @@ function inline(source) {
 export function richText(text) {
   const source = String(text ?? '').replace(/\r\n?/g, '\n').trim();
   const out = document.createDocumentFragment();
-  if (!source || source === 'None') return out;
+  if (!source || source === 'None') return out;  // i18n: not text (Python's None, stored as an abstract)
   if (BLOCK_TAGS.test(source)) {  // written as HTML: its own paragraphs, whitespace as HTML has it
     const doc = parsed(source);
     const holder = h('div', { class: 'rich html' });
@@ -199,7 +249,7 @@ export function plainText(text) {
 }
 
 // A button that copies a text and says so itself for a moment (a toast alone goes unnoticed).
-export function copyButton(text, label = 'Copy', attrs = {}) {
+export function copyButton(text, label = WORDS.copy, attrs = {}) {
   const button = h('button', { type: 'button', class: 'secondary small copy', ...attrs }, label);
   let timer;
   button.addEventListener('click', async () => {
@@ -211,9 +261,9 @@ export function copyButton(text, label = 'Copy', attrs = {}) {
       input?.select();
       done = Boolean(input) && document.execCommand?.('copy');
     }
-    button.textContent = done ? 'Copied ✓' : 'Press Ctrl+C';
+    button.textContent = done ? t('common.copied_button') : t('common.press_ctrl_c');
     button.classList.toggle('copied', done);
-    toast(done ? 'Copied.' : 'Selected: press Ctrl+C to copy.');
+    toast(done ? t('common.copied') : t('common.selected_press_ctrl_c'));
     clearTimeout(timer);
     timer = setTimeout(() => { button.textContent = label; button.classList.remove('copied'); }, 2000);
   });

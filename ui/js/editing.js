@@ -5,13 +5,18 @@
 // shows the data as they are now. Lines and polygons are edited in QGIS over WFS-T.
 
 import { api, can } from './api.js';
-import { copyButton, confirmDialog, field, h, mount } from './dom.js';
+import { copyButton, confirmDialog, field, fill, h, mount, pointText, WORDS } from './dom.js';
+import { formatNumber, load, t } from './i18n.js';
+
+await load('editing');
 
 const WFS = '/geoserver/ows';
 const PAGE = 100;          // rows of the attribute table at a time
 const MAX_HANDLES = 300;   // points given a handle at once in "Move points"
-const MOVE_HINT = 'Drag a point to its new place: it is saved when you let go (or move it with the arrow keys and press Enter). '
-  + 'Press “Move points” again or Escape to stop.';
+const MOVE_HINT = t('editing.move_hint');
+
+// A feature's id in a sentence: the reader's digits, no thousands separator.
+const idText = (fid) => formatNumber(fid, { useGrouping: false });
 
 // --- the data's state and its changes ---------------------------------------------------------
 
@@ -62,8 +67,7 @@ export class DatasetData {
       const now = error.body?.data_version;
       await this.load().catch(() => {});
       await this.changed({ stale: true });
-      throw new StaleEdit(`Not saved: the data were changed elsewhere (by someone else, or by you in another window) after this page read them: `
-        + `they were at version ${base}, they are at version ${now ?? this.version} now. The page now shows the data as they are: check them and make your change again if it is still needed.`);
+      throw new StaleEdit(t('editing.stale', { base, now: now ?? this.version }));
     }
     await this.load().catch(() => {});
     await this.changed({ answer });
@@ -110,7 +114,7 @@ function inputFor(column, value, attrs = {}) {
   const v = value === null || value === undefined ? '' : value;
   if (column.kind === 'bool') {
     const current = v === '' ? '' : String(Boolean(v) && v !== 'false');
-    return h('select', attrs, [['', '(empty)'], ['true', 'true'], ['false', 'false']]
+    return h('select', attrs, [['', t('editing.empty_choice')], ['true', t('editing.value_true')], ['false', t('editing.value_false')]]
       .map(([val, label]) => h('option', { value: val, selected: val === current }, label)));
   }
   if (column.kind === 'int') return h('input', { type: 'number', step: '1', value: v, ...attrs });
@@ -126,24 +130,27 @@ function inputFor(column, value, attrs = {}) {
 // The value an input holds, as the endpoint takes it ({value} or {error}); an empty input is null.
 function valueOf(column, input) {
   const text = input.value;
-  if (input.validity?.badInput) return { error: `${column.name}: ${column.kind === 'int' ? 'enter a whole number' : 'enter a number'}.` };
+  if (input.validity?.badInput) {
+    return { error: column.kind === 'int' ? t('editing.enter_whole_number', { column: column.name }) : t('editing.enter_number', { column: column.name }) };
+  }
   if (text === '') return { value: null };
   if (column.kind === 'bool') return { value: text === 'true' };
   if (column.kind === 'int') {
     const n = Number(text);
-    return Number.isInteger(n) ? { value: n } : { error: `${column.name}: enter a whole number.` };
+    return Number.isInteger(n) ? { value: n } : { error: t('editing.enter_whole_number', { column: column.name }) };
   }
   if (column.kind === 'float') {
     const n = Number(text);
-    return Number.isFinite(n) ? { value: n } : { error: `${column.name}: enter a number.` };
+    return Number.isFinite(n) ? { value: n } : { error: t('editing.enter_number', { column: column.name }) };
   }
   if (column.kind === 'datetime') return { value: input.dataset.utc ? `${text}Z` : text };
   return { value: text };
 }
 
-// A value as a cell shows it: a boolean as true or false, whatever the service made of it.
+// A value as a cell shows it: a boolean as true or false (in words), whatever the service made of it.
 function shownAs(column, value) {
-  if (column.kind === 'bool' && (value === 0 || value === 1)) return String(Boolean(value));
+  if (column.kind === 'bool' && [true, 1, 'true'].includes(value)) return t('editing.value_true');
+  if (column.kind === 'bool' && [false, 0, 'false'].includes(value)) return t('editing.value_false');
   return shown(value);
 }
 
@@ -165,10 +172,10 @@ function fidOf(feature) {
 }
 
 async function getFeatures(resource, params) {
-  const query = new URLSearchParams({ service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: resource.alternate,
+  const query = new URLSearchParams({ service: 'WFS', version: '2.0.0', request: 'GetFeature', typeNames: resource.alternate,  // i18n: not text
     outputFormat: 'application/json', ...params });
   const response = await fetch(`${WFS}?${query}`, { credentials: 'same-origin', cache: 'no-store' });
-  if (!response.ok) throw new Error(`The features could not be read (${response.status}).`);
+  if (!response.ok) throw new Error(t('editing.features_unreadable', { status: response.status }));
   return response.json();
 }
 
@@ -186,15 +193,15 @@ function feedback(el) {
 export function attributeTable(el, resource, data) {
   // a raster has no features, a remote dataset has them on its remote service only
   if (resource.subtype === 'raster' || resource.subtype === 'remote' || !resource.alternate) return;
-  const section = h('section', { class: 'attributes', id: 'attributes' }, h('h2', {}, 'Attribute table'), h('p', { class: 'muted' }, 'Loading the first features…'));
+  const section = h('section', { class: 'attributes', id: 'attributes' }, h('h2', {}, t('editing.attribute_table')), h('p', { class: 'muted' }, t('editing.loading_features')));
   el.append(section);
   if (!can(resource, 'download_resourcebase')) {
-    mount(section, h('h2', {}, 'Attribute table'), h('p', { class: 'muted' }, 'The features are shown to those who may download this dataset.'));
+    mount(section, h('h2', {}, t('editing.attribute_table')), h('p', { class: 'muted' }, t('editing.features_for_downloaders')));
     return;
   }
   const messages = h('div', { class: 'edit-feedback', 'aria-live': 'polite' });
   const say = feedback(messages);
-  const body = h('div', {}, h('p', { class: 'muted' }, 'Loading the first features…'));
+  const body = h('div', {}, h('p', { class: 'muted' }, t('editing.loading_features')));
   let start = 0;
   let columns = [];
   let loaded = 0;
@@ -221,28 +228,28 @@ export function attributeTable(el, resource, data) {
     const editable = data.mayEdit;
     mount(body,
       h('p', { class: 'muted count' }, countText(features.length, total, start)),
-      editable ? h('p', { class: 'muted small-text' }, 'Click a value to change it: Enter saves, Escape cancels.') : null,
-      features.length ? h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': 'Attribute table' },
+      editable ? h('p', { class: 'muted small-text' }, t('editing.click_to_change')) : null,
+      features.length ? h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': t('editing.attribute_table') },
         h('table', { class: editable ? 'editable' : null },
-          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'ID'), columns.map((c) => h('th', { scope: 'col' }, c.name)),
-            editable ? h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Actions')) : null)),
+          h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, t('editing.id')), columns.map((c) => h('th', { scope: 'col' }, c.name)),
+            editable ? h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, t('editing.actions'))) : null)),
           h('tbody', {}, features.map((f) => row(f, editable))))) : null,
       pager(total, features.length));
   }
 
   function countText(n, total, from) {
-    if (!n) return 'No features.';
-    const all = Number.isFinite(total) ? total.toLocaleString() : 'the';
-    if (from === 0 && n === total) return n === 1 ? 'The one feature.' : `All ${n.toLocaleString()} features.`;
-    if (from === 0) return `The first ${n.toLocaleString()} of ${all} features.`;
-    return `Features ${(from + 1).toLocaleString()} to ${(from + n).toLocaleString()} of ${all}.`;
+    if (!n) return t('editing.no_features');
+    const known = Number.isFinite(total);
+    if (from === 0 && n === total) return t('editing.all_features', { count: n });
+    if (from === 0) return known ? t('editing.first_features', { count: n, total }) : t('editing.first_features_of_unknown', { count: n });
+    return known ? t('editing.features_range', { from: from + 1, to: from + n, total }) : t('editing.features_range_of_unknown', { from: from + 1, to: from + n });
   }
 
   function pager(total, n) {
     if (!Number.isFinite(total) || total <= PAGE) return null;
     return h('div', { class: 'pager' },
-      h('button', { type: 'button', class: 'secondary small', disabled: start === 0, onclick: () => { start = Math.max(0, start - PAGE); load(); } }, '← Previous'),
-      h('button', { type: 'button', class: 'secondary small', disabled: start + n >= total, onclick: () => { start += PAGE; load(); } }, 'Next →'));
+      h('button', { type: 'button', class: 'secondary small', disabled: start === 0, onclick: () => { start = Math.max(0, start - PAGE); load(); } }, WORDS.previous),
+      h('button', { type: 'button', class: 'secondary small', disabled: start + n >= total, onclick: () => { start += PAGE; load(); } }, WORDS.next));
   }
 
   function row(feature, editable) {
@@ -258,16 +265,17 @@ export function attributeTable(el, resource, data) {
         return td;
       }),
       canEdit ? h('td', { class: 'row-actions' }, h('button', {
-        type: 'button', class: 'link danger-link', 'aria-label': `Delete feature ${fid}`, dataset: { focus: `delete-${fid}` },
+        type: 'button', class: 'link danger-link', 'aria-label': t('editing.delete_feature', { fid: idText(fid) }), dataset: { focus: `delete-${fid}` },
         onclick: () => removeRow(feature, fid),
-      }, 'Delete')) : null);
+      }, WORDS.delete)) : null);
   }
 
   function valueButton(td, feature, fid, column, value) {
     const text = shownAs(column, value);
     return h('button', {
       type: 'button', class: 'cell-value', dataset: { focus: `cell-${fid}-${column.name}` },
-      'aria-label': `${column.name} of feature ${fid}: ${text === '' ? 'empty' : text}. Change it`,
+      'aria-label': text === '' ? t('editing.change_empty_value', { column: column.name, fid: idText(fid) })
+        : t('editing.change_value', { column: column.name, fid: idText(fid), value: text }),
       onclick: () => startEditing(td, feature, fid, column, value),
     }, text);
   }
@@ -278,7 +286,7 @@ export function attributeTable(el, resource, data) {
   }
 
   function startEditing(td, feature, fid, column, value) {
-    const input = inputFor(column, value, { 'aria-label': `New ${column.name} of feature ${fid}`, class: 'cell-input' });
+    const input = inputFor(column, value, { 'aria-label': t('editing.new_value', { column: column.name, fid: idText(fid) }), class: 'cell-input' });
     let finished = false;
     const cancel = (leaving = false) => {
       if (finished) return;
@@ -299,7 +307,8 @@ export function attributeTable(el, resource, data) {
       td.setAttribute('aria-busy', 'true');
       try {
         const answer = await data.edit({ update: [{ id: fid, properties: { [column.name]: read.value } }] });
-        say.ok(`Saved: ${column.name} of feature ${fid} is now ${read.value === null ? 'empty' : `“${shown(read.value)}”`} (version ${answer.version.number}).`);
+        const saved = { column: column.name, fid: idText(fid), version: answer.version.number };
+        say.ok(read.value === null ? t('editing.saved_empty', saved) : t('editing.saved_value', { ...saved, value: shownAs(column, read.value) }));
         if (!leaving) focusCell(fid, column.name);
       } catch (error) {
         if (error instanceof StaleEdit) { say.fail(error); if (!leaving) focusCell(fid, column.name); return; }
@@ -324,12 +333,13 @@ export function attributeTable(el, resource, data) {
 
   async function removeRow(feature, fid) {
     const label = columns.find((c) => c.kind === 'text' && feature.properties?.[c.name]);
-    const name = label ? ` (${shown(feature.properties[label.name])})` : '';
-    const yes = await confirmDialog(`Delete feature ${fid}${name}? It stays in the history, where a revert can bring it back.`, 'Delete');
+    const question = label ? t('editing.delete_question_named', { fid: idText(fid), name: shown(feature.properties[label.name]) })
+      : t('editing.delete_question', { fid: idText(fid) });
+    const yes = await confirmDialog(question, WORDS.delete);
     if (!yes) { section.querySelector(`[data-focus="delete-${fid}"]`)?.focus(); return; }
     try {
       const answer = await data.edit({ delete: [fid] });
-      say.ok(`Feature ${fid} deleted (version ${answer.version.number}).`);
+      say.ok(t('editing.deleted', { fid: idText(fid), version: answer.version.number }));
     } catch (error) {
       say.fail(error);
     }
@@ -337,7 +347,7 @@ export function attributeTable(el, resource, data) {
   }
 
   data.onChange(() => load());
-  mount(section, h('h2', {}, 'Attribute table'), messages, body);
+  mount(section, h('h2', {}, t('editing.attribute_table')), messages, body);
   load();
 }
 
@@ -352,13 +362,11 @@ function wfsAddress(resource) {
 export function qgisNote(resource) {
   const address = wfsAddress(resource);
   return h('div', { class: 'edit-note' },
-    h('p', {}, h('strong', {}, 'Lines and polygons are edited in QGIS. '),
-      'In QGIS, add a WFS connection with this address; editing is then allowed for your account ',
-      '(give the connection your user name and password). The layer is ', h('code', {}, resource.alternate || ''),
-      '. Its values can also be changed in the attribute table below.'),
+    h('p', {}, h('strong', {}, t('editing.qgis_title')), ' ', t('editing.qgis_how'), ' ',
+      fill(t('editing.qgis_layer'), { layer: h('code', {}, resource.alternate || '') }), ' ', t('editing.qgis_table')),
     h('div', { class: 'copy-row' }, h('span', { class: 'svc' }, 'WFS'),
-      h('input', { type: 'text', readonly: true, value: address, 'aria-label': 'WFS address for editing in QGIS' }),
-      copyButton(address, 'Copy', { 'aria-label': 'Copy the WFS address for editing in QGIS' })));
+      h('input', { type: 'text', readonly: true, value: address, 'aria-label': t('editing.wfs_address') }),
+      copyButton(address, WORDS.copy, { 'aria-label': t('editing.copy_wfs_address') })));
 }
 
 // The tools of a point layer's preview map: "Add point" and "Move points". Returns
@@ -370,10 +378,10 @@ export function pointTools(el, map, resource, data) {
   const messages = h('div', { class: 'edit-feedback', 'aria-live': 'polite' });
   const say = feedback(messages);
   const form = h('div', { class: 'new-point' });
-  const add = h('button', { type: 'button', class: 'secondary', 'aria-pressed': 'false', onclick: () => setMode(mode === 'add' ? null : 'add') }, 'Add point');
-  const move = h('button', { type: 'button', class: 'secondary', 'aria-pressed': 'false', onclick: () => setMode(mode === 'move' ? null : 'move') }, 'Move points');
+  const add = h('button', { type: 'button', class: 'secondary', 'aria-pressed': 'false', onclick: () => setMode(mode === 'add' ? null : 'add') }, t('editing.add_point'));
+  const move = h('button', { type: 'button', class: 'secondary', 'aria-pressed': 'false', onclick: () => setMode(mode === 'move' ? null : 'move') }, t('editing.move_points'));
   const hint = h('p', { class: 'muted small-text tool-hint' });
-  el.append(h('div', { class: 'edit-tools', role: 'group', 'aria-label': 'Edit the points' }, add, move, hint), messages, form);
+  el.append(h('div', { class: 'edit-tools', role: 'group', 'aria-label': t('editing.edit_points') }, add, move, hint), messages, form);
   const container = map.getContainer();
 
   function setMode(next) {
@@ -383,7 +391,7 @@ export function pointTools(el, map, resource, data) {
     add.setAttribute('aria-pressed', String(mode === 'add'));
     move.setAttribute('aria-pressed', String(mode === 'move'));
     container.classList.toggle('adding', mode === 'add');
-    hint.textContent = mode === 'add' ? 'Click the map where the new point goes, then fill in its values. Press “Add point” again or Escape to stop.'
+    hint.textContent = mode === 'add' ? t('editing.add_hint')
       : mode === 'move' ? MOVE_HINT : '';
     if (mode === 'add') map.on('click', place);
     if (mode === 'move') { map.on('moveend', showHandles); showHandles(); }
@@ -408,13 +416,13 @@ export function pointTools(el, map, resource, data) {
   function renderForm(at) {
     const columns = columnsOf(resource, []);
     const inputs = columns.map((c) => [c, inputFor(c, null, { name: c.name })]);
-    const where = `${Math.abs(at.lat).toFixed(5)}° ${at.lat >= 0 ? 'N' : 'S'}, ${Math.abs(at.lng).toFixed(5)}° ${at.lng >= 0 ? 'E' : 'W'}`;
-    const save = h('button', { type: 'submit' }, 'Save the point');
-    const box = h('form', { class: 'panel new-point-form', 'aria-label': 'New point' },
-      h('h3', {}, 'New point'),
-      h('p', { class: 'muted small-text' }, `At ${where}. Click elsewhere on the map, or drag the point, to move it.`),
+    const where = pointText([at.lng, at.lat]);
+    const save = h('button', { type: 'submit' }, t('editing.save_point'));
+    const box = h('form', { class: 'panel new-point-form', 'aria-label': t('editing.new_point') },
+      h('h3', {}, t('editing.new_point')),
+      h('p', { class: 'muted small-text' }, t('editing.new_point_at', { where })),
       h('div', { class: 'two' }, inputs.map(([c, input]) => field(c.name, input))),
-      h('div', { class: 'actions' }, save, h('button', { type: 'button', class: 'secondary', onclick: () => { dropDraft(); say.clear(); } }, 'Cancel')));
+      h('div', { class: 'actions' }, save, h('button', { type: 'button', class: 'secondary', onclick: () => { dropDraft(); say.clear(); } }, WORDS.cancel)));
     box.addEventListener('submit', async (e) => {
       e.preventDefault();
       const properties = {};
@@ -430,7 +438,7 @@ export function pointTools(el, map, resource, data) {
       try {
         const answer = await data.edit({ insert: [{ type: 'Feature', geometry, properties }] });
         dropDraft();
-        say.ok(`Point ${answer.inserted[0]} added (version ${answer.version.number}). Click the map to add another.`);
+        say.ok(t('editing.point_added', { fid: idText(answer.inserted[0]), version: answer.version.number }));
         add.focus();
       } catch (error) {
         save.disabled = false;
@@ -461,19 +469,19 @@ export function pointTools(el, map, resource, data) {
     handles = L.layerGroup().addTo(map);
     const matched = found.numberMatched ?? found.totalFeatures ?? 0;
     if (matched > MAX_HANDLES) {
-      hint.textContent = `${matched.toLocaleString()} points are in view: zoom in to move one (at most ${MAX_HANDLES} can be moved at once).`;
+      hint.textContent = t('editing.too_many_points', { count: matched, max: MAX_HANDLES });
       return;
     }
-    hint.textContent = matched ? MOVE_HINT
-      : 'No point in view: pan or zoom the map to the point to move.';
+    hint.textContent = matched ? MOVE_HINT : t('editing.no_point_in_view');
     const label = columnsOf(resource, []).find((c) => c.kind === 'text');
     for (const feature of found.features || []) {
       const fid = fidOf(feature);
       const g = feature.geometry;
       const at = g?.type === 'Point' ? g.coordinates : g?.type === 'MultiPoint' && g.coordinates.length === 1 ? g.coordinates[0] : null;
       if (fid === null || !at) continue;
-      const name = label && feature.properties?.[label.name] ? ` (${shown(feature.properties[label.name])})` : '';
-      const says = `Feature ${fid}${name}: drag it, or move it with the arrow keys and press Enter, to move it`;
+      const says = label && feature.properties?.[label.name]
+        ? t('editing.move_handle_named', { fid: idText(fid), name: shown(feature.properties[label.name]) })
+        : t('editing.move_handle', { fid: idText(fid) });
       const marker = L.marker([at[1], at[0]], { icon: handleIcon('move'), draggable: true, keyboard: true, title: says, autoPan: true });
       marker.on('add', () => {
         const icon = marker.getElement();
@@ -516,7 +524,7 @@ export function pointTools(el, map, resource, data) {
     try {
       const answer = await data.edit({ update: [{ id: fid, properties: {}, geometry }] });
       from.splice(0, 2, to.lng, to.lat);
-      say.ok(`Feature ${fid} moved (version ${answer.version.number}).`);
+      say.ok(t('editing.moved', { fid: idText(fid), version: answer.version.number }));
     } catch (error) {
       marker.setLatLng([from[1], from[0]]);
       say.fail(error);

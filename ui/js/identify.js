@@ -2,6 +2,9 @@
 // (GetFeatureInfo, as JSON) in the layers shown, and opens a popup with their attributes.
 
 import { h } from './dom.js';
+import { dir, load, t } from './i18n.js';
+
+await load('identify');
 
 const WMS = '/geoserver/ows';
 const MAX_FEATURES = 5;
@@ -17,7 +20,7 @@ export function featureInfoUrl(map, layers, point) {
   const ne = crs.project(bounds.getNorthEast());
   const names = layers.join(',');
   const params = new URLSearchParams({
-    service: 'WMS', version: '1.1.1', request: 'GetFeatureInfo', layers: names, query_layers: names, styles: '',
+    service: 'WMS', version: '1.1.1', request: 'GetFeatureInfo', layers: names, query_layers: names, styles: '',  // i18n: not text
     srs: crs.code, bbox: [sw.x, sw.y, ne.x, ne.y].join(','), width: String(size.x), height: String(size.y),
     x: String(Math.round(point.x)), y: String(Math.round(point.y)),
     info_format: 'application/json', feature_count: String(MAX_FEATURES),
@@ -32,14 +35,14 @@ function value(v) {
 
 // The popup's content: each feature's attributes as a small table under its layer's title.
 export function featureTable(features, titleOf) {
-  if (!features.length) return h('p', { class: 'muted identify-none' }, 'Nothing here. Click on a feature of the map.');
-  return h('div', { class: 'identify' }, features.map((f) => {
+  if (!features.length) return h('p', { class: 'muted identify-none', dir }, t('identify.nothing_here'));
+  return h('div', { class: 'identify', dir }, features.map((f) => {
     const layer = String(f.id ?? '').split('.')[0];
     const entries = Object.entries(f.properties || {}).slice(0, MAX_COLUMNS);
     return h('section', { class: 'identify-feature' },
-      h('h3', {}, titleOf(layer) || layer || 'Feature'),
+      h('h3', {}, titleOf(layer) || layer || t('identify.feature')),
       entries.length ? h('table', {}, h('tbody', {}, entries.map(([k, v]) => h('tr', {}, h('th', { scope: 'row' }, k), h('td', {}, value(v))))))
-        : h('p', { class: 'muted' }, 'No attributes.'));
+        : h('p', { class: 'muted' }, t('identify.no_attributes')));
   }));
 }
 
@@ -52,16 +55,16 @@ export function enableIdentify(map, visibleLayers) {
     if (!layers.length) return;
     const turn = ++asked;
     const popup = L.popup({ maxWidth: 360, maxHeight: 300, className: 'identify-popup' }).setLatLng(e.latlng)
-      .setContent(h('p', { class: 'muted' }, 'Looking…')).openOn(map);
+      .setContent(h('p', { class: 'muted', dir }, t('identify.looking'))).openOn(map);
     const titles = new Map(layers.map((l) => [l.name.split(':').pop(), l.title]));
     try {
       const response = await fetch(featureInfoUrl(map, layers.map((l) => l.name).reverse(), e.containerPoint), { credentials: 'same-origin' });
-      if (!response.ok) throw new Error(`The map service answered ${response.status}.`);
+      if (!response.ok) throw new Error(t('identify.service_error', { status: response.status }));
       const data = await response.json();
       if (turn !== asked) return;
       popup.setContent(featureTable(data.features || [], (layer) => titles.get(layer)));
     } catch (error) {
-      if (turn === asked) popup.setContent(h('p', { class: 'error' }, error.message || String(error)));
+      if (turn === asked) popup.setContent(h('p', { class: 'error', dir }, error.message || String(error)));
     }
   });
 }

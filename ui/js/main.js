@@ -4,6 +4,9 @@
 
 import { currentUser, loadSession, onSessionChange, signOut } from './api.js';
 import { confirmDialog, h, mount, toast } from './dom.js';
+import { lang, LANGUAGES, load, setLanguage, t } from './i18n.js';
+
+await load('common', 'nav');
 
 const ROUTES = [
   [/^\/?$/, () => import('./pages/search.js')],
@@ -32,14 +35,15 @@ export function go(path, params) {
 }
 
 function renderNav(user) {
-  const links = [h('a', { href: '#/' }, 'Browse')];
+  const links = [h('a', { href: '#/' }, t('nav.browse'))];
   if (user) {
-    links.push(h('a', { href: '#/upload' }, 'Upload'), h('a', { href: '#/packages' }, 'Packages'), h('a', { href: '#/map/new' }, 'New map'), h('a', { href: '#/me' }, 'My things'));
-    if (user.is_staff || user.is_superuser) links.push(h('a', { href: '#/admin' }, 'Admin'));
+    links.push(h('a', { href: '#/upload' }, t('nav.upload')), h('a', { href: '#/packages' }, t('nav.packages')),
+      h('a', { href: '#/map/new' }, t('nav.new_map')), h('a', { href: '#/me' }, t('nav.my_things')));
+    if (user.is_staff || user.is_superuser) links.push(h('a', { href: '#/admin' }, t('nav.admin')));
     links.push(h('span', { class: 'who' }, user.username),
-      h('button', { type: 'button', class: 'link', onclick: async () => { await signOut(); toast('Signed out.'); go('/'); } }, 'Sign out'));
+      h('button', { type: 'button', class: 'link', onclick: async () => { await signOut(); toast(t('nav.signed_out')); go('/'); } }, t('nav.sign_out')));
   } else {
-    links.push(h('a', { href: signInHref(), class: 'button', id: 'sign-in' }, 'Sign in'));
+    links.push(h('a', { href: signInHref(), class: 'button', id: 'sign-in' }, t('nav.sign_in')));
   }
   mount(document.getElementById('nav'), links);
 }
@@ -49,6 +53,33 @@ function signInHref() {
   const here = location.hash.slice(1) || '/';
   return here.startsWith('/login') ? `#${here}` : `#/login?next=${encodeURIComponent(here)}`;
 }
+
+// The page's own words (index.html holds English until this runs), and the footer's choice of
+// language: each language in its own name, the one in use marked; a choice reloads the page in it.
+function fillPage() {
+  document.title = t('nav.catalogue');
+  document.querySelector('.skip').textContent = t('nav.skip');
+  document.querySelector('.brand span').textContent = t('nav.catalogue');
+  document.getElementById('menu-toggle').lastChild.textContent = t('nav.menu');
+  document.getElementById('nav').setAttribute('aria-label', t('nav.main'));
+  const loading = document.querySelector('#main > .loading');
+  if (loading) loading.textContent = t('common.loading');
+  const footer = document.querySelector('.site-footer');
+  footer.querySelector('nav').setAttribute('aria-label', t('nav.open_standards'));
+  footer.querySelector('a[href^="/dcat/"]').textContent = t('nav.dcat_catalogue');
+  const label = h('span', { class: 'label', id: 'language-label' }, t('nav.language'));
+  footer.append(h('div', { class: 'languages', role: 'group', 'aria-labelledby': 'language-label' }, label,
+    LANGUAGES.map(([code, name]) => h('button', {
+      type: 'button', class: 'link', lang: code, dir: 'auto', 'aria-current': code === lang ? 'true' : null, onclick: () => setLanguage(code),
+    }, name))));
+}
+fillPage();
+
+// "Skip to content" goes to the page without changing the address (its #main would be a route).
+document.querySelector('.skip').addEventListener('click', (e) => {
+  e.preventDefault();
+  document.getElementById('main').focus();
+});
 
 // Narrow screens: the navigation folds behind a menu button (CSS shows the button and hides the
 // closed menu). A disclosure: the button says whether it is open; Escape, a change of page, or the
@@ -69,6 +100,25 @@ document.addEventListener('keydown', (e) => {
 header.addEventListener('focusout', (e) => { if (e.relatedTarget && !header.contains(e.relatedTarget)) setMenu(false); });
 document.addEventListener('click', (e) => { if (!header.contains(e.target)) setMenu(false); });
 
+// After a change of page (not of its query alone: the search page redraws in place as its filters
+// change), the keyboard and the screen reader start at the new page's heading, unless the page
+// put the focus somewhere itself.
+let renderedPath = null;
+function focusNewPage(main, path) {
+  const first = renderedPath === null;
+  const moved = renderedPath !== path;
+  renderedPath = path;
+  if (first || !moved) return;
+  const active = document.activeElement;
+  if (active && active !== main && main.contains(active)) return;
+  const heading = main.querySelector('h1');
+  if (heading) {
+    if (!heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1');
+    heading.focus({ preventScroll: true });
+  } else main.focus({ preventScroll: true });
+  window.scrollTo(0, 0);
+}
+
 let rendering = 0;
 async function route() {
   const turn = ++rendering;
@@ -79,7 +129,8 @@ async function route() {
     a.toggleAttribute('aria-current', a.getAttribute('href') === `#${path}` || (path === '/' && a.getAttribute('href') === '#/'));
   }
   if (!found) {
-    mount(main, h('section', { class: 'page narrow' }, h('h1', {}, 'Page not found'), h('p', {}, h('a', { href: '#/' }, 'Back to the catalogue'))));
+    mount(main, h('section', { class: 'page narrow' }, h('h1', {}, t('nav.not_found')), h('p', {}, h('a', { href: '#/' }, t('nav.back_to_catalogue')))));
+    focusNewPage(main, path);
     return;
   }
   const match = path.match(found[0]);
@@ -89,8 +140,9 @@ async function route() {
     await page.render(main, { match, params, path, isCurrent: () => turn === rendering });
   } catch (error) {
     if (turn !== rendering) return;
-    mount(main, h('section', { class: 'page narrow' }, h('h1', {}, 'Something went wrong'), h('p', { class: 'error' }, error.message || String(error))));
+    mount(main, h('section', { class: 'page narrow' }, h('h1', {}, t('nav.went_wrong')), h('p', { class: 'error' }, error.message || String(error))));
   }
+  if (turn === rendering) focusNewPage(main, path);
 }
 
 // A page with unsaved work (the composer) sets a guard: a function that returns the question to
@@ -106,7 +158,7 @@ async function leave() {
   if (question && location.hash !== shownHash) {
     const target = location.hash;
     history.replaceState(null, '', shownHash || '#/');
-    if (!(await confirmDialog(question, 'Leave without saving'))) return;
+    if (!(await confirmDialog(question, t('nav.leave_without_saving')))) return;
     leaveGuard = null;
     location.hash = target;
     return;

@@ -7,23 +7,54 @@
 // millisecond where a WMS GetMap is drawn again) and the browser revalidates them by ETag.
 // Datasets of other services (`remote:` layers) are still asked of the WMS, which forwards
 // them: they have no tiles here.
+//
+// A map has a text alternative: its container is named (the caller's aria-label, else "Map") and
+// described by the list that says what it shows (`describedBy`, the ids of the results or layers
+// list, or of a sentence naming them), and a "Skip the map" link before it takes the keyboard past
+// its controls. The map itself stays left to right in every language.
+
+import { h } from './dom.js';
+import { load, t } from './i18n.js';
+
+await load('map');
 
 const WMS = '/geoserver/ows';
 const TILES = '/ogcapi';
-const GRID = 'WebMercatorQuad/{z}/{y}/{x}';
+const GRID = 'WebMercatorQuad/{z}/{y}/{x}';  // i18n: not text
 
-export function createMap(element, { interactive = true } = {}) {
+export function createMap(element, { interactive = true, describedBy = null } = {}) {
+  element.setAttribute('dir', 'ltr');
+  if (!element.hasAttribute('aria-label') && !element.hasAttribute('aria-labelledby')) element.setAttribute('aria-label', t('map.label'));
+  if (!element.hasAttribute('role')) element.setAttribute('role', 'region');
+  if (describedBy) element.setAttribute('aria-describedby', describedBy);
   const map = L.map(element, {
-    worldCopyJump: true, minZoom: 1, maxZoom: 18,
+    worldCopyJump: true, minZoom: 1, maxZoom: 18, zoomControl: false,
     scrollWheelZoom: interactive, attributionControl: true,
   });
+  L.control.zoom({ zoomInTitle: t('map.zoom_in'), zoomOutTitle: t('map.zoom_out') }).addTo(map);
   map.attributionControl.setPrefix(false);
   L.tileLayer(`${TILES}/map/tiles/${GRID}`, {
-    attribution: 'Basemap: Natural Earth', className: 'basemap-tiles', maxZoom: 18,
+    attribution: t('map.basemap_attribution'), className: 'basemap-tiles', maxZoom: 18,
   }).addTo(map);
+  skipLink(element);
   map.fitBounds([[-55, -170], [75, 175]]);
   element.leafletMap = map;  // for scripts and tests that need the map an element shows
   return map;
+}
+
+// A link before the map, shown when it has the keyboard's focus, that goes on to what follows the
+// map (its own controls are many tab stops).
+function skipLink(element) {
+  if (!element.parentNode) return;
+  const link = h('a', { href: '', class: 'skip-map', onclick: (e) => {
+    e.preventDefault();
+    const after = [...document.querySelectorAll('a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])')]
+      .find((el) => !element.contains(el) && el !== link && el.offsetParent !== null
+        && (element.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING));
+    if (after) after.focus();
+    else { document.getElementById('main')?.focus(); }
+  } }, t('map.skip'));
+  element.before(link);
 }
 
 // The tile address of a dataset of this catalogue (alternate `catalogue:<name>`), with a style

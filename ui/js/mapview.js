@@ -2,9 +2,12 @@
 // with its style and opacity, a panel to show, hide, reorder and fade them, and their legends.
 // The map page shows a saved map with it; the composer edits the same list of layers.
 
-import { h, mount } from './dom.js';
+import { h, mount, WORDS } from './dom.js';
+import { load, t } from './i18n.js';
 import { enableIdentify } from './identify.js';
 import { boundsOf, boxOf, createMap, datasetLayer } from './map.js';
+
+await load('map');
 
 // One layer as the panel holds it: the API's map layer (`maplayers` item) reduced to what
 // drawing needs.
@@ -23,7 +26,7 @@ export function layersTopFirst(maplayers) {
 }
 
 export function legendUrl(layer) {
-  const params = new URLSearchParams({ service: 'WMS', version: '1.1.1', request: 'GetLegendGraphic', format: 'image/png', layer: layer.name });
+  const params = new URLSearchParams({ service: 'WMS', version: '1.1.1', request: 'GetLegendGraphic', format: 'image/png', layer: layer.name });  // i18n: not text
   if (layer.style) params.set('style', layer.style);
   return `/geoserver/ows?${params}`;
 }
@@ -62,12 +65,14 @@ export class MapView {
     this.layers = [];
     this.editable = editable;
     this.onChange = onChange;
-    this.mapEl = h('div', { class: 'map-canvas map-view', id: 'map-view', role: 'region', 'aria-label': 'Map' });
-    this.panel = h('ol', { class: 'layer-list', 'aria-label': 'Layers, top first' });
+    this.mapEl = h('div', { class: 'map-canvas map-view', id: 'map-view', role: 'region', 'aria-label': t('map.label') });
+    this.panel = h('ol', { class: 'layer-list', id: 'map-view-layers', 'aria-label': t('map.layers_top_first') });
+    // the map's text alternative: what it draws, in words; the list beside it is its legend
+    this.about = h('p', { class: 'visually-hidden', id: 'map-view-about' });
     mount(element, h('div', { class: 'map-layout' }, this.mapEl,
-      h('section', { class: 'layer-panel' }, h('h2', {}, 'Layers'), this.panel,
-        h('button', { type: 'button', class: 'secondary small', onclick: () => this.zoomToLayers() }, 'Zoom to the layers'))));
-    this.map = createMap(this.mapEl);
+      h('section', { class: 'layer-panel' }, h('h2', {}, t('map.layers')), this.about, this.panel,
+        h('button', { type: 'button', class: 'secondary small', onclick: () => this.zoomToLayers() }, t('map.zoom_to_layers')))));
+    this.map = createMap(this.mapEl, { describedBy: 'map-view-about' });
     this.drawn = [];
     if (identify) enableIdentify(this.map, () => this.layers.filter((l) => l.visibility));
   }
@@ -115,21 +120,25 @@ export class MapView {
     mount(this.panel, this.layers.map((layer, index) => {
       const id = `layer-${index}`;
       const shown = h('input', { type: 'checkbox', id, checked: layer.visibility, onchange: (e) => { layer.visibility = e.target.checked; this.redraw(); } });
-      const opacity = h('input', { type: 'range', min: 0, max: 1, step: 0.05, value: layer.opacity, 'aria-label': `Opacity of ${layer.title}`,
+      const opacity = h('input', { type: 'range', min: 0, max: 1, step: 0.05, value: layer.opacity, 'aria-label': t('map.opacity_of', { title: layer.title }),
         onchange: (e) => { layer.opacity = Number(e.target.value); this.redraw(); } });
       const styles = layer.dataset?.styles || [];
-      const style = this.editable && styles.length > 1 ? h('select', { 'aria-label': `Style of ${layer.title}`, onchange: (e) => { layer.style = e.target.value; this.redraw(); } },
+      const style = this.editable && styles.length > 1 ? h('select', { 'aria-label': t('map.style_of', { title: layer.title }), onchange: (e) => { layer.style = e.target.value; this.redraw(); } },
         styles.map((s) => h('option', { value: s.name, selected: s.name === layer.style || `${s.workspace}:${s.name}` === layer.style }, s.sld_title || s.name))) : null;
       return h('li', { class: 'layer-item', dataset: { name: layer.name } },
         h('div', { class: 'layer-head' }, shown, h('label', { for: id }, layer.title),
-          layer.dataset ? h('a', { href: `#/dataset/${layer.dataset.pk}`, class: 'small-link', 'aria-label': `Open ${layer.title}` }, '↗') : null),
+          layer.dataset ? h('a', { href: `#/dataset/${layer.dataset.pk}`, class: 'small-link', 'aria-label': t('map.open_layer', { title: layer.title }) }, '↗') : null),
         h('div', { class: 'layer-tools' }, opacity,
-          h('button', { type: 'button', class: 'link', 'aria-label': `Move ${layer.title} up`, disabled: index === 0, onclick: () => this.move(index, -1) }, '▲'),
-          h('button', { type: 'button', class: 'link', 'aria-label': `Move ${layer.title} down`, disabled: index === this.layers.length - 1, onclick: () => this.move(index, 1) }, '▼'),
-          this.editable ? h('button', { type: 'button', class: 'link', 'aria-label': `Remove ${layer.title}`, onclick: () => { this.layers.splice(index, 1); this.redraw(); } }, 'Remove') : null),
+          h('button', { type: 'button', class: 'link', 'aria-label': t('map.move_up', { title: layer.title }), disabled: index === 0, onclick: () => this.move(index, -1) }, '▲'),
+          h('button', { type: 'button', class: 'link', 'aria-label': t('map.move_down', { title: layer.title }), disabled: index === this.layers.length - 1, onclick: () => this.move(index, 1) }, '▼'),
+          this.editable ? h('button', { type: 'button', class: 'link', 'aria-label': t('map.remove_layer', { title: layer.title }), onclick: () => { this.layers.splice(index, 1); this.redraw(); } }, WORDS.remove) : null),
         style,
-        layer.name ? h('img', { class: 'legend', src: legendUrl(layer), alt: `Legend of ${layer.title}`, loading: 'lazy' }) : null);
+        layer.name ? h('img', { class: 'legend', src: legendUrl(layer), alt: t('map.legend_of', { title: layer.title }), loading: 'lazy' }) : null);
     }));
-    if (!this.layers.length) this.panel.append(h('li', { class: 'muted' }, this.editable ? 'No layers yet: add datasets below.' : 'This map has no layers.'));
+    if (!this.layers.length) this.panel.append(h('li', { class: 'muted' }, this.editable ? t('map.no_layers_yet') : t('map.no_layers')));
+    const shown = this.layers.filter((l) => l.visibility).map((l) => l.title);
+    this.about.textContent = shown.length
+      ? t('map.draws_layers', { count: shown.length, names: new Intl.ListFormat(document.documentElement.lang, { type: 'conjunction' }).format(shown) })
+      : t('map.basemap_only');
   }
 }

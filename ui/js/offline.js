@@ -4,16 +4,23 @@
 // then the file and what was left out of it and why.
 
 import { api } from './api.js';
-import { checkbox, errorBox, formatBytes, h, mount } from './dom.js';
+import { checkbox, degrees, formatBytes, h, WORDS } from './dom.js';
+import { load, t } from './i18n.js';
 import { runExport } from './pages/packages.js';
 
-const TYPE_NAMES = { dataset: 'Datasets', document: 'Documents', map: 'Maps', app: 'Apps (stories and dashboards)' };
+await load('offline');
+
+const TYPE_NAMES = { dataset: t('offline.type_datasets'), document: t('offline.type_documents'), map: t('offline.type_maps'), app: t('offline.type_apps') };
 // the search page's filters that the package's cut has no field of its own for: they travel in "query"
-const OTHER_FILTERS = { subtype: 'Kind of data', category: 'Category', owner: 'Owner', source: 'Source', region: 'Region', from: 'From', to: 'To' };
+const OTHER_FILTERS = {
+  subtype: t('offline.filter_subtype'), category: t('offline.filter_category'), owner: t('offline.filter_owner'),
+  source: t('offline.filter_source'), region: t('offline.filter_region'), from: t('offline.filter_from'), to: t('offline.filter_to'),
+};
 
 // [w, s, e, n] as a person reads it: 10.0° W to 30.0° E, 35.0° N to 60.0° N.
-const degrees = (v, pos, neg) => `${Math.abs(v).toFixed(1)}° ${v < 0 ? neg : pos}`;
-const fixed = (box) => `${degrees(box[0], 'E', 'W')} to ${degrees(box[2], 'E', 'W')}, ${degrees(box[1], 'N', 'S')} to ${degrees(box[3], 'N', 'S')}`;
+const fixed = (box) => t('offline.box', {
+  west: degrees(box[0], 'lng', 1), east: degrees(box[2], 'lng', 1), south: degrees(box[1], 'lat', 1), north: degrees(box[3], 'lat', 1),
+});
 
 // The export's body (the same names as GET /api/v2/packages/estimate's query) for a search's
 // address parameters, an area [w, s, e, n] or null, and whether data is cut to the area.
@@ -48,37 +55,35 @@ function estimateQuery(cut) {
 export function takeOffline({ params, drawn, visible, listQuery, opener }) {
   const titleId = 'offline-title';
   const areaChoices = [];
-  if (drawn) areaChoices.push(['drawn', `The area drawn for this search (${fixed(drawn)})`, drawn]);
-  areaChoices.push(['visible', `The map’s visible area (${fixed(visible)})`, visible]);
-  areaChoices.push(['none', 'No area: everything the search finds', null]);
+  if (drawn) areaChoices.push(['drawn', t('offline.area_drawn', { box: fixed(drawn) }), drawn]);
+  areaChoices.push(['visible', t('offline.area_visible', { box: fixed(visible) }), visible]);
+  areaChoices.push(['none', t('offline.area_none'), null]);
   const startWith = drawn ? 'drawn' : 'none';
-  const area = h('fieldset', { class: 'offline-area' }, h('legend', {}, 'Area'),
+  const area = h('fieldset', { class: 'offline-area' }, h('legend', {}, t('offline.area')),
     areaChoices.map(([value, label]) => h('label', { class: 'check' },
       h('input', { type: 'radio', name: 'area', value, checked: value === startWith }), ' ', label)));
-  const clipBox = checkbox('clip', 'Cut data to this area', false);
+  const clipBox = checkbox('clip', t('offline.clip'), false);
   const clipInput = clipBox.querySelector('input');
-  const clipHint = h('small', { class: 'block muted', id: 'offline-clip-hint' },
-    'Vector data keeps only the features that touch the area, rasters are cut to it. Unticked, each dataset travels whole.');
+  const clipHint = h('small', { class: 'block muted', id: 'offline-clip-hint' }, t('offline.clip_hint'));
   clipInput.setAttribute('aria-describedby', 'offline-clip-hint');
-  const estimate = h('p', { class: 'offline-estimate', role: 'status', 'aria-live': 'polite' }, 'Estimating the size…');
-  const download = h('button', { type: 'submit', class: 'start' }, 'Download package');
-  const cancel = h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, 'Cancel');
+  const estimate = h('p', { class: 'offline-estimate', role: 'status', 'aria-live': 'polite' }, t('offline.estimating'));
+  const download = h('button', { type: 'submit', class: 'start' }, t('offline.download'));
+  const cancel = h('button', { type: 'button', class: 'secondary', onclick: () => dialog.close() }, WORDS.cancel);
   const progressBox = h('div', { class: 'offline-progress', 'aria-live': 'polite' });
   const searchItems = [];
-  if (params.get('q')) searchItems.push(['Text', params.get('q')]);
-  searchItems.push(['Type', TYPE_NAMES[params.get('type')] || 'All types']);
-  if (params.get('keyword')) searchItems.push(['Keyword', params.get('keyword')]);
+  if (params.get('q')) searchItems.push([t('offline.text'), params.get('q')]);
+  searchItems.push([t('offline.type'), TYPE_NAMES[params.get('type')] || t('offline.all_types')]);
+  if (params.get('keyword')) searchItems.push([t('offline.keyword'), params.get('keyword')]);
   for (const [key, label] of Object.entries(OTHER_FILTERS)) if (params.get(key)) searchItems.push([label, params.get(key)]);
   const form = h('form', { class: 'offline-form', method: 'dialog' },
-    h('p', { class: 'muted small-text' }, 'Everything this search finds that you may see goes into one file (a zip) that a catalogue with no network imports: ',
-      'data, documents, maps, metadata, styles and history. Data you may not download travels as metadata only.'),
-    h('h3', {}, 'The search'),
+    h('p', { class: 'muted small-text' }, t('offline.intro')),
+    h('h3', {}, t('offline.the_search')),
     h('dl', { class: 'offline-search' }, searchItems.map(([k, v]) => [h('dt', {}, k), h('dd', {}, v)])),
     area, clipBox, clipHint, estimate,
     h('div', { class: 'actions' }, download, cancel));
   const dialog = h('dialog', { class: 'offline', 'aria-labelledby': titleId },
-    h('div', { class: 'dialog-head' }, h('h2', { id: titleId }, 'Take offline'),
-      h('button', { type: 'button', class: 'link close', 'aria-label': 'Close', onclick: () => dialog.close() }, '×')),
+    h('div', { class: 'dialog-head' }, h('h2', { id: titleId }, t('offline.title')),
+      h('button', { type: 'button', class: 'link close', 'aria-label': WORDS.close, onclick: () => dialog.close() }, '×')),
     form, progressBox);
 
   let turn = 0;
@@ -92,20 +97,20 @@ export function takeOffline({ params, drawn, visible, listQuery, opener }) {
     const mine = ++turn;
     const cut = current();
     estimate.className = 'offline-estimate';
-    estimate.textContent = 'Estimating the size…';
+    estimate.textContent = t('offline.estimating');
     try {
       const found = await api(`/api/v2/packages/estimate${estimateQuery(cut)}`);
       if (mine !== turn) return;
       const n = found.resources ?? 0;
-      const parts = [`${n} resource${n === 1 ? '' : 's'}, about ${formatBytes(found.bytes ?? 0)}.`];
-      if (found.left_out) parts.push(` ${found.left_out} will be left out or travel as metadata only (the package’s report says why).`);
-      estimate.textContent = parts.join('');
+      const parts = [t('offline.estimate', { count: n, size: formatBytes(found.bytes ?? 0) })];
+      if (found.left_out) parts.push(t('offline.left_out', { count: found.left_out }));
+      estimate.textContent = parts.join(' ');
       download.disabled = n === 0;
-      if (n === 0) estimate.textContent = 'This search finds nothing you may take offline.';
+      if (n === 0) estimate.textContent = t('offline.nothing');
     } catch (error) {
       if (mine !== turn) return;
       estimate.className = 'offline-estimate error';
-      estimate.textContent = `No estimate: ${error.message}`;
+      estimate.textContent = t('offline.no_estimate', { message: error.message });
     }
   };
   form.addEventListener('change', refresh);

@@ -3,8 +3,12 @@
 
 import { api } from './api.js';
 import { h, mount } from './dom.js';
+import { load, t } from './i18n.js';
 
-export const SOURCES = [['', 'Any source'], ['local', 'Made here'], ['copy', 'Copies'], ['harvested', 'Harvested'], ['remote', 'Remote']];
+await load('origin');
+
+export const SOURCES = [['', t('origin.any_source')], ['local', t('origin.made_here')], ['copy', t('origin.copies')],
+  ['harvested', t('origin.harvested')], ['remote', t('origin.remote')]];
 
 function host(url) {
   try { return new URL(url).host; } catch { return ''; }
@@ -22,16 +26,19 @@ export function originText(resource) {
   const o = resource.origin;
   if (!o) return '';
   if (o.kind === 'copy') {
-    const what = o.title ? `“${o.title}”` : 'a resource';
-    if (o.pk) return `Copy of ${what}`;
-    return o.url ? `Copy of ${what} at ${host(o.url) || 'another catalogue'}` : `Copy of ${what} (deleted)`;
+    if (o.pk) return o.title ? t('origin.copy_of', { title: o.title }) : t('origin.copy_of_resource');
+    if (o.url) {
+      const where = host(o.url) || t('origin.another_catalogue');
+      return o.title ? t('origin.copy_of_at', { title: o.title, where }) : t('origin.copy_of_resource_at', { where });
+    }
+    return o.title ? t('origin.copy_of_deleted', { title: o.title }) : t('origin.copy_of_resource_deleted');
   }
   if (o.kind === 'harvested') {
     const where = host(o.remote_url);
-    if (o.harvester) return `Harvested from ${o.harvester}${where ? ` (${where})` : ''}`;
-    return `Harvested from ${where || 'another catalogue'}`;
+    if (o.harvester) return where ? t('origin.harvested_from_at', { harvester: o.harvester, where }) : t('origin.harvested_from', { where: o.harvester });
+    return t('origin.harvested_from', { where: where || t('origin.another_catalogue') });
   }
-  if (o.kind === 'remote') return `Remote: ${host(o.url) || 'its data are elsewhere'}`;
+  if (o.kind === 'remote') return host(o.url) ? t('origin.remote_at', { where: host(o.url) }) : t('origin.remote_elsewhere');
   return '';
 }
 
@@ -48,13 +55,14 @@ export function originDetail(resource) {
       .then((data) => {
         const original = (data.resources || [])[0];
         mount(el, original ? h('a', { href: `#/${original.resource_type}/${original.pk}` }, text)
-          : [text, h('span', { class: 'muted' }, ' (not visible to you)')]);
+          : [text, ' ', h('span', { class: 'muted' }, t('origin.not_visible'))]);
       })
       .catch(() => { /* the text says it already */ });
     return el;
   }
   if (elsewhere && o.kind !== 'remote') {
-    return [text, ': ', h('a', { href: elsewhere, target: '_blank', rel: 'noopener' }, o.kind === 'harvested' ? 'its page there' : 'the original'), ' ↗'];
+    const link = h('a', { href: elsewhere, target: '_blank', rel: 'noopener' }, o.kind === 'harvested' ? t('origin.its_page_there') : t('origin.the_original'));
+    return [t('origin.text_and_link', { text }), ' ', link, ' ↗'];
   }
   return elsewhere ? h('a', { href: elsewhere, target: '_blank', rel: 'noopener' }, text) : text;
 }
