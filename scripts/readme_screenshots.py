@@ -1,6 +1,7 @@
 """Takes the README's screenshots (docs/screenshots/) of a catalogue filled with the test data:
 `.venv/bin/python scripts/readme_screenshots.py`. Needs Chromium, as the browser tests do.
-Browse, a dataset's page, and a dataset's history after an edit of its features."""
+Browse (in English and in Arabic), a dataset's page, its metadata editor, and a dataset's history
+after an edit of its features."""
 
 from __future__ import annotations
 
@@ -43,6 +44,23 @@ def edit_cities(client, pk: int) -> None:
     r.raise_for_status()
 
 
+def report_pdf() -> bytes:
+    """A one-page PDF report (its first page becomes the document's thumbnail)."""
+    import io
+
+    from PIL import Image, ImageDraw
+
+    page = Image.new("RGB", (595, 842), (255, 255, 255))
+    draw = ImageDraw.Draw(page)
+    draw.rectangle((0, 0, 595, 120), fill=(31, 111, 95))
+    draw.rectangle((40, 40, 420, 80), fill=(255, 255, 255))
+    for y in range(160, 800, 28):
+        draw.rectangle((40, y, 40 + (520 if y % 3 else 380), y + 10), fill=(170, 180, 185))
+    out = io.BytesIO()
+    page.save(out, "PDF")
+    return out.getvalue()
+
+
 def this_ui(tmp: str) -> dict[str, str]:
     """The environment that makes the server show this checkout's ui/ (as tests/ui/conftest.py
     `ui_env` does, for a worktree sharing another checkout's editable install)."""
@@ -67,7 +85,7 @@ def main() -> None:
                 for name in ("RGB.byte.tif", "shade.tif"):
                     r = admin.post("/api/v2/uploads/upload", files={"base_file": (name, (DATA / name).read_bytes())})
                     poll(admin, f"/api/v2/resource-service/execution-status/{r.json()['execution_id']}")
-                admin.post("/api/v2/documents", files={"doc_file": ("field-report.pdf", b"%PDF-1.4\n%%EOF\n", "application/pdf")},
+                admin.post("/api/v2/documents", files={"doc_file": ("field-report.pdf", report_pdf(), "application/pdf")},
                            data={"title": "Field report, spring campaign"})
                 edit_cities(admin, pks[1])
             OUT.mkdir(parents=True, exist_ok=True)
@@ -99,6 +117,18 @@ def main() -> None:
                 page.wait_for_selector("#toast.show", state="detached")  # "Signed in as admin." gone
                 page.wait_for_timeout(300)
                 page.locator(".history").screenshot(path=str(OUT / "history.png"))
+                # the metadata editor, drawn from the metadata schema
+                page.goto(f"{server.url}/#/dataset/{pks[0]}/edit")
+                page.wait_for_selector(".metadata-form fieldset")
+                page.wait_for_timeout(800)
+                page.screenshot(path=str(OUT / "metadata-editor.png"))
+                # Browse in Arabic: right to left, numbers and dates in the reader's language
+                arabic = browser.new_page(viewport={"width": 1280, "height": 800})
+                arabic.add_init_script("localStorage.setItem('catalogue.language', 'ar')")
+                arabic.goto(f"{server.url}/#/")
+                arabic.wait_for_selector("[data-loaded]")
+                arabic.wait_for_timeout(1500)
+                arabic.screenshot(path=str(OUT / "browse-ar.png"))
                 browser.close()
         finally:
             server.stop()
