@@ -142,6 +142,7 @@ def test_the_admin_tabs_in_another_language(tab, world, lang):
     page = tab.page
     tab.sign_in("admin", ADMIN_PASSWORD)
     page.evaluate(f"localStorage.setItem('catalogue.language', '{lang}')")
+    page.reload()  # the language is read when the page loads
     english = {
         "/admin/users": ["New user", "Create user", "Deactivated", "Reset password"],
         "/admin/groups": ["New group", "Create group"],

@@ -27,6 +27,8 @@ def sign_in_by_keyboard(tab, username: str, password: str) -> None:
     page.keyboard.type(password)
     page.keyboard.press("Enter")
     page.wait_for_selector(f"#nav .who:text-is('{username}')")
+    # back on the page one came from, the keyboard starts at its heading once it is drawn
+    assert tab.until("document.querySelector('main h1') && document.activeElement === document.querySelector('main h1')")
 
 
 def open_upload(tab) -> None:
