@@ -111,6 +111,7 @@ def test_toasts_stay_out_of_the_way(tab, alice):
     page = tab.page
     page.wait_for_selector("#toast.show")
     assert "alice" in page.inner_text("#toast")
+    page.wait_for_selector(".searchbar")  # back on the page one signed in from
     toast, header = box(page, "#toast"), box(page, "header.top")
     width, height = page.viewport_size["width"], page.viewport_size["height"]
     assert not overlap(toast, header) and not overlap(toast, box(page, ".searchbar"))

@@ -4,7 +4,9 @@
 
 import { lang, load, t } from './i18n.js';
 
-await load('common');
+// The messages are needed only to describe a failure: this module does not wait for them, so that
+// the first requests (the search page's results) leave as soon as the page's code is parsed.
+const messages = load('common');
 
 let session = { user: null, csrf_token: null };
 const listeners = new Set();
@@ -24,9 +26,16 @@ export function currentUser() { return session.user; }
 export function onSessionChange(fn) { listeners.add(fn); }
 function changed() { for (const fn of listeners) fn(session.user); }
 
+// Who is signed in is asked as soon as this module runs, beside the first page's own requests; the
+// first loadSession() takes that answer.
+let firstSession = api('/account/session/');
+firstSession.catch(() => {});
+
 export async function loadSession() {
+  const asked = firstSession || api('/account/session/');
+  firstSession = null;
   try {
-    session = await api('/account/session/');
+    session = await asked;
   } catch {
     session = { user: null, csrf_token: null };
   }
@@ -102,7 +111,10 @@ export async function api(path, { method = 'GET', json, form, params } = {}) {
   const text = await response.text();
   let data = null;
   if (text) { try { data = JSON.parse(text); } catch { data = text; } }
-  if (!response.ok) throw new ApiError(response.status, messageOf(data, response.status), data, detailOf(data));
+  if (!response.ok) {
+    await messages;
+    throw new ApiError(response.status, messageOf(data, response.status), data, detailOf(data));
+  }
   return data;
 }
 

@@ -55,6 +55,11 @@ export function load(...areas) {
   }));
 }
 
+// The catalogues of the shell, and those of the page the address opens, are asked for at once, side
+// by side, rather than one after another as the modules that use them are evaluated.
+load('common', 'nav');
+if (/^#?\/?(search)?(\?|$)/.test(location.hash)) load('search', 'map', 'origin');
+
 const plurals = new Intl.PluralRules(lang);
 const numbers = new Intl.NumberFormat(lang);
 
