@@ -137,7 +137,7 @@ def test_selfcheck_finds_every_library_working(tmp_path):
     assert out.returncode == 0, out.stdout + out.stderr
     said = {line.split("(")[0].split(":")[0].removeprefix("ok").strip() for line in out.stdout.splitlines()
             if line.startswith("ok ")}
-    assert said == {"tile grid", "linked data"}, out.stdout
+    assert said == {"tile grid", "linked data", "document thumbnails"}, out.stdout
 
 
 def test_version(tmp_path):
