@@ -105,7 +105,8 @@ def test_upload_find_look_edit_hide(tab, ui_admin, alice):
     # signed out, nobody finds it or opens it
     tab.sign_out()
     tab.go("/?q=field survey", wait="[data-loaded]")
-    assert page.inner_text(".summary") == "Nothing found."
+    # the page signed out of may draw its own results last: the search's answer is waited for
+    tab.until("document.querySelector('.summary')?.textContent === 'Nothing found.'")
     tab.allow("Failed to load resource: the server responded with a status of 404")
     tab.go(f"/dataset/{pk}", wait="h1:text('Not found')")
     assert "sign in" in page.inner_text("main")
